@@ -1,0 +1,78 @@
+// Package agenttest drives evolve functions directly, as tests do: a table
+// of steps, each a message at an instant, replayed against an initial state,
+// with every state and effect collected. No actor system, no goroutines, no
+// sleeping.
+package agenttest
+
+import (
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+)
+
+// T0 is the instant step times are measured from.
+var T0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Step is one message delivered at T0 + At.
+type Step struct {
+	At  time.Duration
+	Msg agent.Msg
+}
+
+// Trace is what one step produced: the state after it and its effects.
+type Trace[S any] struct {
+	State   S
+	Effects []agent.Effect
+}
+
+// Run feeds steps to evolve, starting from s, stamping each message with its
+// instant, and returns one Trace per step.
+func Run[S any](evolve agent.Evolve[S], s S, steps ...Step) []Trace[S] {
+	out := make([]Trace[S], 0, len(steps))
+	for _, st := range steps {
+		var fx []agent.Effect
+		s, fx = evolve(s, agent.Stamp(st.Msg, T0.Add(st.At)))
+		out = append(out, Trace[S]{State: s, Effects: fx})
+	}
+	return out
+}
+
+// Last returns the state after the last step of traces, or the zero S when
+// there are none.
+func Last[S any](traces []Trace[S]) S {
+	var s S
+	if len(traces) > 0 {
+		s = traces[len(traces)-1].State
+	}
+	return s
+}
+
+// Of returns the effects in fx of type E, in order, for assertions that care
+// about one kind of effect.
+func Of[E agent.Effect](fx []agent.Effect) []E {
+	var out []E
+	for _, e := range fx {
+		if x, ok := e.(E); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Emitted returns every value emitted in fx, in order.
+func Emitted[O any](fx []agent.Effect) []O {
+	var out []O
+	for _, e := range Of[agent.Emit[O]](fx) {
+		out = append(out, e.Values...)
+	}
+	return out
+}
+
+// Demanded returns the input slots given back in fx.
+func Demanded(fx []agent.Effect) int {
+	n := 0
+	for _, d := range Of[agent.Demand](fx) {
+		n += d.N
+	}
+	return n
+}

@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// cell is the actor that runs one agent: it stamps each message, calls
+// evolve, keeps the state and performs the effects. Its fields are touched
+// only from Receive, on the actor's goroutine.
+type cell[S, I, W, R, O, V any] struct {
+	spec   Spec[S, I, W, R, O, V]
+	state  S
+	h      *Handle[I, V]
+	timers map[uint64]func() bool
+	timerN uint64
+	broken bool
+}
+
+// fired is what an armed timer sends its cell; the cell turns it into a Tick.
+type fired struct {
+	seq, tag uint64
+}
+
+// Receive implements actor.Actor.
+func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case Msg:
+		c.step(m)
+	case fired:
+		if _, ok := c.timers[m.seq]; ok {
+			delete(c.timers, m.seq)
+			c.step(Tick{Tag: m.tag})
+		}
+	case *actor.Started:
+		c.step(Pull{N: Unbounded})
+	case *actor.Stopping:
+		for _, cancel := range c.timers {
+			cancel()
+		}
+		clear(c.timers)
+	}
+}
+
+// step runs evolve on one message and performs its effects. A panic in
+// evolve or in the runtime breaks the agent: it is logged with its stack and
+// becomes the agent's error.
+func (c *cell[S, I, W, R, O, V]) step(m Msg) {
+	if c.broken {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			c.fail(&PanicError{Value: p, Stack: debug.Stack()})
+		}
+	}()
+	var effects []Effect
+	c.state, effects = c.spec.Evolve(c.state, m.stamp(c.h.rt.clock.Now()))
+	for _, e := range effects {
+		c.perform(e)
+	}
+}
+
+func (c *cell[S, I, W, R, O, V]) perform(e Effect) {
+	switch e := e.(type) {
+	case Emit[O]:
+		c.emit(e.Values)
+	case Start[W]:
+		c.start(e)
+	case Demand:
+		c.h.grant(e.N)
+	case Timer:
+		c.arm(e)
+	case Reply[V]:
+		c.h.answer(e.To, e.Value)
+	case Finish:
+		c.h.finish(e.Err)
+	default:
+		c.fail(fmt.Errorf("agent %s: effect %T does not match this agent's types", c.spec.Name, e))
+	}
+}
+
+func (c *cell[S, I, W, R, O, V]) emit(values []O) {
+	if c.spec.Sink == nil {
+		return
+	}
+	for _, v := range values {
+		if err := protect(func() { c.spec.Sink(v) }); err != nil {
+			c.h.log.Error().Err(err).Bytes("stack", err.(*PanicError).Stack).Msg("sink panicked")
+			c.h.sinkFailed(err)
+		}
+	}
+}
+
+func (c *cell[S, I, W, R, O, V]) start(s Start[W]) {
+	if c.spec.Run == nil {
+		c.fail(fmt.Errorf("agent %s: evolve asked to start work, but the agent has none", c.spec.Name))
+		return
+	}
+	h, run := c.h, c.spec.Run
+	h.working()
+	go func() {
+		defer h.worked()
+		r, err := safely(h.workCtx, run, s.Work)
+		h.deliver(Done[R]{ID: s.ID, Result: r, Err: err})
+	}()
+}
+
+func (c *cell[S, I, W, R, O, V]) arm(t Timer) {
+	c.timerN++
+	f := fired{seq: c.timerN, tag: t.Tag}
+	h := c.h
+	c.timers[f.seq] = h.rt.clock.AfterFunc(t.Delay, func() { h.deliver(f) })
+}
+
+func (c *cell[S, I, W, R, O, V]) fail(err error) {
+	c.broken = true
+	ev := c.h.log.Error().Err(err)
+	if pe, ok := err.(*PanicError); ok {
+		ev = ev.Bytes("stack", pe.Stack)
+	}
+	ev.Msg("agent failed")
+	c.h.breakDown(err)
+}

@@ -1,0 +1,25 @@
+package agent
+
+import "time"
+
+// Clock is the runtime's source of time: it stamps every message and arms
+// every timer. The default is the system clock; tests inject their own with
+// [WithClock], or run the real one inside testing/synctest.
+type Clock interface {
+	// Now returns the current time.
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine after d and returns a function
+	// that cancels the call if it has not happened yet.
+	AfterFunc(d time.Duration, f func()) (cancel func() bool)
+}
+
+// SystemClock is the [Clock] of package time. Its zero value is ready to use.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// AfterFunc is time.AfterFunc.
+func (SystemClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
+}

@@ -1,0 +1,59 @@
+package agent
+
+import "time"
+
+// Effect is something an evolve function asks the runtime to do. Effects are
+// inert values: building one does nothing, and a test compares them with
+// ordinary equality. The set is closed: the runtime performs exactly the
+// types in this file, in the order evolve returned them.
+type Effect interface {
+	effect()
+}
+
+// Start asks the runtime to run the agent's work on Work in a goroutine of its
+// own. When the work returns (or panics), the runtime sends the agent a
+// [Done] message with the same ID.
+type Start[W any] struct {
+	ID   uint64
+	Work W
+}
+
+// Emit hands Values downstream, in order: to the agent's sink, or to the next
+// agent of a chain. An agent emits no more values than the demand it holds.
+type Emit[O any] struct {
+	Values []O
+}
+
+// Timer asks the runtime to send the agent a [Tick] carrying Tag after Delay.
+type Timer struct {
+	Tag   uint64
+	Delay time.Duration
+}
+
+// Demand gives N input slots back to whoever feeds the agent: N items have
+// left the agent's input queue, so N more may be posted. The runtime starts
+// the agent's feeder with as many slots as the queue's bound, so the queue
+// never holds more than that.
+type Demand struct {
+	N int
+}
+
+// Reply answers the [Query] whose ID is To with a snapshot of the agent.
+type Reply[V any] struct {
+	To    uint64
+	Value V
+}
+
+// Finish says the agent is done: input was closed and everything accepted has
+// been finished and emitted. Err is what [Handle.Wait] returns: nil, or the
+// first failure the agent saw.
+type Finish struct {
+	Err error
+}
+
+func (Start[W]) effect() {}
+func (Emit[O]) effect()  {}
+func (Timer) effect()    {}
+func (Demand) effect()   {}
+func (Reply[V]) effect() {}
+func (Finish) effect()   {}

@@ -1,0 +1,39 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrClosed is returned by [Handle.Post] and [Handle.TryPost] after
+// [Handle.Close] or [Handle.Stop], and by [Handle.Status] once the agent has
+// stopped.
+var ErrClosed = errors.New("agent: closed")
+
+// ErrFull is returned by [Handle.TryPost] when the agent's input queue is at
+// its bound.
+var ErrFull = errors.New("agent: input queue full")
+
+// ErrStopped is returned by [Handle.Wait] when the agent was stopped by
+// [Handle.Stop] or [Runtime.Shutdown] before it finished.
+var ErrStopped = errors.New("agent: stopped before finishing")
+
+// PanicError is the error a panic becomes: in user work, in a sink, or in an
+// evolve function. It keeps the panic value and the stack of the goroutine
+// that panicked.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+// Error reports the panic value; the stack is in the Stack field.
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("panic: %v", e.Value)
+}
+
+// Unwrap returns the panic value if it was an error, so errors.Is and
+// errors.As see through the panic.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}

@@ -1,0 +1,330 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
+)
+
+// Handle is a running agent, seen from the program that feeds it: I is the
+// type of the items it takes, V the type of its status snapshot.
+//
+// The input queue is bounded: [Handle.Post] blocks while it is full and
+// [Handle.TryPost] reports [ErrFull]. [Handle.Close] ends the input and
+// [Handle.Wait] returns once everything accepted has been finished and
+// emitted. [Handle.Stop] ends the agent at once.
+//
+// A Handle is safe for concurrent use. A Post costs one channel receive and
+// one actor message.
+type Handle[I, V any] struct {
+	rt   *Runtime
+	pid  *actor.PID
+	name string
+	log  zerolog.Logger
+
+	credits chan struct{} // one per free slot of the input queue
+
+	mu      sync.RWMutex  // guards closed against concurrent Posts
+	closed  bool          // input has ended: Close or Stop was called
+	closing chan struct{} // closed with closed
+
+	doneOnce sync.Once
+	done     chan struct{} // closed when the agent finished, failed or stopped
+	err      error         // what Wait returns; written before done is closed
+	sinkErr  atomic.Pointer[error]
+
+	goneOnce sync.Once
+	gone     chan struct{} // closed when the agent can no longer answer
+
+	queries atomic.Uint64
+	qmu     sync.Mutex
+	pending map[uint64]chan V
+
+	workCtx  context.Context
+	cancel   context.CancelFunc
+	wmu      sync.Mutex
+	running  int
+	stopped  atomic.Bool
+	idle     chan struct{} // closed when stopped and no work runs
+	idleDone bool
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Spawn starts the agent spec describes on rt and returns its handle. It
+// returns an error naming the field when spec is incomplete, and [ErrClosed]
+// when rt has been shut down.
+func Spawn[S, I, W, R, O, V any](rt *Runtime, spec Spec[S, I, W, R, O, V]) (*Handle[I, V], error) {
+	if spec.Evolve == nil {
+		return nil, fmt.Errorf("agent: %s: evolve must not be nil", spec.Name)
+	}
+	if spec.Queue < 1 {
+		return nil, fmt.Errorf("agent: %s: queue must be at least 1, got %d", spec.Name, spec.Queue)
+	}
+	h := &Handle[I, V]{
+		rt:      rt,
+		name:    spec.Name,
+		credits: make(chan struct{}, spec.Queue),
+		closing: make(chan struct{}),
+		done:    make(chan struct{}),
+		gone:    make(chan struct{}),
+		pending: make(map[uint64]chan V),
+		idle:    make(chan struct{}),
+	}
+	for range spec.Queue {
+		h.credits <- struct{}{}
+	}
+	h.workCtx, h.cancel = context.WithCancel(context.Background())
+	if err := rt.adopt(h); err != nil {
+		h.cancel()
+		return nil, err
+	}
+	c := &cell[S, I, W, R, O, V]{spec: spec, state: spec.State, h: h, timers: make(map[uint64]func() bool)}
+	props := actor.PropsFromProducer(func() actor.Actor { return c })
+	h.pid = rt.system.Root.Spawn(props)
+	h.log = rt.log.With().Str("agent", spec.Name).Str("pid", h.pid.Id).Logger()
+	return h, nil
+}
+
+// Name returns the agent's name, as it appears in logs.
+func (h *Handle[I, V]) Name() string { return h.name }
+
+// Post hands v to the agent, blocking while its input queue is full. It
+// returns ctx.Err() if ctx ends first, and [ErrClosed] after Close or Stop;
+// in both cases v was not accepted. Once Post returns nil, v is the agent's:
+// it will come out (or fail) exactly once.
+func (h *Handle[I, V]) Post(ctx context.Context, v I) error {
+	select {
+	case <-h.credits:
+	case <-h.closing:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return h.send(v)
+}
+
+// TryPost hands v to the agent if its input queue has room, and returns
+// [ErrFull] if not, or [ErrClosed] after Close or Stop. It never blocks.
+func (h *Handle[I, V]) TryPost(v I) error {
+	select {
+	case <-h.closing:
+		return ErrClosed
+	default:
+	}
+	select {
+	case <-h.credits:
+		return h.send(v)
+	default:
+		return ErrFull
+	}
+}
+
+// send delivers v, holding one credit.
+func (h *Handle[I, V]) send(v I) error {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if h.closed {
+		h.credits <- struct{}{}
+		return ErrClosed
+	}
+	h.rt.system.Root.Send(h.pid, Input[I]{Items: []I{v}})
+	return nil
+}
+
+// Close ends the agent's input: later Posts return [ErrClosed], and the
+// agent finishes once everything it accepted is done. Close does not wait;
+// Wait does. Calling Close more than once is harmless.
+func (h *Handle[I, V]) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	h.closed = true
+	close(h.closing)
+	h.rt.system.Root.Send(h.pid, Close{})
+}
+
+// Wait blocks until the agent has finished after Close: every accepted item
+// finished and emitted. It returns the agent's error (nil, or the first
+// failure it saw), [ErrStopped] if it was stopped first, or ctx.Err() if ctx
+// ends first. Wait does not poll. Without Close, Wait returns only when ctx
+// ends or the agent is stopped.
+func (h *Handle[I, V]) Wait(ctx context.Context) error {
+	select {
+	case <-h.done:
+		return h.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Done returns a channel that is closed when the agent has finished, failed
+// or stopped; Wait then returns at once.
+func (h *Handle[I, V]) Done() <-chan struct{} { return h.done }
+
+// Status returns a snapshot of the agent's state, as the agent sees it
+// between two messages. It returns [ErrClosed] once the agent has stopped or
+// failed, and ctx.Err() if ctx ends first. It costs one actor round trip.
+func (h *Handle[I, V]) Status(ctx context.Context) (V, error) {
+	var zero V
+	id := h.queries.Add(1)
+	reply := make(chan V, 1)
+	h.qmu.Lock()
+	h.pending[id] = reply
+	h.qmu.Unlock()
+	defer func() {
+		h.qmu.Lock()
+		delete(h.pending, id)
+		h.qmu.Unlock()
+	}()
+	if !h.deliver(Query{ID: id}) {
+		return zero, ErrClosed
+	}
+	select {
+	case v := <-reply:
+		return v, nil
+	case <-h.gone:
+		return zero, ErrClosed
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+}
+
+// LogStatus asks the agent to write its status to the runtime's logger, as
+// one structured zerolog event at info level with the fields "agent", "pid"
+// and "status". It does not wait for the event to be written; a Status call
+// made afterwards returns only after it has been.
+func (h *Handle[I, V]) LogStatus() {
+	h.deliver(Query{ID: 0})
+}
+
+// Stop ends the agent now: posted items not yet taken in are dropped, the
+// context of running work is cancelled, and pending timers are disarmed. It
+// waits until every goroutine the agent started has returned, or returns
+// ctx.Err() if ctx ends first (work that ignores its context keeps running
+// until it returns). For a graceful end, Close and Wait first. Stop is
+// idempotent.
+func (h *Handle[I, V]) Stop(ctx context.Context) error {
+	h.stopOnce.Do(func() {
+		h.mu.Lock()
+		if !h.closed {
+			h.closed = true
+			close(h.closing)
+		}
+		h.mu.Unlock()
+		h.stopped.Store(true)
+		h.cancel()
+		if err := h.rt.system.Root.StopFuture(h.pid).Wait(); err != nil {
+			h.stopErr = fmt.Errorf("agent %s: stopping the actor: %w", h.name, err)
+		}
+		h.finish(ErrStopped)
+		h.goneOnce.Do(func() { close(h.gone) })
+		h.worked() // balances nothing; closes idle if no work runs
+		h.rt.release(h)
+	})
+	select {
+	case <-h.idle:
+		return h.stopErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// deliver sends m to the agent unless it has stopped, and reports whether it
+// did. Goroutines and timers use it, so nothing lands in protoactor's dead
+// letters after Stop.
+func (h *Handle[I, V]) deliver(m any) bool {
+	if h.stopped.Load() {
+		return false
+	}
+	h.rt.system.Root.Send(h.pid, m)
+	return true
+}
+
+// grant returns n input slots; the agent never grants more than it took.
+func (h *Handle[I, V]) grant(n int) {
+	for range n {
+		select {
+		case h.credits <- struct{}{}:
+		default:
+			return
+		}
+	}
+}
+
+// answer completes the Status call with this id; id 0 is LogStatus's.
+func (h *Handle[I, V]) answer(id uint64, v V) {
+	if id == 0 {
+		ev := h.log.Info()
+		if m, ok := any(v).(zerolog.LogObjectMarshaler); ok {
+			ev = ev.Object("status", m)
+		} else {
+			ev = ev.Interface("status", v)
+		}
+		ev.Msg("status")
+		return
+	}
+	h.qmu.Lock()
+	reply, ok := h.pending[id]
+	h.qmu.Unlock()
+	if ok {
+		reply <- v
+	}
+}
+
+// finish records the agent's outcome once and releases Wait.
+func (h *Handle[I, V]) finish(err error) {
+	h.doneOnce.Do(func() {
+		if p := h.sinkErr.Load(); p != nil {
+			err = errors.Join(err, *p)
+		}
+		h.err = err
+		close(h.done)
+	})
+}
+
+// sinkFailed records the first panic of the sink for Wait.
+func (h *Handle[I, V]) sinkFailed(err error) {
+	h.sinkErr.CompareAndSwap(nil, &err)
+}
+
+// breakDown ends an agent whose evolve panicked: input closes, Wait and
+// Status return err.
+func (h *Handle[I, V]) breakDown(err error) {
+	h.mu.Lock()
+	if !h.closed {
+		h.closed = true
+		close(h.closing)
+	}
+	h.mu.Unlock()
+	h.finish(err)
+	h.goneOnce.Do(func() { close(h.gone) })
+}
+
+// working counts one more running work goroutine.
+func (h *Handle[I, V]) working() {
+	h.wmu.Lock()
+	h.running++
+	h.wmu.Unlock()
+}
+
+// worked counts one work goroutine less, and closes idle when the agent is
+// stopped and none runs.
+func (h *Handle[I, V]) worked() {
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
+	if h.running > 0 {
+		h.running--
+	}
+	if h.stopped.Load() && h.running == 0 && !h.idleDone {
+		h.idleDone = true
+		close(h.idle)
+	}
+}

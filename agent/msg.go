@@ -1,0 +1,83 @@
+package agent
+
+import "time"
+
+// Msg is one message to an agent. The set of messages is closed: the runtime
+// sends exactly the types in this file, and an evolve function switches on
+// them. A message an evolve function does not expect should leave the state
+// unchanged and ask for no effects.
+//
+// Every message carries At, the instant the runtime delivered it to evolve.
+// The runtime overwrites At; tests set it (see [Stamp]).
+type Msg interface {
+	stamp(at time.Time) Msg
+}
+
+// Stamp returns m with its At field set to at. The runtime stamps every
+// message this way just before evolve sees it; test drivers do the same.
+func Stamp(m Msg, at time.Time) Msg { return m.stamp(at) }
+
+// Input brings items posted to the agent, in the order they were posted.
+type Input[I any] struct {
+	At    time.Time
+	Items []I
+}
+
+// Close says that no more input will come. Once everything accepted has been
+// finished and emitted, the agent answers with a [Finish] effect.
+type Close struct {
+	At time.Time
+}
+
+// Done reports that the work started by the [Start] effect with the same ID
+// has ended, with its result or its error. A panic in the work arrives as an
+// error of type [*PanicError].
+type Done[R any] struct {
+	At     time.Time
+	ID     uint64
+	Result R
+	Err    error
+}
+
+// Tick is the message a [Timer] effect asked for, carrying the timer's Tag.
+// A timer cannot be recalled once armed, so an agent compares Tag with the
+// tag it expects and ignores stale ticks.
+type Tick struct {
+	At  time.Time
+	Tag uint64
+}
+
+// Pull grants the agent demand: downstream will accept N more values. An
+// agent emits only while it holds demand. A standalone agent whose output goes
+// to a sink function is granted [Unbounded] demand when it starts.
+type Pull struct {
+	At time.Time
+	N  int
+}
+
+// Query asks the agent for a snapshot of its state. The agent answers with a
+// [Reply] effect carrying the same ID.
+type Query struct {
+	At time.Time
+	ID uint64
+}
+
+// Set carries a change of the agent's settings while it runs, such as a new
+// concurrency limit or a new rate. Each agent package defines its own C.
+type Set[C any] struct {
+	At    time.Time
+	Value C
+}
+
+// Unbounded is the demand granted to an agent whose output nobody throttles.
+// It is large enough never to run out and small enough not to overflow when
+// added to.
+const Unbounded = 1 << 60
+
+func (m Input[I]) stamp(at time.Time) Msg { m.At = at; return m }
+func (m Close) stamp(at time.Time) Msg    { m.At = at; return m }
+func (m Done[R]) stamp(at time.Time) Msg  { m.At = at; return m }
+func (m Tick) stamp(at time.Time) Msg     { m.At = at; return m }
+func (m Pull) stamp(at time.Time) Msg     { m.At = at; return m }
+func (m Query) stamp(at time.Time) Msg    { m.At = at; return m }
+func (m Set[C]) stamp(at time.Time) Msg   { m.At = at; return m }
