@@ -226,7 +226,9 @@ func (h *Handle[I, V]) Stop(ctx context.Context) error {
 		}
 		h.finish(ErrStopped)
 		h.goneOnce.Do(func() { close(h.gone) })
-		h.worked() // balances nothing; closes idle if no work runs
+		h.wmu.Lock()
+		h.settle()
+		h.wmu.Unlock()
 		h.rt.release(h)
 	})
 	select {
@@ -320,9 +322,13 @@ func (h *Handle[I, V]) working() {
 func (h *Handle[I, V]) worked() {
 	h.wmu.Lock()
 	defer h.wmu.Unlock()
-	if h.running > 0 {
-		h.running--
-	}
+	h.running--
+	h.settle()
+}
+
+// settle closes idle once the agent is stopped and no work runs. The caller
+// holds wmu.
+func (h *Handle[I, V]) settle() {
 	if h.stopped.Load() && h.running == 0 && !h.idleDone {
 		h.idleDone = true
 		close(h.idle)

@@ -1,20 +1,33 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// newRuntime returns a runtime that is shut down when the test ends.
+func newRuntime(t *testing.T, opts ...agent.Option) *agent.Runtime {
+	rt := agent.NewRuntime(opts...)
+	t.Cleanup(func() { require.NoError(t, rt.Shutdown(context.Background())) })
+	return rt
+}
+
 func TestPostCloseWaitDeliversEverythingInOrder(t *testing.T) {
-	rt := agent.NewRuntime()
-	defer rt.Shutdown(context.Background())
+	rt := newRuntime(t)
 	var got []int
 	h, err := spawnEcho(rt, 4, nil, func(v int) { got = append(got, v) })
 	require.NoError(t, err)
@@ -28,27 +41,339 @@ func TestPostCloseWaitDeliversEverythingInOrder(t *testing.T) {
 	for i, v := range got {
 		require.Equal(t, i+1, v)
 	}
-	require.ErrorIs(t, h.Post(ctx, 1), agent.ErrClosed)
 	st, err := h.Status(ctx)
 	require.NoError(t, err)
-	require.Equal(t, 1000, st.Seen)
-	require.NoError(t, h.Stop(ctx))
-	_, err = h.Status(ctx)
-	require.ErrorIs(t, err, agent.ErrClosed)
+	assert.Equal(t, 1000, st.Seen)
 }
 
-func TestWorkPanicBecomesError(t *testing.T) {
-	rt := agent.NewRuntime()
-	defer rt.Shutdown(context.Background())
-	h, err := spawnEcho(rt, 4, func(context.Context, int) (int, error) { panic("boom") }, nil)
+func TestPostAfterCloseOrStopIsRefused(t *testing.T) {
+	rt := newRuntime(t)
+	ctx := context.Background()
+	h, err := spawnEcho(rt, 4, nil, nil)
+	require.NoError(t, err)
+	h.Close()
+	h.Close() // harmless
+	assert.ErrorIs(t, h.Post(ctx, 1), agent.ErrClosed)
+	assert.ErrorIs(t, h.TryPost(1), agent.ErrClosed)
+
+	h2, err := spawnEcho(rt, 4, nil, nil)
+	require.NoError(t, err)
+	require.NoError(t, h2.Stop(ctx))
+	assert.ErrorIs(t, h2.Post(ctx, 1), agent.ErrClosed)
+	assert.ErrorIs(t, h2.Wait(ctx), agent.ErrStopped)
+	_, err = h2.Status(ctx)
+	assert.ErrorIs(t, err, agent.ErrClosed)
+	assert.ErrorIs(t, agent.Adjust(h2, 3), agent.ErrClosed)
+	require.NoError(t, h2.Stop(ctx)) // idempotent
+}
+
+func TestStartedWorkGivesItsSlotBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := agent.NewRuntime()
+		defer rt.Shutdown(context.Background())
+		release := make(chan struct{})
+		work := func(ctx context.Context, v int) (int, error) { <-release; return v, nil }
+		// The echo agent takes a negative item in by starting its work,
+		// so the queue of 2 frees a slot per start, even while work runs.
+		h, err := spawnEcho(rt, 2, work, nil)
+		require.NoError(t, err)
+		ctx := context.Background()
+		require.NoError(t, h.Post(ctx, -1))
+		require.NoError(t, h.Post(ctx, -2))
+		synctest.Wait()
+		// Both were started, so both slots came back.
+		require.NoError(t, h.TryPost(-3))
+		require.NoError(t, h.TryPost(-4))
+		synctest.Wait()
+		st, err := h.Status(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 4, st.Running)
+		close(release)
+		h.Close()
+		require.NoError(t, h.Wait(ctx))
+	})
+}
+
+// blocker never takes input in: its queue fills and stays full.
+func blockerEvolve(s int, m agent.Msg) (int, []agent.Effect) {
+	switch m := m.(type) {
+	case agent.Input[int]:
+		return s + len(m.Items), nil
+	case agent.Query:
+		return s, []agent.Effect{agent.Reply[int]{To: m.ID, Value: s}}
+	}
+	return s, nil
+}
+
+func TestPostBlocksWhileFullAndHonoursContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := agent.NewRuntime()
+		defer rt.Shutdown(context.Background())
+		h, err := agent.Spawn(rt, agent.Spec[int, int, int, int, int, int]{Name: "blocker", Evolve: blockerEvolve, Queue: 3})
+		require.NoError(t, err)
+		ctx := context.Background()
+		for i := range 3 {
+			require.NoError(t, h.Post(ctx, i))
+		}
+		assert.ErrorIs(t, h.TryPost(9), agent.ErrFull)
+		short, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		start := time.Now()
+		assert.ErrorIs(t, h.Post(short, 9), context.DeadlineExceeded)
+		assert.Equal(t, time.Second, time.Since(start))
+		n, err := h.Status(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 3, n, "nothing beyond the bound was delivered")
+
+		// A Post blocked on a full queue returns ErrClosed when input closes.
+		errc := make(chan error, 1)
+		go func() { errc <- h.Post(ctx, 9) }()
+		synctest.Wait()
+		h.Close()
+		assert.ErrorIs(t, <-errc, agent.ErrClosed)
+	})
+}
+
+func TestTimerTicksAfterItsDelay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := agent.NewRuntime()
+		defer rt.Shutdown(context.Background())
+		h, err := spawnEcho(rt, 4, nil, nil)
+		require.NoError(t, err)
+		ctx := context.Background()
+		require.NoError(t, h.Post(ctx, 0)) // arms a one-second timer
+		time.Sleep(999 * time.Millisecond)
+		st, err := h.Status(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 0, st.Ticks)
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		st, err = h.Status(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 1, st.Ticks)
+	})
+}
+
+func TestStopDisarmsTimersAndCancelsWork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := agent.NewRuntime()
+		defer rt.Shutdown(context.Background())
+		var cancelled atomic.Bool
+		work := func(ctx context.Context, v int) (int, error) {
+			<-ctx.Done()
+			cancelled.Store(true)
+			return v, ctx.Err()
+		}
+		h, err := spawnEcho(rt, 4, work, nil)
+		require.NoError(t, err)
+		ctx := context.Background()
+		require.NoError(t, h.Post(ctx, 0))
+		require.NoError(t, h.Post(ctx, -1))
+		synctest.Wait()
+		require.NoError(t, h.Stop(ctx))
+		assert.True(t, cancelled.Load(), "Stop returned before the work saw its context end")
+		assert.ErrorIs(t, h.Wait(ctx), agent.ErrStopped)
+		time.Sleep(time.Hour) // a disarmed timer never fires into a stopped agent
+	})
+}
+
+func TestStopHonoursContextWhenWorkIgnoresIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := agent.NewRuntime()
+		release := make(chan struct{})
+		work := func(context.Context, int) (int, error) { <-release; return 0, nil }
+		h, err := spawnEcho(rt, 4, work, nil)
+		require.NoError(t, err)
+		require.NoError(t, h.Post(context.Background(), -1))
+		synctest.Wait()
+		short, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		assert.ErrorIs(t, h.Stop(short), context.DeadlineExceeded)
+		close(release)
+		require.NoError(t, h.Stop(context.Background()))
+		require.NoError(t, rt.Shutdown(context.Background()))
+	})
+}
+
+func TestWorkPanicBecomesErrorWithStack(t *testing.T) {
+	rt := newRuntime(t)
+	var got []int
+	h, err := spawnEcho(rt, 4, func(_ context.Context, v int) (int, error) {
+		if v == -1 {
+			panic("boom")
+		}
+		return -v, nil
+	}, func(v int) { got = append(got, v) })
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, h.Post(ctx, -1))
+	require.NoError(t, h.Post(ctx, -2))
 	h.Close()
 	err = h.Wait(ctx)
 	var pe *agent.PanicError
 	require.ErrorAs(t, err, &pe)
-	require.Equal(t, "boom", pe.Value)
-	require.Contains(t, string(pe.Stack), "runtime_test.go")
-	_ = errors.Is
+	assert.Equal(t, "boom", pe.Value)
+	assert.Contains(t, string(pe.Stack), "runtime_test.go")
+	assert.ElementsMatch(t, []int{0, 2}, got, "the agent lived on after the panic")
+}
+
+func TestPanicErrorUnwrapsAnErrorValue(t *testing.T) {
+	sentinel := errors.New("sentinel")
+	err := error(&agent.PanicError{Value: sentinel})
+	assert.ErrorIs(t, err, sentinel)
+	assert.Equal(t, "panic: sentinel", err.Error())
+}
+
+func TestEvolvePanicBreaksTheAgentAndReportsIt(t *testing.T) {
+	var logs bytes.Buffer
+	rt := newRuntime(t, agent.WithLogger(zerolog.New(&logs)))
+	boom := func(s int, m agent.Msg) (int, []agent.Effect) {
+		if _, ok := m.(agent.Input[int]); ok {
+			panic("evolve bug")
+		}
+		return s, nil
+	}
+	h, err := agent.Spawn(rt, agent.Spec[int, int, int, int, int, int]{Name: "boom", Evolve: boom, Queue: 1})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, h.Post(ctx, 1))
+	var pe *agent.PanicError
+	require.ErrorAs(t, h.Wait(ctx), &pe)
+	assert.Equal(t, "evolve bug", pe.Value)
+	assert.ErrorIs(t, h.Post(ctx, 2), agent.ErrClosed)
+	_, err = h.Status(ctx)
+	assert.ErrorIs(t, err, agent.ErrClosed)
+	assert.Contains(t, logs.String(), `"message":"agent failed"`)
+	assert.Contains(t, logs.String(), `"agent":"boom"`)
+}
+
+func TestSinkPanicIsReportedByWait(t *testing.T) {
+	rt := newRuntime(t)
+	h, err := spawnEcho(rt, 4, nil, func(v int) {
+		if v == 2 {
+			panic("sink")
+		}
+	})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := 1; i <= 3; i++ {
+		require.NoError(t, h.Post(ctx, i))
+	}
+	h.Close()
+	var pe *agent.PanicError
+	require.ErrorAs(t, h.Wait(ctx), &pe)
+	st, err := h.Status(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 3, st.Seen)
+}
+
+func TestWrongEffectTypeBreaksTheAgent(t *testing.T) {
+	rt := newRuntime(t)
+	wrong := func(s int, m agent.Msg) (int, []agent.Effect) {
+		if _, ok := m.(agent.Input[int]); ok {
+			return s, []agent.Effect{agent.Emit[string]{Values: []string{"x"}}}
+		}
+		return s, nil
+	}
+	h, err := agent.Spawn(rt, agent.Spec[int, int, int, int, int, int]{Name: "wrong", Evolve: wrong, Queue: 1})
+	require.NoError(t, err)
+	require.NoError(t, h.Post(context.Background(), 1))
+	assert.ErrorContains(t, h.Wait(context.Background()), "agent.Emit[string] does not match")
+}
+
+func TestStartWithoutWorkBreaksTheAgent(t *testing.T) {
+	rt := newRuntime(t)
+	h, err := spawnEcho(rt, 1, nil, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.Post(context.Background(), -1))
+	assert.ErrorContains(t, h.Wait(context.Background()), "has none")
+}
+
+func TestLogStatusWritesOneStructuredEvent(t *testing.T) {
+	var logs bytes.Buffer
+	rt := newRuntime(t, agent.WithLogger(zerolog.New(&logs)))
+	h, err := spawnEcho(rt, 4, nil, nil)
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, h.Post(ctx, 5))
+	h.LogStatus()
+	_, err = h.Status(ctx) // answered after the log event was written
+	require.NoError(t, err)
+	var ev struct {
+		Level, Agent, PID, Message string
+		Status                     echoStatus
+	}
+	require.NoError(t, json.Unmarshal(lastLine(logs.Bytes()), &ev))
+	assert.Equal(t, "info", ev.Level)
+	assert.Equal(t, "echo", ev.Agent)
+	assert.Equal(t, "status", ev.Message)
+	assert.Equal(t, 1, ev.Status.Seen)
+}
+
+func lastLine(b []byte) []byte {
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	return lines[len(lines)-1]
+}
+
+func TestProtoactorLogsGoToTheSameLogger(t *testing.T) {
+	var logs bytes.Buffer
+	newRuntime(t, agent.WithLogger(zerolog.New(&logs)))
+	assert.Contains(t, logs.String(), `"lib":"protoactor"`)
+	assert.Contains(t, logs.String(), "actor system started")
+}
+
+func TestStatusHonoursContext(t *testing.T) {
+	rt := newRuntime(t)
+	h, err := spawnEcho(rt, 1, nil, nil)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = h.Status(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestSpawnRejectsAnIncompleteSpec(t *testing.T) {
+	rt := newRuntime(t)
+	_, err := agent.Spawn(rt, agent.Spec[int, int, int, int, int, int]{Name: "x", Queue: 1})
+	assert.EqualError(t, err, "agent: x: evolve must not be nil")
+	_, err = agent.Spawn(rt, agent.Spec[int, int, int, int, int, int]{Name: "x", Evolve: blockerEvolve})
+	assert.EqualError(t, err, "agent: x: queue must be at least 1, got 0")
+}
+
+func TestShutdownStopsEveryAgentAndRefusesNewOnes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := agent.NewRuntime()
+		work := func(ctx context.Context, v int) (int, error) { <-ctx.Done(); return 0, ctx.Err() }
+		a, err := spawnEcho(rt, 2, work, nil)
+		require.NoError(t, err)
+		b, err := spawnEcho(rt, 2, work, nil)
+		require.NoError(t, err)
+		require.NoError(t, a.Post(context.Background(), -1))
+		require.NoError(t, b.Post(context.Background(), 0))
+		require.NoError(t, rt.Shutdown(context.Background()))
+		assert.ErrorIs(t, a.Wait(context.Background()), agent.ErrStopped)
+		assert.ErrorIs(t, b.Wait(context.Background()), agent.ErrStopped)
+		_, err = spawnEcho(rt, 2, nil, nil)
+		assert.ErrorIs(t, err, agent.ErrClosed)
+		require.NoError(t, rt.Shutdown(context.Background())) // idempotent
+	})
+}
+
+func TestAdjustDeliversASetMessage(t *testing.T) {
+	rt := newRuntime(t)
+	settle := func(s int, m agent.Msg) (int, []agent.Effect) {
+		switch m := m.(type) {
+		case agent.Set[int]:
+			return m.Value, nil
+		case agent.Query:
+			return s, []agent.Effect{agent.Reply[int]{To: m.ID, Value: s}}
+		}
+		return s, nil
+	}
+	h, err := agent.Spawn(rt, agent.Spec[int, int, int, int, int, int]{Name: "settle", Evolve: settle, Queue: 1})
+	require.NoError(t, err)
+	require.NoError(t, agent.Adjust(h, 42))
+	v, err := h.Status(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 42, v)
 }
