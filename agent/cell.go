@@ -14,12 +14,20 @@ type cell[S, I, W, R, O, V any] struct {
 	spec   Spec[S, I, W, R, O, V]
 	state  S
 	h      *Handle[I, V]
-	timers map[uint64]func() bool
+	timers map[uint64]timer // pending timers by tag
 	timerN uint64
 	broken bool
 }
 
-// fired is what an armed timer sends its cell; the cell turns it into a Tick.
+// timer is one pending timer: seq tells its firing from that of a timer it
+// replaced.
+type timer struct {
+	seq    uint64
+	cancel func() bool
+}
+
+// fired is what an armed timer sends its cell; the cell turns it into a Tick
+// if the timer is still the pending one for its tag.
 type fired struct {
 	seq, tag uint64
 }
@@ -30,15 +38,15 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 	case Msg:
 		c.step(m)
 	case fired:
-		if _, ok := c.timers[m.seq]; ok {
-			delete(c.timers, m.seq)
+		if t, ok := c.timers[m.tag]; ok && t.seq == m.seq {
+			delete(c.timers, m.tag)
 			c.step(Tick{Tag: m.tag})
 		}
 	case *actor.Started:
 		c.step(Pull{N: Unbounded})
 	case *actor.Stopping:
-		for _, cancel := range c.timers {
-			cancel()
+		for _, t := range c.timers {
+			t.cancel()
 		}
 		clear(c.timers)
 	}
@@ -73,6 +81,8 @@ func (c *cell[S, I, W, R, O, V]) perform(e Effect) {
 		c.h.grant(e.N)
 	case Timer:
 		c.arm(e)
+	case Disarm:
+		c.disarm(e.Tag)
 	case Reply[V]:
 		c.h.answer(e.To, e.Value)
 	case Finish:
@@ -109,10 +119,18 @@ func (c *cell[S, I, W, R, O, V]) start(s Start[W]) {
 }
 
 func (c *cell[S, I, W, R, O, V]) arm(t Timer) {
+	c.disarm(t.Tag)
 	c.timerN++
 	f := fired{seq: c.timerN, tag: t.Tag}
 	h := c.h
-	c.timers[f.seq] = h.rt.clock.AfterFunc(t.Delay, func() { h.deliver(f) })
+	c.timers[t.Tag] = timer{seq: f.seq, cancel: h.rt.clock.AfterFunc(t.Delay, func() { h.deliver(f) })}
+}
+
+func (c *cell[S, I, W, R, O, V]) disarm(tag uint64) {
+	if t, ok := c.timers[tag]; ok {
+		t.cancel()
+		delete(c.timers, tag)
+	}
 }
 
 func (c *cell[S, I, W, R, O, V]) fail(err error) {

@@ -9,7 +9,7 @@ import (
 
 // echo is the smallest useful agent, used by these tests: it passes input
 // through as soon as it holds demand, starts work for items below zero,
-// arms a timer for item 0, answers queries with its counts, and finishes
+// arms (or re-arms) a timer for item 0 and disarms it for disarmItem, answers queries with its counts, and finishes
 // on Close once nothing is left.
 type echo struct {
 	demand  int
@@ -21,6 +21,9 @@ type echo struct {
 	nextID  uint64
 	ticks   int
 }
+
+// disarmItem is the item that makes echo disarm its timer.
+const disarmItem = 1 << 30
 
 type echoStatus struct {
 	Seen, Running, Ticks int
@@ -39,6 +42,8 @@ func echoEvolve(s echo, m agent.Msg) (echo, []agent.Effect) {
 				fx = append(fx, agent.Start[int]{ID: s.nextID, Work: v}, agent.Demand{N: 1})
 			case v == 0:
 				fx = append(fx, agent.Timer{Tag: 7, Delay: time.Second}, agent.Demand{N: 1})
+			case v == disarmItem:
+				fx = append(fx, agent.Disarm{Tag: 7}, agent.Demand{N: 1})
 			default:
 				s.waiting = append(s.waiting, v)
 			}

@@ -25,9 +25,16 @@ type Emit[O any] struct {
 }
 
 // Timer asks the runtime to send the agent a [Tick] carrying Tag after Delay.
+// Arming a Tag that is already pending replaces that timer.
 type Timer struct {
 	Tag   uint64
 	Delay time.Duration
+}
+
+// Disarm cancels the pending timer with Tag, if any. Its Tick will not
+// arrive, even if the timer had already fired.
+type Disarm struct {
+	Tag uint64
 }
 
 // Demand gives N input slots back to whoever feeds the agent: N items have
@@ -54,6 +61,7 @@ type Finish struct {
 func (Start[W]) effect() {}
 func (Emit[O]) effect()  {}
 func (Timer) effect()    {}
+func (Disarm) effect()   {}
 func (Demand) effect()   {}
 func (Reply[V]) effect() {}
 func (Finish) effect()   {}

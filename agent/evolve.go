@@ -5,7 +5,10 @@ package agent
 //
 // An Evolve function must be pure. It must not start goroutines, use
 // channels, read a clock, use global random numbers, do I/O, log, or call user
-// code; time arrives in the message's At field. It must not keep references
-// into the message or the state it was given that it later mutates: treat
-// slices as owned by whoever made them, and copy before changing.
+// code; time arrives in the message's At field.
+//
+// A state is a value that is evolved once: the runtime and the test drivers
+// pass each returned state to the next call and drop the old one, so a state
+// may share slices with the state it came from. Slices in messages belong to
+// the sender and slices in effects to the receiver: copy before changing.
 type Evolve[S any] func(S, Msg) (S, []Effect)

@@ -84,7 +84,7 @@ func Spawn[S, I, W, R, O, V any](rt *Runtime, spec Spec[S, I, W, R, O, V]) (*Han
 		h.cancel()
 		return nil, err
 	}
-	c := &cell[S, I, W, R, O, V]{spec: spec, state: spec.State, h: h, timers: make(map[uint64]func() bool)}
+	c := &cell[S, I, W, R, O, V]{spec: spec, state: spec.State, h: h, timers: make(map[uint64]timer)}
 	props := actor.PropsFromProducer(func() actor.Actor { return c })
 	h.pid = rt.system.Root.Spawn(props)
 	h.log = rt.log.With().Str("agent", spec.Name).Str("pid", h.pid.Id).Logger()

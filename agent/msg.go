@@ -40,8 +40,9 @@ type Done[R any] struct {
 }
 
 // Tick is the message a [Timer] effect asked for, carrying the timer's Tag.
-// A timer cannot be recalled once armed, so an agent compares Tag with the
-// tag it expects and ignores stale ticks.
+// The runtime drops the Tick of a timer that was disarmed or replaced, but a
+// driver that does not (a test replaying steps, say) may deliver it, so an
+// agent compares Tag with the tag it expects and ignores stale ticks.
 type Tick struct {
 	At  time.Time
 	Tag uint64

@@ -154,6 +154,34 @@ func TestTimerTicksAfterItsDelay(t *testing.T) {
 	})
 }
 
+func TestRearmingReplacesAndDisarmCancels(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := agent.NewRuntime()
+		defer rt.Shutdown(context.Background())
+		h, err := spawnEcho(rt, 4, nil, nil)
+		require.NoError(t, err)
+		ctx := context.Background()
+		ticks := func() int {
+			synctest.Wait()
+			st, err := h.Status(ctx)
+			require.NoError(t, err)
+			return st.Ticks
+		}
+		require.NoError(t, h.Post(ctx, 0))
+		time.Sleep(600 * time.Millisecond)
+		require.NoError(t, h.Post(ctx, 0)) // replaces: due at 1.6s, not 1s
+		time.Sleep(500 * time.Millisecond)
+		assert.Equal(t, 0, ticks(), "the replaced timer must not tick")
+		time.Sleep(500 * time.Millisecond)
+		assert.Equal(t, 1, ticks())
+
+		require.NoError(t, h.Post(ctx, 0))
+		require.NoError(t, h.Post(ctx, disarmItem))
+		time.Sleep(time.Hour)
+		assert.Equal(t, 1, ticks(), "a disarmed timer must not tick")
+	})
+}
+
 func TestStopDisarmsTimersAndCancelsWork(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rt := agent.NewRuntime()

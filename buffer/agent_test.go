@@ -1,0 +1,284 @@
+package buffer_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/buffer"
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// sink records the emitted batches and the instant each arrived. It is read
+// from the test while the agent runs, so it locks.
+type sink struct {
+	mu      sync.Mutex
+	batches [][]int
+	at      []time.Time
+}
+
+func (s *sink) put(b []int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.batches = append(s.batches, b)
+	s.at = append(s.at, time.Now())
+}
+
+func (s *sink) got() [][]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.batches)
+}
+
+func (s *sink) arrivals() []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.at)
+}
+
+func lens(bs [][]int) []int {
+	var n []int
+	for _, b := range bs {
+		n = append(n, len(b))
+	}
+	return n
+}
+
+func noFlush(context.Context, []int) error { return nil }
+
+// inBubble runs f in a synctest bubble with a runtime that is shut down when
+// f returns.
+func inBubble(t *testing.T, f func(t *testing.T, rt *agent.Runtime)) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := agent.NewRuntime()
+		defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
+		f(t, rt)
+	})
+}
+
+func postAll(t *testing.T, a *buffer.Agent[int], from, to int) {
+	t.Helper()
+	for i := from; i <= to; i++ {
+		require.NoError(t, a.Post(context.Background(), i))
+	}
+}
+
+func TestBatchesBySizeAndTheRestOnClose(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		var out sink
+		a, err := buffer.New(rt, buffer.Config{Size: 10}, noFlush, out.put)
+		require.NoError(t, err)
+		postAll(t, a, 1, 25)
+		synctest.Wait()
+		assert.Equal(t, []int{10, 10}, lens(out.got()), "the last 5 wait for Close")
+		a.Close()
+		require.NoError(t, a.Wait(context.Background()))
+		assert.Equal(t, []int{10, 10, 5}, lens(out.got()))
+		assert.Equal(t, 25, len(slices.Concat(out.got()...)))
+		assert.True(t, slices.IsSorted(slices.Concat(out.got()...)))
+	})
+}
+
+func TestMaxWaitFlushesAPartialBatchAfterExactlyMaxWait(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		var out sink
+		a, err := buffer.New(rt, buffer.Config{Size: 10, MaxWait: time.Second}, noFlush, out.put)
+		require.NoError(t, err)
+		t0 := time.Now()
+		postAll(t, a, 1, 3)
+		time.Sleep(time.Second - time.Nanosecond)
+		synctest.Wait()
+		assert.Empty(t, out.got())
+		st, err := a.Status(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 3, st.Pending)
+		assert.Equal(t, t0, st.Oldest)
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		assert.Equal(t, [][]int{{1, 2, 3}}, out.got())
+		assert.Equal(t, []time.Time{t0.Add(time.Second)}, out.arrivals())
+		a.Close()
+		require.NoError(t, a.Wait(context.Background()))
+	})
+}
+
+func TestFlushesNeverOverlap(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		var running, most atomic.Int32
+		flush := func(context.Context, []int) error {
+			n := running.Add(1)
+			if n > most.Load() {
+				most.Store(n)
+			}
+			time.Sleep(10 * time.Millisecond)
+			running.Add(-1)
+			return nil
+		}
+		var out sink
+		a, err := buffer.New(rt, buffer.Config{Size: 7, Queue: 14}, flush, out.put)
+		require.NoError(t, err)
+		postAll(t, a, 0, 99)
+		a.Close()
+		require.NoError(t, a.Wait(context.Background()))
+		assert.Equal(t, int32(1), most.Load())
+		all := slices.Concat(out.got()...)
+		assert.Len(t, all, 100)
+		assert.True(t, slices.IsSorted(all), "batches come out in input order")
+	})
+}
+
+var errBoom = errors.New("boom")
+
+func TestFailingFlushIsReportedByWaitAndLaterBatchesFlush(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		flush := func(_ context.Context, b []int) error {
+			if b[0] == 3 {
+				return errBoom
+			}
+			return nil
+		}
+		var out sink
+		a, err := buffer.New(rt, buffer.Config{Size: 2}, flush, out.put)
+		require.NoError(t, err)
+		postAll(t, a, 1, 7)
+		a.Close()
+		assert.ErrorIs(t, a.Wait(context.Background()), errBoom)
+		assert.Equal(t, [][]int{{1, 2}, {5, 6}, {7}}, out.got())
+		st, err := a.Status(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 1, st.Failed)
+		assert.Equal(t, 3, st.Flushed)
+	})
+}
+
+func TestPanickingFlushIsReportedByWaitAndLaterBatchesFlush(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		flush := func(_ context.Context, b []int) error {
+			if b[0] == 1 {
+				panic("flush bug")
+			}
+			if b[0] == 3 {
+				return errBoom // a later failure: Wait keeps the first
+			}
+			return nil
+		}
+		var out sink
+		a, err := buffer.New(rt, buffer.Config{Size: 2}, flush, out.put)
+		require.NoError(t, err)
+		postAll(t, a, 1, 5)
+		a.Close()
+		err = a.Wait(context.Background())
+		var pe *agent.PanicError
+		require.ErrorAs(t, err, &pe)
+		assert.Equal(t, "flush bug", pe.Value)
+		assert.NotErrorIs(t, err, errBoom)
+		assert.Equal(t, [][]int{{5}}, out.got())
+	})
+}
+
+func TestPostAfterCloseIsRefused(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		a, err := buffer.New(rt, buffer.Config{Size: 2}, noFlush, nil)
+		require.NoError(t, err)
+		postAll(t, a, 1, 1)
+		a.Close()
+		assert.ErrorIs(t, a.Post(context.Background(), 2), agent.ErrClosed)
+		assert.ErrorIs(t, a.TryPost(2), agent.ErrClosed)
+		require.NoError(t, a.Wait(context.Background()))
+	})
+}
+
+func TestTryPostReportsAFullQueue(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		release := make(chan struct{})
+		flush := func(context.Context, []int) error { <-release; return nil }
+		var out sink
+		a, err := buffer.New(rt, buffer.Config{Size: 2, Queue: 2}, flush, out.put)
+		require.NoError(t, err)
+		postAll(t, a, 1, 2)
+		synctest.Wait() // the first batch's flush has started: its slots are back
+		require.NoError(t, a.TryPost(3))
+		require.NoError(t, a.TryPost(4))
+		assert.ErrorIs(t, a.TryPost(5), agent.ErrFull, "the second batch holds its slots until its flush starts")
+		close(release)
+		synctest.Wait()
+		require.NoError(t, a.TryPost(5))
+		a.Close()
+		require.NoError(t, a.Wait(context.Background()))
+		assert.Equal(t, [][]int{{1, 2}, {3, 4}, {5}}, out.got())
+	})
+}
+
+func TestStopCancelsARunningFlush(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		flush := func(ctx context.Context, _ []int) error { <-ctx.Done(); return ctx.Err() }
+		a, err := buffer.New(rt, buffer.Config{Size: 1}, flush, nil)
+		require.NoError(t, err)
+		postAll(t, a, 1, 1)
+		synctest.Wait()
+		require.NoError(t, a.Stop(context.Background()))
+		assert.ErrorIs(t, a.Wait(context.Background()), agent.ErrStopped)
+	})
+}
+
+func TestLogStatusWritesTheStatusFields(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs bytes.Buffer
+		rt := agent.NewRuntime(agent.WithLogger(zerolog.New(&logs)))
+		defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
+		a, err := buffer.New(rt, buffer.Config{Size: 3, MaxWait: time.Minute, Name: "orders"}, noFlush, nil)
+		require.NoError(t, err)
+		postAll(t, a, 1, 4)
+		synctest.Wait()
+		a.LogStatus()
+		_, err = a.Status(context.Background()) // answered after the log line was written
+		require.NoError(t, err)
+		lines := bytes.Split(bytes.TrimSpace(logs.Bytes()), []byte("\n"))
+		var ev struct {
+			Agent  string
+			Status map[string]any
+		}
+		require.NoError(t, json.Unmarshal(lines[len(lines)-1], &ev))
+		assert.Equal(t, "orders", ev.Agent)
+		assert.Equal(t, map[string]any{
+			"size": 3.0, "max_wait": 60000.0, "queue": 64.0, "pending": 1.0, "waiting": 0.0,
+			"queued": 1.0, "flushing": 0.0, "flushed": 1.0, "failed": 0.0,
+			"demand": float64(agent.Unbounded), "closed": false,
+			"oldest": time.Now().Format(zerolog.TimeFieldFormat),
+		}, ev.Status)
+	})
+}
+
+func TestStatusLogsTheFirstError(t *testing.T) {
+	var logs bytes.Buffer
+	l := zerolog.New(&logs)
+	l.Info().Object("status", buffer.Status{Err: errBoom}).Send()
+	assert.Contains(t, logs.String(), `"err":"boom"`)
+	assert.NotContains(t, logs.String(), `"oldest"`)
+}
+
+func TestNewRejectsBadArguments(t *testing.T) {
+	rt := agent.NewRuntime()
+	defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
+	_, err := buffer.New[int](rt, buffer.Config{Size: 1}, nil, nil)
+	assert.EqualError(t, err, "buffer: flush must not be nil")
+	assert.ErrorIs(t, err, buffer.ErrConfig)
+	_, err = buffer.New(rt, buffer.Config{Size: 0}, noFlush, nil)
+	assert.EqualError(t, err, "buffer: size must be at least 1, got 0")
+	require.NoError(t, rt.Shutdown(context.Background()))
+	_, err = buffer.New(rt, buffer.Config{Size: 1}, noFlush, nil)
+	assert.ErrorIs(t, err, agent.ErrClosed)
+}

@@ -1,0 +1,21 @@
+// Package buffer gathers items into batches and flushes them one batch at a
+// time: a batch is cut when it holds [Config.Size] items, when its oldest item
+// has waited [Config.MaxWait], and on Close. Each batch is handed to a user
+// [Flush] function (a bulk insert, a bulk API call), and once that succeeds it
+// is emitted downstream. A flush that fails or panics is counted, its batch is
+// not emitted, the first such error is what Wait returns, and the agent goes
+// on with the next batch.
+//
+// Flushes never overlap and happen in input order: a batch that fills while
+// another is being flushed waits for it. The input queue is bounded by
+// [Config.Queue]: an item holds its slot until the flush of its batch starts,
+// so a slow flush slows the producer down instead of letting batches pile up.
+//
+// The whole behaviour is the pure function [Evolve] over a [State]; [New] runs
+// it on an [agent.Runtime]. An [Agent] is safe for concurrent use; a State is
+// a plain value for one goroutine, and each State is evolved once.
+//
+// The zero [Config] is not valid: Size is required. MaxWait 0 means no linger
+// time (a partial batch waits for more items or for Close), and Queue 0 picks
+// a default bound.
+package buffer

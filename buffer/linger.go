@@ -1,0 +1,25 @@
+package buffer
+
+import "github.com/evolvekit/evolve/agent"
+
+// arm starts the linger timer of the open batch once it holds an item, if
+// MaxWait is set and no timer runs for it yet. The timer carries the batch's
+// generation: when its Tick arrives after the batch was cut by size or by
+// Close, the generation has moved on and the Tick is ignored.
+func (s State[T]) arm(fx []agent.Effect) (State[T], []agent.Effect) {
+	if s.cfg.MaxWait == 0 || s.armed || len(s.open) == 0 {
+		return s, fx
+	}
+	s.armed = true
+	return s, append(fx, agent.Timer{Tag: s.gen, Delay: s.cfg.MaxWait})
+}
+
+// disarm cancels the linger timer of a batch that was cut before its timer
+// fired, so the runtime keeps no timer for a batch that is gone.
+func (s State[T]) disarm(fx []agent.Effect) (State[T], []agent.Effect) {
+	if !s.lapse {
+		return s, fx
+	}
+	s.lapse = false
+	return s, append(fx, agent.Disarm{Tag: s.lapsed})
+}
