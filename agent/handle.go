@@ -60,6 +60,9 @@ type Handle[I, V any] struct {
 // returns an error naming the field when spec is incomplete, and [ErrClosed]
 // when rt has been shut down.
 func Spawn[S, I, W, R, O, V any](rt *Runtime, spec Spec[S, I, W, R, O, V]) (*Handle[I, V], error) {
+	if rt == nil {
+		return nil, fmt.Errorf("agent: %s: runtime must not be nil", spec.Name)
+	}
 	if spec.Evolve == nil {
 		return nil, fmt.Errorf("agent: %s: evolve must not be nil", spec.Name)
 	}

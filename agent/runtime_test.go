@@ -366,6 +366,8 @@ func TestSpawnRejectsAnIncompleteSpec(t *testing.T) {
 	assert.EqualError(t, err, "agent: x: evolve must not be nil")
 	_, err = agent.Spawn(rt, agent.Spec[int, int, int, int, int, int]{Name: "x", Evolve: blockerEvolve})
 	assert.EqualError(t, err, "agent: x: queue must be at least 1, got 0")
+	_, err = agent.Spawn(nil, agent.Spec[int, int, int, int, int, int]{Name: "x", Evolve: blockerEvolve, Queue: 1})
+	assert.EqualError(t, err, "agent: x: runtime must not be nil")
 }
 
 func TestShutdownStopsEveryAgentAndRefusesNewOnes(t *testing.T) {

@@ -1,0 +1,322 @@
+package parallel_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/parallel"
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// newRuntime returns a runtime that is shut down when the test ends.
+func newRuntime(t *testing.T, opts ...agent.Option) *agent.Runtime {
+	rt := agent.NewRuntime(opts...)
+	t.Cleanup(func() { require.NoError(t, rt.Shutdown(context.Background())) })
+	return rt
+}
+
+// inBubble runs f inside a synctest bubble, where time is virtual, with a
+// runtime created and shut down inside the bubble.
+func inBubble(t *testing.T, f func(t *testing.T, rt *agent.Runtime)) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := agent.NewRuntime()
+		defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
+		f(t, rt)
+	})
+}
+
+// gauge counts the work running now and remembers the most ever seen.
+type gauge struct {
+	now, peak atomic.Int64
+}
+
+func (g *gauge) enter() {
+	n := g.now.Add(1)
+	for p := g.peak.Load(); n > p && !g.peak.CompareAndSwap(p, n); p = g.peak.Load() {
+	}
+}
+
+func (g *gauge) leave() { g.now.Add(-1) }
+
+// collect returns a sink that appends to *got. The sink runs on the agent's
+// goroutine; read *got after Wait.
+func collect[Out any](got *[]parallel.Result[Out]) func(parallel.Result[Out]) {
+	return func(r parallel.Result[Out]) { *got = append(*got, r) }
+}
+
+func postAll(t *testing.T, a *parallel.Agent[int, int], items ...int) {
+	t.Helper()
+	for _, v := range items {
+		require.NoError(t, a.Post(context.Background(), v))
+	}
+}
+
+func seqs(rs []parallel.Result[int]) []uint64 {
+	out := make([]uint64, len(rs))
+	for i, r := range rs {
+		out[i] = r.Seq
+	}
+	return out
+}
+
+func TestEveryItemComesOutInInputOrderWithinTheLimit(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		const n, limit = 100, 4
+		var g gauge
+		work := func(_ context.Context, v int) (int, error) {
+			g.enter()
+			defer g.leave()
+			time.Sleep(time.Duration(1+(v*7)%10) * time.Millisecond) // later items often finish first
+			return 2 * v, nil
+		}
+		var got []parallel.Result[int]
+		a, err := parallel.New(rt, parallel.Config{Limit: limit, Queue: 8}, work, collect(&got))
+		require.NoError(t, err)
+		items := make([]int, n)
+		for i := range items {
+			items[i] = i
+		}
+		postAll(t, a, items...)
+		a.Close()
+		require.NoError(t, a.Wait(context.Background()))
+		require.Len(t, got, n)
+		for i, r := range got {
+			require.Equal(t, parallel.Result[int]{Seq: uint64(i), Value: 2 * i}, r)
+		}
+		assert.Equal(t, int64(limit), g.peak.Load(), "the limit was used and never exceeded")
+		st, err := a.Status(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, parallel.Status{Limit: limit, Queue: 8, Demand: agent.Unbounded - n,
+			Accepted: n, Done: n, Emitted: n, Closed: true}, st)
+	})
+}
+
+func TestUnorderedResultsComeOutAsTheyFinish(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		work := func(_ context.Context, v int) (int, error) {
+			time.Sleep(time.Duration(30-10*v) * time.Millisecond)
+			return v, nil
+		}
+		var got []parallel.Result[int]
+		a, err := parallel.New(rt, parallel.Config{Limit: 3, Unordered: true}, work, collect(&got))
+		require.NoError(t, err)
+		postAll(t, a, 0, 1, 2)
+		a.Close()
+		require.NoError(t, a.Wait(context.Background()))
+		assert.Equal(t, []uint64{2, 1, 0}, seqs(got))
+	})
+}
+
+func TestAPanicInWorkFailsOneResultAndTheAgentLivesOn(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		work := func(_ context.Context, v int) (int, error) {
+			if v == 2 {
+				panic("boom")
+			}
+			return v, nil
+		}
+		var got []parallel.Result[int]
+		a, err := parallel.New(rt, parallel.Config{Limit: 2}, work, collect(&got))
+		require.NoError(t, err)
+		postAll(t, a, 0, 1, 2, 3, 4)
+		a.Close()
+		err = a.Wait(context.Background())
+		var pe *agent.PanicError
+		require.ErrorAs(t, err, &pe)
+		assert.Equal(t, "boom", pe.Value)
+		assert.Contains(t, string(pe.Stack), "agent_test.go")
+		require.Equal(t, []uint64{0, 1, 2, 3, 4}, seqs(got))
+		assert.Same(t, pe, got[2].Err)
+		for _, i := range []int{0, 1, 3, 4} {
+			assert.Equal(t, parallel.Result[int]{Seq: uint64(i), Value: i}, got[i])
+		}
+		st, err := a.Status(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 5, st.Done)
+		assert.Equal(t, 1, st.Failed)
+	})
+}
+
+func TestWaitReturnsTheFirstFailureAfterEverythingIsDone(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		early, late := errors.New("fails at 10ms"), errors.New("fails at 20ms")
+		work := func(_ context.Context, v int) (int, error) {
+			switch v {
+			case 0:
+				time.Sleep(20 * time.Millisecond)
+				return 0, late
+			case 1:
+				time.Sleep(10 * time.Millisecond)
+				return 0, early
+			}
+			time.Sleep(time.Second)
+			return v, nil
+		}
+		var got []parallel.Result[int]
+		a, err := parallel.New(rt, parallel.Config{Limit: 3}, work, collect(&got))
+		require.NoError(t, err)
+		postAll(t, a, 0, 1, 2)
+		a.Close()
+		start := time.Now()
+		assert.ErrorIs(t, a.Wait(context.Background()), early)
+		assert.Equal(t, time.Second, time.Since(start), "Wait returned after the slowest item")
+		assert.Len(t, got, 3)
+		assert.ErrorIs(t, got[0].Err, late)
+	})
+}
+
+func TestSetLimitWhileRunning(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		release := make(chan struct{})
+		work := func(_ context.Context, v int) (int, error) { <-release; return v, nil }
+		a, err := parallel.New(rt, parallel.Config{Limit: 1}, work, nil)
+		require.NoError(t, err)
+		postAll(t, a, 0, 1, 2, 3)
+		expect := func(inFlight, queued int, why string) {
+			t.Helper()
+			synctest.Wait()
+			st, err := a.Status(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, [2]int{inFlight, queued}, [2]int{st.InFlight, st.Queued}, why)
+		}
+		expect(1, 3, "limit 1")
+		require.NoError(t, a.SetLimit(3))
+		expect(3, 1, "raising the limit starts queued work at once")
+		require.NoError(t, a.SetLimit(1))
+		expect(3, 1, "lowering the limit lets running work run")
+		release <- struct{}{}
+		expect(2, 1, "two still over the limit of 1: nothing starts")
+		release <- struct{}{}
+		expect(1, 1, "one at the limit of 1: nothing starts")
+		release <- struct{}{}
+		expect(1, 0, "below the limit: the last item starts")
+		assert.ErrorIs(t, a.SetLimit(0), parallel.ErrConfig)
+		close(release)
+		a.Close()
+		require.NoError(t, a.Wait(context.Background()))
+		require.NoError(t, a.Stop(context.Background()))
+		assert.ErrorIs(t, a.SetLimit(2), agent.ErrClosed)
+	})
+}
+
+func TestTryPostReportsAFullQueue(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		release := make(chan struct{})
+		work := func(_ context.Context, v int) (int, error) { <-release; return v, nil }
+		var got []parallel.Result[int]
+		a, err := parallel.New(rt, parallel.Config{Limit: 1, Queue: 2}, work, collect(&got))
+		require.NoError(t, err)
+		postAll(t, a, 0)
+		synctest.Wait() // item 0 started, so its slot came back
+		postAll(t, a, 1, 2)
+		synctest.Wait()
+		assert.ErrorIs(t, a.TryPost(3), agent.ErrFull)
+		st, err := a.Status(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 1, st.InFlight)
+		assert.Equal(t, 2, st.Queued)
+		close(release)
+		a.Close()
+		require.NoError(t, a.Wait(context.Background()))
+		assert.Equal(t, []uint64{0, 1, 2}, seqs(got))
+	})
+}
+
+func TestPostAfterCloseIsRefused(t *testing.T) {
+	rt := newRuntime(t)
+	a, err := parallel.New(rt, parallel.Config{Limit: 2}, double, nil)
+	require.NoError(t, err)
+	postAll(t, a, 1, 2)
+	a.Close()
+	assert.ErrorIs(t, a.Post(context.Background(), 3), agent.ErrClosed)
+	assert.ErrorIs(t, a.TryPost(3), agent.ErrClosed)
+	require.NoError(t, a.Wait(context.Background()))
+	st, err := a.Status(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 2, st.Emitted, "a nil sink discards results, but they are counted")
+}
+
+func TestStopCancelsRunningWork(t *testing.T) {
+	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		var cancelled atomic.Int64
+		work := func(ctx context.Context, v int) (int, error) {
+			<-ctx.Done()
+			cancelled.Add(1)
+			return v, ctx.Err()
+		}
+		a, err := parallel.New(rt, parallel.Config{Limit: 2}, work, nil)
+		require.NoError(t, err)
+		postAll(t, a, 0, 1, 2)
+		synctest.Wait()
+		require.NoError(t, a.Stop(context.Background()))
+		assert.Equal(t, int64(2), cancelled.Load(), "Stop returned after both running items saw their context end")
+		assert.ErrorIs(t, a.Wait(context.Background()), agent.ErrStopped)
+	})
+}
+
+func TestNewRejectsABadConfig(t *testing.T) {
+	rt := newRuntime(t)
+	for _, c := range []struct {
+		rt   *agent.Runtime
+		cfg  parallel.Config
+		work parallel.Work[int, int]
+		want string
+	}{
+		{rt, parallel.Config{}, double, "parallel: limit must be at least 1, got 0"},
+		{rt, parallel.Config{Limit: 2, Queue: -1}, double, "parallel: queue must not be negative, got -1"},
+		{rt, parallel.Config{Limit: 2}, nil, "parallel: work must not be nil"},
+		{nil, parallel.Config{Limit: 2}, double, "parallel: runtime must not be nil"},
+	} {
+		a, err := parallel.New(c.rt, c.cfg, c.work, nil)
+		assert.Nil(t, a)
+		assert.EqualError(t, err, c.want)
+		assert.ErrorIs(t, err, parallel.ErrConfig)
+	}
+	assert.EqualError(t, (&parallel.Agent[int, int]{}).SetLimit(-2), "parallel: limit must be at least 1, got -2")
+}
+
+func TestNewOnAShutDownRuntimeFails(t *testing.T) {
+	rt := agent.NewRuntime()
+	require.NoError(t, rt.Shutdown(context.Background()))
+	_, err := parallel.New(rt, parallel.Config{Limit: 1}, double, nil)
+	assert.ErrorIs(t, err, agent.ErrClosed)
+}
+
+func TestLogStatusWritesTheStatusAsOneObject(t *testing.T) {
+	var logs bytes.Buffer
+	rt := newRuntime(t, agent.WithLogger(zerolog.New(&logs)))
+	a, err := parallel.New(rt, parallel.Config{Name: "doubler", Limit: 3, Queue: 5}, double, nil)
+	require.NoError(t, err)
+	postAll(t, a, 1, 2)
+	a.Close()
+	require.NoError(t, a.Wait(context.Background()))
+	a.LogStatus()
+	_, err = a.Status(context.Background()) // answered after the log event was written
+	require.NoError(t, err)
+	lines := bytes.Split(bytes.TrimSpace(logs.Bytes()), []byte("\n"))
+	var ev struct {
+		Agent  string
+		Status map[string]any
+	}
+	require.NoError(t, json.Unmarshal(lines[len(lines)-1], &ev))
+	assert.Equal(t, "doubler", ev.Agent)
+	assert.Equal(t, map[string]any{
+		"limit": 3.0, "queue": 5.0, "unordered": false, "queued": 0.0, "in_flight": 0.0, "held": 0.0,
+		"demand": float64(agent.Unbounded - 2), "accepted": 2.0, "done": 2.0, "failed": 0.0, "emitted": 2.0,
+		"closed": true,
+	}, ev.Status)
+}
+
+func double(_ context.Context, v int) (int, error) { return 2 * v, nil }

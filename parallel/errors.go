@@ -1,0 +1,27 @@
+package parallel
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrConfig is reported by the errors [New], [NewState] and
+// [Agent.SetLimit] return for a setting that is out of range or missing:
+// errors.Is(err, ErrConfig) is true, and the message names the setting and
+// the value it got, as in "parallel: limit must be at least 1, got 0".
+var ErrConfig = errors.New("parallel: invalid setting")
+
+// invalidError is a setting out of range, described by msg.
+type invalidError struct {
+	msg string
+}
+
+func (e *invalidError) Error() string { return e.msg }
+
+// Is makes errors.Is(err, ErrConfig) true.
+func (e *invalidError) Is(target error) bool { return target == ErrConfig }
+
+// invalid builds an invalidError whose message starts with "parallel: ".
+func invalid(format string, args ...any) error {
+	return &invalidError{msg: "parallel: " + fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,331 @@
+package parallel_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/parallel"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Shorthands for the step tables below: the agent takes strings and its
+// work returns ints.
+type (
+	state  = parallel.State[string, int]
+	result = parallel.Result[int]
+)
+
+var (
+	evolve    = parallel.Evolve[string, int]
+	unbounded = step(agent.Pull{N: agent.Unbounded})
+)
+
+func step(m agent.Msg) agenttest.Step { return agenttest.Step{Msg: m} }
+
+func input(items ...string) agenttest.Step {
+	return step(agent.Input[string]{Items: items})
+}
+
+func done(id uint64, v int) agenttest.Step {
+	return step(agent.Done[int]{ID: id, Result: v})
+}
+
+func failed(id uint64, err error) agenttest.Step {
+	return step(agent.Done[int]{ID: id, Err: err})
+}
+
+func setLimit(n int) agenttest.Step { return step(agent.Set[parallel.Limit]{Value: parallel.Limit(n)}) }
+
+func newState(t *testing.T, cfg parallel.Config) state {
+	t.Helper()
+	s, err := parallel.NewState[string, int](cfg)
+	require.NoError(t, err)
+	return s
+}
+
+func starts(fx []agent.Effect) []agent.Start[string] { return agenttest.Of[agent.Start[string]](fx) }
+
+func emitted(fx []agent.Effect) []result { return agenttest.Emitted[result](fx) }
+
+func TestAtMostLimitStartAndTheirSlotsComeBack(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2, Queue: 4}),
+		unbounded,
+		input("a", "b", "c", "d"),
+	)
+	assert.Empty(t, tr[0].Effects)
+	assert.Equal(t, []agent.Effect{
+		agent.Start[string]{ID: 0, Work: "a"},
+		agent.Start[string]{ID: 1, Work: "b"},
+		agent.Demand{N: 2},
+	}, tr[1].Effects)
+	st := agenttest.Last(tr).Status()
+	assert.Equal(t, 2, st.InFlight)
+	assert.Equal(t, 2, st.Queued)
+	assert.Equal(t, 4, st.Accepted)
+}
+
+func TestFinishedWorkMakesRoomForQueuedWork(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2, Queue: 4}),
+		unbounded,
+		input("a", "b", "c"),
+		done(0, 10),
+	)
+	assert.Equal(t, []agent.Effect{
+		agent.Emit[result]{Values: []result{{Seq: 0, Value: 10}}},
+		agent.Start[string]{ID: 2, Work: "c"},
+		agent.Demand{N: 1},
+	}, tr[2].Effects)
+	st := agenttest.Last(tr).Status()
+	assert.Equal(t, 2, st.InFlight)
+	assert.Zero(t, st.Queued)
+	assert.Equal(t, 1, st.Done)
+}
+
+func TestInOrderEarlyResultsAreHeldThenReleased(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 3}),
+		unbounded,
+		input("a", "b", "c"),
+		done(2, 12),
+		done(1, 11),
+		done(0, 10),
+	)
+	assert.Empty(t, tr[2].Effects)
+	assert.Empty(t, tr[3].Effects)
+	assert.Equal(t, 2, tr[3].State.Status().Held)
+	assert.Equal(t, []result{{Seq: 0, Value: 10}, {Seq: 1, Value: 11}, {Seq: 2, Value: 12}}, emitted(tr[4].Effects))
+	assert.Zero(t, agenttest.Last(tr).Status().Held)
+}
+
+func TestUnorderedResultsGoOutAsTheyFinish(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 3, Unordered: true}),
+		unbounded,
+		input("a", "b", "c"),
+		done(2, 12),
+		done(0, 10),
+		done(1, 11),
+	)
+	assert.Equal(t, []result{{Seq: 2, Value: 12}}, emitted(tr[2].Effects))
+	assert.Equal(t, []result{{Seq: 0, Value: 10}}, emitted(tr[3].Effects))
+	assert.Equal(t, []result{{Seq: 1, Value: 11}}, emitted(tr[4].Effects))
+}
+
+func TestInOrderAtMostLimitResultsWaitForAnEarlierOne(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2}),
+		unbounded,
+		input("a", "b", "c", "d", "e"),
+		done(1, 11), // held; c starts
+		done(2, 12), // held; two wait for a, so d does not start
+		done(0, 10),
+	)
+	assert.Equal(t, []agent.Start[string]{{ID: 2, Work: "c"}}, starts(tr[2].Effects))
+	assert.Empty(t, tr[3].Effects)
+	assert.Equal(t, 2, tr[3].State.Status().Held)
+	assert.Equal(t, []agent.Effect{
+		agent.Emit[result]{Values: []result{{Seq: 0, Value: 10}, {Seq: 1, Value: 11}, {Seq: 2, Value: 12}}},
+		agent.Start[string]{ID: 3, Work: "d"},
+		agent.Start[string]{ID: 4, Work: "e"},
+		agent.Demand{N: 2},
+	}, tr[4].Effects)
+}
+
+func TestFailedWorkIsPassedOnCountedAndReportedAtFinish(t *testing.T) {
+	first, second := errors.New("first"), errors.New("second")
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 3}),
+		unbounded,
+		input("a", "b", "c"),
+		failed(1, first),
+		failed(0, second),
+		step(agent.Close{}),
+		done(2, 12),
+	)
+	assert.Equal(t, []result{{Seq: 0, Err: second}, {Seq: 1, Err: first}}, emitted(tr[3].Effects))
+	assert.Empty(t, tr[4].Effects, "the agent finishes only once nothing is left")
+	assert.Equal(t, []agent.Effect{
+		agent.Emit[result]{Values: []result{{Seq: 2, Value: 12}}},
+		agent.Finish{Err: first},
+	}, tr[5].Effects, "Finish carries the first failure seen, after everything is emitted")
+	st := agenttest.Last(tr).Status()
+	assert.Equal(t, 3, st.Done)
+	assert.Equal(t, 2, st.Failed)
+	assert.Equal(t, 3, st.Emitted)
+}
+
+func TestCloseFinishesExactlyOnce(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1}),
+		unbounded,
+		step(agent.Close{}),
+		step(agent.Close{}),
+		input("late"),
+		done(0, 1),
+	)
+	assert.Equal(t, []agent.Effect{agent.Finish{}}, tr[1].Effects)
+	assert.Empty(t, tr[2].Effects)
+	assert.Equal(t, []agent.Start[string]{{ID: 0, Work: "late"}}, starts(tr[3].Effects), "input after Close is accepted")
+	assert.Equal(t, []agent.Effect{agent.Emit[result]{Values: []result{{Seq: 0, Value: 1}}}}, tr[4].Effects)
+}
+
+func TestFinishWaitsForQueuedItems(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1}),
+		unbounded,
+		input("a", "b"),
+		step(agent.Close{}),
+		done(0, 1),
+		done(1, 2),
+	)
+	assert.Empty(t, tr[2].Effects)
+	assert.Empty(t, agenttest.Of[agent.Finish](tr[3].Effects))
+	assert.Equal(t, []agent.Finish{{}}, agenttest.Of[agent.Finish](tr[4].Effects))
+	assert.True(t, agenttest.Last(tr).Status().Closed)
+}
+
+func TestRaisingTheLimitStartsQueuedWorkAtOnce(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1}),
+		unbounded,
+		input("a", "b", "c", "d"),
+		setLimit(3),
+	)
+	assert.Equal(t, []agent.Effect{
+		agent.Start[string]{ID: 1, Work: "b"},
+		agent.Start[string]{ID: 2, Work: "c"},
+		agent.Demand{N: 2},
+	}, tr[2].Effects)
+	assert.Equal(t, 3, agenttest.Last(tr).Status().Limit)
+}
+
+func TestLoweringTheLimitLetsRunningWorkFinish(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 3, Unordered: true}),
+		unbounded,
+		input("a", "b", "c", "d"),
+		setLimit(1),
+		done(0, 10),
+		done(1, 11),
+		done(2, 12),
+	)
+	assert.Empty(t, tr[2].Effects)
+	assert.Equal(t, 3, tr[2].State.Status().InFlight)
+	assert.Empty(t, starts(tr[3].Effects), "two still in flight, over the limit of 1")
+	assert.Empty(t, starts(tr[4].Effects), "one in flight, at the limit of 1")
+	assert.Equal(t, []agent.Start[string]{{ID: 3, Work: "d"}}, starts(tr[5].Effects))
+}
+
+func TestALimitBelowOneIsIgnored(t *testing.T) {
+	s := agenttest.Last(agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2}), unbounded, input("a")))
+	for _, n := range []int{0, -1} {
+		tr := agenttest.Run(evolve, s, setLimit(n))
+		assert.Empty(t, tr[0].Effects)
+		assert.Equal(t, s, tr[0].State)
+	}
+}
+
+func TestWithoutDemandNothingStartsAndNothingIsEmitted(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 3}),
+		input("a", "b", "c"),
+		step(agent.Pull{N: 1}),
+		done(0, 10),
+		step(agent.Pull{N: 2}),
+	)
+	assert.Empty(t, tr[0].Effects, "no demand yet: nothing starts")
+	assert.Equal(t, []agent.Effect{agent.Start[string]{ID: 0, Work: "a"}, agent.Demand{N: 1}}, tr[1].Effects,
+		"one value of demand reserves one start")
+	assert.Equal(t, []agent.Effect{agent.Emit[result]{Values: []result{{Seq: 0, Value: 10}}}}, tr[2].Effects,
+		"the demand is used up: nothing new starts")
+	assert.Len(t, starts(tr[3].Effects), 2)
+	st := agenttest.Last(tr).Status()
+	assert.Equal(t, 2, st.Demand)
+	assert.Equal(t, 2, st.InFlight)
+}
+
+func TestFinishedResultsWaitForDemand(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2, Unordered: true}),
+		step(agent.Pull{N: 2}),
+		input("a", "b"),
+		done(1, 11),
+		step(agent.Close{}),
+		done(0, 10),
+	)
+	assert.Equal(t, []result{{Seq: 1, Value: 11}}, emitted(tr[2].Effects))
+	assert.Equal(t, []agent.Effect{
+		agent.Emit[result]{Values: []result{{Seq: 0, Value: 10}}},
+		agent.Finish{},
+	}, tr[4].Effects)
+
+	held := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1}),
+		step(agent.Pull{N: 1}),
+		input("a"),
+		step(agent.Pull{N: -5}), // ignored
+		step(agent.Close{}),
+	)
+	assert.Empty(t, held[2].Effects)
+	assert.Empty(t, held[3].Effects, "still in flight")
+}
+
+func TestQueryRepliesAndChangesNothing(t *testing.T) {
+	s := agenttest.Last(agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2, Queue: 5}),
+		unbounded, input("a", "b", "c"), failed(1, errors.New("x"))))
+	tr := agenttest.Run(evolve, s, step(agent.Query{ID: 7}))
+	assert.Equal(t, s, tr[0].State)
+	assert.Equal(t, []agent.Effect{agent.Reply[parallel.Status]{To: 7, Value: parallel.Status{
+		Limit: 2, Queue: 5, InFlight: 2, Held: 1, Demand: agent.Unbounded,
+		Accepted: 3, Done: 1, Failed: 1,
+	}}}, tr[0].Effects)
+}
+
+func TestUnknownMessagesAreIgnored(t *testing.T) {
+	s := agenttest.Last(agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1}),
+		unbounded, input("a", "b"), step(agent.Close{})))
+	for _, m := range []agent.Msg{
+		agent.Tick{Tag: 1},
+		agent.Input[int]{Items: []int{1}},
+		agent.Done[string]{ID: 0},
+		agent.Done[int]{ID: 1}, // queued, not started
+		agent.Done[int]{ID: 9}, // never accepted
+		agent.Set[int]{Value: 5},
+		agent.Pull{N: 0},
+	} {
+		tr := agenttest.Run(evolve, s, step(m))
+		assert.Empty(t, tr[0].Effects, "%T", m)
+		assert.Equal(t, s, tr[0].State, "%T", m)
+	}
+}
+
+func TestADuplicateDoneIsIgnored(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2}),
+		unbounded, input("a", "b"), done(0, 10), done(0, 99))
+	assert.Empty(t, tr[3].Effects)
+	assert.Equal(t, 1, agenttest.Last(tr).Status().Done)
+}
+
+func TestEvolveLeavesTheStateItWasGivenUntouched(t *testing.T) {
+	s := agenttest.Last(agenttest.Run(evolve, newState(t, parallel.Config{Limit: 3}),
+		unbounded, input("a", "b", "c", "d"), done(2, 12)))
+	// Two different futures of the same state must not see each other.
+	left := agenttest.Run(evolve, s, done(1, 11), input("e"))
+	right := agenttest.Run(evolve, s, done(0, 10), input("f"))
+	again := agenttest.Run(evolve, s, done(1, 11), input("e"))
+	assert.Equal(t, left, again)
+	assert.Equal(t, []result{{Seq: 0, Value: 10}}, emitted(right[0].Effects))
+	assert.Equal(t, 2, agenttest.Last(left).Status().Held)
+}
+
+func TestNewStateRejectsABadConfig(t *testing.T) {
+	for _, c := range []struct {
+		cfg  parallel.Config
+		want string
+	}{
+		{parallel.Config{}, "parallel: limit must be at least 1, got 0"},
+		{parallel.Config{Limit: -3}, "parallel: limit must be at least 1, got -3"},
+		{parallel.Config{Limit: 1, Queue: -1}, "parallel: queue must not be negative, got -1"},
+	} {
+		_, err := parallel.NewState[string, int](c.cfg)
+		assert.EqualError(t, err, c.want)
+		assert.ErrorIs(t, err, parallel.ErrConfig)
+	}
+}
+
+func TestNewStateFillsInDefaults(t *testing.T) {
+	st := newState(t, parallel.Config{Limit: 4}).Status()
+	assert.Equal(t, parallel.Status{Limit: 4, Queue: agent.DefaultQueue}, st)
+}

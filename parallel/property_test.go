@@ -1,0 +1,340 @@
+package parallel_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/parallel"
+)
+
+// TestRandomSequencesKeepEveryPromise drives Evolve with seeded random
+// message sequences the way the runtime would (a feeder that posts only
+// while it holds input slots, work that finishes in any order, downstream
+// demand granted a little at a time, limit changes, queries, noise), then
+// closes and drains. After every message it checks the invariants against a
+// model of what was sent; at the end, that every accepted item came out
+// exactly once, in order when ordered, and that Finish came once, last.
+func TestRandomSequencesKeepEveryPromise(t *testing.T) {
+	const sequences, messages = 2000, 200
+	delivered := 0
+	for seed := range uint64(sequences) {
+		sim := newSim(t, seed)
+		for range messages {
+			sim.randomStep()
+		}
+		sim.drain()
+		sim.checkEnd()
+		delivered += sim.delivered
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("%d sequences x %d random messages, then close and drain: %d messages in all, each evolved twice",
+		sequences, messages, delivered)
+}
+
+// sim is the harness and the model: what has been sent to the agent and
+// what it must therefore have done.
+type sim struct {
+	t     *testing.T
+	seed  uint64
+	r     *rand.Rand
+	s     parallel.State[int, int]
+	queue int // the input bound
+	limit int // the limit last set
+
+	credits   int      // input slots the feeder holds
+	accepted  int      // items posted
+	started   int      // Start effects seen
+	running   []uint64 // in flight, by the Start effects seen
+	finished  map[uint64]result
+	emitted   []uint64 // Seqs in the order emitted
+	demand    int      // granted minus emitted
+	firstErr  error
+	closed    bool
+	finishes  int
+	delivered int
+}
+
+func newSim(t *testing.T, seed uint64) *sim {
+	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	cfg := parallel.Config{Limit: 1 + r.IntN(6), Unordered: r.IntN(2) == 0}
+	if r.IntN(4) > 0 {
+		cfg.Queue = 1 + r.IntN(8)
+	}
+	s, err := parallel.NewState[int, int](cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := &sim{t: t, seed: seed, r: r, s: s, limit: cfg.Limit, finished: map[uint64]result{}}
+	sim.queue, sim.credits = s.Status().Queue, s.Status().Queue
+	if r.IntN(3) == 0 {
+		sim.deliver(agent.Pull{N: r.IntN(5)}) // a finite start; 0 is ignored
+	} else {
+		sim.deliver(agent.Pull{N: agent.Unbounded})
+	}
+	return sim
+}
+
+// randomStep delivers one message picked at random.
+func (m *sim) randomStep() {
+	switch k := m.r.IntN(100); {
+	case k < 30 && len(m.running) > 0:
+		m.complete()
+	case k < 40:
+		m.setLimit()
+	case k < 52:
+		m.deliver(agent.Pull{N: 1 + m.r.IntN(3)})
+	case k < 57:
+		m.query()
+	case k < 62:
+		m.noise()
+	case k < 63:
+		m.deliver(agent.Close{})
+	default:
+		m.post()
+	}
+}
+
+// post sends as many items as the feeder holds slots for, up to three. After
+// Close it still may (input already on its way is accepted), but not after
+// Finish: the runtime delivers every item posted before Close ahead of it.
+func (m *sim) post() {
+	if m.credits == 0 || m.finishes > 0 {
+		return
+	}
+	n := 1 + m.r.IntN(min(m.credits, 3))
+	items := make([]int, n)
+	for i := range items {
+		items[i] = m.accepted + i
+	}
+	m.credits -= n
+	m.accepted += n
+	m.deliver(agent.Input[int]{Items: items})
+}
+
+// complete finishes one random piece of work in flight, failing one in five.
+func (m *sim) complete() {
+	id := m.running[m.r.IntN(len(m.running))]
+	var err error
+	if m.r.IntN(5) == 0 {
+		err = fmt.Errorf("item %d failed", id)
+	}
+	m.finished[id] = result{Seq: id, Value: int(id) * 10, Err: err}
+	m.running = slices.DeleteFunc(m.running, func(x uint64) bool { return x == id })
+	if err != nil && m.firstErr == nil {
+		m.firstErr = err
+	}
+	m.deliver(agent.Done[int]{ID: id, Result: int(id) * 10, Err: err})
+}
+
+// setLimit sends a new limit; one time in ten a bad one, which is ignored.
+func (m *sim) setLimit() {
+	n := 1 + m.r.IntN(6)
+	if m.r.IntN(10) == 0 {
+		m.ignored(agent.Set[parallel.Limit]{Value: parallel.Limit(-m.r.IntN(2))})
+		return
+	}
+	m.limit = n
+	m.deliver(agent.Set[parallel.Limit]{Value: parallel.Limit(n)})
+}
+
+func (m *sim) query() {
+	id := m.r.Uint64()
+	want := m.s.Status()
+	fx := m.deliver(agent.Query{ID: id})
+	if !sameEffects(fx, []agent.Effect{agent.Reply[parallel.Status]{To: id, Value: want}}) {
+		m.fail("query answered with %v", fx)
+	}
+}
+
+// noise sends a message the agent must ignore.
+func (m *sim) noise() {
+	msgs := []agent.Msg{
+		agent.Tick{Tag: 3},
+		agent.Pull{N: -m.r.IntN(3)},
+		agent.Set[int]{Value: 4},
+		agent.Done[int]{ID: uint64(m.accepted + m.r.IntN(3))}, // never started
+		agent.Input[string]{Items: []string{"x"}},
+	}
+	if len(m.emitted) > 0 {
+		msgs = append(msgs, agent.Done[int]{ID: m.emitted[m.r.IntN(len(m.emitted))]}) // a duplicate
+	}
+	m.ignored(msgs[m.r.IntN(len(msgs))])
+}
+
+// ignored delivers msg and checks that nothing changed.
+func (m *sim) ignored(msg agent.Msg) {
+	before := m.s
+	if fx := m.deliver(msg); len(fx) > 0 || !reflect.DeepEqual(before, m.s) {
+		m.fail("%#v was not ignored: %v", msg, fx)
+	}
+}
+
+// drain closes the input, then finishes work and grants demand until the
+// agent finishes.
+func (m *sim) drain() {
+	if !m.closed {
+		m.deliver(agent.Close{})
+	}
+	for range 10 * (m.accepted + 10) {
+		switch {
+		case m.finishes > 0:
+			return
+		case len(m.running) > 0:
+			m.complete()
+		default:
+			m.deliver(agent.Pull{N: 1 + m.r.IntN(3)})
+		}
+	}
+	m.fail("the agent never finished")
+}
+
+// deliver evolves the state with msg, twice from the same state to check
+// that Evolve changed nothing it was given, then checks the effects and the
+// invariants.
+func (m *sim) deliver(msg agent.Msg) []agent.Effect {
+	before, was := m.s, m.s.Status()
+	next, fx := parallel.Evolve(before, msg)
+	again, fx2 := parallel.Evolve(before, msg)
+	if next.Status() != again.Status() || !sameEffects(fx, fx2) || before.Status() != was {
+		m.fail("evolving the same state twice with %#v gave different answers", msg)
+	}
+	m.s = next
+	m.delivered++
+	switch msg := msg.(type) {
+	case agent.Pull:
+		if msg.N > 0 {
+			m.demand = min(m.demand+msg.N, agent.Unbounded)
+		}
+	case agent.Close:
+		m.closed = true
+	}
+	m.effects(was, fx)
+	m.invariants()
+	return fx
+}
+
+// effects checks each effect against the model and updates it.
+func (m *sim) effects(was parallel.Status, fx []agent.Effect) {
+	starts := 0
+	for _, e := range fx {
+		switch e := e.(type) {
+		case agent.Start[int]:
+			m.start(e)
+			starts++
+		case agent.Demand:
+			m.credits += e.N
+		case agent.Emit[result]:
+			m.emit(e.Values)
+		case agent.Finish:
+			m.finish(e)
+		}
+	}
+	st := m.s.Status()
+	if starts > 0 && st.InFlight > st.Limit {
+		m.fail("started work with %d in flight over a limit of %d", st.InFlight, st.Limit)
+	}
+	if starts > 0 && !st.Unordered && st.Held >= st.Limit {
+		m.fail("started work while %d results were held, limit %d", st.Held, st.Limit)
+	}
+	if starts == 0 && st.InFlight > was.InFlight {
+		m.fail("in flight grew from %d to %d without a start", was.InFlight, st.InFlight)
+	}
+}
+
+func (m *sim) start(e agent.Start[int]) {
+	if e.ID != uint64(m.started) || e.Work != m.started {
+		m.fail("start %+v, want item %d", e, m.started)
+	}
+	m.started++
+	m.running = append(m.running, e.ID)
+}
+
+func (m *sim) emit(values []result) {
+	for _, r := range values {
+		want, ok := m.finished[r.Seq]
+		if !ok || r != want {
+			m.fail("emitted %+v, want %+v (finished: %v)", r, want, ok)
+		}
+		if slices.Contains(m.emitted, r.Seq) {
+			m.fail("emitted Seq %d twice", r.Seq)
+		}
+		if !m.s.Status().Unordered && r.Seq != uint64(len(m.emitted)) {
+			m.fail("emitted Seq %d out of order, want %d", r.Seq, len(m.emitted))
+		}
+		m.emitted = append(m.emitted, r.Seq)
+		m.demand--
+	}
+}
+
+func (m *sim) finish(e agent.Finish) {
+	m.finishes++
+	switch {
+	case m.finishes > 1:
+		m.fail("finished twice")
+	case !m.closed:
+		m.fail("finished before Close")
+	case len(m.emitted) != m.accepted:
+		m.fail("finished with %d of %d items emitted", len(m.emitted), m.accepted)
+	case e.Err != m.firstErr:
+		m.fail("finished with %v, want the first failure %v", e.Err, m.firstErr)
+	}
+}
+
+// invariants checks the agent's status against the model.
+func (m *sim) invariants() {
+	st := m.s.Status()
+	switch {
+	case st.Limit != m.limit:
+		m.fail("limit %d, want %d", st.Limit, m.limit)
+	case st.Queued != m.accepted-m.started || st.Queued+m.credits != m.queue:
+		m.fail("%d queued and %d slots held by the feeder, bound %d", st.Queued, m.credits, m.queue)
+	case st.InFlight != len(m.running):
+		m.fail("%d in flight, want %d", st.InFlight, len(m.running))
+	case st.Demand != m.demand || m.demand < 0:
+		m.fail("demand %d, want %d", st.Demand, m.demand)
+	case st.InFlight+st.Held > st.Demand:
+		m.fail("%d in flight and %d held exceed the demand of %d", st.InFlight, st.Held, st.Demand)
+	case st.Done != len(m.finished) || st.Emitted != len(m.emitted) || st.Accepted != m.accepted:
+		m.fail("counts %+v, want %d done, %d emitted, %d accepted", st, len(m.finished), len(m.emitted), m.accepted)
+	case st.Held != len(m.finished)-len(m.emitted):
+		m.fail("%d held, want %d", st.Held, len(m.finished)-len(m.emitted))
+	}
+}
+
+// checkEnd checks that every accepted item came out exactly once.
+func (m *sim) checkEnd() {
+	got := slices.Clone(m.emitted)
+	slices.Sort(got)
+	for i, seq := range got {
+		if seq != uint64(i) {
+			m.fail("Seqs emitted %v, want 0..%d once each", got, m.accepted-1)
+			return
+		}
+	}
+	if len(got) != m.accepted || m.finishes != 1 {
+		m.fail("%d of %d items emitted, %d finishes", len(got), m.accepted, m.finishes)
+	}
+}
+
+func (m *sim) fail(format string, args ...any) {
+	m.t.Helper()
+	m.t.Fatalf("seed %d, message %d: %s", m.seed, m.delivered, fmt.Sprintf(format, args...))
+}
+
+// sameEffects reports whether a and b are the same effects. It is
+// reflect.DeepEqual made cheap enough to run on every message.
+func sameEffects(a, b []agent.Effect) bool {
+	return slices.EqualFunc(a, b, func(x, y agent.Effect) bool {
+		if ex, ok := x.(agent.Emit[result]); ok {
+			ey, ok := y.(agent.Emit[result])
+			return ok && slices.Equal(ex.Values, ey.Values)
+		}
+		return x == y
+	})
+}
