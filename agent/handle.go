@@ -141,8 +141,9 @@ func (h *Handle[I, V]) send(v I) error {
 }
 
 // Close ends the agent's input: later Posts return [ErrClosed], and the
-// agent finishes once everything it accepted is done. Close does not wait;
-// Wait does. Calling Close more than once is harmless.
+// agent finishes once everything it accepted is done. Every item whose Post
+// returned nil reaches evolve before the [Close] message does. Close does not
+// wait; Wait does. Calling Close more than once is harmless.
 func (h *Handle[I, V]) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -253,12 +254,14 @@ func (h *Handle[I, V]) deliver(m any) bool {
 	return true
 }
 
-// grant returns n input slots; the agent never grants more than it took.
+// grant returns n input slots. An agent that gives back more than it took
+// has a bug: the surplus is dropped, so the bound holds, and logged.
 func (h *Handle[I, V]) grant(n int) {
-	for range n {
+	for i := range n {
 		select {
 		case h.credits <- struct{}{}:
 		default:
+			h.log.Warn().Int("surplus", n-i).Msg("agent gave back more input slots than it took")
 			return
 		}
 	}

@@ -49,8 +49,10 @@ type Tick struct {
 }
 
 // Pull grants the agent demand: downstream will accept N more values. An
-// agent emits only while it holds demand. A standalone agent whose output goes
-// to a sink function is granted [Unbounded] demand when it starts.
+// agent emits only while it holds demand, and caps what it holds at
+// [Unbounded] so that repeated grants cannot overflow. A standalone agent,
+// whose output goes to a sink function, is granted Unbounded demand when it
+// starts.
 type Pull struct {
 	At time.Time
 	N  int

@@ -33,7 +33,7 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 		if m.N < 1 {
 			return s, nil
 		}
-		s.demand += m.N
+		s.demand = min(s.demand+m.N, agent.Unbounded)
 	case agent.Close:
 		s.closed = true
 	case agent.Query:
