@@ -1,0 +1,49 @@
+package rate
+
+import "github.com/evolvekit/evolve/agent"
+
+// Config sets up a rate agent: the bucket's rate and burst, the bound of its
+// input queue, and how much each item costs.
+//
+// The zero Config is not valid: Rate and Burst are required. Queue 0 picks
+// agent.DefaultQueue, and a nil Cost makes every item cost 1.
+type Config[T any] struct {
+	// Rate is the refill rate in tokens per second: positive and finite.
+	// Fractions are allowed: 0.5 lets one item of cost 1 through every two
+	// seconds.
+	Rate float64
+	// Burst is the capacity of the bucket, which starts full: at least 1.
+	Burst int
+	// Queue bounds the items posted but not yet emitted. 0 means
+	// agent.DefaultQueue; it must not be negative.
+	Queue int
+	// Cost returns the tokens an item takes from the bucket. It is called
+	// once per item by Post and TryPost, in the caller's goroutine, never by
+	// the agent, so a panic in it reaches the caller. Nil means every item
+	// costs 1; a cost of 0 also counts as 1. A cost that is negative, NaN or
+	// above Burst is refused with [ErrCost].
+	Cost func(T) float64
+	// Name names the agent in logs. Empty means "rate".
+	Name string
+}
+
+// limit returns the bucket shape cfg asks for.
+func (c Config[T]) limit() Limit { return Limit{Rate: c.Rate, Burst: c.Burst} }
+
+// withDefaults checks c and fills in the default Queue and Name. Its errors
+// are [ErrConfig] and name the field at fault.
+func (c Config[T]) withDefaults() (Config[T], error) {
+	if err := c.limit().check(); err != nil {
+		return c, err
+	}
+	if c.Queue < 0 {
+		return c, configError("queue must not be negative, got %d", c.Queue)
+	}
+	if c.Queue == 0 {
+		c.Queue = agent.DefaultQueue
+	}
+	if c.Name == "" {
+		c.Name = "rate"
+	}
+	return c, nil
+}

@@ -1,0 +1,27 @@
+// Package rate passes items through a token bucket: an agent that emits the
+// values posted to it unchanged and in order, no faster than a rate (events
+// per second, fractions allowed) with bursts of up to a number of tokens.
+//
+// The bucket starts full and refills continuously, from the instants carried
+// by the agent's messages: at any instant it holds min(burst, tokens +
+// rate*elapsed), never a refill once a second. Each item takes its cost from
+// the bucket (1 unless [Config.Cost] says otherwise). When the oldest item
+// must wait, the agent asks for one timer to the nanosecond its tokens are
+// due, and items behind it wait too, so a costly item is never overtaken. The
+// rate and burst can change while it runs ([Agent.SetLimit]).
+//
+// Unlike golang.org/x/time/rate, whose Limiter each caller asks for
+// permission and waits on, this is an agent that holds the items: callers
+// Post and go on (Post blocks only while the bounded input queue is full),
+// the agent emits each item when its tokens are there, Close and Wait drain
+// it, and it chains with the other agents of this module through demand, so
+// it never emits more than downstream takes. Both packages are named rate; a
+// program that imports both aliases the other one, for instance as xrate.
+//
+// The whole behaviour is the pure function [Evolve] over a [State]; [New]
+// runs it on an agent.Runtime. An [Agent] is safe for concurrent use; a State
+// is a plain value, for one goroutine, evolved once per step.
+//
+// The zero [Config] is not valid: Rate and Burst are required. Queue 0 picks
+// agent.DefaultQueue, and a nil Cost makes every item cost 1.
+package rate

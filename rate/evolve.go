@@ -1,0 +1,89 @@
+package rate
+
+import (
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+)
+
+// Evolve is the rate agent's behaviour: given its state and one message, the
+// next state and the effects to perform. It is pure, as [agent.Evolve]
+// requires; time is the message's At.
+//
+// It queues the items of [agent.Input] messages, and emits them unchanged and
+// in order while it holds [agent.Pull] demand and the bucket holds the oldest
+// item's cost, giving each emitted item's input slot back with
+// [agent.Demand]. When the oldest item waits for tokens, it asks for one
+// [agent.Timer] to the nanosecond the tokens are due, and never has more than
+// one pending: a [agent.Tick] whose tag is not the pending timer's is
+// ignored. An [agent.Set] carrying a [Limit] refills the bucket up to its
+// instant at the old rate, then switches to the new limit and moves the
+// timer if the due instant moved; an invalid Limit is ignored. It answers
+// [agent.Query] with a [Status], and returns [agent.Finish] once, when closed
+// and empty. Other messages leave the state unchanged and ask for nothing.
+//
+// Each step costs O(items emitted) plus, when a timer is asked for, a few
+// float64 operations to find its nanosecond.
+func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
+	switch m := m.(type) {
+	case agent.Input[Item[T]]:
+		s.queue = append(s.queue, m.Items...)
+		return s.settle(m.At)
+	case agent.Pull:
+		return s.pull(m)
+	case agent.Tick:
+		return s.tick(m)
+	case agent.Set[Limit]:
+		return s.reshape(m)
+	case agent.Close:
+		s.closed = true
+		return s.settle(m.At)
+	case agent.Query:
+		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status(m.At)}}
+	}
+	return s, nil
+}
+
+// pull adds the demand m grants; a Pull of less than 1 changes nothing.
+func (s State[T]) pull(m agent.Pull) (State[T], []agent.Effect) {
+	if m.N < 1 {
+		return s, nil
+	}
+	s.demand += min(m.N, agent.Unbounded-s.demand)
+	return s.settle(m.At)
+}
+
+// tick handles the pending timer's Tick, and ignores a stale one.
+func (s State[T]) tick(m agent.Tick) (State[T], []agent.Effect) {
+	if !s.armed || m.Tag != s.tag {
+		return s, nil
+	}
+	s.armed = false
+	return s.settle(m.At)
+}
+
+// reshape switches the bucket to the Limit m carries, if it is valid.
+func (s State[T]) reshape(m agent.Set[Limit]) (State[T], []agent.Effect) {
+	if m.Value.check() != nil {
+		return s, nil
+	}
+	s.bucket = s.bucket.reshape(m.At, m.Value)
+	return s.settle(m.At)
+}
+
+// settle brings s up to date at instant at: it emits what it can, asks for a
+// timer if the oldest item must wait, and finishes if it is done.
+func (s State[T]) settle(at time.Time) (State[T], []agent.Effect) {
+	s, fx := s.pass(at)
+	s, fx = s.arm(at, fx)
+	return s.finish(fx)
+}
+
+// finish returns [agent.Finish] once input has ended and nothing waits.
+func (s State[T]) finish(fx []agent.Effect) (State[T], []agent.Effect) {
+	if !s.closed || s.finished || len(s.queue) > 0 {
+		return s, fx
+	}
+	s.finished = true
+	return s, append(fx, agent.Finish{})
+}

@@ -1,0 +1,601 @@
+package rate
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+)
+
+// TestProperties drives Evolve through thousands of seeded random sequences
+// the way the runtime would: a feeder that posts only while it holds input
+// credits, a downstream that grants demand, Ticks delivered at the instants
+// their timers asked for (interleaved with other messages at the same
+// instant), stale Ticks, queries, limit changes and Close. After every
+// message it checks the invariants; at the end of each sequence it drains
+// the agent and checks that everything came out, in order, once, no faster
+// than the bucket allows and no later than an exact model of it says.
+func TestProperties(t *testing.T) {
+	const sequences, messages, shards = 2000, 200, 4
+	var (
+		mu    sync.Mutex
+		total tally
+	)
+	t.Run("shards", func(t *testing.T) {
+		for shard := range uint64(shards) {
+			t.Run(fmt.Sprint(shard), func(t *testing.T) {
+				t.Parallel()
+				var n tally
+				for seed := shard; seed < sequences; seed += shards {
+					n.add(runSequence(t, seed, messages))
+				}
+				mu.Lock()
+				total.add(n)
+				mu.Unlock()
+			})
+		}
+	})
+	t.Logf("%d sequences x %d messages (+ drain): %d messages in all, %d ticks (%d stale), %d items; %d emissions a nanosecond off the exact model",
+		sequences, messages, total.messages, total.ticks, total.stale, total.items, total.off)
+	if total.off*1000 > total.items {
+		t.Errorf("%d of %d items a nanosecond off the exact model: more than knife edges", total.off, total.items)
+	}
+}
+
+// runSequence plays the sequence of the given seed and checks it.
+func runSequence(t *testing.T, seed uint64, messages int) tally {
+	rnd := rand.New(rand.NewPCG(seed, 0x5eed))
+	sm := newSim(t, seed, newScenario(rnd), rnd)
+	for sm.n.messages < messages {
+		sm.step()
+	}
+	sm.drain()
+	sm.checkOutput()
+	return sm.n
+}
+
+// scenario is one sequence's configuration.
+type scenario struct {
+	limit     Limit
+	exact     *big.Rat // the rate limit.Rate stands for
+	queue     int
+	costs     bool          // items have random costs
+	reshape   bool          // SetLimit messages happen; the rate is not fixed
+	throttled bool          // demand comes in small Pulls instead of all at once
+	gap       time.Duration // mean gap between messages
+}
+
+func (sc scenario) String() string {
+	return fmt.Sprintf("rate %s burst %d queue %d costs %v reshape %v throttled %v gap %v",
+		sc.exact.RatString(), sc.limit.Burst, sc.queue, sc.costs, sc.reshape, sc.throttled, sc.gap)
+}
+
+func newScenario(rnd *rand.Rand) scenario {
+	l, exact := randomExactLimit(rnd)
+	sc := scenario{
+		limit:     l,
+		exact:     exact,
+		queue:     1 + rnd.IntN(16),
+		costs:     rnd.IntN(2) == 0,
+		reshape:   rnd.IntN(4) == 0,
+		throttled: rnd.IntN(3) == 0,
+	}
+	perItem := time.Duration(float64(time.Second) / sc.limit.Rate)
+	sc.gap = time.Duration(rnd.Float64() * 2 * float64(perItem))
+	return sc
+}
+
+// randomLimit picks a rate, often a fractional one, and a burst.
+func randomLimit(rnd *rand.Rand) Limit {
+	l, _ := randomExactLimit(rnd)
+	return l
+}
+
+// randomExactLimit is randomLimit, with the rate also as the exact number it
+// stands for: the float64 nearest to 0.3 is not 0.3.
+func randomExactLimit(rnd *rand.Rand) (Limit, *big.Rat) {
+	written := []string{"3", "0.5", "10", "1/3", "0.3", "7", "1000/7", "2.5"}
+	exact, _ := new(big.Rat).SetString(written[rnd.IntN(len(written))])
+	if rnd.IntN(2) == 0 {
+		exact.SetFloat64(math.Exp(rnd.Float64()*math.Log(1e4)) / 10) // 0.1/s to 1000/s
+	}
+	r, _ := exact.Float64()
+	return Limit{Rate: r, Burst: 1 + rnd.IntN(8)}, exact
+}
+
+// tally counts what the sequences did.
+type tally struct {
+	messages, ticks, stale, items, off int
+}
+
+func (a *tally) add(b tally) {
+	a.messages += b.messages
+	a.ticks += b.ticks
+	a.stale += b.stale
+	a.items += b.items
+	a.off += b.off
+}
+
+// pending is a timer the runtime would have armed.
+type pending struct {
+	at  time.Time
+	tag uint64
+}
+
+// grant is a Pull as it came: the demand granted in all, and when.
+type grant struct {
+	upto int
+	at   time.Time
+}
+
+// granted returns when demand for the k-th item (from 0) arrived.
+func (sm *sim) granted(k int) time.Time {
+	i, _ := slices.BinarySearchFunc(sm.grants, k+1, func(g grant, n int) int { return g.upto - n })
+	return sm.grants[i].at
+}
+
+// emission is one item as it came out.
+type emission struct {
+	value int
+	at    time.Time
+}
+
+// sim plays the runtime, the feeder and downstream around one State.
+type sim struct {
+	t    *testing.T
+	seed uint64
+	sc   scenario
+	rnd  *rand.Rand
+
+	s       State[int]
+	now     time.Time
+	credits int       // input slots the feeder holds
+	costs   []float64 // the price of each posted item, by value
+	posted  []time.Time
+	pulled  int     // demand granted in all
+	grants  []grant // when demand arrived, in order
+	out     []emission
+	timers  []pending
+	closed  bool
+	finish  int
+	n       tally
+}
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func newSim(t *testing.T, seed uint64, sc scenario, rnd *rand.Rand) *sim {
+	s, err := NewState(Config[int]{Rate: sc.limit.Rate, Burst: sc.limit.Burst, Queue: sc.queue})
+	if err != nil {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+	sm := &sim{t: t, seed: seed, sc: sc, rnd: rnd, s: s, now: t0, credits: sc.queue}
+	if sc.throttled {
+		sm.deliver(agent.Pull{N: 1 + rnd.IntN(4)})
+	} else {
+		sm.deliver(agent.Pull{N: agent.Unbounded})
+	}
+	return sm
+}
+
+func (sm *sim) fail(format string, args ...any) {
+	sm.t.Helper()
+	sm.t.Fatalf("seed %d (%v) at +%v: "+format, append([]any{sm.seed, sm.sc, sm.now.Sub(t0)}, args...)...)
+}
+
+// step moves time on by a random gap, delivering the Ticks that fall due on
+// the way at their own instants, then delivers one random message.
+func (sm *sim) step() {
+	next := sm.now.Add(sm.gapLength())
+	first := sm.rnd.IntN(2) == 0 // a message at a Tick's instant may come first
+	sm.ticksUntil(next, !first)
+	sm.now = next
+	sm.deliver(sm.message())
+	sm.ticksUntil(next, true)
+}
+
+func (sm *sim) gapLength() time.Duration {
+	switch p := sm.rnd.IntN(10); {
+	case p < 3:
+		return 0
+	case p == 9:
+		return time.Duration(sm.rnd.Float64() * 10 * float64(sm.sc.gap)) // let the bucket fill
+	}
+	return time.Duration(sm.rnd.ExpFloat64() * float64(sm.sc.gap))
+}
+
+// ticksUntil delivers the pending Ticks due before until, in order, each at
+// its own instant, and those due at until itself when inclusive is set.
+func (sm *sim) ticksUntil(until time.Time, inclusive bool) {
+	for len(sm.timers) > 0 {
+		i := sm.earliest()
+		p := sm.timers[i]
+		if p.at.After(until) || (!inclusive && p.at.Equal(until)) {
+			return
+		}
+		sm.timers = slices.Delete(sm.timers, i, i+1)
+		sm.now = p.at
+		sm.deliver(agent.Tick{Tag: p.tag})
+	}
+}
+
+func (sm *sim) earliest() int {
+	i := 0
+	for j, p := range sm.timers {
+		if p.at.Before(sm.timers[i].at) {
+			i = j
+		}
+	}
+	return i
+}
+
+// message picks the next message: mostly input while credits last.
+func (sm *sim) message() agent.Msg {
+	switch p := sm.rnd.IntN(100); {
+	case p < 50 && sm.credits > 0:
+		return sm.input()
+	case p < 65 && sm.sc.throttled:
+		return agent.Pull{N: 1 + sm.rnd.IntN(4)}
+	case p < 72:
+		return agent.Query{ID: uint64(p)}
+	case p < 78 && sm.sc.reshape:
+		return agent.Set[Limit]{Value: randomLimit(sm.rnd)}
+	case p < 84:
+		return agent.Tick{Tag: sm.staleTag()}
+	case p < 86:
+		return agent.Done[int]{ID: 1}
+	case p == 99:
+		return agent.Close{}
+	}
+	return agent.Query{ID: 1}
+}
+
+// input posts 1 to 4 items, no more than the credits the feeder holds, with
+// costs the Agent would accept.
+func (sm *sim) input() agent.Input[Item[int]] {
+	k := 1 + sm.rnd.IntN(min(sm.credits, 4))
+	items := make([]Item[int], k)
+	for i := range items {
+		v := len(sm.costs)
+		items[i] = Item[int]{Value: v, Cost: sm.cost()}
+		sm.costs = append(sm.costs, items[i].price(sm.s.bucket.limit.Burst))
+		sm.posted = append(sm.posted, sm.now)
+	}
+	sm.credits -= k
+	return agent.Input[Item[int]]{Items: items}
+}
+
+func (sm *sim) cost() float64 {
+	if !sm.sc.costs {
+		return 0
+	}
+	burst := float64(sm.s.bucket.limit.Burst)
+	return min(burst, []float64{0, 0.25, 1, 1.5, 2.5, burst}[sm.rnd.IntN(6)])
+}
+
+// staleTag is a tag no pending timer of the agent's carries now.
+func (sm *sim) staleTag() uint64 {
+	if !sm.s.armed {
+		return sm.s.tag
+	}
+	return sm.s.tag + 1 + uint64(sm.rnd.IntN(2))*1000
+}
+
+// deliver stamps m, runs Evolve and checks what came back.
+func (sm *sim) deliver(m agent.Msg) {
+	prev := sm.s
+	next, fx := Evolve(prev, agent.Stamp(m, sm.now))
+	sm.n.messages++
+	switch m := m.(type) {
+	case agent.Tick:
+		sm.n.ticks++
+		sm.checkTick(prev, next, fx, m)
+	case agent.Query:
+		sm.checkQuery(prev, next, fx, m)
+	case agent.Done[int]:
+		sm.checkUnchanged(prev, next, fx, "Done")
+	case agent.Pull:
+		sm.pull(m.N)
+	case agent.Close:
+		sm.closed = true
+	}
+	sm.s = next
+	sm.perform(fx)
+	sm.checkInvariants()
+}
+
+func (sm *sim) pull(n int) {
+	sm.pulled += n
+	sm.grants = append(sm.grants, grant{upto: sm.pulled, at: sm.now})
+}
+
+func (sm *sim) checkTick(prev, next State[int], fx []agent.Effect, m agent.Tick) {
+	if !prev.armed || m.Tag != prev.tag {
+		sm.n.stale++
+		sm.checkUnchanged(prev, next, fx, "stale Tick")
+		return
+	}
+	if !sm.now.Equal(prev.due) {
+		sm.fail("the pending Tick came at %v, not at its due instant %v", sm.now.Sub(t0), prev.due.Sub(t0))
+	}
+	if len(emitted(fx)) == 0 {
+		sm.fail("a Tick at its due instant let nothing through: %+v", prev.Status(sm.now))
+	}
+}
+
+func (sm *sim) checkQuery(prev, next State[int], fx []agent.Effect, m agent.Query) {
+	want := agent.Reply[Status]{To: m.ID, Value: prev.Status(sm.now)}
+	if len(fx) != 1 || fx[0] != agent.Effect(want) || !same(prev, next) {
+		sm.fail("Query: got %+v, want %+v and no change", fx, want)
+	}
+}
+
+func (sm *sim) checkUnchanged(prev, next State[int], fx []agent.Effect, what string) {
+	if len(fx) > 0 || !same(prev, next) {
+		sm.fail("%s changed the state or asked for %+v", what, fx)
+	}
+}
+
+// same reports whether a and b are the same state: equal fields, and the
+// same queue, not merely an equal one.
+func same(a, b State[int]) bool {
+	if len(a.queue) != len(b.queue) || cap(a.queue) != cap(b.queue) ||
+		len(a.queue) > 0 && &a.queue[0] != &b.queue[0] {
+		return false
+	}
+	return a.bucket == b.bucket && a.bound == b.bound && a.demand == b.demand &&
+		a.passed == b.passed && a.tag == b.tag && a.due == b.due && a.armed == b.armed &&
+		a.closed == b.closed && a.finished == b.finished
+}
+
+// perform plays the runtime's part for each effect, checking each.
+func (sm *sim) perform(fx []agent.Effect) {
+	timers := 0
+	for _, e := range fx {
+		switch e := e.(type) {
+		case agent.Emit[int]:
+			sm.emit(e.Values)
+		case agent.Demand:
+			if e.N != len(emitted(fx)) {
+				sm.fail("Demand %d for %d items emitted", e.N, len(emitted(fx)))
+			}
+			sm.credits += e.N
+		case agent.Timer:
+			timers++
+			sm.arm(e)
+		case agent.Disarm:
+			sm.disarm(e)
+		case agent.Finish:
+			sm.finish++
+			if e.Err != nil || !sm.closed || len(sm.s.queue) > 0 {
+				sm.fail("Finish %v while closed %v with %d queued", e.Err, sm.closed, len(sm.s.queue))
+			}
+		case agent.Reply[Status]:
+		default:
+			sm.fail("unexpected effect %T", e)
+		}
+	}
+	if timers > 1 {
+		sm.fail("%d timers in one step", timers)
+	}
+}
+
+func (sm *sim) emit(values []int) {
+	if len(sm.out)+len(values) > sm.pulled {
+		sm.fail("emitted %d values holding demand for %d", len(values), sm.pulled-len(sm.out))
+	}
+	for _, v := range values {
+		if v != len(sm.out) {
+			sm.fail("emitted %d, want %d: out of order or twice", v, len(sm.out))
+		}
+		sm.out = append(sm.out, emission{value: v, at: sm.now})
+	}
+}
+
+// disarm checks that the timer disarmed is pending. Its Tick stays queued, as
+// one that had already fired would: it must then be found stale.
+func (sm *sim) disarm(e agent.Disarm) {
+	for _, p := range sm.timers {
+		if p.tag == e.Tag {
+			return
+		}
+	}
+	sm.fail("Disarm %d: no such timer pending", e.Tag)
+}
+
+func (sm *sim) arm(e agent.Timer) {
+	if e.Delay <= 0 || e.Tag != sm.s.tag || !sm.s.armed || !sm.now.Add(e.Delay).Equal(sm.s.due) {
+		sm.fail("Timer %+v, state tag %d armed %v due %v", e, sm.s.tag, sm.s.armed, sm.s.due.Sub(t0))
+	}
+	sm.timers = append(sm.timers, pending{at: sm.now.Add(e.Delay), tag: e.Tag})
+}
+
+// checkInvariants checks what must hold between any two messages.
+func (sm *sim) checkInvariants() {
+	s := sm.s
+	if sm.credits+len(s.queue) != sm.sc.queue {
+		sm.fail("%d credits + %d queued != queue %d", sm.credits, len(s.queue), sm.sc.queue)
+	}
+	if s.passed != len(sm.out) || s.demand != min(sm.pulled, agent.Unbounded)-len(sm.out) {
+		sm.fail("passed %d demand %d, want %d and %d", s.passed, s.demand, len(sm.out), sm.pulled-len(sm.out))
+	}
+	live := 0
+	for _, p := range sm.timers {
+		if p.tag == s.tag && s.armed {
+			live++
+		}
+	}
+	if live > 1 || (s.armed && live != 1) {
+		sm.fail("%d live timers pending, armed %v", live, s.armed)
+	}
+	// A Tick may be pending for this very instant, behind a message that
+	// does not move the bucket (a query, a stale Tick).
+	if len(s.queue) > 0 && s.demand > 0 && (!s.armed || s.due.Before(sm.now)) {
+		sm.fail("stalled: %d queued, demand %d, armed %v for +%v", len(s.queue), s.demand, s.armed, s.due.Sub(t0))
+	}
+}
+
+// drain closes the input, grants all the demand still wanted and delivers
+// the remaining Ticks.
+func (sm *sim) drain() {
+	sm.deliver(agent.Close{})
+	if sm.s.demand < len(sm.s.queue) {
+		sm.deliver(agent.Pull{N: len(sm.s.queue)})
+	}
+	sm.ticksUntil(time.Unix(1<<40, 0), true)
+	if sm.finish != 1 || len(sm.out) != len(sm.costs) {
+		sm.fail("drained with %d of %d items out and %d Finish", len(sm.out), len(sm.costs), sm.finish)
+	}
+	sm.n.items += len(sm.out)
+}
+
+// checkOutput checks, for a fixed limit, that no stretch of the output took
+// more tokens than the bucket can give, and that each item came out when an
+// exact model of the bucket says it should.
+func (sm *sim) checkOutput() {
+	if sm.sc.reshape {
+		return
+	}
+	sm.checkWindows()
+	sm.compareWithModel()
+}
+
+// checkWindows checks that the items out from the first one up to any
+// instant t took at most burst + rate*t tokens (t measured from the first),
+// and that any stretch between two emissions took at most burst +
+// rate*length, give or take what one nanosecond of refill brings: the
+// bucket charges an item at its exact instant, which falls up to a
+// nanosecond before the whole nanosecond it goes out at.
+func (sm *sim) checkWindows() {
+	l := sm.sc.limit
+	allow := func(from, to time.Time, sliver float64) float64 {
+		return float64(l.Burst) + l.Rate*to.Sub(from).Seconds() + sliver + 1e-9
+	}
+	for i := range sm.out {
+		taken := 0.0
+		for j := i; j < len(sm.out); j++ {
+			taken += sm.costs[j]
+			sliver := l.Rate * time.Nanosecond.Seconds()
+			if i == 0 {
+				sliver = 0
+			}
+			if taken > allow(sm.out[i].at, sm.out[j].at, sliver) {
+				sm.fail("items %d..%d took %v tokens in %v", i, j, taken, sm.out[j].at.Sub(sm.out[i].at))
+			}
+		}
+	}
+}
+
+// compareWithModel replays the emissions through a token bucket in exact
+// rational arithmetic: each item goes out at the first whole nanosecond at
+// which it is in, downstream wants it, the item before it is out, and the
+// bucket holds its cost. The agent may differ from it by a nanosecond.
+func (sm *sim) compareWithModel() {
+	m := newModel(sm.sc.exact, sm.sc.limit.Burst)
+	for k, e := range sm.out {
+		ready := maxTime(sm.posted[k], sm.granted(k))
+		if k > 0 {
+			ready = maxTime(ready, sm.out[k-1].at)
+		}
+		want := m.pass(ready, sm.costs[k])
+		if diff := e.at.Sub(want); diff.Abs() > time.Nanosecond {
+			sm.fail("item %d out at +%v, the exact model says +%v", k, e.at.Sub(t0), want.Sub(t0))
+		} else if diff != 0 {
+			sm.n.off++
+		}
+	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// model is a token bucket in exact integer arithmetic. For a rate of A/B
+// tokens per second, one unit is 1/(B*1e9) of a token, so the bucket gains
+// A units per nanosecond; instants are in nanoseconds since t0, and the
+// instant tokens was taken is kept as A times itself, so that it too is a
+// whole number.
+type model struct {
+	a, b     *big.Int // the rate is a/b tokens per second
+	burst    *big.Int // capacity, in units
+	tokens   *big.Int // units at last
+	last     *big.Int // a times the instant tokens was taken
+	anchored bool
+	costs    map[float64]*big.Int // units of each cost seen
+}
+
+func newModel(rate *big.Rat, burst int) *model {
+	m := &model{a: rate.Num(), b: rate.Denom(), last: new(big.Int), costs: map[float64]*big.Int{}}
+	m.burst = m.units(float64(burst))
+	m.tokens = new(big.Int).Set(m.burst)
+	return m
+}
+
+// units converts tokens to units; every cost the tests use converts exactly.
+func (m *model) units(tokens float64) *big.Int {
+	u := new(big.Rat).SetFloat64(tokens)
+	u.Mul(u, new(big.Rat).SetInt(m.b))
+	u.Mul(u, big.NewRat(int64(time.Second), 1))
+	if !u.IsInt() {
+		panic("a cost the model cannot hold exactly")
+	}
+	return u.Num()
+}
+
+// pass lets an item of the given cost through at or after ready, and returns
+// the whole nanosecond it goes out at.
+func (m *model) pass(ready time.Time, cost float64) time.Time {
+	x := big.NewInt(ready.Sub(t0).Nanoseconds())
+	c, ok := m.costs[cost]
+	if !ok {
+		c = m.units(cost)
+		m.costs[cost] = c
+	}
+	c = new(big.Int).Set(c)
+	if level := m.level(x); level.Cmp(c) >= 0 {
+		m.tokens.Sub(level, c)
+		m.last.Mul(m.a, x)
+		m.anchored = true
+		return ready
+	}
+	m.last.Add(m.last, c.Sub(c, m.tokens)) // the instant the bucket holds the cost
+	m.tokens.SetInt64(0)
+	out, rem := new(big.Int).QuoRem(m.last, m.a, new(big.Int))
+	if rem.Sign() > 0 {
+		out.Add(out, big.NewInt(1))
+	}
+	return t0.Add(time.Duration(out.Int64()))
+}
+
+// level returns the units held at instant x.
+func (m *model) level(x *big.Int) *big.Int {
+	l := new(big.Int).Set(m.tokens)
+	if !m.anchored {
+		return l
+	}
+	l.Add(l, new(big.Int).Mul(m.a, x))
+	l.Sub(l, m.last)
+	if l.Cmp(m.burst) > 0 {
+		l.Set(m.burst)
+	}
+	return l
+}
+
+// emitted returns the values emitted in fx.
+func emitted(fx []agent.Effect) []int {
+	var out []int
+	for _, e := range fx {
+		if e, ok := e.(agent.Emit[int]); ok {
+			out = append(out, e.Values...)
+		}
+	}
+	return out
+}

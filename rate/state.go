@@ -1,0 +1,50 @@
+package rate
+
+import "time"
+
+// State is everything a rate agent knows: its bucket, the items waiting for
+// tokens, the demand it holds, its one pending timer and its counts. Build one
+// with [NewState]; its zero value is not usable.
+//
+// A State is a plain value: [Evolve] returns the next one and shares the
+// queue's backing array with the one it was given, so evolve each State
+// once, as the runtime and package agenttest do. It is not safe for
+// concurrent use.
+type State[T any] struct {
+	bucket bucket
+	queue  []Item[T] // items waiting, oldest first
+	bound  int       // Config.Queue, for Status
+
+	demand int // values downstream will still take
+	passed int // items emitted so far
+
+	tag   uint64    // names the pending timer; a Tick with another tag is stale
+	due   time.Time // when the pending timer ticks
+	armed bool      // a timer with tag is pending
+
+	closed   bool // input has ended
+	finished bool // Finish was returned
+}
+
+// NewState returns the initial state of a rate agent for cfg: a full bucket,
+// an empty queue and no demand until a Pull message grants some. It returns
+// an [ErrConfig] naming the field of cfg at fault. cfg.Cost is not used:
+// costs arrive in each [Item].
+func NewState[T any](cfg Config[T]) (State[T], error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return State[T]{}, err
+	}
+	return newState(cfg), nil
+}
+
+// newState returns the initial state for a checked cfg.
+func newState[T any](cfg Config[T]) State[T] {
+	return State[T]{bucket: newBucket(cfg.limit()), bound: cfg.Queue}
+}
+
+// head returns the tokens the oldest waiting item takes; the queue is not
+// empty.
+func (s State[T]) head() float64 {
+	return s.queue[0].price(s.bucket.limit.Burst)
+}
