@@ -12,7 +12,6 @@ import (
 type counter struct {
 	demand int
 	seen   int
-	closed bool
 }
 
 func counterEvolve(s counter, m agent.Msg) (counter, []agent.Effect) {

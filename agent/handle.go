@@ -160,6 +160,11 @@ func (h *Handle[I, V]) Close() {
 // failure it saw), [ErrStopped] if it was stopped first, or ctx.Err() if ctx
 // ends first. Wait does not poll. Without Close, Wait returns only when ctx
 // ends or the agent is stopped.
+//
+// A finished agent still answers Status until it is stopped: its actor stays
+// on the runtime until [Handle.Stop] or [Runtime.Shutdown] releases it. A
+// program that starts many short-lived agents on one runtime stops each one
+// after Wait.
 func (h *Handle[I, V]) Wait(ctx context.Context) error {
 	select {
 	case <-h.done:
