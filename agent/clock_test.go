@@ -1,0 +1,49 @@
+package agent_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// frozen is a clock that always reads the same instant and records the
+// timers armed on it instead of running them.
+type frozen struct {
+	now    time.Time
+	delays chan time.Duration
+}
+
+func (c frozen) Now() time.Time { return c.now }
+
+func (c frozen) AfterFunc(d time.Duration, _ func()) func() bool {
+	c.delays <- d
+	return func() bool { return true }
+}
+
+// lastAt remembers the instant of the last message it saw.
+func lastAt(s time.Time, m agent.Msg) (time.Time, []agent.Effect) {
+	switch m := m.(type) {
+	case agent.Input[int]:
+		return m.At, []agent.Effect{agent.Timer{Tag: 1, Delay: time.Duration(m.Items[0])}, agent.Demand{N: 1}}
+	case agent.Query:
+		return s, []agent.Effect{agent.Reply[time.Time]{To: m.ID, Value: s}}
+	}
+	return s, nil
+}
+
+func TestTheRuntimeStampsAndArmsWithItsClock(t *testing.T) {
+	clock := frozen{now: time.Date(2030, 5, 1, 12, 0, 0, 0, time.UTC), delays: make(chan time.Duration, 1)}
+	rt := newRuntime(t, agent.WithClock(clock))
+	assert.Equal(t, clock, rt.Clock())
+	h, err := agent.Spawn(rt, agent.Spec[time.Time, int, int, int, int, time.Time]{Name: "at", Evolve: lastAt, Queue: 1})
+	require.NoError(t, err)
+	require.NoError(t, h.Post(context.Background(), 42))
+	seen, err := h.Status(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, clock.now, seen)
+	assert.Equal(t, 42*time.Nanosecond, <-clock.delays)
+}
