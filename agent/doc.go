@@ -18,4 +18,28 @@
 // Because evolve is a plain function, an agent is unit-tested by calling it:
 // package agenttest replays a table of (time, message) steps and collects the
 // states and effects, with no actor system, no goroutines and no sleeping.
+//
+// # Goroutines
+//
+// Every goroutine the runtime starts for an agent runs one piece of user work
+// and has an owner: [Handle.Stop] (and so [Runtime.Shutdown]) cancels the
+// work's context and waits for it to return. An idle agent owns no goroutine.
+// Timers run on the [Clock]; Stop disarms them.
+//
+// # Panics
+//
+// A panic in user work becomes a [*PanicError] carrying the value and the
+// stack, delivered to the agent in [Done] like any other error: the agent
+// lives on and decides what a failure means. A panic in a sink is logged and
+// returned by [Handle.Wait]. A panic in evolve is a bug in the agent: the
+// agent stops taking input, logs the panic with its stack, and Wait returns
+// it. Nothing is recovered silently.
+//
+// # Flow control
+//
+// Mailboxes are unbounded; bounds live in the state machines. The handle
+// holds one credit per free slot of the agent's input queue and Post spends
+// one, so at most the queue's bound of items wait; evolve gives slots back
+// with [Demand] as items leave the queue. Downstream, an agent emits only the
+// demand it was granted with [Pull].
 package agent

@@ -24,8 +24,10 @@ type Spec[S, I, W, R, O, V any] struct {
 	// starts no work. A panic in Run becomes a *PanicError in [Done].
 	Run func(context.Context, W) (R, error)
 	// Sink receives emitted values, one at a time, in order, on the agent's
-	// own goroutine: a slow sink slows the agent. Nil discards them. A panic
-	// in Sink is logged and becomes the agent's error, returned by Wait.
+	// own goroutine: a slow sink slows the agent, and a sink that waits on
+	// the agent itself (posting to it, asking its status) never returns.
+	// Nil discards them. A panic in Sink is logged and becomes the agent's
+	// error, returned by Wait.
 	Sink func(O)
 }
 
