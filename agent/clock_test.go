@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/agent/agenttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -37,7 +38,7 @@ func lastAt(s time.Time, m agent.Msg) (time.Time, []agent.Effect) {
 
 func TestTheRuntimeStampsAndArmsWithItsClock(t *testing.T) {
 	clock := frozen{now: time.Date(2030, 5, 1, 12, 0, 0, 0, time.UTC), delays: make(chan time.Duration, 1)}
-	rt := newRuntime(t, agent.WithClock(clock))
+	rt := agenttest.Runtime(t, agent.WithClock(clock))
 	assert.Equal(t, clock, rt.Clock())
 	h, err := agent.Spawn(rt, agent.Spec[time.Time, int, int, int, int, time.Time]{Name: "at", Evolve: lastAt, Queue: 1})
 	require.NoError(t, err)

@@ -3,7 +3,6 @@ package agent_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"sync/atomic"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/agent/agenttest"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,15 +19,8 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// newRuntime returns a runtime that is shut down when the test ends.
-func newRuntime(t *testing.T, opts ...agent.Option) *agent.Runtime {
-	rt := agent.NewRuntime(opts...)
-	t.Cleanup(func() { require.NoError(t, rt.Shutdown(context.Background())) })
-	return rt
-}
-
 func TestPostCloseWaitDeliversEverythingInOrder(t *testing.T) {
-	rt := newRuntime(t)
+	rt := agenttest.Runtime(t)
 	var got []int
 	h, err := spawnEcho(rt, 4, nil, func(v int) { got = append(got, v) })
 	require.NoError(t, err)
@@ -47,7 +40,7 @@ func TestPostCloseWaitDeliversEverythingInOrder(t *testing.T) {
 }
 
 func TestPostAfterCloseOrStopIsRefused(t *testing.T) {
-	rt := newRuntime(t)
+	rt := agenttest.Runtime(t)
 	ctx := context.Background()
 	h, err := spawnEcho(rt, 4, nil, nil)
 	require.NoError(t, err)
@@ -68,9 +61,7 @@ func TestPostAfterCloseOrStopIsRefused(t *testing.T) {
 }
 
 func TestStartedWorkGivesItsSlotBack(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rt := agent.NewRuntime()
-		defer rt.Shutdown(context.Background())
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		release := make(chan struct{})
 		work := func(ctx context.Context, v int) (int, error) { <-release; return v, nil }
 		// The echo agent takes a negative item in by starting its work,
@@ -106,9 +97,7 @@ func blockerEvolve(s int, m agent.Msg) (int, []agent.Effect) {
 }
 
 func TestPostBlocksWhileFullAndHonoursContext(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rt := agent.NewRuntime()
-		defer rt.Shutdown(context.Background())
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		h, err := agent.Spawn(rt, agent.Spec[int, int, int, int, int, int]{Name: "blocker", Evolve: blockerEvolve, Queue: 3})
 		require.NoError(t, err)
 		ctx := context.Background()
@@ -135,9 +124,7 @@ func TestPostBlocksWhileFullAndHonoursContext(t *testing.T) {
 }
 
 func TestTimerTicksAfterItsDelay(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rt := agent.NewRuntime()
-		defer rt.Shutdown(context.Background())
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		h, err := spawnEcho(rt, 4, nil, nil)
 		require.NoError(t, err)
 		ctx := context.Background()
@@ -155,9 +142,7 @@ func TestTimerTicksAfterItsDelay(t *testing.T) {
 }
 
 func TestRearmingReplacesAndDisarmCancels(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rt := agent.NewRuntime()
-		defer rt.Shutdown(context.Background())
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		h, err := spawnEcho(rt, 4, nil, nil)
 		require.NoError(t, err)
 		ctx := context.Background()
@@ -183,9 +168,7 @@ func TestRearmingReplacesAndDisarmCancels(t *testing.T) {
 }
 
 func TestStopDisarmsTimersAndCancelsWork(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rt := agent.NewRuntime()
-		defer rt.Shutdown(context.Background())
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		var cancelled atomic.Bool
 		work := func(ctx context.Context, v int) (int, error) {
 			<-ctx.Done()
@@ -224,7 +207,7 @@ func TestStopHonoursContextWhenWorkIgnoresIt(t *testing.T) {
 }
 
 func TestWorkPanicBecomesErrorWithStack(t *testing.T) {
-	rt := newRuntime(t)
+	rt := agenttest.Runtime(t)
 	var got []int
 	h, err := spawnEcho(rt, 4, func(_ context.Context, v int) (int, error) {
 		if v == -1 {
@@ -254,7 +237,7 @@ func TestPanicErrorUnwrapsAnErrorValue(t *testing.T) {
 
 func TestEvolvePanicBreaksTheAgentAndReportsIt(t *testing.T) {
 	var logs bytes.Buffer
-	rt := newRuntime(t, agent.WithLogger(zerolog.New(&logs)))
+	rt := agenttest.Runtime(t, agent.WithLogger(zerolog.New(&logs)))
 	boom := func(s int, m agent.Msg) (int, []agent.Effect) {
 		if _, ok := m.(agent.Input[int]); ok {
 			panic("evolve bug")
@@ -276,7 +259,7 @@ func TestEvolvePanicBreaksTheAgentAndReportsIt(t *testing.T) {
 }
 
 func TestSinkPanicIsReportedByWait(t *testing.T) {
-	rt := newRuntime(t)
+	rt := agenttest.Runtime(t)
 	h, err := spawnEcho(rt, 4, nil, func(v int) {
 		if v == 2 {
 			panic("sink")
@@ -296,7 +279,7 @@ func TestSinkPanicIsReportedByWait(t *testing.T) {
 }
 
 func TestWrongEffectTypeBreaksTheAgent(t *testing.T) {
-	rt := newRuntime(t)
+	rt := agenttest.Runtime(t)
 	wrong := func(s int, m agent.Msg) (int, []agent.Effect) {
 		if _, ok := m.(agent.Input[int]); ok {
 			return s, []agent.Effect{agent.Emit[string]{Values: []string{"x"}}}
@@ -310,7 +293,7 @@ func TestWrongEffectTypeBreaksTheAgent(t *testing.T) {
 }
 
 func TestStartWithoutWorkBreaksTheAgent(t *testing.T) {
-	rt := newRuntime(t)
+	rt := agenttest.Runtime(t)
 	h, err := spawnEcho(rt, 1, nil, nil)
 	require.NoError(t, err)
 	require.NoError(t, h.Post(context.Background(), -1))
@@ -319,7 +302,7 @@ func TestStartWithoutWorkBreaksTheAgent(t *testing.T) {
 
 func TestLogStatusWritesOneStructuredEvent(t *testing.T) {
 	var logs bytes.Buffer
-	rt := newRuntime(t, agent.WithLogger(zerolog.New(&logs)))
+	rt := agenttest.Runtime(t, agent.WithLogger(zerolog.New(&logs)))
 	h, err := spawnEcho(rt, 4, nil, nil)
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -327,31 +310,23 @@ func TestLogStatusWritesOneStructuredEvent(t *testing.T) {
 	h.LogStatus()
 	_, err = h.Status(ctx) // answered after the log event was written
 	require.NoError(t, err)
-	var ev struct {
-		Level, Agent, PID, Message string
-		Status                     echoStatus
-	}
-	require.NoError(t, json.Unmarshal(lastLine(logs.Bytes()), &ev))
+	ev := agenttest.LastLog(t, logs.Bytes())
 	assert.Equal(t, "info", ev.Level)
 	assert.Equal(t, "echo", ev.Agent)
+	assert.NotEmpty(t, ev.PID)
 	assert.Equal(t, "status", ev.Message)
-	assert.Equal(t, 1, ev.Status.Seen)
-}
-
-func lastLine(b []byte) []byte {
-	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
-	return lines[len(lines)-1]
+	assert.Equal(t, map[string]any{"Seen": 1.0, "Running": 0.0, "Ticks": 0.0}, ev.Status)
 }
 
 func TestProtoactorLogsGoToTheSameLogger(t *testing.T) {
 	var logs bytes.Buffer
-	newRuntime(t, agent.WithLogger(zerolog.New(&logs)))
+	agenttest.Runtime(t, agent.WithLogger(zerolog.New(&logs)))
 	assert.Contains(t, logs.String(), `"lib":"protoactor"`)
 	assert.Contains(t, logs.String(), "actor system started")
 }
 
 func TestStatusHonoursContext(t *testing.T) {
-	rt := newRuntime(t)
+	rt := agenttest.Runtime(t)
 	h, err := spawnEcho(rt, 1, nil, nil)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -361,7 +336,7 @@ func TestStatusHonoursContext(t *testing.T) {
 }
 
 func TestSpawnRejectsAnIncompleteSpec(t *testing.T) {
-	rt := newRuntime(t)
+	rt := agenttest.Runtime(t)
 	_, err := agent.Spawn(rt, agent.Spec[int, int, int, int, int, int]{Name: "x", Queue: 1})
 	assert.EqualError(t, err, "agent: x: evolve must not be nil")
 	_, err = agent.Spawn(rt, agent.Spec[int, int, int, int, int, int]{Name: "x", Evolve: blockerEvolve})
@@ -390,7 +365,7 @@ func TestShutdownStopsEveryAgentAndRefusesNewOnes(t *testing.T) {
 }
 
 func TestAdjustDeliversASetMessage(t *testing.T) {
-	rt := newRuntime(t)
+	rt := agenttest.Runtime(t)
 	settle := func(s int, m agent.Msg) (int, []agent.Effect) {
 		switch m := m.(type) {
 		case agent.Set[int]:

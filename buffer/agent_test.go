@@ -3,7 +3,6 @@ package buffer_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/agent/agenttest"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
@@ -59,16 +59,6 @@ func lens(bs [][]int) []int {
 
 func noFlush(context.Context, []int) error { return nil }
 
-// inBubble runs f in a synctest bubble with a runtime that is shut down when
-// f returns.
-func inBubble(t *testing.T, f func(t *testing.T, rt *agent.Runtime)) {
-	synctest.Test(t, func(t *testing.T) {
-		rt := agent.NewRuntime()
-		defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
-		f(t, rt)
-	})
-}
-
 func postAll(t *testing.T, a *buffer.Agent[int], from, to int) {
 	t.Helper()
 	for i := from; i <= to; i++ {
@@ -77,7 +67,7 @@ func postAll(t *testing.T, a *buffer.Agent[int], from, to int) {
 }
 
 func TestBatchesBySizeAndTheRestOnClose(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		var out sink
 		a, err := buffer.New(rt, buffer.Config{Size: 10}, noFlush, out.put)
 		require.NoError(t, err)
@@ -93,7 +83,7 @@ func TestBatchesBySizeAndTheRestOnClose(t *testing.T) {
 }
 
 func TestMaxWaitFlushesAPartialBatchAfterExactlyMaxWait(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		var out sink
 		a, err := buffer.New(rt, buffer.Config{Size: 10, MaxWait: time.Second}, noFlush, out.put)
 		require.NoError(t, err)
@@ -116,7 +106,7 @@ func TestMaxWaitFlushesAPartialBatchAfterExactlyMaxWait(t *testing.T) {
 }
 
 func TestFlushesNeverOverlap(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		var running, most atomic.Int32
 		flush := func(context.Context, []int) error {
 			n := running.Add(1)
@@ -143,7 +133,7 @@ func TestFlushesNeverOverlap(t *testing.T) {
 var errBoom = errors.New("boom")
 
 func TestFailingFlushIsReportedByWaitAndLaterBatchesFlush(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		flush := func(_ context.Context, b []int) error {
 			if b[0] == 3 {
 				return errBoom
@@ -165,7 +155,7 @@ func TestFailingFlushIsReportedByWaitAndLaterBatchesFlush(t *testing.T) {
 }
 
 func TestPanickingFlushIsReportedByWaitAndLaterBatchesFlush(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		flush := func(_ context.Context, b []int) error {
 			if b[0] == 1 {
 				panic("flush bug")
@@ -190,7 +180,7 @@ func TestPanickingFlushIsReportedByWaitAndLaterBatchesFlush(t *testing.T) {
 }
 
 func TestPostAfterCloseIsRefused(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		a, err := buffer.New(rt, buffer.Config{Size: 2}, noFlush, nil)
 		require.NoError(t, err)
 		postAll(t, a, 1, 1)
@@ -202,7 +192,7 @@ func TestPostAfterCloseIsRefused(t *testing.T) {
 }
 
 func TestTryPostReportsAFullQueue(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		release := make(chan struct{})
 		flush := func(context.Context, []int) error { <-release; return nil }
 		var out sink
@@ -223,7 +213,7 @@ func TestTryPostReportsAFullQueue(t *testing.T) {
 }
 
 func TestStopCancelsARunningFlush(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		flush := func(ctx context.Context, _ []int) error { <-ctx.Done(); return ctx.Err() }
 		a, err := buffer.New(rt, buffer.Config{Size: 1}, flush, nil)
 		require.NoError(t, err)
@@ -246,12 +236,7 @@ func TestLogStatusWritesTheStatusFields(t *testing.T) {
 		a.LogStatus()
 		_, err = a.Status(context.Background()) // answered after the log line was written
 		require.NoError(t, err)
-		lines := bytes.Split(bytes.TrimSpace(logs.Bytes()), []byte("\n"))
-		var ev struct {
-			Agent  string
-			Status map[string]any
-		}
-		require.NoError(t, json.Unmarshal(lines[len(lines)-1], &ev))
+		ev := agenttest.LastLog(t, logs.Bytes())
 		assert.Equal(t, "orders", ev.Agent)
 		assert.Equal(t, map[string]any{
 			"size": 3.0, "max_wait": 60000.0, "queue": 64.0, "pending": 1.0, "waiting": 0.0,

@@ -3,7 +3,6 @@ package parallel_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"sync/atomic"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/agent/agenttest"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
@@ -19,23 +19,6 @@ import (
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// newRuntime returns a runtime that is shut down when the test ends.
-func newRuntime(t *testing.T, opts ...agent.Option) *agent.Runtime {
-	rt := agent.NewRuntime(opts...)
-	t.Cleanup(func() { require.NoError(t, rt.Shutdown(context.Background())) })
-	return rt
-}
-
-// inBubble runs f inside a synctest bubble, where time is virtual, with a
-// runtime created and shut down inside the bubble.
-func inBubble(t *testing.T, f func(t *testing.T, rt *agent.Runtime)) {
-	synctest.Test(t, func(t *testing.T) {
-		rt := agent.NewRuntime()
-		defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
-		f(t, rt)
-	})
-}
 
 // gauge counts the work running now and remembers the most ever seen.
 type gauge struct {
@@ -72,7 +55,7 @@ func seqs(rs []parallel.Result[int]) []uint64 {
 }
 
 func TestEveryItemComesOutInInputOrderWithinTheLimit(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		const n, limit = 100, 4
 		var g gauge
 		work := func(_ context.Context, v int) (int, error) {
@@ -104,7 +87,7 @@ func TestEveryItemComesOutInInputOrderWithinTheLimit(t *testing.T) {
 }
 
 func TestUnorderedResultsComeOutAsTheyFinish(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		work := func(_ context.Context, v int) (int, error) {
 			time.Sleep(time.Duration(30-10*v) * time.Millisecond)
 			return v, nil
@@ -120,7 +103,7 @@ func TestUnorderedResultsComeOutAsTheyFinish(t *testing.T) {
 }
 
 func TestAPanicInWorkFailsOneResultAndTheAgentLivesOn(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		work := func(_ context.Context, v int) (int, error) {
 			if v == 2 {
 				panic("boom")
@@ -150,7 +133,7 @@ func TestAPanicInWorkFailsOneResultAndTheAgentLivesOn(t *testing.T) {
 }
 
 func TestWaitReturnsTheFirstFailureAfterEverythingIsDone(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		early, late := errors.New("fails at 10ms"), errors.New("fails at 20ms")
 		work := func(_ context.Context, v int) (int, error) {
 			switch v {
@@ -178,7 +161,7 @@ func TestWaitReturnsTheFirstFailureAfterEverythingIsDone(t *testing.T) {
 }
 
 func TestSetLimitWhileRunning(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		release := make(chan struct{})
 		work := func(_ context.Context, v int) (int, error) { <-release; return v, nil }
 		a, err := parallel.New(rt, parallel.Config{Limit: 1}, work, nil)
@@ -212,7 +195,7 @@ func TestSetLimitWhileRunning(t *testing.T) {
 }
 
 func TestTryPostReportsAFullQueue(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		release := make(chan struct{})
 		work := func(_ context.Context, v int) (int, error) { <-release; return v, nil }
 		var got []parallel.Result[int]
@@ -235,7 +218,7 @@ func TestTryPostReportsAFullQueue(t *testing.T) {
 }
 
 func TestPostAfterCloseIsRefused(t *testing.T) {
-	rt := newRuntime(t)
+	rt := agenttest.Runtime(t)
 	a, err := parallel.New(rt, parallel.Config{Limit: 2}, double, nil)
 	require.NoError(t, err)
 	postAll(t, a, 1, 2)
@@ -249,7 +232,7 @@ func TestPostAfterCloseIsRefused(t *testing.T) {
 }
 
 func TestStopCancelsRunningWork(t *testing.T) {
-	inBubble(t, func(t *testing.T, rt *agent.Runtime) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		var cancelled atomic.Int64
 		work := func(ctx context.Context, v int) (int, error) {
 			<-ctx.Done()
@@ -267,7 +250,7 @@ func TestStopCancelsRunningWork(t *testing.T) {
 }
 
 func TestNewRejectsABadConfig(t *testing.T) {
-	rt := newRuntime(t)
+	rt := agenttest.Runtime(t)
 	for _, c := range []struct {
 		rt   *agent.Runtime
 		cfg  parallel.Config
@@ -296,7 +279,7 @@ func TestNewOnAShutDownRuntimeFails(t *testing.T) {
 
 func TestLogStatusWritesTheStatusAsOneObject(t *testing.T) {
 	var logs bytes.Buffer
-	rt := newRuntime(t, agent.WithLogger(zerolog.New(&logs)))
+	rt := agenttest.Runtime(t, agent.WithLogger(zerolog.New(&logs)))
 	a, err := parallel.New(rt, parallel.Config{Name: "doubler", Limit: 3, Queue: 5}, double, nil)
 	require.NoError(t, err)
 	postAll(t, a, 1, 2)
@@ -305,12 +288,7 @@ func TestLogStatusWritesTheStatusAsOneObject(t *testing.T) {
 	a.LogStatus()
 	_, err = a.Status(context.Background()) // answered after the log event was written
 	require.NoError(t, err)
-	lines := bytes.Split(bytes.TrimSpace(logs.Bytes()), []byte("\n"))
-	var ev struct {
-		Agent  string
-		Status map[string]any
-	}
-	require.NoError(t, json.Unmarshal(lines[len(lines)-1], &ev))
+	ev := agenttest.LastLog(t, logs.Bytes())
 	assert.Equal(t, "doubler", ev.Agent)
 	assert.Equal(t, map[string]any{
 		"limit": 3.0, "queue": 5.0, "unordered": false, "queued": 0.0, "in_flight": 0.0, "held": 0.0,

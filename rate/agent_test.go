@@ -3,13 +3,13 @@ package rate_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"math"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/agent/agenttest"
 	"github.com/evolvekit/evolve/rate"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
@@ -36,9 +36,7 @@ func (c *clocked[T]) sink(v T) {
 }
 
 func TestItemsArriveAtTheExpectedInstants(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rt := agent.NewRuntime()
-		defer rt.Shutdown(context.Background())
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		got := newClocked[int]()
 		a, err := rate.New(rt, rate.Config[int]{Rate: 10, Burst: 5}, got.sink)
 		require.NoError(t, err)
@@ -60,9 +58,7 @@ func TestItemsArriveAtTheExpectedInstants(t *testing.T) {
 }
 
 func TestSetLimitWhileRunning(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rt := agent.NewRuntime()
-		defer rt.Shutdown(context.Background())
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		got := newClocked[int]()
 		a, err := rate.New(rt, rate.Config[int]{Rate: 10, Burst: 1}, got.sink)
 		require.NoError(t, err)
@@ -88,9 +84,7 @@ func TestSetLimitWhileRunning(t *testing.T) {
 }
 
 func TestCostFunc(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rt := agent.NewRuntime()
-		defer rt.Shutdown(context.Background())
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		costs := map[string]float64{"nan": math.NaN(), "minus": -1}
 		cost := func(s string) float64 {
 			if c, ok := costs[s]; ok {
@@ -124,9 +118,7 @@ func TestCostFunc(t *testing.T) {
 }
 
 func TestCloseWaitAndPostAfterClose(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rt := agent.NewRuntime()
-		defer rt.Shutdown(context.Background())
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		got := newClocked[int]()
 		a, err := rate.New(rt, rate.Config[int]{Rate: 2, Burst: 1, Name: "slow"}, got.sink)
 		require.NoError(t, err)
@@ -156,9 +148,7 @@ func TestCloseWaitAndPostAfterClose(t *testing.T) {
 }
 
 func TestTryPostReportsAFullQueue(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rt := agent.NewRuntime()
-		defer rt.Shutdown(context.Background())
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		a, err := rate.New(rt, rate.Config[int]{Rate: 1, Burst: 1, Queue: 2}, nil)
 		require.NoError(t, err)
 		require.NoError(t, a.TryPost(1)) // passes at once and gives its slot back
@@ -176,9 +166,7 @@ func TestTryPostReportsAFullQueue(t *testing.T) {
 }
 
 func TestStopDropsWaitingItems(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rt := agent.NewRuntime()
-		defer rt.Shutdown(context.Background())
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		got := newClocked[int]()
 		a, err := rate.New(rt, rate.Config[int]{Rate: 1, Burst: 1}, got.sink)
 		require.NoError(t, err)
@@ -208,12 +196,7 @@ func TestLogStatusWritesTheStatusFields(t *testing.T) {
 	a.LogStatus()
 	_, err = a.Status(ctx) // answered after the event was written
 	require.NoError(t, err)
-	lines := bytes.Split(bytes.TrimSpace(logs.Bytes()), []byte("\n"))
-	var ev struct {
-		Agent  string
-		Status map[string]any
-	}
-	require.NoError(t, json.Unmarshal(lines[len(lines)-1], &ev))
+	ev := agenttest.LastLog(t, logs.Bytes())
 	assert.Equal(t, "rate", ev.Agent)
 	assert.Equal(t, 0.5, ev.Status["rate"])
 	assert.Equal(t, 2.0, ev.Status["burst"])

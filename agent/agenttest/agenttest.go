@@ -1,7 +1,13 @@
-// Package agenttest drives evolve functions directly, as tests do: a table
-// of steps, each a message at an instant, replayed against an initial state,
-// with every state and effect collected. No actor system, no goroutines, no
-// sleeping.
+// Package agenttest helps test agents at two levels.
+//
+// Evolve functions are driven directly: [Run] replays a table of steps, each
+// a message at an instant, against an initial state and collects every state
+// and effect. No actor system, no goroutines, no sleeping.
+//
+// Running agents are tested on a real runtime: [Runtime] makes one that is
+// shut down when the test ends, [InBubble] makes one inside a
+// testing/synctest bubble so that timers and work run in virtual time, and
+// [LastLog] reads back the event LogStatus wrote.
 package agenttest
 
 import (
