@@ -87,10 +87,18 @@ func Spawn[S, I, W, R, O, V any](rt *Runtime, spec Spec[S, I, W, R, O, V]) (*Han
 		h.cancel()
 		return nil, err
 	}
+	// The actor may run (and log, and start work that sends to it) before
+	// Spawn returns, so its PID and logger are settled first.
+	id := spec.Name + "-" + rt.system.ProcessRegistry.NextId()
+	h.pid = rt.system.NewLocalPID(id)
+	h.log = rt.log.With().Str("agent", spec.Name).Str("pid", id).Logger()
 	c := &cell[S, I, W, R, O, V]{spec: spec, state: spec.State, h: h, timers: make(map[uint64]timer)}
 	props := actor.PropsFromProducer(func() actor.Actor { return c })
-	h.pid = rt.system.Root.Spawn(props)
-	h.log = rt.log.With().Str("agent", spec.Name).Str("pid", h.pid.Id).Logger()
+	if _, err := rt.system.Root.SpawnNamed(props, id); err != nil {
+		h.cancel()
+		rt.release(h)
+		return nil, fmt.Errorf("agent: %s: %w", spec.Name, err)
+	}
 	return h, nil
 }
 

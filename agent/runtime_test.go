@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -381,4 +382,51 @@ func TestAdjustDeliversASetMessage(t *testing.T) {
 	v, err := h.Status(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 42, v)
+}
+
+// eager starts work and gives back a slot it never took as soon as it
+// starts: before Spawn has returned, the runtime logs and delivers for it.
+func eager(s int, m agent.Msg) (int, []agent.Effect) {
+	switch m := m.(type) {
+	case agent.Pull:
+		return s, []agent.Effect{agent.Start[int]{ID: 1, Work: 41}, agent.Demand{N: 1}}
+	case agent.Done[int]:
+		return m.Result, []agent.Effect{agent.Finish{Err: m.Err}}
+	case agent.Query:
+		return s, []agent.Effect{agent.Reply[int]{To: m.ID, Value: s}}
+	}
+	return s, nil
+}
+
+func TestAnAgentMayActBeforeSpawnReturns(t *testing.T) {
+	var logs syncBuffer
+	rt := agenttest.Runtime(t, agent.WithLogger(zerolog.New(&logs)))
+	inc := func(_ context.Context, v int) (int, error) { return v + 1, nil }
+	h, err := agent.Spawn(rt, agent.Spec[int, int, int, int, int, int]{Name: "eager", Evolve: eager, Queue: 1, Run: inc})
+	require.NoError(t, err)
+	require.NoError(t, h.Wait(context.Background()))
+	v, err := h.Status(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 42, v)
+	assert.Contains(t, logs.String(), "more input slots than it took")
+	assert.Contains(t, logs.String(), `"agent":"eager"`)
+}
+
+// syncBuffer is a bytes.Buffer safe for the runtime's goroutines to write to
+// while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
