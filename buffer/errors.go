@@ -16,7 +16,10 @@ type configError struct {
 	text string
 }
 
+// Error returns the message naming the setting.
 func (e *configError) Error() string { return e.text }
+
+// Unwrap returns ErrConfig, for errors.Is.
 func (e *configError) Unwrap() error { return ErrConfig }
 
 // invalid returns an [ErrConfig] with the message "buffer: " + format.

@@ -16,6 +16,7 @@ type invalidError struct {
 	msg string
 }
 
+// Error returns the message naming the setting.
 func (e *invalidError) Error() string { return e.msg }
 
 // Is makes errors.Is(err, ErrConfig) true.

@@ -23,7 +23,10 @@ type invalid struct {
 	text string
 }
 
+// Error returns the message naming what was wrong.
 func (e *invalid) Error() string { return e.text }
+
+// Unwrap returns the sentinel, for errors.Is.
 func (e *invalid) Unwrap() error { return e.kind }
 
 // configError returns an [ErrConfig] with the message "rate: " + format.
