@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 
@@ -14,9 +15,11 @@ type cell[S, I, W, R, O, V any] struct {
 	spec   Spec[S, I, W, R, O, V]
 	state  S
 	h      *Handle[I, V]
+	ports  ports[O]
 	timers map[uint64]timer // pending timers by tag
 	timerN uint64
 	broken bool
+	ended  bool
 }
 
 // timer is one pending timer: seq tells its firing from that of a timer it
@@ -43,7 +46,7 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 			c.step(Tick{Tag: m.tag})
 		}
 	case *actor.Started:
-		c.step(Pull{N: Unbounded})
+		c.step(Pull{N: c.ports.pull})
 	case *actor.Stopping:
 		for _, t := range c.timers {
 			t.cancel()
@@ -78,7 +81,7 @@ func (c *cell[S, I, W, R, O, V]) perform(e Effect) {
 	case Start[W]:
 		c.start(e)
 	case Demand:
-		c.h.grant(e.N)
+		c.ports.demand(e.N)
 	case Timer:
 		c.arm(e)
 	case Disarm:
@@ -87,20 +90,39 @@ func (c *cell[S, I, W, R, O, V]) perform(e Effect) {
 		c.h.answer(e.To, e.Value)
 	case Finish:
 		c.h.finish(e.Err)
+		c.end()
 	default:
 		c.fail(fmt.Errorf("agent %s: effect %T does not match this agent's types", c.spec.Name, e))
 	}
 }
 
+// emit hands values to the agent's outlet. Values it refuses leave the
+// demand they took with the agent, as a Pull; a panic in it is logged and
+// becomes the agent's error.
 func (c *cell[S, I, W, R, O, V]) emit(values []O) {
-	if c.spec.Sink == nil {
+	if len(values) == 0 {
 		return
 	}
-	for _, v := range values {
-		if err := protect(func() { c.spec.Sink(v) }); err != nil {
-			c.h.log.Error().Err(err).Bytes("stack", err.(*PanicError).Stack).Msg("sink panicked")
-			c.h.sinkFailed(err)
+	refused, err := c.ports.deliver(values)
+	if err != nil {
+		ev := c.h.log.Error().Err(err)
+		var pe *PanicError
+		if errors.As(err, &pe) {
+			ev = ev.Bytes("stack", pe.Stack)
 		}
+		ev.Msg("sink panicked")
+		c.h.sinkFailed(err)
+	}
+	if refused > 0 {
+		c.h.deliver(Pull{N: refused})
+	}
+}
+
+// end passes the agent's completion on to whatever follows it, once.
+func (c *cell[S, I, W, R, O, V]) end() {
+	if c.ports.ended != nil && !c.ended {
+		c.ended = true
+		c.ports.ended()
 	}
 }
 
@@ -141,4 +163,10 @@ func (c *cell[S, I, W, R, O, V]) fail(err error) {
 	}
 	ev.Msg("agent failed")
 	c.h.breakDown(err)
+	if c.ports.upstream {
+		// So that the agents before it can still drain, a broken agent in
+		// a chain takes whatever it is sent and drops it.
+		c.ports.demand(Unbounded)
+	}
+	c.end()
 }

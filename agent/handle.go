@@ -60,6 +60,12 @@ type Handle[I, V any] struct {
 // returns an error naming the field when spec is incomplete, and [ErrClosed]
 // when rt has been shut down.
 func Spawn[S, I, W, R, O, V any](rt *Runtime, spec Spec[S, I, W, R, O, V]) (*Handle[I, V], error) {
+	return spawn(rt, spec, func(h *Handle[I, V]) ports[O] { return alone(h, spec.Sink) })
+}
+
+// spawn starts the agent spec describes, with the ports wire returns for its
+// handle.
+func spawn[S, I, W, R, O, V any](rt *Runtime, spec Spec[S, I, W, R, O, V], wire func(*Handle[I, V]) ports[O]) (*Handle[I, V], error) {
 	if rt == nil {
 		return nil, fmt.Errorf("agent: %s: runtime must not be nil", spec.Name)
 	}
@@ -92,7 +98,7 @@ func Spawn[S, I, W, R, O, V any](rt *Runtime, spec Spec[S, I, W, R, O, V]) (*Han
 	id := spec.Name + "-" + rt.system.ProcessRegistry.NextId()
 	h.pid = rt.system.NewLocalPID(id)
 	h.log = rt.log.With().Str("agent", spec.Name).Str("pid", id).Logger()
-	c := &cell[S, I, W, R, O, V]{spec: spec, state: spec.State, h: h, timers: make(map[uint64]timer)}
+	c := &cell[S, I, W, R, O, V]{spec: spec, state: spec.State, h: h, ports: wire(h), timers: make(map[uint64]timer)}
 	props := actor.PropsFromProducer(func() actor.Actor { return c })
 	if _, err := rt.system.Root.SpawnNamed(props, id); err != nil {
 		h.cancel()
@@ -351,5 +357,25 @@ func (h *Handle[I, V]) settle() {
 	if h.stopped.Load() && h.running == 0 && !h.idleDone {
 		h.idleDone = true
 		close(h.idle)
+	}
+}
+
+// status is Status for callers that do not know V.
+func (h *Handle[I, V]) status(ctx context.Context) (any, error) {
+	v, err := h.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// pull grants the agent demand for n more values.
+func (h *Handle[I, V]) pull(n int) { h.deliver(Pull{N: n}) }
+
+// feed passes items on to the agent from the agent before it, which holds
+// demand for them: no credit is spent.
+func (h *Handle[I, V]) feed(items []I) {
+	if len(items) > 0 {
+		h.deliver(Input[I]{Items: items})
 	}
 }

@@ -28,23 +28,29 @@ type Agent[T any] struct {
 // the field at fault when cfg is not valid or flush is nil, and
 // agent.ErrClosed when rt has been shut down.
 func New[T any](rt *agent.Runtime, cfg Config, flush Flush[T], sink func([]T)) (*Agent[T], error) {
-	if flush == nil {
-		return nil, invalid("flush must not be nil")
-	}
-	s, err := NewState[T](cfg)
+	sp, err := spec(cfg, flush)
 	if err != nil {
 		return nil, err
 	}
-	h, err := agent.Spawn(rt, agent.Spec[State[T], T, []T, struct{}, []T, Status]{
-		Name:   s.cfg.Name,
-		State:  s,
-		Evolve: Evolve[T],
-		Queue:  s.cfg.Queue,
-		Run:    func(ctx context.Context, b []T) (struct{}, error) { return struct{}{}, flush(ctx, b) },
-		Sink:   sink,
-	})
+	sp.Sink = sink
+	h, err := agent.Spawn(rt, sp)
 	if err != nil {
 		return nil, err
 	}
 	return &Agent[T]{h}, nil
+}
+
+// spec describes the agent cfg and flush make, with no sink.
+func spec[T any](cfg Config, flush Flush[T]) (agent.Spec[State[T], T, []T, struct{}, []T, Status], error) {
+	var sp agent.Spec[State[T], T, []T, struct{}, []T, Status]
+	if flush == nil {
+		return sp, invalid("flush must not be nil")
+	}
+	s, err := NewState[T](cfg)
+	if err != nil {
+		return sp, err
+	}
+	sp.Name, sp.State, sp.Evolve, sp.Queue = s.cfg.Name, s, Evolve[T], s.cfg.Queue
+	sp.Run = func(ctx context.Context, b []T) (struct{}, error) { return struct{}{}, flush(ctx, b) }
+	return sp, nil
 }

@@ -32,28 +32,37 @@ type Agent[In, Out any] struct {
 // (errors.Is(err, ErrConfig)), and agent.ErrClosed when rt has been shut
 // down.
 func New[In, Out any](rt *agent.Runtime, cfg Config, work Work[In, Out], sink func(Result[Out])) (*Agent[In, Out], error) {
-	s, err := NewState[In, Out](cfg)
-	if err != nil {
-		return nil, err
-	}
-	if work == nil {
-		return nil, invalid("work must not be nil")
-	}
 	if rt == nil {
 		return nil, invalid("runtime must not be nil")
 	}
-	h, err := agent.Spawn(rt, agent.Spec[State[In, Out], In, In, Out, Result[Out], Status]{
+	sp, err := spec(cfg, work)
+	if err != nil {
+		return nil, err
+	}
+	sp.Sink = sink
+	h, err := agent.Spawn(rt, sp)
+	if err != nil {
+		return nil, err
+	}
+	return &Agent[In, Out]{Handle: h}, nil
+}
+
+// spec describes the agent cfg and work make, with no sink.
+func spec[In, Out any](cfg Config, work Work[In, Out]) (agent.Spec[State[In, Out], In, In, Out, Result[Out], Status], error) {
+	s, err := NewState[In, Out](cfg)
+	if err != nil {
+		return agent.Spec[State[In, Out], In, In, Out, Result[Out], Status]{}, err
+	}
+	if work == nil {
+		return agent.Spec[State[In, Out], In, In, Out, Result[Out], Status]{}, invalid("work must not be nil")
+	}
+	return agent.Spec[State[In, Out], In, In, Out, Result[Out], Status]{
 		Name:   cfg.name(),
 		State:  s,
 		Evolve: Evolve[In, Out],
 		Queue:  cfg.queue(),
 		Run:    work,
-		Sink:   sink,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &Agent[In, Out]{Handle: h}, nil
+	}, nil
 }
 
 // SetLimit changes the agent's limit while it runs. Raising it starts waiting

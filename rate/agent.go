@@ -33,13 +33,9 @@ func New[T any](rt *agent.Runtime, cfg Config[T], sink func(T)) (*Agent[T], erro
 	if err != nil {
 		return nil, err
 	}
-	h, err := agent.Spawn(rt, agent.Spec[State[T], Item[T], struct{}, struct{}, T, Status]{
-		Name:   cfg.Name,
-		State:  newState(cfg),
-		Evolve: Evolve[T],
-		Queue:  cfg.Queue,
-		Sink:   sink,
-	})
+	sp := spec(cfg)
+	sp.Sink = sink
+	h, err := agent.Spawn(rt, sp)
 	if err != nil {
 		return nil, err
 	}
@@ -127,14 +123,31 @@ func (a *Agent[T]) Stop(ctx context.Context) error { return a.h.Stop(ctx) }
 
 // item builds the Item for v, checking the cost Config.Cost gives it.
 func (a *Agent[T]) item(v T) (Item[T], error) {
-	if a.cost == nil {
+	return itemFor(a.cost, v, int(a.burst.Load()))
+}
+
+// itemFor builds the Item for v, checking the cost cost gives it against
+// burst; a nil cost makes every item cost 1.
+func itemFor[T any](cost func(T) float64, v T, burst int) (Item[T], error) {
+	if cost == nil {
 		return Item[T]{Value: v}, nil
 	}
-	c := a.cost(v)
-	if err := checkCost(c, int(a.burst.Load())); err != nil {
+	c := cost(v)
+	if err := checkCost(c, burst); err != nil {
 		return Item[T]{}, err
 	}
 	return Item[T]{Value: v, Cost: c}, nil
+}
+
+// spec describes the agent cfg (with its defaults filled in) makes, with no
+// sink.
+func spec[T any](cfg Config[T]) agent.Spec[State[T], Item[T], struct{}, struct{}, T, Status] {
+	return agent.Spec[State[T], Item[T], struct{}, struct{}, T, Status]{
+		Name:   cfg.Name,
+		State:  newState(cfg),
+		Evolve: Evolve[T],
+		Queue:  cfg.Queue,
+	}
 }
 
 // checkCost returns an [ErrCost] if a bucket of the given burst can never

@@ -1,0 +1,55 @@
+package compose
+
+import "fmt"
+
+// Overflow is what [Chain.Post] does when the chain's first stage is full.
+type Overflow int
+
+const (
+	// Block makes Post wait for room, honouring its context. The default.
+	Block Overflow = iota
+	// DropNewest makes Post drop the item it was given and return nil; the
+	// drop is counted in [Status].
+	DropNewest
+	// DropOldest makes Post make room by dropping the oldest item waiting at
+	// the head of the chain; the drop is counted in [Status]. The chain
+	// gets one more stage, "overflow", in front of the first, holding up to
+	// the first stage's bound.
+	DropOldest
+	// Fail makes Post return agent.ErrFull.
+	Fail
+)
+
+// String returns the policy's name, as its option is spelled.
+func (o Overflow) String() string {
+	switch o {
+	case Block:
+		return "block"
+	case DropNewest:
+		return "drop-newest"
+	case DropOldest:
+		return "drop-oldest"
+	case Fail:
+		return "fail"
+	}
+	return fmt.Sprintf("Overflow(%d)", int(o))
+}
+
+// Option configures a chain at [Start].
+type Option func(*options)
+
+type options struct {
+	overflow Overflow
+	name     string
+}
+
+// WithOverflow sets what Post does when the chain's first stage is full.
+// Without it, Post blocks.
+func WithOverflow(o Overflow) Option {
+	return func(opts *options) { opts.overflow = o }
+}
+
+// WithName names the chain in its log events; the default is "chain".
+func WithName(name string) Option {
+	return func(opts *options) { opts.name = name }
+}
