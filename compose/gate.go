@@ -36,18 +36,18 @@ func (st OverflowStatus) MarshalZerologObject(e *zerolog.Event) {
 }
 
 // evolveGate is the overflow stage's behaviour. Every item posted gives its
-// input slot back at once, so Post never waits for the chain; the queue
-// keeps the newest bound items.
+// input slot back at once, so Post never waits for the chain; items pass on
+// as demand allows, and of those left the queue keeps the newest bound.
 func evolveGate[T any](s gate[T], m agent.Msg) (gate[T], []agent.Effect) {
-	var fx []agent.Effect
 	switch m := m.(type) {
 	case agent.Input[T]:
 		s.queue = append(s.queue, m.Items...)
+		s, fx := s.pass([]agent.Effect{agent.Demand{N: len(m.Items)}})
 		if over := len(s.queue) - s.bound; over > 0 {
 			s.queue = s.queue[over:]
 			s.dropped += over
 		}
-		fx = append(fx, agent.Demand{N: len(m.Items)})
+		return s, fx
 	case agent.Pull:
 		s.demand = min(s.demand+max(m.N, 0), agent.Unbounded)
 	case agent.Close:
@@ -57,7 +57,7 @@ func evolveGate[T any](s gate[T], m agent.Msg) (gate[T], []agent.Effect) {
 	default:
 		return s, nil
 	}
-	return s.pass(fx)
+	return s.pass(nil)
 }
 
 // pass emits what demand allows, and finishes once closed and empty.

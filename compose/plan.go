@@ -74,7 +74,8 @@ func Then[I, M, O any](p Plan[I, M], s agent.Stage[M, O]) Plan[I, O] {
 			stopAll([]member{next})
 			return started[I]{}, err
 		}
-		before.Store(&st.last)
+		last := st.last
+		before.Store(&last)
 		st.last = next
 		st.members = append(st.members, next)
 		return st, nil
@@ -98,11 +99,12 @@ func behind[I, O any](s agent.Stage[I, I], p Plan[I, O]) Plan[I, O] {
 		if err != nil {
 			return started[I]{}, err
 		}
+		first := st.head
 		feed := func(values []I) (int, error) {
-			st.head.Feed(values)
+			first.Feed(values)
 			return 0, nil
 		}
-		gate, err := s.Start(rt, in, agent.Outlet[I]{Pull: p.first, Deliver: feed, Ended: st.head.Close})
+		gate, err := s.Start(rt, in, agent.Outlet[I]{Pull: p.first, Deliver: feed, Ended: first.Close})
 		if err != nil {
 			stopAll(st.members)
 			return started[I]{}, err

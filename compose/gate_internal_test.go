@@ -1,0 +1,28 @@
+package compose
+
+import (
+	"testing"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/stretchr/testify/assert"
+)
+
+func TestGateKeepsTheNewestAndPassesOnWithDemand(t *testing.T) {
+	tr := agenttest.Run(evolveGate[int], gate[int]{bound: 3},
+		agenttest.Step{Msg: agent.Pull{N: 2}},
+		agenttest.Step{Msg: agent.Input[int]{Items: []int{1}}},
+		agenttest.Step{Msg: agent.Input[int]{Items: []int{2, 3, 4, 5, 6}}},
+		agenttest.Step{Msg: agent.Input[int]{Items: []int{7}}},
+		agenttest.Step{Msg: agent.Pull{N: 5}},
+		agenttest.Step{Msg: agent.Close{}},
+	)
+	assert.Equal(t, []int{1}, agenttest.Emitted[int](tr[1].Effects))
+	assert.Equal(t, 1, agenttest.Demanded(tr[1].Effects), "a posted item's slot comes back at once")
+	assert.Equal(t, []int{2}, agenttest.Emitted[int](tr[2].Effects))
+	assert.Equal(t, 5, agenttest.Demanded(tr[2].Effects))
+	assert.Equal(t, OverflowStatus{Bound: 3, Queued: 3, Dropped: 1, Passed: 2}, tr[2].State.status())
+	assert.Equal(t, OverflowStatus{Bound: 3, Queued: 3, Dropped: 2, Passed: 2}, tr[3].State.status())
+	assert.Equal(t, []int{5, 6, 7}, agenttest.Emitted[int](tr[4].Effects))
+	assert.Equal(t, []agent.Effect{agent.Finish{}}, tr[5].Effects)
+}
