@@ -42,4 +42,13 @@
 // one, so at most the queue's bound of items wait; evolve gives slots back
 // with [Demand] as items leave the queue. Downstream, an agent emits only the
 // demand it was granted with [Pull].
+//
+// # Stages
+//
+// A [Stage] is an agent described but not yet started, seen as one step of a
+// chain. Started with an [Inlet] and an [Outlet], its Demand becomes a Pull
+// for the stage before it, its emitted values become that of the stage after
+// it, and its completion closes the stage after it. [MapIn] and [MapOut]
+// convert what a stage takes and emits without touching its evolve. Package
+// compose builds typed chains from Stages.
 package agent

@@ -27,7 +27,8 @@ type Spec[S, I, W, R, O, V any] struct {
 	// own goroutine: a slow sink slows the agent, and a sink that waits on
 	// the agent itself (posting to it, asking its status) never returns.
 	// Nil discards them. A panic in Sink is logged and becomes the agent's
-	// error, returned by Wait.
+	// error, returned by Wait. [NewStage] does not use it: a stage's Outlet
+	// decides where its values go.
 	Sink func(O)
 }
 
