@@ -66,7 +66,7 @@ func fail(stderr io.Writer, err error) int {
 // serialized.
 func newLogger(w io.Writer) zerolog.Logger {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		w = zerolog.ConsoleWriter{Out: f, TimeFormat: "15:04:05.000"}
+		w = zerolog.ConsoleWriter{Out: f, TimeFormat: "15:04:05"}
 	}
 	return zerolog.New(zerolog.SyncWriter(w)).With().Timestamp().Logger()
 }

@@ -1,11 +1,90 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"sync"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/evolvekit/evolve/compose"
 )
 
+// interactive runs the display on the terminal tty until the user ends the
+// input (Ctrl-D, Esc: exit 0 once every key is in the file) or aborts
+// (Ctrl-C twice: exit 130). The log goes to a pane of the display. Bubble
+// Tea restores the terminal on every way out, a panic in the display
+// included; the goroutines started here recover their own panics, and are
+// waited for before it returns.
 func interactive(cfg config, st stages, out *output, tty *os.File, stdout, stderr io.Writer) int {
-	return fail(stderr, errors.New("on a terminal: pipe the keys in instead"))
+	logs := newLogPane(200)
+	rt := newRuntime(logs.logger())
+	defer shutdown(rt, stderr)
+	feed := newFeeder()
+	var chain *compose.Chain[rune]
+	// The model calls logStatus only from Update, once p runs, after chain
+	// is set.
+	logStatus := func() { chain.LogStatus() }
+	p := tea.NewProgram(newModel(cfg, feed, logStatus, logs),
+		tea.WithInput(tty), tea.WithOutput(stdout), tea.WithAltScreen())
+	chain, err := st.start(rt, cfg, out, watch{
+		passed:  func(k rune) { p.Send(passedMsg(k)) },
+		written: func(line []rune) { p.Send(writtenMsg(line)) },
+	})
+	if err != nil {
+		return fail(stderr, err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		err := guard(func() error { return feed.run(ctx, chain) })
+		p.Send(drainedMsg{err})
+	})
+	wg.Go(func() {
+		err := guard(func() error {
+			pollStatus(ctx, chain, func(st statusMsg) { p.Send(st) }, statusEvery)
+			return nil
+		})
+		if err != nil {
+			p.Send(failedMsg{err})
+		}
+	})
+	final, runErr := p.Run()
+	cancel() // the deferred shutdown stops the chain, if it still runs
+	wg.Wait()
+	return outcome(final, runErr, out.path, stdout, stderr)
+}
+
+// outcome reports how the session ended and returns the exit status.
+func outcome(final tea.Model, runErr error, path string, stdout, stderr io.Writer) int {
+	m, _ := final.(model)
+	switch {
+	case errors.Is(runErr, tea.ErrInterrupted) || m.phase == aborted:
+		fmt.Fprintf(stderr, "typewriter: aborted: %d keys typed, %d in %s\n", m.typed, m.inFile, path)
+		return 130
+	case runErr != nil:
+		return fail(stderr, runErr)
+	case m.err != nil:
+		return fail(stderr, m.err)
+	case m.phase != finished:
+		return fail(stderr, errors.New("the display ended before the chain"))
+	}
+	fmt.Fprintf(stdout, "typewriter: %d keys in %d lines in %s\n", m.inFile, len(m.lines), path)
+	return 0
+}
+
+// guard runs f, turning a panic into an error that carries the stack, so a
+// goroutine of the display cannot end the process with the terminal in raw
+// mode.
+func guard(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return f()
 }
