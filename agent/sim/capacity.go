@@ -1,0 +1,172 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// Capacity is how long a piece of work takes: Service returns the service
+// time of work started at virtual time at while concurrency pieces of work
+// (itself included) are in flight. It may draw from r, the simulator's
+// seeded source for service times, and must use no other randomness.
+//
+// [Curve] is the usual Capacity; [Step] changes it at an instant. Write your
+// own to model something else; a Capacity that also has a Validate() error
+// method is checked by [Run].
+type Capacity interface {
+	Service(r *rand.Rand, at time.Duration, concurrency int) time.Duration
+}
+
+// Curve is a capacity curve: throughput grows linearly with concurrency up
+// to Knee, and beyond it contention sets in.
+//
+// Up to Knee, work takes Base. Beyond it, with c in flight, it takes
+//
+//	Base × (c/Knee) × (1 + Contention × (c-Knee)/Knee)
+//
+// so total throughput (c divided by the service time) is flat past the knee
+// when Contention is 0 and falls when it is positive: with Contention 0.5,
+// twice the knee gives two thirds of the best throughput. Noise, if set,
+// multiplies each service time by a random factor.
+//
+// The zero Curve is not valid: Base and Knee are required.
+type Curve struct {
+	// Base is the service time at or below the knee. Required, positive.
+	Base time.Duration
+	// Knee is the concurrency at which throughput peaks. Required, at least 1.
+	Knee int
+	// Contention is how fast throughput falls past the knee; 0 keeps it flat.
+	// It must not be negative.
+	Contention float64
+	// Noise makes service times random; its zero value adds none.
+	Noise Noise
+}
+
+// Service returns the service time at this concurrency, with noise.
+func (c Curve) Service(r *rand.Rand, _ time.Duration, concurrency int) time.Duration {
+	d := float64(c.Base) * c.Slowdown(concurrency) * c.Noise.factor(r)
+	return time.Duration(math.Min(d, float64(math.MaxInt64/4)))
+}
+
+// Slowdown is the service time at concurrency in units of Base, without
+// noise: 1 up to the knee, more beyond it.
+func (c Curve) Slowdown(concurrency int) float64 {
+	if concurrency <= c.Knee {
+		return 1
+	}
+	over := float64(concurrency) / float64(c.Knee)
+	return over * (1 + c.Contention*(over-1))
+}
+
+// Throughput is the curve's throughput at a fixed concurrency, in pieces of
+// work per second, without noise.
+func (c Curve) Throughput(concurrency int) float64 {
+	if concurrency < 1 {
+		return 0
+	}
+	return float64(concurrency) / (c.Slowdown(concurrency) * c.Base.Seconds())
+}
+
+// Validate reports the first setting of c that is out of range.
+func (c Curve) Validate() error {
+	switch {
+	case c.Base <= 0:
+		return invalid("base service time must be positive, got %v", c.Base)
+	case c.Knee < 1:
+		return invalid("knee must be at least 1, got %d", c.Knee)
+	case !(c.Contention >= 0) || math.IsInf(c.Contention, 1):
+		return invalid("contention must be a finite number, at least 0, got %v", c.Contention)
+	}
+	return c.Noise.Validate()
+}
+
+// Noise multiplies service times by a random factor: a log-normal jitter
+// around 1, and now and then a heavy-tailed (Pareto) slowdown. The zero
+// Noise adds none.
+type Noise struct {
+	// Jitter is the log-normal sigma: 0.3 makes most service times land
+	// within ±30% of the curve. The jitter's mean is 1.
+	Jitter float64
+	// Tail is the probability that a piece of work is slowed down by a
+	// Pareto-distributed factor of at least 1.
+	Tail float64
+	// Shape is the Pareto shape of the tail; smaller is heavier. 0 means 1.5
+	// (finite mean, infinite variance).
+	Shape float64
+	// Cap bounds the tail factor; 0 means 50.
+	Cap float64
+}
+
+// factor draws one noise factor; it draws nothing when n adds no noise.
+func (n Noise) factor(r *rand.Rand) float64 {
+	f := 1.0
+	if n.Jitter > 0 {
+		f = math.Exp(n.Jitter*r.NormFloat64() - n.Jitter*n.Jitter/2)
+	}
+	if n.Tail > 0 && r.Float64() < n.Tail {
+		f *= n.tail(r)
+	}
+	return f
+}
+
+// tail draws a Pareto factor of at least 1, capped.
+func (n Noise) tail(r *rand.Rand) float64 {
+	shape, limit := n.Shape, n.Cap
+	if shape == 0 {
+		shape = 1.5
+	}
+	if limit == 0 {
+		limit = 50
+	}
+	return math.Min(math.Pow(1-r.Float64(), -1/shape), limit)
+}
+
+// Validate reports the first setting of n that is out of range.
+func (n Noise) Validate() error {
+	switch {
+	case !(n.Jitter >= 0) || n.Jitter > 3:
+		return invalid("jitter must be between 0 and 3, got %v", n.Jitter)
+	case !(n.Tail >= 0) || n.Tail > 1:
+		return invalid("tail must be a probability, got %v", n.Tail)
+	case !(n.Shape >= 0) || math.IsInf(n.Shape, 1):
+		return invalid("tail shape must be a finite number, at least 0, got %v", n.Shape)
+	case n.Cap != 0 && !(n.Cap >= 1) || math.IsInf(n.Cap, 1):
+		return invalid("tail cap must be at least 1, got %v", n.Cap)
+	}
+	return nil
+}
+
+// Step is a capacity that changes at an instant: work started before At
+// follows Before, work started from At on follows After.
+type Step struct {
+	At            time.Duration
+	Before, After Capacity
+}
+
+// Service returns the service time under the capacity in force at at.
+func (s Step) Service(r *rand.Rand, at time.Duration, concurrency int) time.Duration {
+	if at < s.At {
+		return s.Before.Service(r, at, concurrency)
+	}
+	return s.After.Service(r, at, concurrency)
+}
+
+// Validate reports a missing side or the first bad setting of either.
+func (s Step) Validate() error {
+	if s.Before == nil || s.After == nil {
+		return invalid("a capacity step needs a capacity before and after")
+	}
+	if err := validate(s.Before); err != nil {
+		return err
+	}
+	return validate(s.After)
+}
+
+// validate checks v if it knows how to check itself.
+func validate(v any) error {
+	if c, ok := v.(interface{ Validate() error }); ok {
+		return c.Validate()
+	}
+	return nil
+}
