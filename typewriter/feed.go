@@ -75,7 +75,7 @@ func (f *feeder) run(ctx context.Context, chain poster) error {
 		switch {
 		case ok:
 			err := chain.Post(ctx, k)
-			f.posted()
+			f.posted(k, err == nil)
 			if err != nil {
 				return err
 			}
@@ -104,9 +104,13 @@ func (f *feeder) next() (k rune, ok, ended bool) {
 	return k, true, false
 }
 
-// posted records that the key being posted has been taken (or refused).
-func (f *feeder) posted() {
+// posted records that the chain took k, or refused it: a key refused
+// waits again at the front.
+func (f *feeder) posted(k rune, taken bool) {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.posting = 0
-	f.mu.Unlock()
+	if !taken {
+		f.keys = append([]rune{k}, f.keys...)
+	}
 }

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/evolvekit/evolve/buffer"
+	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/rate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// keyLog is a keyQueue that records what the model gives it.
+type keyLog struct {
+	keys  []rune
+	ended bool
+}
+
+func (q *keyLog) add(keys ...rune) bool {
+	if q.ended {
+		return false
+	}
+	q.keys = append(q.keys, keys...)
+	return true
+}
+func (q *keyLog) end()         { q.ended = true }
+func (q *keyLog) waiting() int { return len(q.keys) }
+
+// testModel returns a model on a keyLog, and a counter of its status logs.
+func testModel() (model, *keyLog, *int) {
+	q, logged := &keyLog{}, new(int)
+	m := newModel(defaults(), q, func() { *logged++ }, newLogPane(10))
+	m.width, m.height = 100, 30
+	return m, q, logged
+}
+
+// press sends msgs to m's Update, one after another, and returns the model
+// and the command of the last.
+func press(t *testing.T, m model, msgs ...tea.Msg) (model, tea.Cmd) {
+	t.Helper()
+	var cmd tea.Cmd
+	for _, msg := range msgs {
+		var next tea.Model
+		next, cmd = m.Update(msg)
+		m = next.(model)
+	}
+	return m, cmd
+}
+
+func runes(s string) tea.KeyMsg      { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+func keyOf(k tea.KeyType) tea.KeyMsg { return tea.KeyMsg{Type: k} }
+
+// quits reports whether cmd is tea.Quit.
+func quits(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	_, ok := cmd().(tea.QuitMsg)
+	return ok
+}
+
+// screen returns m's view without styling.
+func screen(m model) string { return ansi.Strip(m.View()) }
+
+func TestModelQueuesTypedKeysInOrder(t *testing.T) {
+	m, q, _ := testModel()
+	m, cmd := press(t, m,
+		runes("hello"),
+		tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}},
+		runes("wörld 😀"),
+		tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'x'}, Alt: true}, // Alt-x is not a key
+		tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a\tb\r\nc"), Paste: true},
+		keyOf(tea.KeyUp),
+	)
+	assert.Nil(t, cmd)
+	assert.Equal(t, "hello wörld 😀abc", string(q.keys))
+	assert.Equal(t, 16, m.typed)
+	assert.Contains(t, screen(m), "16 typed · 16 waiting to enter the chain")
+}
+
+func TestModelEnterLogsStatus(t *testing.T) {
+	m, _, logged := testModel()
+	m, cmd := press(t, m, keyOf(tea.KeyEnter))
+	assert.Nil(t, cmd)
+	assert.Equal(t, 1, *logged)
+	assert.Contains(t, screen(m), "status logged")
+}
+
+func TestModelShowsKeysThroughAndLinesInTheFile(t *testing.T) {
+	m, _, _ := testModel()
+	msgs := []tea.Msg{runes("hello world")}
+	for _, k := range "hello w" {
+		msgs = append(msgs, passedMsg(k))
+	}
+	msgs = append(msgs, writtenMsg("hello"))
+	m, _ = press(t, m, msgs...)
+	s := screen(m)
+	assert.Contains(t, s, "│ hello w ")
+	assert.Contains(t, s, "│ hello ")
+	assert.Contains(t, s, "11 typed")
+	assert.Contains(t, s, "7 through the rate agent · 5 in the file")
+}
+
+func TestModelShowsALineOfStatusPerAgent(t *testing.T) {
+	m, _, _ := testModel()
+	m, _ = press(t, m, statusMsg(compose.Status{Stages: []compose.StageStatus{
+		{Name: "rate", Status: rate.Status{Rate: 2, Burst: 1, Tokens: 0.5, Queued: 3, Passed: 4}},
+		{Name: "parallel", Status: parallel.Status{Limit: 2, Queued: 1, InFlight: 2, Done: 7}},
+		{Name: "buffer", Status: buffer.Status{Size: 10, Pending: 4, Queued: 4, Flushing: 10, Flushed: 1}},
+	}}))
+	s := screen(m)
+	assert.Contains(t, s, "rate      queued   3   tokens 0.50/1   limit 2 keys/s   passed 4")
+	assert.Contains(t, s, "parallel  queued   1   in flight 2/2   held 0   done 7")
+	assert.Contains(t, s, "buffer    queued   4   line 4/10   flushing 10   lines flushed 1")
+}
+
+func TestModelCtrlDDrainsThenQuits(t *testing.T) {
+	for _, tc := range []struct {
+		key tea.KeyType
+		by  string
+	}{{tea.KeyCtrlD, "Ctrl-D"}, {tea.KeyEsc, "Esc"}} {
+		t.Run(tc.by, func(t *testing.T) {
+			m, q, logged := testModel()
+			m, cmd := press(t, m, runes("abc"), keyOf(tc.key))
+			assert.Nil(t, cmd, "the model waits for the chain to drain")
+			assert.True(t, q.ended)
+			assert.Contains(t, screen(m), tc.by+": draining... 3 keys to go")
+
+			m, cmd = press(t, m, runes("more"), keyOf(tea.KeyEnter), keyOf(tea.KeyCtrlD))
+			assert.Nil(t, cmd)
+			assert.Equal(t, "abc", string(q.keys), "no key is taken while draining")
+			assert.Zero(t, *logged)
+
+			m, cmd = press(t, m, writtenMsg("abc"), drainedMsg{})
+			assert.True(t, quits(cmd))
+			assert.Equal(t, finished, m.phase)
+			assert.Contains(t, screen(m), "done: every key is in typewriter.txt")
+		})
+	}
+}
+
+func TestModelCtrlCTwiceAborts(t *testing.T) {
+	m, _, _ := testModel()
+	m, cmd := press(t, m, runes("ab"), keyOf(tea.KeyCtrlC))
+	assert.Nil(t, cmd)
+	assert.Contains(t, screen(m), "press Ctrl-C again to abort")
+
+	m, cmd = press(t, m, runes("c"))
+	assert.Nil(t, cmd)
+	assert.NotContains(t, screen(m), "press Ctrl-C again", "another key disarms it")
+
+	m, _ = press(t, m, keyOf(tea.KeyCtrlC))
+	m, cmd = press(t, m, keyOf(tea.KeyCtrlC))
+	assert.True(t, quits(cmd))
+	assert.Equal(t, aborted, m.phase)
+}
+
+func TestModelCtrlCTwiceAbortsADrain(t *testing.T) {
+	m, _, _ := testModel()
+	m, cmd := press(t, m, runes("ab"), keyOf(tea.KeyCtrlD), keyOf(tea.KeyCtrlC), keyOf(tea.KeyCtrlC))
+	assert.True(t, quits(cmd))
+	assert.Equal(t, aborted, m.phase)
+}
+
+func TestModelQuitsOnAFailure(t *testing.T) {
+	m, _, _ := testModel()
+	m, cmd := press(t, m, failedMsg{errors.New("poll broke")})
+	assert.True(t, quits(cmd))
+	assert.Contains(t, screen(m), "failed: poll broke")
+}
+
+func TestModelViewFitsAnySize(t *testing.T) {
+	m, _, _ := testModel()
+	var msgs []tea.Msg
+	for i := range 300 {
+		k := []rune("日本😀ab ")[i%6]
+		msgs = append(msgs, runes(string(k)), passedMsg(k))
+		if i%7 == 6 {
+			msgs = append(msgs, writtenMsg(strings.Repeat("語", 7)))
+		}
+	}
+	m, _ = press(t, m, msgs...)
+	for _, size := range [][2]int{{0, 0}, {20, 5}, {80, 24}, {200, 60}} {
+		m, _ = press(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		view := screen(m)
+		if size[0] >= 40 {
+			for i, line := range strings.Split(view, "\n") {
+				assert.LessOrEqual(t, ansi.StringWidth(line), size[0], "%v line %d: %q", size, i, line)
+			}
+		}
+		if size[1] >= 24 {
+			assert.LessOrEqual(t, strings.Count(view, "\n")+1, size[1], "%v", size)
+		}
+	}
+}
+
+func TestOutcome(t *testing.T) {
+	done := model{phase: finished, inFile: 11, lines: []string{"hello", " worl", "d"}}
+	for _, tc := range []struct {
+		name   string
+		final  tea.Model
+		err    error
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"done", done, nil, 0, "typewriter: 11 keys in 3 lines in out.txt\n", ""},
+		{"aborted", model{phase: aborted, typed: 5, inFile: 2}, nil, 130, "", "aborted: 5 keys typed, 2 in out.txt"},
+		{"interrupted", model{typed: 1}, fmt.Errorf("killed: %w", tea.ErrInterrupted), 130, "", "aborted"},
+		{"chain failed", model{phase: finished, err: errors.New("flush broke")}, nil, 1, "", "flush broke"},
+		{"display failed", model{}, tea.ErrProgramPanic, 1, "", "panic"},
+		{"ended early", model{}, nil, 1, "", "ended before the chain"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			require.Equal(t, tc.code, outcome(tc.final, tc.err, "out.txt", &stdout, &stderr))
+			assert.Equal(t, tc.stdout, stdout.String())
+			assert.Contains(t, stderr.String(), tc.stderr)
+		})
+	}
+}
