@@ -1,13 +1,35 @@
-// Typewriter shows a chain of agents at work: every key goes through a rate
-// agent, a parallel agent that works on it, and a buffer agent that makes
-// lines of keys and appends each to a file.
+// Typewriter shows a chain of agents at work. Every key goes through a rate
+// agent, which lets keys through no faster than -r a second; a parallel agent,
+// whose work on a key takes --work-delay, with at most -p keys in flight (or,
+// with -p auto, as many as it learns is best); and a buffer agent, which makes
+// a line of every -b keys and appends it to the file -f after --flush-delay.
+// Each stage takes only what the next has room for, so a fast typist fills
+// the queues and waits; nothing is lost, and the file's lines, concatenated,
+// are the keys typed, in order.
 //
-//	go run ./typewriter                      # type; watch keys, agents and lines
+//	go run ./typewriter
+//	go run ./typewriter -r 5 -p 4 -b 20 --work-delay 2s
 //	printf 'hello world' | go run ./typewriter -r 100 -b 5 --work-delay 10ms --flush-delay 0
 //
-// With input piped in, every character but newline is a key, and a newline
-// logs every agent's status to stderr. At the end of the input the chain
-// drains, and the exit status is 0 once every key is in the file.
+// On a terminal it shows, side by side, the keys as the rate agent lets them
+// through and the lines in the file as each flush ends; under them, a line of
+// status per agent (what it holds, what it is doing, its limit), the keys
+// typed but not yet taken by the chain, and the log. The keys:
 //
-// The file's lines, concatenated, are the keys typed, in order.
+//	any printable key   post it to the chain
+//	Enter               log every agent's status (in the log pane)
+//	Ctrl-D              stop taking keys, wait until every key is in the file, exit 0
+//	Esc                 stop taking keys, flush what was typed (the last line
+//	                    may be short), exit 0
+//	Ctrl-C Ctrl-C       abort: drop what the chain holds, exit 130
+//
+// The terminal is restored however the program ends. Exit status: 0 when
+// every key typed is in the file; 1 on an error (the output file cannot be
+// written, a flush failed, the display failed); 2 for bad flags; 130 when
+// aborted with Ctrl-C twice or SIGINT.
+//
+// With input piped in, every character (a UTF-8 rune) but newline is a key,
+// and a newline logs every agent's status to stderr, as JSON (or readable
+// lines when stderr is a terminal). At the end of the input the chain
+// drains; the exit status is 0 once every key is in the file.
 package main

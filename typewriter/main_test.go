@@ -11,8 +11,9 @@ import (
 )
 
 // binary is the typewriter built once for the tests that run it on a
-// pseudo-terminal; empty if it could not be built.
-var binary string
+// pseudo-terminal; panicky is the same with the key ¤ panicking in the
+// display (panic_hook.go).
+var binary, panicky string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "typewriter-test-*")
@@ -20,11 +21,14 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "typewriter")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the typewriter: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
+	binary, panicky = filepath.Join(dir, "typewriter"), filepath.Join(dir, "typewriter-panicky")
+	for _, build := range [][]string{{"-o", binary}, {"-tags", "typewriter_panic", "-o", panicky}} {
+		cmd := exec.Command("go", append(append([]string{"build"}, build...), ".")...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building the typewriter: %v\n%s", err, out)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
 	}
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { os.RemoveAll(dir) }))
 }

@@ -91,8 +91,13 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// keyHook sees every key press first. It does nothing, but in a build for
+// the tests (panic_hook.go) that makes a key panic.
+var keyHook = func(tea.KeyMsg) {}
+
 // key handles one key press.
 func (m model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	keyHook(k)
 	if k.Type == tea.KeyCtrlC {
 		if m.armed {
 			m.phase = aborted

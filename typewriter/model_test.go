@@ -216,7 +216,7 @@ func TestOutcome(t *testing.T) {
 		{"interrupted", model{typed: 1}, fmt.Errorf("killed: %w", tea.ErrInterrupted), 130, "", "aborted"},
 		{"chain failed", model{phase: finished, err: errors.New("flush broke")}, nil, 1, "", "flush broke"},
 		{"display failed", model{}, tea.ErrProgramPanic, 1, "", "panic"},
-		{"ended early", model{}, nil, 1, "", "ended before the chain"},
+		{"stopped", model{typed: 3, inFile: 1}, nil, 1, "", "stopped: 3 keys typed, 1 in out.txt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -44,6 +44,12 @@ type session struct {
 // file of its own, with args.
 func start(t *testing.T, args ...string) *session {
 	t.Helper()
+	return startBinary(t, binary, args...)
+}
+
+// startBinary runs bin as start runs the typewriter.
+func startBinary(t *testing.T, bin string, args ...string) *session {
+	t.Helper()
 	ptmx, tty, err := pty.Open()
 	require.NoError(t, err)
 	require.NoError(t, pty.Setsize(ptmx, &pty.Winsize{Rows: 30, Cols: 120}))
@@ -53,7 +59,7 @@ func start(t *testing.T, args ...string) *session {
 
 	s := &session{t: t, ptmx: ptmx, tty: tty, before: before, path: filepath.Join(t.TempDir(), "typewriter.txt"),
 		grew: make(chan struct{}, 1), read: make(chan struct{}), exited: make(chan struct{})}
-	s.cmd = exec.Command(binary, append([]string{"-f", s.path}, args...)...)
+	s.cmd = exec.Command(bin, append([]string{"-f", s.path}, args...)...)
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = tty, tty, tty
 	s.cmd.Env = append(os.Environ(), "TERM=xterm-256color")
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
@@ -249,4 +255,42 @@ func TestTerminalCtrlCTwiceAborts(t *testing.T) {
 	s.assertRestored()
 	assert.Empty(t, s.lines(), "no flush got past its hour's wait")
 	assert.Contains(t, s.screen(), "typewriter: aborted: 6 keys typed, 0 in "+s.path)
+}
+
+func TestTerminalSignals(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+		says string
+	}{
+		{syscall.SIGINT, 130, "typewriter: aborted: 3 keys typed"},
+		{syscall.SIGTERM, 1, "typewriter: stopped: 3 keys typed"},
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			t.Parallel()
+			s := start(t, "-r", "1000", "--work-delay", "1h")
+			s.waitFor("keys through the rate agent")
+			s.typeKeys("abc")
+			s.waitFor("3 typed")
+			require.NoError(t, s.cmd.Process.Signal(tc.sig))
+
+			require.Equal(t, tc.code, s.exit(), s.screen())
+			s.assertRestored()
+			assert.Contains(t, s.screen(), tc.says)
+		})
+	}
+}
+
+func TestTerminalPanicRestoresTheTerminal(t *testing.T) {
+	t.Parallel()
+	s := startBinary(t, panicky, "-r", "1000", "--work-delay", "1h")
+	s.waitFor("keys through the rate agent")
+	s.typeKeys("ab")
+	s.waitFor("2 typed")
+	s.typeKeys("¤")
+
+	require.Equal(t, 1, s.exit(), s.screen())
+	s.assertRestored()
+	assert.Contains(t, s.screen(), "¤ pressed")
+	assert.Contains(t, s.screen(), "typewriter: program was killed: program experienced a panic")
 }

@@ -71,7 +71,7 @@ func outcome(final tea.Model, runErr error, path string, stdout, stderr io.Write
 	case m.err != nil:
 		return fail(stderr, m.err)
 	case m.phase != finished:
-		return fail(stderr, errors.New("the display ended before the chain"))
+		return fail(stderr, fmt.Errorf("stopped: %d keys typed, %d in %s", m.typed, m.inFile, path))
 	}
 	fmt.Fprintf(stdout, "typewriter: %d keys in %d lines in %s\n", m.inFile, len(m.lines), path)
 	return 0

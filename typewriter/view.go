@@ -75,8 +75,12 @@ func (m model) panes(w int) string {
 
 // agentLines returns one line per stage of the chain, from its last status.
 func (m model) agentLines() []string {
+	work := "parallel"
+	if m.cfg.parallel.auto {
+		work = "adaptive"
+	}
 	lines := make([]string, 3)
-	for i, name := range []string{"rate", "work", "buffer"} {
+	for i, name := range []string{"rate", work, "buffer"} {
 		lines[i] = fmt.Sprintf("%-9s …", name)
 	}
 	for i, st := range m.status.Stages {
