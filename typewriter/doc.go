@@ -19,11 +19,11 @@
 //	any printable key   post it to the chain
 //	Enter               log every agent's status (in the log pane)
 //	Ctrl-D              stop taking keys, wait until every key is in the file, exit 0
-//	Esc                 stop taking keys, flush what was typed (the last line
-//	                    may be short), exit 0
+//	Esc                 stop taking keys, flush what was typed, exit 0
 //	Ctrl-C Ctrl-C       abort: drop what the chain holds, exit 130
 //
-// The terminal is restored however the program ends. Exit status: 0 when
+// After Ctrl-D or Esc the last line is short unless the keys typed are a
+// multiple of -b. The terminal is restored however the program ends. Exit status: 0 when
 // every key typed is in the file; 1 on an error (the output file cannot be
 // written, a flush failed, the display failed); 2 for bad flags; 130 when
 // aborted with Ctrl-C twice or SIGINT.

@@ -115,7 +115,8 @@ func (s *session) screen() string {
 	return ansi.Strip(s.out.String())
 }
 
-// waitFor waits until the typewriter has written marker.
+// waitFor waits until the typewriter has written marker. What it wrote
+// before it exited may still be on its way to the reader after the exit.
 func (s *session) waitFor(marker string) {
 	s.t.Helper()
 	timeout := time.After(deadline)
@@ -223,7 +224,7 @@ func TestTerminalTypeEnterCtrlD(t *testing.T) {
 	require.Equal(t, 0, s.exit(), s.screen())
 	s.assertRestored()
 	assert.Equal(t, []string{"hell", "o wö", "rld ", "😀"}, s.lines())
-	assert.Contains(t, s.screen(), "typewriter: 13 keys in 4 lines in "+s.path)
+	s.waitFor("typewriter: 13 keys in 4 lines in " + s.path)
 }
 
 func TestTerminalEscFlushesWhatWasTyped(t *testing.T) {
@@ -254,7 +255,7 @@ func TestTerminalCtrlCTwiceAborts(t *testing.T) {
 	require.Equal(t, 130, s.exit(), s.screen())
 	s.assertRestored()
 	assert.Empty(t, s.lines(), "no flush got past its hour's wait")
-	assert.Contains(t, s.screen(), "typewriter: aborted: 6 keys typed, 0 in "+s.path)
+	s.waitFor("typewriter: aborted: 6 keys typed, 0 in " + s.path)
 }
 
 func TestTerminalSignals(t *testing.T) {
@@ -276,7 +277,7 @@ func TestTerminalSignals(t *testing.T) {
 
 			require.Equal(t, tc.code, s.exit(), s.screen())
 			s.assertRestored()
-			assert.Contains(t, s.screen(), tc.says)
+			s.waitFor(tc.says)
 		})
 	}
 }
@@ -291,6 +292,6 @@ func TestTerminalPanicRestoresTheTerminal(t *testing.T) {
 
 	require.Equal(t, 1, s.exit(), s.screen())
 	s.assertRestored()
-	assert.Contains(t, s.screen(), "¤ pressed")
-	assert.Contains(t, s.screen(), "typewriter: program was killed: program experienced a panic")
+	s.waitFor("¤ pressed")
+	s.waitFor("typewriter: program was killed: program experienced a panic")
 }
