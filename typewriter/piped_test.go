@@ -121,3 +121,12 @@ func TestPipedFailedFlushExits1NamingTheFile(t *testing.T) {
 type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+func TestAutoIsNotAvailableYetAndLeavesTheFileAlone(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.txt")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"-f", path, "-p", "auto"}, failingReader{t}, &stdout, &stderr)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr.String(), "-p auto: the adaptive agent is not available yet")
+	assert.NoFileExists(t, path)
+}

@@ -20,7 +20,7 @@ var (
 const logRows = 4
 
 // footer names the keys.
-const footer = "keys: type to send · Enter log status · Ctrl-D finish · Esc flush and quit · Ctrl-C twice abort"
+const footer = "type to send · Enter: log status · Ctrl-D: finish · Esc: flush and quit · Ctrl-C twice: abort"
 
 // View draws the header, the two panes, a status line per agent, the log
 // and the footer.
@@ -93,8 +93,8 @@ func (m model) agentLines() []string {
 
 // counts follows the keys from the keyboard to the file.
 func (m model) counts() string {
-	return fmt.Sprintf("keys: %d typed · %d waiting to enter the chain · %d through the rate agent · %d in the file",
-		m.typed, m.keys.waiting(), m.through, m.inFile)
+	return fmt.Sprintf("%-9s %d typed · %d waiting to enter the chain · %d through the rate agent · %d in the file",
+		"keys", m.typed, m.keys.waiting(), m.through, m.inFile)
 }
 
 // footnote is the line under the footer: what is going on, if anything.
