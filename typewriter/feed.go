@@ -24,6 +24,7 @@ type feeder struct {
 	wake    chan struct{}
 }
 
+// newFeeder returns a feeder with no keys; run starts it.
 func newFeeder() *feeder {
 	return &feeder{wake: make(chan struct{}, 1)}
 }

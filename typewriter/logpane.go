@@ -16,6 +16,7 @@ type logPane struct {
 	keep  int
 }
 
+// newLogPane returns an empty pane that keeps keep lines.
 func newLogPane(keep int) *logPane { return &logPane{keep: keep} }
 
 // Write takes one or more log lines; the oldest beyond keep are dropped.

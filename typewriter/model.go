@@ -59,6 +59,8 @@ type model struct {
 	status  compose.Status
 }
 
+// newModel returns the display of a session that has not begun: keys go to
+// keys, and Enter calls logStatus.
 func newModel(cfg config, keys keyQueue, logStatus func(), logs *logPane) model {
 	return model{cfg: cfg, keys: keys, logStatus: logStatus, logs: logs, width: 80, height: 24}
 }

@@ -40,23 +40,30 @@ func interactive(cfg config, st stages, out *output, tty *os.File, stdout, stder
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		err := guard(func() error { return feed.run(ctx, chain) })
-		p.Send(drainedMsg{err})
-	})
-	wg.Go(func() {
-		err := guard(func() error {
-			pollStatus(ctx, chain, func(st statusMsg) { p.Send(st) }, statusEvery)
-			return nil
-		})
-		if err != nil {
-			p.Send(failedMsg{err})
-		}
-	})
+	startHelpers(ctx, &wg, p.Send, feed, chain)
 	final, runErr := p.Run()
 	cancel() // the deferred shutdown stops the chain, if it still runs
 	wg.Wait()
 	return outcome(final, runErr, out.path, stdout, stderr)
+}
+
+// startHelpers starts the goroutines that feed the keys typed to the chain
+// and poll its status, each sending what it learns to the display; they end
+// when ctx does, and wg waits for them. A panic in one is sent as a failure.
+func startHelpers(ctx context.Context, wg *sync.WaitGroup, send func(tea.Msg), feed *feeder, chain *compose.Chain[rune]) {
+	wg.Go(func() {
+		err := guard(func() error { return feed.run(ctx, chain) })
+		send(drainedMsg{err})
+	})
+	wg.Go(func() {
+		err := guard(func() error {
+			pollStatus(ctx, chain, func(st statusMsg) { send(st) }, statusEvery)
+			return nil
+		})
+		if err != nil {
+			send(failedMsg{err})
+		}
+	})
 }
 
 // outcome reports how the session ended and returns the exit status.
