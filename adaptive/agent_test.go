@@ -1,0 +1,191 @@
+package adaptive_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/evolvekit/evolve/adaptive"
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/parallel"
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func double(_ context.Context, v int) (int, error) { return 2 * v, nil }
+
+func postAll(t *testing.T, a *adaptive.Agent[int, int], items ...int) {
+	t.Helper()
+	for _, v := range items {
+		require.NoError(t, a.Post(context.Background(), v))
+	}
+}
+
+// TestTheLimitGrowsToTheKneeOfRealWork runs the agent on a real runtime, in
+// virtual time: work takes 10ms up to 4 at once and longer beyond, so that
+// throughput falls past 4, the best limit. Starting at 1, the limit doubles to 4 and
+// stays there or one step away, and every item comes out in order.
+func TestTheLimitGrowsToTheKneeOfRealWork(t *testing.T) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		var inFlight, peak atomic.Int64
+		work := func(_ context.Context, v int) (int, error) {
+			n := inFlight.Add(1)
+			defer inFlight.Add(-1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			d := 10 * time.Millisecond // up to 4 at once; beyond, (n/4)² times as long
+			if n > 4 {
+				d = d * time.Duration(n*n) / 16
+			}
+			time.Sleep(d)
+			return v, nil
+		}
+		var got []parallel.Result[int]
+		a, err := adaptive.New(rt, adaptive.Config{Max: 16}, work, func(r parallel.Result[int]) { got = append(got, r) })
+		require.NoError(t, err)
+		const n = 2000
+		go func() {
+			for i := range n {
+				if a.Post(context.Background(), i) != nil {
+					return
+				}
+			}
+			a.Close()
+		}()
+		require.NoError(t, a.Wait(context.Background()))
+		require.Len(t, got, n)
+		for i, r := range got {
+			require.Equal(t, uint64(i), r.Seq)
+		}
+		st, err := a.Status(context.Background())
+		require.NoError(t, err)
+		assert.InDelta(t, 4, st.Limit, 1)
+		assert.LessOrEqual(t, peak.Load(), int64(16))
+		assert.Equal(t, "evolve", st.Controller)
+		assert.Positive(t, st.View.Throughput)
+	})
+}
+
+func TestSetLimitWhileRunning(t *testing.T) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		release := make(chan struct{})
+		work := func(_ context.Context, v int) (int, error) { <-release; return v, nil }
+		a, err := adaptive.New(rt, adaptive.Config{Max: 3, Controller: adaptive.Fixed{}}, work, nil)
+		require.NoError(t, err)
+		postAll(t, a, 0, 1, 2, 3)
+		expect := func(limit, inFlight int) {
+			t.Helper()
+			synctest.Wait()
+			st, err := a.Status(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, [2]int{limit, inFlight}, [2]int{st.Limit, st.InFlight})
+		}
+		expect(1, 1)
+		require.NoError(t, a.SetLimit(5))
+		expect(3, 3) // brought down to Max
+		assert.ErrorIs(t, a.SetLimit(0), adaptive.ErrConfig)
+		close(release)
+		a.Close()
+		require.NoError(t, a.Wait(context.Background()))
+		require.NoError(t, a.Stop(context.Background()))
+		assert.ErrorIs(t, a.SetLimit(2), agent.ErrClosed)
+	})
+}
+
+func TestAFailureIsPassedOnAndWaitReturnsIt(t *testing.T) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		boom := errors.New("boom")
+		work := func(_ context.Context, v int) (int, error) {
+			if v == 1 {
+				return 0, boom
+			}
+			return v, nil
+		}
+		var got []parallel.Result[int]
+		a, err := adaptive.New(rt, adaptive.Config{}, work, func(r parallel.Result[int]) { got = append(got, r) })
+		require.NoError(t, err)
+		postAll(t, a, 0, 1, 2)
+		a.Close()
+		assert.ErrorIs(t, a.Wait(context.Background()), boom)
+		require.Len(t, got, 3)
+		assert.ErrorIs(t, got[1].Err, boom)
+	})
+}
+
+func TestNewRejectsABadConfig(t *testing.T) {
+	rt := agenttest.Runtime(t)
+	for _, c := range []struct {
+		rt   *agent.Runtime
+		cfg  adaptive.Config
+		work parallel.Work[int, int]
+		want string
+	}{
+		{rt, adaptive.Config{Min: 3, Max: 2}, double, "adaptive: max must be at least min (3), got 2"},
+		{rt, adaptive.Config{}, nil, "adaptive: work must not be nil"},
+		{nil, adaptive.Config{}, double, "adaptive: runtime must not be nil"},
+	} {
+		a, err := adaptive.New(c.rt, c.cfg, c.work, nil)
+		assert.Nil(t, a)
+		assert.EqualError(t, err, c.want)
+		assert.ErrorIs(t, err, adaptive.ErrConfig)
+	}
+	_, err := adaptive.Stage(adaptive.Config{Queue: -1}, double)
+	assert.EqualError(t, err, "adaptive: queue must not be negative, got -1")
+	assert.EqualError(t, (&adaptive.Agent[int, int]{}).SetLimit(-2), "adaptive: limit must be at least 1, got -2")
+}
+
+func TestLogStatusWritesTheStatusAsOneObject(t *testing.T) {
+	var logs bytes.Buffer
+	rt := agenttest.Runtime(t, agent.WithLogger(zerolog.New(&logs)))
+	a, err := adaptive.New(rt, adaptive.Config{Name: "doubler", Min: 2, Max: 6, Queue: 5, Controller: adaptive.Fixed{}}, double, nil)
+	require.NoError(t, err)
+	postAll(t, a, 1, 2)
+	a.Close()
+	require.NoError(t, a.Wait(context.Background()))
+	a.LogStatus()
+	_, err = a.Status(context.Background()) // answered after the log event was written
+	require.NoError(t, err)
+	ev := agenttest.LastLog(t, logs.Bytes())
+	assert.Equal(t, "doubler", ev.Agent)
+	assert.Equal(t, map[string]any{
+		"limit": 2.0, "queue": 5.0, "unordered": false, "queued": 0.0, "in_flight": 0.0, "held": 0.0,
+		"demand": float64(agent.Unbounded - 2), "accepted": 2.0, "done": 2.0, "failed": 0.0, "emitted": 2.0,
+		"closed": true, "min": 2.0, "max": 6.0, "controller": "fixed", "phase": "fixed", "throughput": 0.0, "latency": 0.0,
+	}, ev.Status)
+}
+
+func TestAStagePassesValuesOnAndDropsFailures(t *testing.T) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		work := func(_ context.Context, v int) (int, error) {
+			if v < 0 {
+				return 0, errors.New("negative")
+			}
+			return 10 * v, nil
+		}
+		s, err := adaptive.Stage(adaptive.Config{Max: 4}, work)
+		require.NoError(t, err)
+		assert.Equal(t, "adaptive", s.Name())
+		assert.Equal(t, agent.DefaultQueue, s.Queue())
+		var got []int
+		m, err := s.Start(rt, agent.Inlet{}, agent.SinkOutlet(func(v int) { got = append(got, v) }))
+		require.NoError(t, err)
+		for _, v := range []int{1, -1, 2, 3} {
+			require.NoError(t, m.Post(context.Background(), v))
+		}
+		m.Close()
+		assert.EqualError(t, m.Wait(context.Background()), "negative")
+		assert.Equal(t, []int{10, 20, 30}, got)
+		st, err := m.Status(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 1, st.(adaptive.Status).Failed)
+	})
+}

@@ -1,0 +1,111 @@
+package adaptive
+
+import (
+	"math"
+
+	"github.com/evolvekit/evolve/agent"
+)
+
+// DefaultMax is the highest limit when a Config leaves Max at zero.
+const DefaultMax = 256
+
+// Config configures an adaptive agent.
+//
+// The zero Config is valid: the limit starts at 1 and is chosen between 1
+// and [DefaultMax] by evolve's own controller ([Hill]), the agent is named
+// "adaptive", its input queue holds [agent.DefaultQueue] items, and results
+// come out in input order.
+type Config struct {
+	// Name names the agent in logs; "" means "adaptive".
+	Name string
+	// Min and Max bound the limit the controller may choose. Min 0 means 1;
+	// Max 0 means DefaultMax. Otherwise 1 <= Min <= Max.
+	Min, Max int
+	// Initial is the limit the agent starts with; 0 means Min. It must lie
+	// between Min and Max.
+	Initial int
+	// Queue bounds the items posted but not yet started: Post blocks and
+	// TryPost fails while it is full. 0 means [agent.DefaultQueue]; a
+	// negative value is an error.
+	Queue int
+	// Unordered emits each result as soon as it is finished, instead of in
+	// input order.
+	Unordered bool
+	// Controller chooses the limit from completion samples; nil means a zero
+	// [Hill], evolve's own. [Santa], [AIMD], [Gradient2] and [Fixed] are the
+	// others this package offers. A Controller with a Validate() error
+	// method is checked.
+	Controller Controller
+	// Seed seeds the random source kept in the agent's State, from which the
+	// controller draws (to pick a direction to probe in, say).
+	Seed uint64
+}
+
+// Limit is the setting that changes a running agent's limit by hand: the
+// payload of the agent.Set[Limit] message that [Agent.SetLimit] sends.
+// Evolve ignores a Limit below 1 and brings one outside [Min, Max] within
+// them; the controller carries on from the new limit.
+type Limit int
+
+// validate reports the first setting of c that is out of range.
+func (c Config) validate() error {
+	lo, hi := c.bounds()
+	switch {
+	case c.Min < 0:
+		return invalid("min must be at least 1, got %d", c.Min)
+	case c.Max < 0 || c.Max > math.MaxInt32:
+		return invalid("max must be between 1 and %d, got %d", math.MaxInt32, c.Max)
+	case hi < lo:
+		return invalid("max must be at least min (%d), got %d", lo, hi)
+	case c.Initial != 0 && (c.Initial < lo || c.Initial > hi):
+		return invalid("initial must be between min (%d) and max (%d), got %d", lo, hi, c.Initial)
+	case c.Queue < 0:
+		return invalid("queue must not be negative, got %d", c.Queue)
+	}
+	if v, ok := c.Controller.(interface{ Validate() error }); ok {
+		return v.Validate()
+	}
+	return nil
+}
+
+// bounds returns Min and Max with their defaults filled in.
+func (c Config) bounds() (lo, hi int) {
+	lo, hi = max(c.Min, 1), c.Max
+	if hi == 0 {
+		hi = DefaultMax
+	}
+	return lo, hi
+}
+
+// initial returns the starting limit, with its default filled in.
+func (c Config) initial() int {
+	if c.Initial == 0 {
+		lo, _ := c.bounds()
+		return lo
+	}
+	return c.Initial
+}
+
+// controller returns the controller, with its default filled in.
+func (c Config) controller() Controller {
+	if c.Controller == nil {
+		return Hill{}
+	}
+	return c.Controller
+}
+
+// queue returns the input bound c asks for, with the default filled in.
+func (c Config) queue() int {
+	if c.Queue == 0 {
+		return agent.DefaultQueue
+	}
+	return c.Queue
+}
+
+// name returns the agent's name, with the default filled in.
+func (c Config) name() string {
+	if c.Name == "" {
+		return "adaptive"
+	}
+	return c.Name
+}

@@ -1,0 +1,74 @@
+package adaptive_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/evolvekit/evolve/adaptive"
+	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/parallel"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// simulate runs an adaptive agent with Hill in the simulator and returns
+// the run.
+func simulate(t *testing.T, cfg sim.Config, initial int) *sim.Result {
+	t.Helper()
+	s, err := adaptive.NewState[int, int](adaptive.Config{Max: 64, Initial: initial, Unordered: true, Seed: cfg.Seed})
+	require.NoError(t, err)
+	res, err := sim.Run(cfg, sim.Agent[adaptive.State[int, int], int, int, int, parallel.Result[int]]{
+		State: s, Evolve: adaptive.Evolve[int, int], Queue: 64, Limit: adaptive.State[int, int].Limit,
+	})
+	require.NoError(t, err)
+	return res
+}
+
+func curve(knee int) sim.Curve {
+	return sim.Curve{Base: 10 * time.Millisecond, Knee: knee, Contention: 0.5}
+}
+
+func TestHillFindsTheKneeUnderOverload(t *testing.T) {
+	for _, knee := range []int{3, 8, 20} {
+		res := simulate(t, sim.Config{Seed: 1, Capacity: curve(knee), Arrivals: sim.Flood{}, Duration: 5 * time.Second, Every: 10 * time.Millisecond}, 1)
+		at := map[int]int{}
+		for _, s := range res.Trace[len(res.Trace)/2:] {
+			at[s.Limit]++
+		}
+		assert.Greater(t, at[knee], len(res.Trace)/2*3/4, "knee %d: the limit sits at the knee most of the second half: %v", knee, at)
+		assert.Greater(t, res.Throughput(), 0.95*curve(knee).Throughput(knee), "knee %d", knee)
+	}
+}
+
+func TestHillFollowsACapacityStep(t *testing.T) {
+	res := simulate(t, sim.Config{Seed: 2, Capacity: sim.Step{At: 3 * time.Second, Before: curve(16), After: curve(4)},
+		Arrivals: sim.Flood{}, Duration: 6 * time.Second, Every: 10 * time.Millisecond}, 4)
+	assert.Equal(t, 16, res.Trace[290].Limit, "at the knee before the step")
+	last := res.Trace[len(res.Trace)-100:]
+	at4 := 0
+	for _, s := range last {
+		if s.Limit == 4 {
+			at4++
+		}
+	}
+	assert.Greater(t, at4, 75, "at the new knee by the end")
+}
+
+func TestHillDoesNotDriftUnderLightLoad(t *testing.T) {
+	res := simulate(t, sim.Config{Seed: 3, Capacity: curve(8), Arrivals: sim.Steady{Rate: 160, Poisson: true},
+		Duration: 20 * time.Second, Every: 10 * time.Millisecond}, 3)
+	for _, s := range res.Trace {
+		if s.Limit != 3 {
+			t.Fatalf("the limit moved to %d at %v under 20%% load", s.Limit, s.At)
+		}
+	}
+}
+
+func TestTheSameSeedGivesTheSameRun(t *testing.T) {
+	cfg := sim.Config{Seed: 4, Capacity: sim.Curve{Base: 5 * time.Millisecond, Knee: 6, Contention: 0.5,
+		Noise: sim.Noise{Jitter: 0.3, Tail: 0.02}}, Arrivals: sim.Batches{Every: 20 * time.Millisecond, Max: 30},
+		Duration: 3 * time.Second, Every: 5 * time.Millisecond}
+	a, b := simulate(t, cfg, 2), simulate(t, cfg, 2)
+	assert.Equal(t, a.Trace, b.Trace)
+	assert.Equal(t, a.Digest, b.Digest)
+}
