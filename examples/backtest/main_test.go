@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/evolvekit/evolve/agent/sim"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// format is the line the backtest promises.
+var format = regexp.MustCompile(`^scenario=\S+ controller=\S+ efficiency=\d+\.\d% converge=\d+ drift=\d+ p99=\S+$`)
+
+func TestAShortRunPrintsEveryLineAndWritesEveryPlot(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"-scale", "0.03", "-plot", dir}, &out))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	scs := scenarios(1)
+	require.Len(t, lines, len(scs)*(1+len(controllers())))
+	for i, l := range lines {
+		assert.Regexp(t, format, l)
+		sc := scs[i/(1+len(controllers()))]
+		assert.True(t, strings.HasPrefix(l, "scenario="+sc.name+" "), l)
+		if i%(1+len(controllers())) == 0 {
+			assert.Contains(t, l, "controller=fixed-")
+			assert.Contains(t, l, "efficiency=100.0%")
+		}
+	}
+	for _, sc := range scs {
+		b, err := os.ReadFile(filepath.Join(dir, sc.name+".png"))
+		require.NoError(t, err)
+		assert.True(t, bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")), sc.name)
+	}
+}
+
+func TestTheSameSeedPrintsTheSameTable(t *testing.T) {
+	var a, b bytes.Buffer
+	require.NoError(t, run([]string{"-scale", "0.01", "-seed", "9"}, &a))
+	require.NoError(t, run([]string{"-scale", "0.01", "-seed", "9"}, &b))
+	assert.Equal(t, a.String(), b.String())
+	var help bytes.Buffer
+	require.NoError(t, run([]string{"-h"}, &help))
+	assert.Contains(t, help.String(), "-plot")
+}
+
+func TestBadFlagsAreRefused(t *testing.T) {
+	var out bytes.Buffer
+	assert.EqualError(t, run([]string{"-scale", "0"}, &out), "scale must be above 0 and at most 100, got 0")
+	assert.Error(t, run([]string{"-seed", "x"}, &out))
+}
+
+func TestDriftIsTheLargestRiseOnceNothingIsQueued(t *testing.T) {
+	tr := trace([][3]int{{8, 3, 0}, {8, 0, 0}, {7, 0, 0}, {9, 0, 0}, {8, 0, 0}})
+	assert.Equal(t, 1, drift(tr, 0), "from the first sample with nothing queued, at 8, the limit reached 9")
+	assert.Equal(t, 0, drift(trace([][3]int{{4, 1, 0}}), 0))
+}
+
+func TestConvergeCountsToTheLastStrayingWindow(t *testing.T) {
+	// 10 completions per sample for 5 samples, then 20 per sample.
+	var rows [][3]int
+	for i := range 40 {
+		rows = append(rows, [3]int{1, 0, min(i, 5)*10 + max(i-5, 0)*20})
+	}
+	tr := trace(rows)
+	assert.Equal(t, int64(40), converge(tr, 0, 2*every), "the last window off by more than 5% spans samples 4 to 6")
+}
+
+// Example runs the backtest on scenarios a hundredth of their usual length
+// (0.3 virtual seconds for this one) and prints the lines for overload with
+// the knee at 8. The first line of a scenario is the best fixed limit's. In
+// so short a run, the time a controller takes to find the knee weighs
+// heavily; at the usual length evolve's efficiency here is about 99%.
+func Example() {
+	var out bytes.Buffer
+	if err := run([]string{"-scale", "0.01"}, &out); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "scenario=knee8 ") {
+			fmt.Println(l)
+		}
+	}
+	// Output:
+	// scenario=knee8 controller=fixed-8 efficiency=100.0% converge=232 drift=0 p99=10ms
+	// scenario=knee8 controller=evolve efficiency=83.2% converge=193 drift=0 p99=29.9ms
+	// scenario=knee8 controller=santa efficiency=57.3% converge=133 drift=0 p99=10ms
+	// scenario=knee8 controller=aimd efficiency=54.7% converge=127 drift=0 p99=59.8ms
+	// scenario=knee8 controller=gradient2 efficiency=77.2% converge=179 drift=0 p99=33ms
+}
+
+// trace builds a trace sampled every period from rows of limit, queued and
+// emitted.
+func trace(rows [][3]int) sim.Trace {
+	t := make(sim.Trace, len(rows))
+	for i, r := range rows {
+		t[i] = sim.Sample{At: time.Duration(i) * every, Limit: r[0], Queued: r[1], Emitted: int64(r[2])}
+	}
+	return t
+}

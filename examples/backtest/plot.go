@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	vgdraw "gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/evolvekit/evolve/agent/sim"
+)
+
+// palette colours the lines: the best fixed limit grey, then each
+// controller.
+var palette = []color.Color{
+	color.Gray{Y: 150},
+	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+}
+
+// draw writes dir/NAME.png for r: the limit over time on top, the agent's
+// queue length below, one line per controller and one for the best fixed
+// limit.
+func draw(r report, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	outcomes := append([]outcome{r.best}, r.controllers...)
+	top, err := panel(r.sc.name+": limit", "limit", outcomes, func(s sim.Sample) float64 { return float64(s.Limit) })
+	if err != nil {
+		return err
+	}
+	bottom, err := panel(r.sc.name+": queue length", "items queued", outcomes, func(s sim.Sample) float64 { return float64(s.Queued) })
+	if err != nil {
+		return err
+	}
+	img := vgimg.New(12*vg.Inch, 8*vg.Inch)
+	dc := vgdraw.New(img)
+	tiles := vgdraw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: 2 * vg.Millimeter,
+		PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
+	canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
+	top.Draw(canvases[0][0])
+	bottom.Draw(canvases[1][0])
+	f, err := os.Create(filepath.Join(dir, r.sc.name+".png"))
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// panel plots y over time for each outcome.
+func panel(title, ylabel string, outcomes []outcome, y func(sim.Sample) float64) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "virtual time (s)"
+	p.Y.Label.Text = ylabel
+	p.Legend.Top = true
+	for i, o := range outcomes {
+		pts := make(plotter.XYs, len(o.res.Trace))
+		for j, s := range o.res.Trace {
+			pts[j] = plotter.XY{X: s.At.Seconds(), Y: y(s)}
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", title, err)
+		}
+		l.Color = palette[i%len(palette)]
+		l.Width = vg.Points(1)
+		p.Add(l)
+		p.Legend.Add(o.name, l)
+	}
+	return p, nil
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"time"
+
+	"github.com/evolvekit/evolve/agent/sim"
+)
+
+// base is the service time of one item at or below the knee.
+const base = 10 * time.Millisecond
+
+// scenario is one world every controller, and every fixed limit, is run in.
+type scenario struct {
+	name     string
+	capacity sim.Capacity
+	arrivals sim.Arrivals
+	duration time.Duration
+	// knee is the highest knee of the scenario: fixed limits are tried from
+	// 1 to twice it, plus four.
+	knee int
+	// from is where convergence is counted from (the capacity step, the
+	// start of light load); span the window over which throughput is
+	// measured for it: long enough that the best fixed limit's throughput
+	// stays within 5% from window to window, where the noise of service
+	// times and arrivals allows.
+	from, span time.Duration
+	// light, if set, is the scenario's light load, from the instant from on:
+	// drift is measured from the first moment after it with nothing queued.
+	light bool
+}
+
+// curve is a capacity with the usual base and contention.
+func curve(knee int) sim.Curve {
+	return sim.Curve{Base: base, Knee: knee, Contention: 0.5}
+}
+
+// scenarios returns the scenarios, each lasting scale times its usual
+// duration.
+func scenarios(scale float64) []scenario {
+	d := func(s float64) time.Duration { return time.Duration(s * scale * float64(time.Second)) }
+	noisy := curve(16)
+	noisy.Noise = sim.Noise{Jitter: 0.3, Tail: 0.02}
+	fifth := sim.Steady{Rate: 0.2 * curve(8).Throughput(8), Poisson: true}
+	return []scenario{
+		{name: "knee8", capacity: curve(8), arrivals: sim.Flood{}, duration: d(30), knee: 8, span: d(0.25)},
+		{name: "knee32", capacity: curve(32), arrivals: sim.Flood{}, duration: d(15), knee: 32, span: d(0.5)},
+		{name: "step16to4", capacity: sim.Step{At: d(15), Before: curve(16), After: curve(4)}, arrivals: sim.Flood{},
+			duration: d(30), knee: 16, from: d(15), span: d(0.5)},
+		{name: "light", capacity: curve(8), arrivals: fifth, duration: d(30), knee: 8, span: d(5), light: true},
+		{name: "busy-then-light", capacity: curve(8), duration: d(30), knee: 8, from: d(5), span: d(5), light: true,
+			arrivals: sim.Switch{At: d(5), Before: sim.Steady{Rate: 1.2 * curve(8).Throughput(8), Poisson: true}, After: fifth}},
+		{name: "santa", capacity: curve(8), arrivals: sim.Batches{Every: 50 * time.Millisecond, Max: 76},
+			duration: d(30), knee: 8, span: d(10)},
+		{name: "noisy", capacity: noisy, arrivals: sim.Flood{}, duration: d(30), knee: 16, span: d(2)},
+	}
+}
