@@ -2,17 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 
+	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/agent"
 )
 
-// errNoAuto is returned for -p auto while the agent that learns its limit
-// is not part of this build.
-var errNoAuto = errors.New("-p auto: the adaptive agent is not available yet; give -p a number")
+// autoConfig is the adaptive agent of -p auto: it starts at 2 keys in
+// flight, as the default -p does, and learns a limit between 1 and 64.
+var autoConfig = adaptive.Config{Min: 1, Max: 64, Initial: 2}
 
 // adaptiveStage returns the stage for -p auto: an agent that learns how many
 // keys to work on at once.
-func adaptiveStage(func(context.Context, rune) (rune, error)) (agent.Stage[rune, rune], error) {
-	return agent.Stage[rune, rune]{}, errNoAuto
+func adaptiveStage(work func(context.Context, rune) (rune, error)) (agent.Stage[rune, rune], error) {
+	return adaptive.Stage(autoConfig, work)
 }

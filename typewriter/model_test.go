@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
@@ -119,6 +120,20 @@ func TestModelShowsALineOfStatusPerAgent(t *testing.T) {
 	assert.Contains(t, s, "rate      queued   3   tokens 0.50/1   limit 2 keys/s   passed 4")
 	assert.Contains(t, s, "parallel  queued   1   in flight 2/2   held 0   done 7")
 	assert.Contains(t, s, "buffer    queued   4   line 4/10   flushing 10   lines flushed 1")
+}
+
+func TestModelShowsTheAdaptiveAgentsLimit(t *testing.T) {
+	m, _, _ := testModel()
+	m.cfg.parallel = parallelism{auto: true}
+	assert.Contains(t, screen(m), "adaptive  …")
+	m, _ = press(t, m, statusMsg(compose.Status{Stages: []compose.StageStatus{
+		{Name: "rate", Status: rate.Status{}},
+		{Name: "adaptive", Status: adaptive.Status{
+			Status: parallel.Status{Limit: 5, Queued: 9, InFlight: 5, Done: 40},
+			Min:    1, Max: 64, View: adaptive.View{Phase: "search", Throughput: 4.25},
+		}},
+	}}))
+	assert.Contains(t, screen(m), "adaptive  queued   9   in flight 5/5   held 0   done 40   limit 5 in [1, 64], search, 4.2 keys/s")
 }
 
 func TestModelCtrlDDrainsThenQuits(t *testing.T) {

@@ -122,11 +122,11 @@ type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
-func TestAutoIsNotAvailableYetAndLeavesTheFileAlone(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "out.txt")
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"-f", path, "-p", "auto"}, failingReader{t}, &stdout, &stderr)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr.String(), "-p auto: the adaptive agent is not available yet")
-	assert.NoFileExists(t, path)
+func TestPipedAutoLearnsItsLimitAndKeepsOrder(t *testing.T) {
+	input := strings.Repeat("adaptive ✓ ", 40)
+	code, _, stderr, lines := runPiped(t, strings.NewReader(input+"\n"),
+		"-r", "1000000", "-p", "auto", "-b", "9", "--work-delay", "1ms", "--flush-delay", "0")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, input, strings.Join(lines, ""))
+	assert.Contains(t, stderr, `"agent":"adaptive"`, "the newline logs the adaptive agent's status")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
@@ -46,6 +47,9 @@ func describe(st any) string {
 	case parallel.Status:
 		return fmt.Sprintf("queued %3d   in flight %d/%d   held %d   done %d",
 			st.Queued, st.InFlight, st.Limit, st.Held, st.Done)
+	case adaptive.Status:
+		return fmt.Sprintf("queued %3d   in flight %d/%d   held %d   done %d   limit %d in [%d, %d], %s, %.1f keys/s",
+			st.Queued, st.InFlight, st.Limit, st.Held, st.Done, st.Limit, st.Min, st.Max, st.View.Phase, st.View.Throughput)
 	case buffer.Status:
 		return fmt.Sprintf("queued %3d   line %d/%d   flushing %d   lines flushed %d",
 			st.Queued, st.Pending, st.Size, st.Flushing, st.Flushed)
