@@ -241,3 +241,10 @@ func TestOutcome(t *testing.T) {
 		})
 	}
 }
+
+func TestSummaryCountsInWords(t *testing.T) {
+	var b strings.Builder
+	summary(&b, 1, 1, "a.txt")
+	summary(&b, 2, 0, "b.txt")
+	assert.Equal(t, "typewriter: 1 key in 1 line in a.txt\ntypewriter: 2 keys in 0 lines in b.txt\n", b.String())
+}

@@ -28,7 +28,7 @@ func piped(cfg config, st stages, out *output, in io.Reader, stdout, stderr io.W
 	if err := errors.Join(rerr, chain.Wait(ctx)); err != nil {
 		return fail(stderr, err)
 	}
-	fmt.Fprintf(stdout, "typewriter: %d keys in %d lines in %s\n", keys, lines.Load(), out.path)
+	summary(stdout, keys, int(lines.Load()), out.path)
 	return 0
 }
 

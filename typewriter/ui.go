@@ -80,7 +80,7 @@ func outcome(final tea.Model, runErr error, path string, stdout, stderr io.Write
 	case m.phase != finished:
 		return fail(stderr, fmt.Errorf("stopped: %d keys typed, %d in %s", m.typed, m.inFile, path))
 	}
-	fmt.Fprintf(stdout, "typewriter: %d keys in %d lines in %s\n", m.inFile, len(m.lines), path)
+	summary(stdout, m.inFile, len(m.lines), path)
 	return 0
 }
 
