@@ -46,9 +46,11 @@ func (c *Chain[I]) Status(ctx context.Context) (Status, error) {
 	return st, nil
 }
 
-// LogStatus writes one structured zerolog event per stage, first to last,
-// as each agent's LogStatus does, and one for the chain. It does not wait for
-// the stages' events to be written.
+// LogStatus writes one structured zerolog event per stage, as each agent's
+// LogStatus does, and one for the chain. It does not wait for the stages'
+// events, which each agent writes on its own goroutine, so they may come in
+// any order; the chain's event is written on the caller's goroutine, before
+// LogStatus returns, so the logger's writer must not wait on the caller.
 func (c *Chain[I]) LogStatus() {
 	for _, m := range c.members {
 		m.LogStatus()
