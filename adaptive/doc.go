@@ -42,8 +42,9 @@
 // # Cost
 //
 // Evolve costs what parallel.Evolve does, plus one call of the controller
-// per completion and a copy of the list of work in flight; see
-// BenchmarkEvolve.
+// per completion and a copy of the list of work in flight: on a two-core
+// machine, about 2 µs per item (one Input and one Done) with a limit of 8,
+// whichever controller; see BenchmarkEvolve.
 //
 // # Zero values
 //

@@ -40,9 +40,10 @@ import (
 // keeps winning) down to one; then it holds. While holding it measures its
 // limit again every window, and every few windows (doubling up to
 // Patience after each probe that loses) it probes one step up or down, at
-// random. Estimates older than Memory windows are forgotten, and a held
-// limit whose throughput changes by more than 10% beyond noise starts a new
-// search: that is how it follows a change of capacity.
+// random. Estimates older than Memory windows are forgotten, and when the
+// held limit's throughput changes by more than 10% beyond noise, it forgets
+// every estimate, measures the held limit afresh and searches again: that
+// is how it follows a change of capacity.
 //
 // Hill's zero value is ready to use, with the defaults below.
 type Hill struct {
@@ -52,8 +53,9 @@ type Hill struct {
 	// Precision is the relative standard error at which a window may end
 	// early; 0 means 0.02.
 	Precision float64
-	// Busy is the share of a window's time the agent must be saturated for
-	// the limit to move; 0 means 0.9.
+	// Busy is the share of the recent time (the window, and the ones before
+	// it at half the weight each step back) the agent must have been
+	// saturated for the limit to move; 0 means 0.9.
 	Busy float64
 	// Gain is the share of perfect scaling a move must beat; 0 means 0.5.
 	Gain float64

@@ -22,7 +22,7 @@ var format = regexp.MustCompile(`^scenario=\S+ controller=\S+ efficiency=\d+\.\d
 func TestAShortRunPrintsEveryLineAndWritesEveryPlot(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	require.NoError(t, run([]string{"-scale", "0.03", "-plot", dir}, &out))
+	require.NoError(t, run([]string{"-scale", "0.02", "-plot", dir}, &out))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	scs := scenarios(1)
 	require.Len(t, lines, len(scs)*(1+len(controllers())))
