@@ -38,7 +38,7 @@ func TestAStageEmitsNoMoreThanItsOutletPullsAndRefusalsGiveDemandBack(t *testing
 		for v := 1; v <= 8; v++ {
 			require.NoError(t, m.Post(context.Background(), v))
 		}
-		time.Sleep(time.Millisecond) // everything settles
+		time.Sleep(time.Millisecond)            // everything settles
 		_, err = m.Status(context.Background()) // and this round trip orders it before the read
 		require.NoError(t, err)
 		require.Equal(t, []int{2, 4}, kept, "two units of demand, the odd values' given back")
