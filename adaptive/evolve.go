@@ -39,7 +39,7 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 	case agent.Input[In]:
 		s = s.account(m.At)
 		for range m.Items {
-			s.arrived = s.arrived.push(m.At)
+			s.arrived = s.arrived.Push(m.At)
 		}
 		return s.pass(m, m.At)
 	case agent.Done[Out]:
@@ -131,7 +131,7 @@ func (s State[In, Out]) track(fx []agent.Effect, at time.Time) State[In, Out] {
 			flights = slices.Grow(slices.Clone(s.flights), len(fx))
 		}
 		var arrived time.Time
-		arrived, s.arrived = s.arrived.pop()
+		arrived, s.arrived = s.arrived.Pop()
 		flights = append(flights, flight{id: st.ID, at: at, wait: max(at.Sub(arrived), 0), started: len(flights) + 1})
 	}
 	if flights != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/evolvekit/evolve/internal/fifo"
 	"github.com/evolvekit/evolve/parallel"
 )
 
@@ -27,8 +28,8 @@ type State[In, Out any] struct {
 	ctl      Controller
 	rng      rand.PCG
 
-	arrived fifo[time.Time] // when each waiting item was accepted, oldest first
-	flights []flight        // work in flight, by ID ascending
+	arrived fifo.Queue[time.Time] // when each waiting item was accepted, oldest first
+	flights []flight              // work in flight, by ID ascending
 
 	last   time.Time     // the At of the last message that counted
 	since  time.Time     // the At of the last sample

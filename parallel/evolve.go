@@ -62,7 +62,7 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 // accept queues items, in order.
 func (s State[In, Out]) accept(items []In) State[In, Out] {
 	for _, in := range items {
-		s.waiting = s.waiting.push(in)
+		s.waiting = s.waiting.Push(in)
 	}
 	s.accepted += uint64(len(items))
 	return s
@@ -129,7 +129,7 @@ func (s State[In, Out]) start(fx []agent.Effect) (State[In, Out], []agent.Effect
 	copy(running, s.running)
 	for range n {
 		var in In
-		in, s.waiting = s.waiting.pop()
+		in, s.waiting = s.waiting.Pop()
 		running = append(running, s.started)
 		fx = append(fx, agent.Start[In]{ID: s.started, Work: in})
 		s.started++
@@ -148,7 +148,7 @@ func (s State[In, Out]) startable() int {
 	}
 	room := s.limit - len(s.running)
 	unreserved := s.demand - len(s.running) - len(s.held)
-	return max(0, min(s.waiting.len(), room, unreserved))
+	return max(0, min(s.waiting.Len(), room, unreserved))
 }
 
 // finish says the agent is done, once: input closed and nothing left.

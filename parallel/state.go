@@ -3,6 +3,8 @@ package parallel
 import (
 	"cmp"
 	"slices"
+
+	"github.com/evolvekit/evolve/internal/fifo"
 )
 
 // State is everything a parallel agent knows between two messages: its
@@ -20,13 +22,13 @@ type State[In, Out any] struct {
 	queue     int // the input bound, reported in Status
 	unordered bool
 
-	waiting  fifo[In]      // accepted, not started; the oldest has Seq started
-	accepted uint64        // items taken in so far: the next item's Seq
-	started  uint64        // items started so far
-	running  []uint64      // the Seqs (and Start IDs) of work in flight, ascending
-	held     []Result[Out] // finished, not emitted: by Seq in input order, else by finish
-	emitted  uint64        // results emitted so far
-	demand   int           // values downstream will still accept
+	waiting  fifo.Queue[In] // accepted, not started; the oldest has Seq started
+	accepted uint64         // items taken in so far: the next item's Seq
+	started  uint64         // items started so far
+	running  []uint64       // the Seqs (and Start IDs) of work in flight, ascending
+	held     []Result[Out]  // finished, not emitted: by Seq in input order, else by finish
+	emitted  uint64         // results emitted so far
+	demand   int            // values downstream will still accept
 
 	done, failed int
 	firstErr     error
@@ -53,7 +55,7 @@ func (s State[In, Out]) isRunning(id uint64) bool {
 // drained reports whether nothing accepted is left: none waiting, running or
 // held.
 func (s State[In, Out]) drained() bool {
-	return s.waiting.len() == 0 && len(s.running) == 0 && len(s.held) == 0
+	return s.waiting.Len() == 0 && len(s.running) == 0 && len(s.held) == 0
 }
 
 // without returns a copy of the sorted ids with id taken out; id must be in.

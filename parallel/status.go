@@ -36,7 +36,7 @@ func (s State[In, Out]) Status() Status {
 		Limit:     s.limit,
 		Queue:     s.queue,
 		Unordered: s.unordered,
-		Queued:    s.waiting.len(),
+		Queued:    s.waiting.Len(),
 		InFlight:  len(s.running),
 		Held:      len(s.held),
 		Demand:    s.demand,

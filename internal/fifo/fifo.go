@@ -1,12 +1,14 @@
-package parallel
+// Package fifo is a first-in, first-out queue that is a value, for agent
+// states that must not change when they are evolved.
+package fifo
 
-// fifo is a first-in, first-out queue that is a value: push and pop return a
-// new fifo and leave the one they were called on as it was, so a State that
-// holds one stays valid after Evolve. It is the banker's queue: pushes go on
+// Queue is a first-in, first-out queue that is a value: Push and Pop return a
+// new Queue and leave the one they were called on as it was, so a state that
+// holds one stays valid after evolve. It is the banker's queue: pushes go on
 // the front of one linked list, pops come off another, and the first list is
 // reversed into the second when that runs dry, so each value costs O(1) time
-// amortized and two small allocations. The zero fifo is empty.
-type fifo[T any] struct {
+// amortized and two small allocations. The zero Queue is empty.
+type Queue[T any] struct {
 	front *link[T] // popped from, oldest first
 	back  *link[T] // pushed onto, newest first
 	n     int
@@ -18,18 +20,18 @@ type link[T any] struct {
 	next *link[T]
 }
 
-// len returns the number of values in q.
-func (q fifo[T]) len() int { return q.n }
+// Len returns the number of values in q.
+func (q Queue[T]) Len() int { return q.n }
 
-// push returns q with v added at the end.
-func (q fifo[T]) push(v T) fifo[T] {
+// Push returns q with v added at the end.
+func (q Queue[T]) Push(v T) Queue[T] {
 	q.back = &link[T]{v: v, next: q.back}
 	q.n++
 	return q
 }
 
-// pop returns the oldest value of q and q without it. q must not be empty.
-func (q fifo[T]) pop() (T, fifo[T]) {
+// Pop returns the oldest value of q and q without it. q must not be empty.
+func (q Queue[T]) Pop() (T, Queue[T]) {
 	if q.front == nil {
 		q.front, q.back = reversed(q.back), nil
 	}
