@@ -15,7 +15,8 @@
 // best fixed limit's, named fixed-N.
 //
 // With -plot DIR it writes DIR/NAME.png for each scenario: the limit and the
-// queue length over time for each controller.
+// queue length (the items waiting: in the agent's input queue, and arrived
+// but not yet let in) over time for each controller.
 //
 // Usage:
 //

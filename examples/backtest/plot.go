@@ -25,9 +25,10 @@ var palette = []color.Color{
 	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
 }
 
-// draw writes dir/NAME.png for r: the limit over time on top, the agent's
-// queue length below, one line per controller and one for the best fixed
-// limit.
+// draw writes dir/NAME.png for r: the limit over time on top, the items
+// waiting below (in the agent's input queue, whose bound a flood keeps full,
+// plus the backlog that arrived and is not yet let in), one line per
+// controller and one for the best fixed limit.
 func draw(r report, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -37,7 +38,7 @@ func draw(r report, dir string) error {
 	if err != nil {
 		return err
 	}
-	bottom, err := panel(r.sc.name+": queue length", "items queued", outcomes, func(s sim.Sample) float64 { return float64(s.Queued) })
+	bottom, err := panel(r.sc.name+": items waiting", "queued + backlog", outcomes, func(s sim.Sample) float64 { return float64(s.Queued) + float64(s.Backlog) })
 	if err != nil {
 		return err
 	}
