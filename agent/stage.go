@@ -89,25 +89,25 @@ func MapIn[I, J, O any](s Stage[J, O], f func(I) (J, error)) Stage[I, O] {
 		if err != nil {
 			return nil, err
 		}
-		post := func(v I) (J, error) { return convert(f, v) }
+		conv := func(v I) (J, error) { return convert(f, v) }
 		return &Member[I]{
 			h:       m.h,
 			refused: m.refused,
 			post: func(ctx context.Context, v I) error {
-				j, err := post(v)
+				j, err := conv(v)
 				if err != nil {
 					return err
 				}
 				return m.post(ctx, j)
 			},
 			tryPost: func(v I) error {
-				j, err := post(v)
+				j, err := conv(v)
 				if err != nil {
 					return err
 				}
 				return m.tryPost(j)
 			},
-			feed: func(items []I) { m.feed(admit(items, post, m.refused, in.Demand)) },
+			feed: func(items []I) { m.feed(admit(items, conv, m.refused, in.Demand)) },
 		}, nil
 	}
 	return Stage[I, O]{name: s.name, queue: s.queue, start: start}

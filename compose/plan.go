@@ -35,7 +35,6 @@ type member interface {
 	Name() string
 	Close()
 	Wait(ctx context.Context) error
-	Done() <-chan struct{}
 	Status(ctx context.Context) (any, error)
 	LogStatus()
 	Stop(ctx context.Context) error
