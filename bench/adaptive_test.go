@@ -19,7 +19,7 @@ const (
 	// first figures came from. The benchmark reports what it takes where it
 	// runs as ms/job.
 	cpuPrime = 200_000_000_041
-	cpuJobs  = 2000 // jobs per run
+	cpuJobs  = 2500 // jobs per run: more than a second's worth on 2 cores
 	cpuMax   = 16   // the adaptive agent's highest limit
 )
 
@@ -58,7 +58,7 @@ func jobTime() time.Duration {
 	return ts[2]
 }
 
-// BenchmarkAdaptiveCPU posts 2000 CPU-bound jobs (the factorisation of
+// BenchmarkAdaptiveCPU posts 2500 CPU-bound jobs (the factorisation of
 // cpuPrime, about 1 ms each) as fast as Post takes them, so they arrive far
 // faster than they can be served, to an adaptive agent (adaptive.New with
 // its default controller, Min 1, Max 16) and to parallel agents with a fixed
@@ -91,7 +91,6 @@ type cpuAgent interface {
 // cpuRun starts the agent start makes, posts the jobs, waits for the last
 // result, checks every result and reports the figures.
 func cpuRun(b *testing.B, start func(*agent.Runtime, func(parallel.Result[[]uint64])) (cpuAgent, error)) {
-	b.StopTimer()
 	job := jobTime()
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(context.Background())

@@ -1,3 +1,88 @@
-// Package bench holds benchmarks of evolve against what a Go programmer would
-// pick instead. Its own module keeps the peers out of evolve's dependencies.
+// Package bench measures evolve against what a Go programmer would pick
+// instead of it: hand-written channels, github.com/sourcegraph/conc,
+// golang.org/x/sync/errgroup, github.com/panjf2000/ants, a bare protoactor-go
+// actor, golang.org/x/time/rate and go.uber.org/ratelimit, side by side in one
+// run. It is a module of its own (its go.mod replaces evolve with ../), so none
+// of these enter evolve's dependencies. The package holds only benchmarks;
+// every variant checks at the end that its sink saw every item exactly once,
+// and fails otherwise. A benchmark reports figures; it never fails for being
+// slow.
+//
+// # The benchmarks
+//
+// The names are stable, so figures can be compared over time.
+//
+// BenchmarkChain/{evolve,channels,conc,errgroup,ants}: b.N items (one op is one
+// item) through at most 4 workers computing x*2+1, then batches of 100, to a
+// sink. evolve is a compose chain: a rate stage with no real limit (Rate
+// math.MaxFloat64, Burst 1<<30), a parallel stage of limit 4 (results in input
+// order, its default) and a buffer stage of Size 100, fed with Chain.Post.
+// channels is 4 long-lived worker goroutines reading a channel, sending to a
+// batcher goroutine that sends batches over a channel to the sink goroutine
+// (channels hold 64 items, like evolve's input queues). conc submits one task
+// per item to pool.New().WithMaxGoroutines(4), errgroup runs one goroutine per
+// item under SetLimit(4), ants submits one task per item to a pool of 4; each
+// task sends its result to the same batcher and sink as channels. The peers do
+// not keep input order.
+//
+// BenchmarkAgent/{evolve,protoactor}: b.N messages posted one at a time to one
+// agent (agent.Spawn, input queue 1024) whose evolve counts each and gives its
+// input slot back, then Close and Wait; against Root.Send of as many messages
+// to a bare protoactor actor that counts them. Both report msg/s.
+//
+// BenchmarkRate/{evolve,xrate,uber}/{1000,10000,100000} and
+// BenchmarkRate/burst-1/{evolve,xrate,uber}/{1000,10000,100000}: about one
+// second of items through a limiter set to the rate in the name, with a burst
+// of 10 ms of tokens (rate/100), or of 1 under burst-1, each item taken as soon
+// as the limiter allows. evolve is a rate agent (rate.New) fed by a goroutine
+// with Post, its sink taking the items; xrate calls Wait on
+// xrate.NewLimiter(r, burst) before each item; uber calls Take on
+// ratelimit.New(r, ratelimit.WithSlack(burst)), or ratelimit.WithoutSlack for
+// a burst of 1, before each item. After a warm-up (the burst, and 100 ms), the
+// achieved rate is the number of items that passed after the first measured
+// one divided by the time between them, which neither credits the initial
+// burst nor penalises a limiter that has none; err% is
+// 100*(achieved-configured)/configured. A limiter far below its rate stops
+// being offered items after 2 s and is measured on those it passed.
+//
+// BenchmarkOverload/{evolve,unbounded}: 20,000 items carrying 4 KiB each, made
+// by a producer as fast as it can, through 4 workers and batches of 100 to a
+// sink that takes 100 µs an item: the producer is over 100 times faster than
+// the sink. evolve is BenchmarkChain's chain fed with a blocking Post;
+// unbounded appends every item to a slice-backed queue that never blocks, read
+// by 4 workers. It reports peak-heap-MB, the highest reading of the
+// runtime/metrics value /memory/classes/heap/objects:bytes (live and not yet
+// swept objects), sampled every millisecond after a GC.
+//
+// BenchmarkAdaptiveCPU/{adaptive,fixed-1,fixed-2,fixed-4,fixed-8}: 2,500
+// jobs, each the factorisation by trial division of the prime 200,000,000,041
+// (about 1 ms on the 2-core machine the first figures came from; each run
+// reports what one job alone takes there as ms/job), posted as fast as the
+// agent takes them, far faster than they are served. adaptive is adaptive.New
+// with its default controller and limits 1 to 16 (and reports the limit it
+// ended at); fixed-N is parallel.New with Limit N. It reports items/s.
+//
+// Rate, Overload and AdaptiveCPU do a fixed amount of work, so each call runs
+// it once, whatever b.N: a run lasts about a second or more, which is the
+// default -benchtime, so the testing package calls them once (with
+// -benchtime 1x too), and their ns/op, B/op and allocs/op are replaced by the
+// run's figures per item.
+//
+// # Running them
+//
+// From the repository's root, bench/run runs them all, five times each, and
+// writes docs/benchmarks.md (the medians, evolve's ratios to its peers, and
+// the targets met or not) and the raw output in docs/benchmarks.txt:
+//
+//	bench/run                         # about 6 minutes on 2 cores
+//	bench/run -count 1 -bench Chain   # one family, once
+//
+// By hand, in this directory:
+//
+//	go test -run '^$' -bench . -benchmem -count 5 . | tee /tmp/bench.txt
+//	go run ./cmd/report -in /tmp/bench.txt   # the report, to standard output
+//
+// A quick check that everything builds and runs, in well under a minute:
+//
+//	go vet ./... && go test ./... && go test -run '^$' -bench 'Chain|Agent' -benchtime 1x .
 package bench

@@ -58,16 +58,18 @@ func double(x int) int { return x*2 + 1 }
 // of that one run, replacing the figures the testing package would compute by
 // dividing by b.N. (The testing package prints B/op and allocs/op as whole
 // numbers, so a fraction of an allocation per item is cut off.)
+//
+// The benchmark timer keeps running, so the testing package sees how long a
+// call took: a run that lasts at least -benchtime (1 s by default) is not
+// repeated, and -benchtime 1x runs it once.
 type fixedRun struct {
 	b     *testing.B
 	start time.Time
 	mem   runtime.MemStats
 }
 
-// startFixed stops the benchmark timer (the run is timed by hand) and takes
-// the starting time and allocation counts.
+// startFixed takes the starting time and allocation counts.
 func startFixed(b *testing.B) *fixedRun {
-	b.StopTimer()
 	b.ReportAllocs()
 	r := &fixedRun{b: b}
 	runtime.ReadMemStats(&r.mem)

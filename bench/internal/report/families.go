@@ -1,0 +1,152 @@
+package report
+
+import (
+	"slices"
+	"strings"
+)
+
+// family says how to show one benchmark family.
+type family struct {
+	name  string // as after "Benchmark": "Chain"
+	about string // what it measures, one paragraph
+	per   string // what one op is: "item" (the default) or "msg"
+	ratio *ratio
+	extra func(*printer, Medians)
+}
+
+// ratio is a column comparing each variant with evolve's.
+type ratio struct {
+	header string
+	about  string
+	cell   func(m Medians, variant string) string
+}
+
+// families are the benchmark families of package bench, in the order the
+// report shows them.
+var families = []family{
+	{
+		name: "Chain",
+		about: "Items through at most 4 workers computing x*2+1, then batches of 100, to a sink that\n" +
+			"checks every item arrived once. evolve: a compose chain of a rate stage with no real\n" +
+			"limit, a parallel stage (limit 4, output in input order) and a buffer stage; channels:\n" +
+			"4 long-lived workers and a batcher; conc, errgroup, ants: a pool of 4 and one task per\n" +
+			"item, then the same batcher. The peers do not keep input order.",
+		ratio: &ratio{
+			header: "this ns ÷ evolve ns",
+			about:  "Above 1, evolve is faster than that variant; below 1, slower.",
+			cell:   timeOverEvolve("Chain"),
+		},
+	},
+	{
+		name: "Agent",
+		about: "Messages posted one by one to one agent whose evolve counts them and gives each input\n" +
+			"slot back, against Root.Send to a bare protoactor actor that counts them.",
+		per: "msg",
+		ratio: &ratio{
+			header: "evolve msg/s ÷ this msg/s",
+			about:  "Below 1, the bare actor carries more messages a second than an agent.",
+			cell: func(m Medians, v string) string {
+				e, ok1 := m.Get("Agent/evolve", "msg/s")
+				x, ok2 := m.Get("Agent/"+v, "msg/s")
+				if !ok1 || !ok2 || x == 0 {
+					return ""
+				}
+				return Ratio(e / x)
+			},
+		},
+	},
+	{
+		name: "Rate",
+		about: "About a second of items through each limiter, each item taken as soon as the limiter\n" +
+			"allows, at 1,000, 10,000 and 100,000 items a second. `Rate/LIMITER/RATE` has a burst of\n" +
+			"10 ms of tokens (RATE/100); `Rate/burst-1/LIMITER/RATE` a burst of 1. evolve: a rate agent\n" +
+			"fed by a goroutine with Post; xrate: `Wait` on golang.org/x/time/rate's Limiter before each\n" +
+			"item; uber: `Take` on go.uber.org/ratelimit with `WithSlack(burst)` (`WithoutSlack` for a\n" +
+			"burst of 1). After a warm-up (the burst and 100 ms), the achieved rate is the items\n" +
+			"passed over the time they took; err% = 100 × (achieved − configured) / configured.\n" +
+			"A run stops offering items after 2 s. ns/item is the whole run's time per item.",
+		extra: rateSummary,
+	},
+	{
+		name: "Overload",
+		about: "20,000 items of 4 KiB each from a producer that makes them as fast as it can, through\n" +
+			"4 workers and batches of 100, to a sink that takes 100 µs an item. evolve: the Chain\n" +
+			"chain, fed with a blocking Post; unbounded: the producer appends to a slice-backed queue\n" +
+			"that never blocks, 4 workers take from it. peak-heap-MB is the highest reading of the\n" +
+			"heap's object bytes, sampled every millisecond.",
+		ratio: &ratio{
+			header: "this heap ÷ evolve heap",
+			about:  "How many times evolve's peak heap the variant needed.",
+			cell: func(m Medians, v string) string {
+				e, ok1 := m.Get("Overload/evolve", "peak-heap-MB")
+				x, ok2 := m.Get("Overload/"+v, "peak-heap-MB")
+				if !ok1 || !ok2 || e == 0 {
+					return ""
+				}
+				return Ratio(x / e)
+			},
+		},
+	},
+	{
+		name: "AdaptiveCPU",
+		about: "2,500 CPU-bound jobs (trial division of a prime near 2×10¹¹; ms/job is one job alone)\n" +
+			"posted as fast as they are taken, far faster than they are served. adaptive: an adaptive\n" +
+			"agent with its default controller, limits 1 to 16, ending at `limit`; fixed-N: a parallel\n" +
+			"agent with limit N.",
+		ratio: &ratio{
+			header: "items/s ÷ best fixed",
+			about:  "The adaptive agent's target is at least 0.95× the best fixed limit.",
+			cell: func(m Medians, v string) string {
+				_, best, ok := BestFixed(m)
+				x, ok2 := m.Get("AdaptiveCPU/"+v, "items/s")
+				if !ok || !ok2 || best == 0 {
+					return ""
+				}
+				return Ratio(x / best)
+			},
+		},
+	},
+}
+
+// timeOverEvolve returns a cell function that divides a variant's ns/op by
+// evolve's in family fam.
+func timeOverEvolve(fam string) func(Medians, string) string {
+	return func(m Medians, v string) string {
+		e, ok1 := m.Get(fam+"/evolve", "ns/op")
+		x, ok2 := m.Get(fam+"/"+v, "ns/op")
+		if !ok1 || !ok2 || e == 0 {
+			return ""
+		}
+		return Ratio(x / e)
+	}
+}
+
+// rateSummary writes err% by rate and limiter, one table per burst.
+func rateSummary(p *printer, m Medians) {
+	limiters := rateLimiters(m)
+	for _, burst := range []struct{ title, prefix string }{{"burst 10 ms", "Rate/"}, {"burst 1", "Rate/burst-1/"}} {
+		p.printf("err%% by rate, %s:\n\n", burst.title)
+		p.row(append([]string{"rate"}, limiters...))
+		p.row(slices.Repeat([]string{"---"}, len(limiters)+1))
+		for _, r := range Rates {
+			cells := []string{r + "/s"}
+			for _, l := range limiters {
+				cells = append(cells, cell(m, burst.prefix+l+"/"+r, "err%"))
+			}
+			p.row(cells)
+		}
+		p.printf("\n")
+	}
+}
+
+// rateLimiters returns the limiters of BenchmarkRate in the order they ran.
+func rateLimiters(m Medians) []string {
+	var ls []string
+	for _, v := range variantsOf(m, "Rate") {
+		l, _, _ := strings.Cut(v, "/")
+		if l != "burst-1" && !slices.Contains(ls, l) {
+			ls = append(ls, l)
+		}
+	}
+	return ls
+}

@@ -1,0 +1,261 @@
+package report_test
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evolvekit/evolve/bench/internal/report"
+)
+
+// sample is benchmark output as `go test -bench . -benchmem -count 3` writes
+// it with GOMAXPROCS 2, cut down, with the noise such output carries.
+const sample = `goos: linux
+goarch: amd64
+pkg: github.com/evolvekit/evolve/bench
+cpu: Intel(R) Xeon(R) Processor
+BenchmarkChain/evolve-2         	  100000	       300.0 ns/op	     100 B/op	       2 allocs/op
+BenchmarkChain/evolve-2         	  100000	       200.0 ns/op	      90 B/op	       1 allocs/op
+BenchmarkChain/evolve-2         	  100000	       240.0 ns/op	      80 B/op	       1 allocs/op
+BenchmarkChain/channels-2       	  757166	       100.0 ns/op	       8 B/op	       0 allocs/op
+BenchmarkChain/channels-2       	  757166	       120.0 ns/op	       8 B/op	       0 allocs/op
+BenchmarkAgent/evolve-2         	  111358	       957.9 ns/op	   1000000 msg/s	     128 B/op	       4 allocs/op
+BenchmarkAgent/protoactor-2     	  812536	       141.4 ns/op	   4000000 msg/s	       6 B/op	       0 allocs/op
+BenchmarkRate/evolve/1000-2     	       1	    995627 ns/op	        -0.1 err%	       999.9 items/s
+BenchmarkRate/evolve/10000-2    	       1	     99439 ns/op	         0.15 err%	     10015 items/s
+BenchmarkRate/evolve/100000-2   	       1	      9937 ns/op	         0.25 err%	    100250 items/s
+BenchmarkRate/xrate/1000-2      	       1	    991754 ns/op	         0.01 err%	      1000 items/s
+BenchmarkRate/burst-1/evolve/1000-2 	       1	   1140411 ns/op	       -12.11 err%	       878.9 items/s
+    rate_test.go:97: a log line in between
+--- FAIL: BenchmarkSomething
+BenchmarkAdaptiveCPU/adaptive-2 	       1	    460820 ns/op	      2000 items/s	         2.000 limit
+BenchmarkAdaptiveCPU/fixed-1-2  	       1	    911276 ns/op	      1000 items/s
+BenchmarkAdaptiveCPU/fixed-2-2  	       1	    482243 ns/op	      2050 items/s
+BenchmarkAdaptiveCPU/fixed-8-2  	       1	    487547 ns/op	      2020 items/s
+BenchmarkOverload/evolve-2      	       1	    107422 ns/op	         10 peak-heap-MB
+BenchmarkOverload/unbounded-2   	       1	    106792 ns/op	         80 peak-heap-MB
+PASS
+ok  	github.com/evolvekit/evolve/bench	10.045s
+`
+
+func parse(t *testing.T) report.Output {
+	t.Helper()
+	out, err := report.Parse(strings.NewReader(sample), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestParseKeepsBenchmarkLinesAndConfig(t *testing.T) {
+	out := parse(t)
+	if got, want := len(out.Results), 18; got != want {
+		t.Fatalf("%d results, want %d", got, want)
+	}
+	first := out.Results[0]
+	if first.Name != "Chain/evolve" || first.N != 100000 || first.Family() != "Chain" {
+		t.Errorf("first result %+v", first)
+	}
+	if got := first.Metrics["allocs/op"]; got != 2 {
+		t.Errorf("allocs/op %v, want 2", got)
+	}
+	for _, key := range []string{"goos", "goarch", "pkg", "cpu"} {
+		if out.Config[key] == "" {
+			t.Errorf("config %q missing", key)
+		}
+	}
+	if out.Config["cpu"] != "Intel(R) Xeon(R) Processor" {
+		t.Errorf("cpu %q", out.Config["cpu"])
+	}
+}
+
+func TestParseStripsOnlyTheProcsSuffix(t *testing.T) {
+	names := map[string]bool{}
+	for _, r := range parse(t).Results {
+		names[r.Name] = true
+	}
+	for _, want := range []string{"AdaptiveCPU/fixed-1", "AdaptiveCPU/fixed-8", "Rate/burst-1/evolve/1000", "Overload/unbounded"} {
+		if !names[want] {
+			t.Errorf("no benchmark named %q in %v", want, names)
+		}
+	}
+	one, err := report.Parse(strings.NewReader("BenchmarkAdaptiveCPU/fixed-8 \t 1 \t 5 ns/op\n"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Results[0].Name != "AdaptiveCPU/fixed-8" {
+		t.Errorf("with GOMAXPROCS 1 the name is %q", one.Results[0].Name)
+	}
+}
+
+func TestParseSkipsMalformedLines(t *testing.T) {
+	out, err := report.Parse(strings.NewReader("BenchmarkX-2 \t many \t 5 ns/op\nBenchmarkY-2 1 5\nBenchmarkZ-2 1 five ns/op\nBenchmarkOK-2 3 4 ns/op\n"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != 1 || out.Results[0].Name != "OK" {
+		t.Errorf("results %+v", out.Results)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		in := append([]float64(nil), c.in...)
+		if got := report.Median(c.in); got != c.want {
+			t.Errorf("Median(%v) = %v, want %v", c.in, got, c.want)
+		}
+		for i := range in {
+			if in[i] != c.in[i] {
+				t.Errorf("Median changed its input: %v", c.in)
+			}
+		}
+	}
+}
+
+func TestSummarizeTakesTheMedianOfEachFigure(t *testing.T) {
+	m := report.Summarize(parse(t).Results)
+	if m.Names[0] != "Chain/evolve" || m.Names[1] != "Chain/channels" {
+		t.Errorf("names out of order: %v", m.Names)
+	}
+	if m.Runs["Chain/evolve"] != 3 || m.Runs["Chain/channels"] != 2 {
+		t.Errorf("runs %v", m.Runs)
+	}
+	for _, c := range []struct {
+		name, unit string
+		want       float64
+	}{
+		{"Chain/evolve", "ns/op", 240},
+		{"Chain/evolve", "allocs/op", 1},
+		{"Chain/evolve", "B/op", 90},
+		{"Chain/channels", "ns/op", 110},
+	} {
+		if got, ok := m.Get(c.name, c.unit); !ok || got != c.want {
+			t.Errorf("%s %s = %v, %v; want %v", c.name, c.unit, got, ok, c.want)
+		}
+	}
+	if _, ok := m.Get("Chain/evolve", "msg/s"); ok {
+		t.Error("a figure no run reported has a median")
+	}
+}
+
+func TestRatios(t *testing.T) {
+	m := report.Summarize(parse(t).Results)
+	if r, ok := report.AgentRatio(m); !ok || r != 0.25 {
+		t.Errorf("AgentRatio = %v, %v; want 0.25", r, ok)
+	}
+	best, v, ok := report.BestFixed(m)
+	if !ok || best != "fixed-2" || v != 2050 {
+		t.Errorf("BestFixed = %q, %v, %v", best, v, ok)
+	}
+	if r, best, ok := report.AdaptiveRatio(m); !ok || best != "fixed-2" || r != 2000.0/2050 {
+		t.Errorf("AdaptiveRatio = %v, %q, %v", r, best, ok)
+	}
+}
+
+func TestTargets(t *testing.T) {
+	m := report.Summarize(parse(t).Results)
+	want := map[string]string{
+		"chain <= 250 ns/item":  "met",     // 240
+		"chain <= 1 alloc/item": "met",     // 1
+		"one agent":             "not met", // 0.25×
+		"rate":                  "not met", // +0.25% at 100,000/s
+		"adaptive":              "met",     // 0.976×
+	}
+	ts := report.Targets(m)
+	if len(ts) != len(want) {
+		t.Fatalf("%d targets, want %d", len(ts), len(want))
+	}
+	for _, tg := range ts {
+		for prefix, verdict := range want {
+			if strings.HasPrefix(tg.Goal, prefix) && tg.Verdict() != verdict {
+				t.Errorf("%s: %s (%s), want %s", tg.Goal, tg.Verdict(), tg.Figure, verdict)
+			}
+		}
+	}
+	none := report.Targets(report.Summarize(nil))
+	for _, tg := range none {
+		if tg.Verdict() != "not measured" {
+			t.Errorf("with no results, %s is %s", tg.Goal, tg.Verdict())
+		}
+	}
+}
+
+func TestNum(t *testing.T) {
+	for v, want := range map[float64]string{
+		0: "0", 0.01234: "0.0123", 1.5: "1.50", 12.34: "12.3", 250: "250",
+		9999.4: "9999", 12345: "12,345", 1234567: "1,234,567", -12345: "-12,345",
+	} {
+		if got := report.Num(v); got != want {
+			t.Errorf("Num(%v) = %q, want %q", v, got, want)
+		}
+	}
+	if got := report.Signed(0.05); got != "+0.050" {
+		t.Errorf("Signed(0.05) = %q", got)
+	}
+}
+
+func TestRenderShowsEveryFigureRatioAndTarget(t *testing.T) {
+	m := report.Summarize(parse(t).Results)
+	var buf bytes.Buffer
+	err := report.Render(&buf, report.Report{
+		Date:      time.Date(2026, 11, 21, 20, 55, 0, 0, time.UTC),
+		Machine:   report.Machine{CPU: "Intel(R) Xeon(R) Processor", Cores: 2, GOOS: "linux", GOARCH: "amd64", Go: "go1.26.8"},
+		Command:   "bench/run -count 3",
+		Load:      "0.10 0.20 0.30",
+		Raw:       "benchmarks.txt",
+		Medians:   m,
+		Benchstat: "goos: linux\nChain/evolve-2   240n ± 20%\n",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	for _, want := range []string{
+		"- Date: 2026-11-21 20:55 UTC",
+		"- Machine: Intel(R) Xeon(R) Processor, 2 cores, linux/amd64, go1.26.8",
+		"- Command: `bench/run -count 3`",
+		"0.10 0.20 0.30",
+		"[benchmarks.txt](benchmarks.txt)",
+		"1 to 3 runs",
+		"| chain <= 250 ns/item | 240 ns/item | met |",
+		`| rate \|err\| <= 0.2%`,
+		"| variant | ns/item | B/item | allocs/item | this ns ÷ evolve ns |",
+		"| evolve | 240 | 90.0 | 1.00 | 1.00× |",
+		"| channels | 110 | 8.00 | 0 | 0.46× |",
+		"| variant | ns/msg | B/msg | allocs/msg | msg/s | evolve msg/s ÷ this msg/s |",
+		"| protoactor | 141 | 6.00 | 0 | 4,000,000 | 0.25× |",
+		"| evolve/100000 | 9937 | +0.250 | 100,250 |",
+		"| 1000/s | -0.100 | +0.010 |",
+		"| 1000/s | -12.110 |  |",
+		"| unbounded | 106,792 | 80.0 | 8.00× |",
+		"| adaptive | 460,820 | 2000 | 2.00 | 0.98× |",
+		"| fixed-2 | 482,243 | 2050 |  | 1.00× |",
+		"## benchstat",
+		"Chain/evolve-2   240n ± 20%",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(md)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errShort }
+
+var errShort = errors.New("short write")
+
+func TestRenderReturnsTheWritersError(t *testing.T) {
+	err := report.Render(failingWriter{}, report.Report{Medians: report.Summarize(parse(t).Results)})
+	if !errors.Is(err, errShort) {
+		t.Errorf("Render = %v, want the writer's error", err)
+	}
+}

@@ -1,0 +1,142 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Target is one of the goals evolve's benchmarks are held to. A benchmark
+// reports; it does not fail: a target not met is shown, not enforced.
+type Target struct {
+	// Goal says what is wanted, as "chain <= 250 ns/item".
+	Goal string
+	// Figure says what was measured, or why nothing was.
+	Figure string
+	// Measured is false when the benchmarks it needs did not run.
+	Measured bool
+	// Met is whether the figure reaches the goal.
+	Met bool
+}
+
+// Verdict returns "met", "not met" or "not measured".
+func (t Target) Verdict() string {
+	switch {
+	case !t.Measured:
+		return "not measured"
+	case t.Met:
+		return "met"
+	default:
+		return "not met"
+	}
+}
+
+// Limits of the targets.
+const (
+	ChainNsTarget     = 250  // ns per item through BenchmarkChain/evolve, at most
+	ChainAllocsTarget = 1    // allocations per item through it, at most
+	AgentRatioTarget  = 0.5  // one agent's msg/s over a bare protoactor actor's, at least
+	RateErrTarget     = 0.2  // |err%| of the rate agent at each rate, at most
+	AdaptiveTarget    = 0.95 // adaptive items/s over the best fixed limit's, at least
+)
+
+// Rates are the configured rates of BenchmarkRate, in items a second.
+var Rates = []string{"1000", "10000", "100000"}
+
+// Targets evaluates every target against m.
+func Targets(m Medians) []Target {
+	return []Target{chainNs(m), chainAllocs(m), agentRatio(m), rateErr(m), adaptiveBest(m)}
+}
+
+func notMeasured(goal, missing string) Target {
+	return Target{Goal: goal, Figure: missing + " did not run"}
+}
+
+func chainNs(m Medians) Target {
+	const goal = "chain <= 250 ns/item"
+	ns, ok := m.Get("Chain/evolve", "ns/op")
+	if !ok {
+		return notMeasured(goal, "Chain/evolve")
+	}
+	return Target{Goal: goal, Figure: Num(ns) + " ns/item", Measured: true, Met: ns <= ChainNsTarget}
+}
+
+func chainAllocs(m Medians) Target {
+	const goal = "chain <= 1 alloc/item"
+	allocs, ok := m.Get("Chain/evolve", "allocs/op")
+	if !ok {
+		return notMeasured(goal, "Chain/evolve with -benchmem")
+	}
+	return Target{Goal: goal, Figure: Num(allocs) + " allocs/item", Measured: true, Met: allocs <= ChainAllocsTarget}
+}
+
+// AgentRatio returns evolve's msg/s over protoactor's in BenchmarkAgent.
+func AgentRatio(m Medians) (float64, bool) {
+	e, ok1 := m.Get("Agent/evolve", "msg/s")
+	p, ok2 := m.Get("Agent/protoactor", "msg/s")
+	if !ok1 || !ok2 || p == 0 {
+		return 0, false
+	}
+	return e / p, true
+}
+
+func agentRatio(m Medians) Target {
+	const goal = "one agent >= 0.5× raw protoactor (msg/s)"
+	r, ok := AgentRatio(m)
+	if !ok {
+		return notMeasured(goal, "Agent/evolve or Agent/protoactor")
+	}
+	return Target{Goal: goal, Figure: Ratio(r), Measured: true, Met: r >= AgentRatioTarget}
+}
+
+func rateErr(m Medians) Target {
+	const goal = "rate |err| <= 0.2% at 1,000, 10,000 and 100,000/s (burst 10 ms)"
+	var figs []string
+	worst := 0.0
+	for _, r := range Rates {
+		e, ok := m.Get("Rate/evolve/"+r, "err%")
+		if !ok {
+			return notMeasured(goal, "Rate/evolve/"+r)
+		}
+		worst = max(worst, math.Abs(e))
+		figs = append(figs, Signed(e)+"%")
+	}
+	return Target{Goal: goal, Figure: strings.Join(figs, ", "), Measured: true, Met: worst <= RateErrTarget}
+}
+
+// BestFixed returns the variant of BenchmarkAdaptiveCPU with a fixed limit
+// and the highest items/s ("fixed-2"), and its items/s.
+func BestFixed(m Medians) (string, float64, bool) {
+	best, bestV, found := "", 0.0, false
+	for _, name := range m.Names {
+		v, ok := m.Get(name, "items/s")
+		variant, isFixed := strings.CutPrefix(name, "AdaptiveCPU/")
+		if !ok || !isFixed || !strings.HasPrefix(variant, "fixed-") {
+			continue
+		}
+		if !found || v > bestV {
+			best, bestV, found = variant, v, true
+		}
+	}
+	return best, bestV, found
+}
+
+// AdaptiveRatio returns the adaptive agent's items/s over the best fixed
+// limit's in BenchmarkAdaptiveCPU, and that limit's variant name.
+func AdaptiveRatio(m Medians) (float64, string, bool) {
+	a, ok := m.Get("AdaptiveCPU/adaptive", "items/s")
+	best, b, found := BestFixed(m)
+	if !ok || !found || b == 0 {
+		return 0, "", false
+	}
+	return a / b, best, true
+}
+
+func adaptiveBest(m Medians) Target {
+	const goal = "adaptive within 5% of the best fixed limit (items/s)"
+	r, best, ok := AdaptiveRatio(m)
+	if !ok {
+		return notMeasured(goal, "AdaptiveCPU/adaptive or AdaptiveCPU/fixed-N")
+	}
+	return Target{Goal: goal, Figure: fmt.Sprintf("%s of %s", Ratio(r), best), Measured: true, Met: r >= AdaptiveTarget}
+}
