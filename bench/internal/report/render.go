@@ -80,7 +80,7 @@ func (p *printer) header(r Report) {
 	p.printf("uber-go/ratelimit. The benchmarks are in [bench](../bench) (a module of its\n")
 	p.printf("own; its package documentation says what each variant does); this file is\n")
 	p.printf("written by `bench/run`. A benchmark reports; it does not fail.\n\n")
-	p.printf("- Date: %s\n", r.Date.UTC().Format("2006-01-02 15:04 UTC"))
+	p.printf("- Date: %s (when the report was written)\n", r.Date.UTC().Format("2006-01-02 15:04 UTC"))
 	p.printf("- Machine: %s\n", r.Machine)
 	p.printf("- Command: `%s`\n", r.Command)
 	if r.Load != "" {

@@ -216,7 +216,7 @@ func TestRenderShowsEveryFigureRatioAndTarget(t *testing.T) {
 	}
 	md := buf.String()
 	for _, want := range []string{
-		"- Date: 2026-11-21 20:55 UTC",
+		"- Date: 2026-11-21 20:55 UTC (when the report was written)",
 		"- Machine: Intel(R) Xeon(R) Processor, 2 cores, linux/amd64, go1.26.8",
 		"- Command: `bench/run -count 3`",
 		"0.10 0.20 0.30",
