@@ -37,7 +37,7 @@ func run(args []string, stdout io.Writer) error {
 	stat := fs.String("benchstat", "", "a file holding benchstat's output on the same runs, to include")
 	command := fs.String("command", "bench/run", "the command that produced the output, as shown in the report")
 	raw := fs.String("raw", "", "the raw output's path relative to the report, for a link; none when empty")
-	load := fs.String("load", "", "the load average when the run started, as shown in the report")
+	load := fs.String("load", "", "how busy the machine was (its load averages at the start and the end of the run), as shown in the report")
 	procs := fs.Int("procs", runtime.GOMAXPROCS(0), "the GOMAXPROCS the benchmarks ran with, whose suffix is stripped from their names")
 	if err := fs.Parse(args); err != nil {
 		return err

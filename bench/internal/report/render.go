@@ -28,8 +28,8 @@ type Report struct {
 	Machine Machine
 	// Command is the command that produced the output, as run.
 	Command string
-	// Load is the machine's load average when the run started (the first
-	// three fields of /proc/loadavg), or "" when unknown.
+	// Load says how busy the machine was: its load averages when the run
+	// started and ended, say, or "" when unknown.
 	Load string
 	// Raw is the path of the raw output, relative to the report, or "".
 	Raw string
@@ -56,7 +56,7 @@ func Render(w io.Writer, r Report) error {
 		}
 	}
 	if r.Benchstat != "" {
-		p.printf("## benchstat\n\nThe same runs as benchstat summarises them: the median and the 95%% confidence\ninterval over the counts, one table per unit.\n\n<details><summary>benchstat's output</summary>\n\n```\n%s\n```\n\n</details>\n", strings.TrimRight(r.Benchstat, "\n"))
+		p.printf("## benchstat\n\nThe same runs as benchstat summarises them: the median and the 95%% confidence\ninterval over the counts, one table per unit (it needs 6 runs or more for an\ninterval: `bench/run -count 6`).\n\n<details><summary>benchstat's output</summary>\n\n```\n%s\n```\n\n</details>\n", strings.TrimRight(r.Benchstat, "\n"))
 	}
 	return p.err
 }
@@ -84,7 +84,7 @@ func (p *printer) header(r Report) {
 	p.printf("- Machine: %s\n", r.Machine)
 	p.printf("- Command: `%s`\n", r.Command)
 	if r.Load != "" {
-		p.printf("- Load average when the run started: %s (other work on the machine skews the figures)\n", r.Load)
+		p.printf("- Load average: %s (other work on the machine skews the figures)\n", r.Load)
 	}
 	runs := runCounts(r.Medians)
 	p.printf("- Each figure is the median of %s per benchmark.", runs)
