@@ -11,7 +11,7 @@ func Adjust[C, I, V any](h *Handle[I, V], c C) error {
 		return ErrClosed
 	default:
 	}
-	if !h.deliver(Set[C]{Value: c}) {
+	if !h.post(Set[C]{Value: c}) {
 		return ErrClosed
 	}
 	return nil

@@ -3,19 +3,25 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// cell is the actor that runs one agent: it stamps each message, calls
-// evolve, keeps the state and performs the effects. Its fields are touched
-// only from Receive, on the actor's goroutine.
+// cell is the actor that runs one agent: it takes in its inbox, calls
+// evolve on each message, keeps the state and performs the effects. Its
+// fields are touched only from Receive, on the actor's goroutine, except
+// crew.results, which the inbox's mutex guards.
 type cell[S, I, W, R, O, V any] struct {
 	spec   Spec[S, I, W, R, O, V]
 	state  S
 	h      *Handle[I, V]
 	ports  ports[O]
+	crew   crew[W, R]
+	handed int              // Starts handed to workers since the cell last yielded
+	spare  []any            // the others slice the inbox takes next
 	timers map[uint64]timer // pending timers by tag
 	timerN uint64
 	broken bool
@@ -35,18 +41,18 @@ type fired struct {
 	seq, tag uint64
 }
 
+// rounds is how many times a cell takes in its inbox in one actor message
+// before it lets the mailbox run again (a Stop, say) and sends itself a new
+// wake.
+const rounds = 16
+
 // Receive implements actor.Actor.
 func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
-	switch m := ctx.Message().(type) {
-	case Msg:
-		c.step(m)
-	case fired:
-		if t, ok := c.timers[m.tag]; ok && t.seq == m.seq {
-			delete(c.timers, m.tag)
-			c.step(Tick{Tag: m.tag})
-		}
+	switch ctx.Message().(type) {
+	case wake:
+		c.takeIn()
 	case *actor.Started:
-		c.step(Pull{N: c.ports.pull})
+		c.step(Pull{At: c.h.rt.clock.Now(), N: c.ports.pull})
 	case *actor.Stopping:
 		for _, t := range c.timers {
 			t.cancel()
@@ -55,9 +61,71 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 	}
 }
 
-// step runs evolve on one message and performs its effects. A panic in
-// evolve or in the runtime breaks the agent: it is logged with its stack and
-// becomes the agent's error.
+// takeIn hands evolve everything that gathered in the inbox: the demand
+// granted as one Pull, each work result as a Done, the items as one Input,
+// then the other messages in the order they came. All are stamped with one
+// instant. It goes on until the inbox is empty, or for a bounded number of
+// rounds.
+func (c *cell[S, I, W, R, O, V]) takeIn() {
+	in := &c.h.in
+	yielded := false
+	for range rounds {
+		in.mu.Lock()
+		if in.empty() {
+			if c.handed > 0 && !yielded {
+				// Work was just handed out: let the workers run before
+				// going idle, so their results come in one round.
+				in.mu.Unlock()
+				c.handed, yielded = 0, true
+				runtime.Gosched()
+				continue
+			}
+			in.scheduled = false
+			in.mu.Unlock()
+			return
+		}
+		items, pull, others, results := in.items, in.pull, in.others, c.crew.results
+		in.items, in.pull, in.others, in.more = nil, 0, c.spare, false
+		c.crew.results = c.crew.spare
+		in.mu.Unlock()
+
+		now := c.h.rt.clock.Now()
+		if pull > 0 {
+			c.step(Pull{At: now, N: pull})
+		}
+		for _, d := range results {
+			d.At = now
+			c.step(d)
+		}
+		if len(items) > 0 {
+			c.step(Input[I]{At: now, Items: items})
+		}
+		for _, o := range others {
+			c.receive(o, now)
+		}
+		clear(others)
+		clear(results)
+		c.spare, c.crew.spare = others[:0], results[:0]
+	}
+	c.h.wake()
+}
+
+// receive hands evolve one of the inbox's other messages.
+func (c *cell[S, I, W, R, O, V]) receive(o any, now time.Time) {
+	switch m := o.(type) {
+	case Msg:
+		c.step(m.stamp(now))
+	case fired:
+		if t, ok := c.timers[m.tag]; ok && t.seq == m.seq {
+			delete(c.timers, m.tag)
+			c.step(Tick{At: now, Tag: m.tag})
+		}
+	}
+}
+
+// step runs evolve on one stamped message and performs its effects. A panic
+// in evolve or in the runtime breaks the agent: it is logged with its stack
+// and becomes the agent's error.
 func (c *cell[S, I, W, R, O, V]) step(m Msg) {
 	if c.broken {
 		return
@@ -68,7 +136,7 @@ func (c *cell[S, I, W, R, O, V]) step(m Msg) {
 		}
 	}()
 	var effects []Effect
-	c.state, effects = c.spec.Evolve(c.state, m.stamp(c.h.rt.clock.Now()))
+	c.state, effects = c.spec.Evolve(c.state, m)
 	for _, e := range effects {
 		c.perform(e)
 	}
@@ -90,6 +158,7 @@ func (c *cell[S, I, W, R, O, V]) perform(e Effect) {
 		c.h.answer(e.To, e.Value)
 	case Finish:
 		c.h.finish(e.Err)
+		c.h.release()
 		c.end()
 	default:
 		c.fail(fmt.Errorf("agent %s: effect %T does not match this agent's types", c.spec.Name, e))
@@ -114,7 +183,7 @@ func (c *cell[S, I, W, R, O, V]) emit(values []O) {
 		c.h.sinkFailed(err)
 	}
 	if refused > 0 {
-		c.h.deliver(Pull{N: refused})
+		c.h.pull(refused)
 	}
 }
 
@@ -126,18 +195,20 @@ func (c *cell[S, I, W, R, O, V]) end() {
 	}
 }
 
+// start hands the work to an idle worker of the agent, or to a new one if
+// all are busy.
 func (c *cell[S, I, W, R, O, V]) start(s Start[W]) {
 	if c.spec.Run == nil {
 		c.fail(fmt.Errorf("agent %s: evolve asked to start work, but the agent has none", c.spec.Name))
 		return
 	}
-	h, run := c.h, c.spec.Run
-	h.working()
-	go func() {
-		defer h.worked()
-		r, err := safely(h.workCtx, run, s.Work)
-		h.deliver(Done[R]{ID: s.ID, Result: r, Err: err})
-	}()
+	c.handed++
+	select {
+	case c.crew.jobs <- s:
+	default:
+		c.h.working()
+		go c.work(s)
+	}
 }
 
 func (c *cell[S, I, W, R, O, V]) arm(t Timer) {
@@ -145,7 +216,7 @@ func (c *cell[S, I, W, R, O, V]) arm(t Timer) {
 	c.timerN++
 	f := fired{seq: c.timerN, tag: t.Tag}
 	h := c.h
-	c.timers[t.Tag] = timer{seq: f.seq, cancel: h.rt.clock.AfterFunc(t.Delay, func() { h.deliver(f) })}
+	c.timers[t.Tag] = timer{seq: f.seq, cancel: h.rt.clock.AfterFunc(t.Delay, func() { h.post(f) })}
 }
 
 func (c *cell[S, I, W, R, O, V]) disarm(tag uint64) {

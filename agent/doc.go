@@ -21,10 +21,15 @@
 //
 // # Goroutines
 //
-// Every goroutine the runtime starts for an agent runs one piece of user work
-// and has an owner: [Handle.Stop] (and so [Runtime.Shutdown]) cancels the
-// work's context and waits for it to return. An idle agent owns no goroutine.
-// Timers run on the [Clock]; Stop disarms them.
+// Every goroutine the runtime starts has an owner that waits for it. An
+// agent's work runs on its workers: a worker runs one [Start] at a time and
+// then waits for the next, and a new one starts only when every worker is
+// busy, so an agent keeps about as many workers as it ever had work items in
+// flight. They go when the agent finishes, fails or is stopped;
+// [Handle.Stop] (and so [Runtime.Shutdown]) cancels the work's context and
+// waits for them. Actors run on the runtime's own goroutines, which wait for
+// the next actor with messages instead of ending, and go at
+// [Runtime.Shutdown]. Timers run on the [Clock]; Stop disarms them.
 //
 // # Panics
 //
@@ -42,6 +47,16 @@
 // one, so at most the queue's bound of items wait; evolve gives slots back
 // with [Demand] as items leave the queue. Downstream, an agent emits only the
 // demand it was granted with [Pull].
+//
+// # Batches
+//
+// What is sent to an agent gathers in its inbox, and the first arrival after
+// the agent went idle sends its actor one message. The actor then hands
+// evolve everything that gathered: the demand granted as one [Pull], each
+// work result as a [Done], the items as one [Input], then the rest in the
+// order it came, all stamped with one instant. So a busy agent costs one
+// actor message per batch rather than per item, and an evolve function sees
+// larger Inputs the busier its agent is.
 //
 // # Stages
 //

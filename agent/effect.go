@@ -10,9 +10,10 @@ type Effect interface {
 	effect()
 }
 
-// Start asks the runtime to run the agent's work on Work in a goroutine of its
-// own. When the work returns (or panics), the runtime sends the agent a
-// [Done] message with the same ID.
+// Start asks the runtime to run the agent's work on Work, at once, on a
+// worker goroutine of the agent's own: the work of two Starts runs
+// concurrently. When the work returns (or panics), the runtime sends the
+// agent a [Done] message with the same ID.
 type Start[W any] struct {
 	ID   uint64
 	Work W

@@ -19,19 +19,17 @@ import (
 // [Handle.Wait] returns once everything accepted has been finished and
 // emitted. [Handle.Stop] ends the agent at once.
 //
-// A Handle is safe for concurrent use. A Post costs one channel receive and
-// one actor message.
+// A Handle is safe for concurrent use. A Post takes a lock and appends to the
+// agent's inbox; it sends an actor message only when the agent was idle.
 type Handle[I, V any] struct {
 	rt   *Runtime
 	pid  *actor.PID
 	name string
 	log  zerolog.Logger
 
-	credits chan struct{} // one per free slot of the input queue
-
-	mu      sync.RWMutex  // guards closed against concurrent Posts
-	closed  bool          // input has ended: Close or Stop was called
-	closing chan struct{} // closed with closed
+	in       inbox[I]      // what waits for the actor, and the input queue's credits
+	quit     chan struct{} // closed when the agent's idle workers may go
+	quitOnce sync.Once
 
 	doneOnce sync.Once
 	done     chan struct{} // closed when the agent finished, failed or stopped
@@ -50,7 +48,7 @@ type Handle[I, V any] struct {
 	wmu      sync.Mutex
 	running  int
 	stopped  atomic.Bool
-	idle     chan struct{} // closed when stopped and no work runs
+	idle     chan struct{} // closed when stopped and no worker runs
 	idleDone bool
 	stopOnce sync.Once
 	stopErr  error
@@ -78,15 +76,12 @@ func spawn[S, I, W, R, O, V any](rt *Runtime, spec Spec[S, I, W, R, O, V], wire 
 	h := &Handle[I, V]{
 		rt:      rt,
 		name:    spec.Name,
-		credits: make(chan struct{}, spec.Queue),
-		closing: make(chan struct{}),
+		in:      inbox[I]{credits: spec.Queue, bound: spec.Queue},
+		quit:    make(chan struct{}),
 		done:    make(chan struct{}),
 		gone:    make(chan struct{}),
 		pending: make(map[uint64]chan V),
 		idle:    make(chan struct{}),
-	}
-	for range spec.Queue {
-		h.credits <- struct{}{}
 	}
 	h.workCtx, h.cancel = context.WithCancel(context.Background())
 	if err := rt.adopt(h); err != nil {
@@ -99,7 +94,8 @@ func spawn[S, I, W, R, O, V any](rt *Runtime, spec Spec[S, I, W, R, O, V], wire 
 	h.pid = rt.system.NewLocalPID(id)
 	h.log = rt.log.With().Str("agent", spec.Name).Str("pid", id).Logger()
 	c := &cell[S, I, W, R, O, V]{spec: spec, state: spec.State, h: h, ports: wire(h), timers: make(map[uint64]timer)}
-	props := actor.PropsFromProducer(func() actor.Actor { return c })
+	c.crew.jobs = make(chan Start[W])
+	props := actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(rt.dispatch))
 	if _, err := rt.system.Root.SpawnNamed(props, id); err != nil {
 		h.cancel()
 		rt.release(h)
@@ -116,42 +112,52 @@ func (h *Handle[I, V]) Name() string { return h.name }
 // in both cases v was not accepted. Once Post returns nil, v is the agent's:
 // it will come out (or fail) exactly once.
 func (h *Handle[I, V]) Post(ctx context.Context, v I) error {
-	select {
-	case <-h.credits:
-	case <-h.closing:
-		return ErrClosed
-	case <-ctx.Done():
-		return ctx.Err()
+	for {
+		h.in.mu.Lock()
+		if h.in.closed {
+			h.in.mu.Unlock()
+			return ErrClosed
+		}
+		if h.in.credits > 0 {
+			h.accept(v)
+			return nil
+		}
+		space := h.in.waitSpace()
+		h.in.mu.Unlock()
+		select {
+		case <-space:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	return h.send(v)
 }
 
 // TryPost hands v to the agent if its input queue has room, and returns
 // [ErrFull] if not, or [ErrClosed] after Close or Stop. It never blocks.
 func (h *Handle[I, V]) TryPost(v I) error {
-	select {
-	case <-h.closing:
+	h.in.mu.Lock()
+	switch {
+	case h.in.closed:
+		h.in.mu.Unlock()
 		return ErrClosed
-	default:
-	}
-	select {
-	case <-h.credits:
-		return h.send(v)
-	default:
+	case h.in.credits == 0:
+		h.in.mu.Unlock()
 		return ErrFull
 	}
+	h.accept(v)
+	return nil
 }
 
-// send delivers v, holding one credit.
-func (h *Handle[I, V]) send(v I) error {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	if h.closed {
-		h.credits <- struct{}{}
-		return ErrClosed
+// accept spends a credit on v and unlocks the inbox, which the caller
+// locked.
+func (h *Handle[I, V]) accept(v I) {
+	h.in.credits--
+	h.in.items = append(h.in.items, v)
+	wake := h.in.schedule()
+	h.in.mu.Unlock()
+	if wake {
+		h.wake()
 	}
-	h.rt.system.Root.Send(h.pid, Input[I]{Items: []I{v}})
-	return nil
 }
 
 // Close ends the agent's input: later Posts return [ErrClosed], and the
@@ -159,14 +165,19 @@ func (h *Handle[I, V]) send(v I) error {
 // returned nil reaches evolve before the [Close] message does. Close does not
 // wait; Wait does. Calling Close more than once is harmless.
 func (h *Handle[I, V]) Close() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
+	h.in.mu.Lock()
+	if h.in.closed {
+		h.in.mu.Unlock()
 		return
 	}
-	h.closed = true
-	close(h.closing)
-	h.rt.system.Root.Send(h.pid, Close{})
+	h.in.closed = true
+	h.in.refill()
+	h.in.others = append(h.in.others, Close{})
+	wake := h.in.schedule()
+	h.in.mu.Unlock()
+	if wake {
+		h.wake()
+	}
 }
 
 // Wait blocks until the agent has finished after Close: every accepted item
@@ -207,7 +218,7 @@ func (h *Handle[I, V]) Status(ctx context.Context) (V, error) {
 		delete(h.pending, id)
 		h.qmu.Unlock()
 	}()
-	if !h.deliver(Query{ID: id}) {
+	if !h.post(Query{ID: id}) {
 		return zero, ErrClosed
 	}
 	select {
@@ -225,7 +236,7 @@ func (h *Handle[I, V]) Status(ctx context.Context) (V, error) {
 // and "status". It does not wait for the event to be written; a Status call
 // made afterwards returns only after it has been.
 func (h *Handle[I, V]) LogStatus() {
-	h.deliver(Query{ID: 0})
+	h.post(Query{ID: 0})
 }
 
 // Stop ends the agent now: posted items not yet taken in are dropped, the
@@ -236,14 +247,13 @@ func (h *Handle[I, V]) LogStatus() {
 // idempotent.
 func (h *Handle[I, V]) Stop(ctx context.Context) error {
 	h.stopOnce.Do(func() {
-		h.mu.Lock()
-		if !h.closed {
-			h.closed = true
-			close(h.closing)
-		}
-		h.mu.Unlock()
+		h.in.mu.Lock()
+		h.in.closed, h.in.stopped = true, true
+		h.in.refill()
+		h.in.mu.Unlock()
 		h.stopped.Store(true)
 		h.cancel()
+		h.release()
 		if err := h.rt.system.Root.StopFuture(h.pid).Wait(); err != nil {
 			h.stopErr = fmt.Errorf("agent %s: stopping the actor: %w", h.name, err)
 		}
@@ -262,27 +272,40 @@ func (h *Handle[I, V]) Stop(ctx context.Context) error {
 	}
 }
 
-// deliver sends m to the agent unless it has stopped, and reports whether it
-// did. Goroutines and timers use it, so nothing lands in protoactor's dead
+// wake tells the actor to take in its inbox.
+func (h *Handle[I, V]) wake() { h.rt.system.Root.Send(h.pid, wake{}) }
+
+// post hands m to the agent unless it has stopped, and reports whether it
+// did. Timers and queries use it, so nothing lands in protoactor's dead
 // letters after Stop.
-func (h *Handle[I, V]) deliver(m any) bool {
-	if h.stopped.Load() {
+func (h *Handle[I, V]) post(m any) bool {
+	h.in.mu.Lock()
+	if h.in.stopped {
+		h.in.mu.Unlock()
 		return false
 	}
-	h.rt.system.Root.Send(h.pid, m)
+	h.in.others = append(h.in.others, m)
+	wake := h.in.schedule()
+	h.in.mu.Unlock()
+	if wake {
+		h.wake()
+	}
 	return true
 }
 
 // grant returns n input slots. An agent that gives back more than it took
 // has a bug: the surplus is dropped, so the bound holds, and logged.
 func (h *Handle[I, V]) grant(n int) {
-	for i := range n {
-		select {
-		case h.credits <- struct{}{}:
-		default:
-			h.log.Warn().Int("surplus", n-i).Msg("agent gave back more input slots than it took")
-			return
-		}
+	h.in.mu.Lock()
+	h.in.credits += n
+	surplus := h.in.credits - h.in.bound
+	if surplus > 0 {
+		h.in.credits = h.in.bound
+	}
+	h.in.refill()
+	h.in.mu.Unlock()
+	if surplus > 0 {
+		h.log.Warn().Int("surplus", surplus).Msg("agent gave back more input slots than it took")
 	}
 }
 
@@ -325,14 +348,19 @@ func (h *Handle[I, V]) sinkFailed(err error) {
 // breakDown ends an agent whose evolve panicked: input closes, Wait and
 // Status return err.
 func (h *Handle[I, V]) breakDown(err error) {
-	h.mu.Lock()
-	if !h.closed {
-		h.closed = true
-		close(h.closing)
-	}
-	h.mu.Unlock()
+	h.in.mu.Lock()
+	h.in.closed = true
+	h.in.refill()
+	h.in.mu.Unlock()
+	h.release()
 	h.finish(err)
 	h.goneOnce.Do(func() { close(h.gone) })
+}
+
+// release lets the agent's idle workers go: it has finished, failed or
+// stopped, so no work will start again.
+func (h *Handle[I, V]) release() {
+	h.quitOnce.Do(func() { close(h.quit) })
 }
 
 // working counts one more running work goroutine.
@@ -370,12 +398,35 @@ func (h *Handle[I, V]) status(ctx context.Context) (any, error) {
 }
 
 // pull grants the agent demand for n more values.
-func (h *Handle[I, V]) pull(n int) { h.deliver(Pull{N: n}) }
+func (h *Handle[I, V]) pull(n int) {
+	h.in.mu.Lock()
+	if h.in.stopped {
+		h.in.mu.Unlock()
+		return
+	}
+	h.in.pull = min(h.in.pull+n, Unbounded)
+	wake := h.in.schedule()
+	h.in.mu.Unlock()
+	if wake {
+		h.wake()
+	}
+}
 
 // feed passes items on to the agent from the agent before it, which holds
 // demand for them: no credit is spent.
 func (h *Handle[I, V]) feed(items []I) {
-	if len(items) > 0 {
-		h.deliver(Input[I]{Items: items})
+	if len(items) == 0 {
+		return
+	}
+	h.in.mu.Lock()
+	if h.in.stopped {
+		h.in.mu.Unlock()
+		return
+	}
+	h.in.items = append(h.in.items, items...)
+	wake := h.in.schedule()
+	h.in.mu.Unlock()
+	if wake {
+		h.wake()
 	}
 }

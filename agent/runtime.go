@@ -18,9 +18,10 @@ import (
 //
 // A Runtime is safe for concurrent use. Its zero value is not usable.
 type Runtime struct {
-	system *actor.ActorSystem
-	clock  Clock
-	log    zerolog.Logger
+	system   *actor.ActorSystem
+	dispatch *dispatcher
+	clock    Clock
+	log      zerolog.Logger
 
 	mu      sync.Mutex
 	stopped bool
@@ -47,13 +48,15 @@ func WithClock(c Clock) Option {
 	return func(rt *Runtime) { rt.clock = c }
 }
 
-// NewRuntime starts a runtime. It starts no goroutine of its own: an idle
-// agent costs memory, not a goroutine.
+// NewRuntime starts a runtime. It starts no goroutine until an agent gets a
+// message; the goroutines that run agents then stay, waiting, until
+// Shutdown.
 func NewRuntime(opts ...Option) *Runtime {
 	rt := &Runtime{
-		clock:  SystemClock{},
-		log:    zerolog.Nop(),
-		agents: make(map[stopper]struct{}),
+		dispatch: newDispatcher(),
+		clock:    SystemClock{},
+		log:      zerolog.Nop(),
+		agents:   make(map[stopper]struct{}),
 	}
 	for _, o := range opts {
 		o(rt)
@@ -93,6 +96,7 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 		errs = append(errs, a.Stop(ctx))
 	}
 	rt.system.Shutdown()
+	errs = append(errs, rt.dispatch.stop(ctx))
 	return errors.Join(errs...)
 }
 

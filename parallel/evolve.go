@@ -70,7 +70,7 @@ func (s State[In, Out]) accept(items []In) State[In, Out] {
 
 // complete takes the work m reports out of flight and holds its result.
 func (s State[In, Out]) complete(m agent.Done[Out]) State[In, Out] {
-	s.running = without(s.running, m.ID)
+	s.running = s.running.Remove(s.runningAt(m.ID))
 	s.held = withResult(s.held, Result[Out]{Seq: m.ID, Value: m.Result, Err: m.Err}, !s.unordered)
 	s.done++
 	if m.Err != nil {
@@ -97,10 +97,15 @@ func (s State[In, Out]) emit(fx []agent.Effect) (State[In, Out], []agent.Effect)
 	if n == 0 {
 		return s, fx
 	}
-	out := slices.Clone(s.held[:n])
-	s.held = s.held[n:]
+	out := make([]Result[Out], n)
+	for i := range out {
+		out[i], s.held = s.held.Pop()
+	}
 	s.demand -= n
 	s.emitted += uint64(n)
+	if fx == nil {
+		fx = make([]agent.Effect, 0, 4) // room for the Starts and Demand that follow, often
+	}
 	return s, append(fx, agent.Emit[Result[Out]]{Values: out})
 }
 
@@ -109,10 +114,10 @@ func (s State[In, Out]) emit(fx []agent.Effect) (State[In, Out], []agent.Effect)
 // without a gap.
 func (s State[In, Out]) ready() int {
 	if s.unordered {
-		return len(s.held)
+		return s.held.Len()
 	}
 	n := 0
-	for n < len(s.held) && s.held[n].Seq == s.emitted+uint64(n) {
+	for n < s.held.Len() && s.held.At(n).Seq == s.emitted+uint64(n) {
 		n++
 	}
 	return n
@@ -125,16 +130,14 @@ func (s State[In, Out]) start(fx []agent.Effect) (State[In, Out], []agent.Effect
 	if n == 0 {
 		return s, fx
 	}
-	running := make([]uint64, len(s.running), len(s.running)+n)
-	copy(running, s.running)
+	fx = slices.Grow(fx, n+2)
 	for range n {
 		var in In
 		in, s.waiting = s.waiting.Pop()
-		running = append(running, s.started)
+		s.running = s.running.Push(s.started)
 		fx = append(fx, agent.Start[In]{ID: s.started, Work: in})
 		s.started++
 	}
-	s.running = running
 	return s, append(fx, agent.Demand{N: n})
 }
 
@@ -143,11 +146,11 @@ func (s State[In, Out]) start(fx []agent.Effect) (State[In, Out], []agent.Effect
 // flight and held results, and, in input order, none while Limit results are
 // held.
 func (s State[In, Out]) startable() int {
-	if !s.unordered && len(s.held) >= s.limit {
+	if !s.unordered && s.held.Len() >= s.limit {
 		return 0
 	}
-	room := s.limit - len(s.running)
-	unreserved := s.demand - len(s.running) - len(s.held)
+	room := s.limit - s.running.Len()
+	unreserved := s.demand - s.running.Len() - s.held.Len()
 	return max(0, min(s.waiting.Len(), room, unreserved))
 }
 

@@ -1,8 +1,7 @@
 package parallel
 
 import (
-	"cmp"
-	"slices"
+	"sort"
 
 	"github.com/evolvekit/evolve/internal/fifo"
 )
@@ -22,13 +21,13 @@ type State[In, Out any] struct {
 	queue     int // the input bound, reported in Status
 	unordered bool
 
-	waiting  fifo.Queue[In] // accepted, not started; the oldest has Seq started
-	accepted uint64         // items taken in so far: the next item's Seq
-	started  uint64         // items started so far
-	running  []uint64       // the Seqs (and Start IDs) of work in flight, ascending
-	held     []Result[Out]  // finished, not emitted: by Seq in input order, else by finish
-	emitted  uint64         // results emitted so far
-	demand   int            // values downstream will still accept
+	waiting  fifo.Queue[In]          // accepted, not started; the oldest has Seq started
+	accepted uint64                  // items taken in so far: the next item's Seq
+	started  uint64                  // items started so far
+	running  fifo.Queue[uint64]      // the Seqs (and Start IDs) of work in flight, ascending
+	held     fifo.Queue[Result[Out]] // finished, not emitted: by Seq in input order, else by finish
+	emitted  uint64                  // results emitted so far
+	demand   int                     // values downstream will still accept
 
 	done, failed int
 	firstErr     error
@@ -48,35 +47,25 @@ func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 
 // isRunning reports whether the work with this Start ID is in flight.
 func (s State[In, Out]) isRunning(id uint64) bool {
-	_, ok := slices.BinarySearch(s.running, id)
-	return ok
+	i := s.runningAt(id)
+	return i < s.running.Len() && s.running.At(i) == id
 }
 
-// drained reports whether nothing accepted is left: none waiting, running or
-// held.
+// runningAt returns the index in running of the first ID at least id.
+func (s State[In, Out]) runningAt(id uint64) int {
+	return sort.Search(s.running.Len(), func(i int) bool { return s.running.At(i) >= id })
+}
+
+// drained reports whether nothing is left: nothing waits, runs or is held.
 func (s State[In, Out]) drained() bool {
-	return s.waiting.Len() == 0 && len(s.running) == 0 && len(s.held) == 0
+	return s.waiting.Len() == 0 && s.running.Len() == 0 && s.held.Len() == 0
 }
 
-// without returns a copy of the sorted ids with id taken out; id must be in.
-func without(ids []uint64, id uint64) []uint64 {
-	i, _ := slices.BinarySearch(ids, id)
-	out := make([]uint64, 0, len(ids)-1)
-	out = append(out, ids[:i]...)
-	return append(out, ids[i+1:]...)
-}
-
-// withResult returns a copy of held with r added: by Seq when ordered, at the
-// end when not.
-func withResult[Out any](held []Result[Out], r Result[Out], ordered bool) []Result[Out] {
-	i := len(held)
+// withResult returns held with r added: by Seq when ordered, else last.
+func withResult[Out any](held fifo.Queue[Result[Out]], r Result[Out], ordered bool) fifo.Queue[Result[Out]] {
+	i := held.Len()
 	if ordered {
-		i, _ = slices.BinarySearchFunc(held, r.Seq, func(h Result[Out], seq uint64) int {
-			return cmp.Compare(h.Seq, seq)
-		})
+		i = sort.Search(held.Len(), func(j int) bool { return held.At(j).Seq >= r.Seq })
 	}
-	out := make([]Result[Out], 0, len(held)+1)
-	out = append(out, held[:i]...)
-	out = append(out, r)
-	return append(out, held[i:]...)
+	return held.Insert(i, r)
 }

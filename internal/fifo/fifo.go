@@ -2,50 +2,106 @@
 // states that must not change when they are evolved.
 package fifo
 
-// Queue is a first-in, first-out queue that is a value: Push and Pop return a
-// new Queue and leave the one they were called on as it was, so a state that
-// holds one stays valid after evolve. It is the banker's queue: pushes go on
-// the front of one linked list, pops come off another, and the first list is
-// reversed into the second when that runs dry, so each value costs O(1) time
-// amortized and two small allocations. The zero Queue is empty.
+// Queue is a first-in, first-out queue that is a value: Push, Pop, Insert
+// and Remove return a new Queue and leave the one they were called on as it
+// was, so a state that holds one stays valid after evolve, and two states
+// evolved from it do not see each other's changes. The zero Queue is empty.
+//
+// The versions of a queue share one array. A version whose last value is
+// the array's last pushes in place; any other version copies its values to
+// a new array first. So a queue used as a queue, each version pushed on at
+// most once, costs O(1) amortized time and no allocation per value. Popped
+// values stay in the array, out of reach of the version that popped them,
+// until a push finds that most of the array has been popped and copies what
+// is left. Insert and Remove away from the ends copy the whole queue.
 type Queue[T any] struct {
-	front *link[T] // popped from, oldest first
-	back  *link[T] // pushed onto, newest first
-	n     int
+	s    *store[T] // nil for a queue that never held a value
+	head int       // the index in s.items of this version's first value
+	n    int       // this version's length
 }
 
-// link is one cell of a linked list. Links are never changed once made.
-type link[T any] struct {
-	v    T
-	next *link[T]
+// store is the array the versions of one queue share. Only the version
+// whose end is len(items) may append to it.
+type store[T any] struct {
+	items []T
 }
 
 // Len returns the number of values in q.
 func (q Queue[T]) Len() int { return q.n }
 
-// Push returns q with v added at the end.
+// At returns the i-th value of q, counted from the oldest, which is 0. It
+// panics if i is out of range, as indexing a slice does.
+func (q Queue[T]) At(i int) T {
+	if i < 0 || i >= q.n {
+		panic("fifo: index out of range")
+	}
+	return q.s.items[q.head+i]
+}
+
+// Push returns q with v added after its newest value.
 func (q Queue[T]) Push(v T) Queue[T] {
-	q.back = &link[T]{v: v, next: q.back}
+	if q.s == nil || q.head+q.n != len(q.s.items) || (q.head >= 32 && q.head >= q.n) {
+		q = q.copied(1)
+	}
+	q.s.items = append(q.s.items, v)
 	q.n++
 	return q
 }
 
-// Pop returns the oldest value of q and q without it. q must not be empty.
+// Pop returns q's oldest value and q without it. It panics on an empty
+// queue.
 func (q Queue[T]) Pop() (T, Queue[T]) {
-	if q.front == nil {
-		q.front, q.back = reversed(q.back), nil
-	}
-	v := q.front.v
-	q.front = q.front.next
+	v := q.At(0)
+	q.head++
 	q.n--
 	return v, q
 }
 
-// reversed returns a new list holding the values of l in reverse order.
-func reversed[T any](l *link[T]) *link[T] {
-	var r *link[T]
-	for ; l != nil; l = l.next {
-		r = &link[T]{v: l.v, next: r}
+// Insert returns q with v placed at index i, so that At(i) is v; the values
+// from i on move one place back. Inserting at Len is Push.
+func (q Queue[T]) Insert(i int, v T) Queue[T] {
+	if i == q.n {
+		return q.Push(v)
 	}
-	return r
+	if i < 0 || i > q.n {
+		panic("fifo: index out of range")
+	}
+	out := make([]T, 0, max(2*(q.n+1), 8))
+	out = append(out, q.s.items[q.head:q.head+i]...)
+	out = append(out, v)
+	out = append(out, q.s.items[q.head+i:q.head+q.n]...)
+	return Queue[T]{s: &store[T]{items: out}, n: q.n + 1}
+}
+
+// Remove returns q without its i-th value. Removing the oldest value is Pop.
+func (q Queue[T]) Remove(i int) Queue[T] {
+	if i == 0 {
+		_, q = q.Pop()
+		return q
+	}
+	if i < 0 || i >= q.n {
+		panic("fifo: index out of range")
+	}
+	out := make([]T, 0, max(2*q.n, 8))
+	out = append(out, q.s.items[q.head:q.head+i]...)
+	out = append(out, q.s.items[q.head+i+1:q.head+q.n]...)
+	return Queue[T]{s: &store[T]{items: out}, n: q.n - 1}
+}
+
+// copied returns q on a new array of its own, with room for extra more
+// values.
+func (q Queue[T]) copied(extra int) Queue[T] {
+	items := make([]T, q.n, max(2*(q.n+extra), 8))
+	if q.s != nil {
+		copy(items, q.s.items[q.head:q.head+q.n])
+	}
+	return Queue[T]{s: &store[T]{items: items}, n: q.n}
+}
+
+// Values returns a new slice holding q's values, oldest first.
+func (q Queue[T]) Values() []T {
+	if q.n == 0 {
+		return nil
+	}
+	return append([]T(nil), q.s.items[q.head:q.head+q.n]...)
 }

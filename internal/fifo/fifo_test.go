@@ -37,3 +37,53 @@ func TestFifoIsAValue(t *testing.T) {
 	assert.Equal(t, []int{2, 20}, popAll(right))
 	assert.Equal(t, []int{2}, popAll(popped))
 }
+
+func TestFifoVersionsPushedFromOneStateStayApart(t *testing.T) {
+	var q Queue[int]
+	for i := range 100 {
+		q = q.Push(i)
+	}
+	for range 60 {
+		_, q = q.Pop()
+	}
+	a := q.Push(1000)
+	b := q.Push(2000) // q's end is taken by a: b copies
+	a2 := a.Push(1001)
+	assert.Equal(t, 40, q.Len())
+	assert.Equal(t, 1000, a.At(40))
+	assert.Equal(t, 2000, b.At(40))
+	assert.Equal(t, 1001, a2.At(41))
+	assert.Equal(t, 41, a.Len())
+	assert.Equal(t, seq(60, 100), popAll(q))
+}
+
+func TestFifoInsertAndRemoveKeepTheOriginal(t *testing.T) {
+	q := Queue[int]{}.Push(1).Push(2).Push(4)
+	ins := q.Insert(2, 3)
+	assert.Equal(t, []int{1, 2, 3, 4}, ins.Values())
+	assert.Equal(t, []int{1, 2, 4}, q.Values())
+	assert.Equal(t, []int{1, 2, 4, 5}, q.Insert(3, 5).Values())
+	assert.Equal(t, []int{1, 4}, q.Remove(1).Values())
+	assert.Equal(t, []int{2, 4}, q.Remove(0).Values())
+	assert.Equal(t, []int{1, 2, 4}, q.Values())
+	assert.Panics(t, func() { q.At(3) })
+	assert.Panics(t, func() { q.Remove(3) })
+	assert.Nil(t, Queue[int]{}.Values())
+}
+
+func TestFifoPushesWithoutAllocatingWhenUsedAsAQueue(t *testing.T) {
+	q := Queue[int]{}.Push(0)
+	allocs := testing.AllocsPerRun(1000, func() {
+		q = q.Push(1)
+		_, q = q.Pop()
+	})
+	assert.Less(t, allocs, 0.1)
+}
+
+func seq(from, to int) []int {
+	var out []int
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
+}

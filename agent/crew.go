@@ -1,0 +1,46 @@
+package agent
+
+// crew is the workers of one agent. A worker is a goroutine that runs one
+// Start's work, hands its result to the inbox, and waits for the next Start;
+// the cell starts a new worker only when none is waiting. So an agent with N
+// items in flight keeps about N workers however many items pass through,
+// and a busy agent starts no goroutine per item. The workers go when the
+// agent finishes, fails or stops.
+type crew[W, R any] struct {
+	jobs    chan Start[W] // unbuffered: a Start for a worker that waits
+	results []Done[R]     // finished work not yet taken in; the inbox's mu guards it
+	spare   []Done[R]     // the cell's: the results slice the inbox takes next
+}
+
+// work runs s and then every Start handed to it, until the agent lets its
+// workers go.
+func (c *cell[S, I, W, R, O, V]) work(s Start[W]) {
+	h := c.h
+	defer h.worked()
+	for {
+		r, err := safely(h.workCtx, c.spec.Run, s.Work)
+		c.finished(Done[R]{ID: s.ID, Result: r, Err: err})
+		select {
+		case s = <-c.crew.jobs:
+		case <-h.quit:
+			return
+		}
+	}
+}
+
+// finished puts a work result in the inbox, unless the agent has stopped.
+func (c *cell[S, I, W, R, O, V]) finished(d Done[R]) {
+	in := &c.h.in
+	in.mu.Lock()
+	if in.stopped {
+		in.mu.Unlock()
+		return
+	}
+	c.crew.results = append(c.crew.results, d)
+	in.more = true
+	wake := in.schedule()
+	in.mu.Unlock()
+	if wake {
+		c.h.wake()
+	}
+}
