@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// tally is what the batch files in a directory hold, read back.
+type tally struct {
+	files   int
+	records int         // lines read
+	seen    map[int]int // how many times each id appears
+	bad     []string    // lines that are not a record, as file:line
+}
+
+// readBack reads every batch file in dir.
+func readBack(dir string) (tally, error) {
+	names, err := filepath.Glob(filepath.Join(dir, filePattern))
+	if err != nil {
+		return tally{}, err
+	}
+	t := tally{seen: make(map[int]int)}
+	for _, name := range names {
+		if err := t.read(name); err != nil {
+			return tally{}, err
+		}
+	}
+	return t, nil
+}
+
+// read adds one batch file to t.
+func (t *tally) read(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	t.files++
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		t.records++
+		var r record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r != recordFor(r.ID) {
+			t.bad = append(t.bad, fmt.Sprintf("%s:%d", filepath.Base(name), n))
+			continue
+		}
+		t.seen[r.ID]++
+	}
+	return sc.Err()
+}
+
+// check reports whether every id from 1 to n appears exactly once in t,
+// except the ids in failed, which must not appear at all, and whether
+// anything else appears. Its error lists the ids at fault, at most a few of
+// each kind.
+func (t tally) check(n int, failed map[int]error) error {
+	var missing, twice, reported, unexpected []int
+	for id := 1; id <= n; id++ {
+		_, gone := failed[id]
+		switch c := t.seen[id]; {
+		case c > 1:
+			twice = append(twice, id)
+		case gone && c == 1:
+			reported = append(reported, id)
+		case !gone && c == 0:
+			missing = append(missing, id)
+		}
+	}
+	for id := range t.seen {
+		if id < 1 || id > n {
+			unexpected = append(unexpected, id)
+		}
+	}
+	slices.Sort(unexpected)
+	var errs []error
+	for _, p := range []struct {
+		what string
+		ids  []int
+	}{
+		{"missing", missing},
+		{"written more than once", twice},
+		{"written though reported failed", reported},
+		{"not asked for", unexpected},
+	} {
+		if len(p.ids) > 0 {
+			errs = append(errs, fmt.Errorf("%d ids %s: %s", len(p.ids), p.what, some(p.ids)))
+		}
+	}
+	if len(t.bad) > 0 {
+		errs = append(errs, fmt.Errorf("%d lines are not a record: %s", len(t.bad), strings.Join(t.bad[:min(len(t.bad), 5)], ", ")))
+	}
+	return errors.Join(errs...)
+}
+
+// some returns the first few of ids, comma-separated.
+func some(ids []int) string {
+	const few = 10
+	var b strings.Builder
+	for i, id := range ids[:min(len(ids), few)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, id)
+	}
+	if len(ids) > few {
+		b.WriteString(", ...")
+	}
+	return b.String()
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+)
+
+// config is what the command line asks for.
+type config struct {
+	records  int     // records to load, ids 1 to records
+	rate     float64 // requests a second the loader makes
+	apiRate  float64 // requests a second the API lets through; 0 means rate
+	parallel int     // GETs at once
+	batch    int     // records per file
+	out      string  // directory of the batch files; "" for a new temporary one
+
+	retry retryPolicy // not a flag
+}
+
+// defaults returns the configuration of a bare `warehouse`.
+func defaults() config {
+	return config{records: 2000, rate: 200, parallel: 8, batch: 100, retry: defaultRetry}
+}
+
+// Bounds of the flags' values.
+const (
+	maxRecords  = 10_000_000
+	maxRate     = 100_000
+	maxParallel = 1000
+	maxBatch    = 1_000_000
+)
+
+const usageText = `usage: warehouse [flags]
+
+Loads records 1 to -records from an HTTP API into files of -batch records
+each (NDJSON, one record a line). The program starts the API itself, on
+127.0.0.1: it lets -api-rate requests a second through (bursts of a fifth
+of a second's worth), answers 429 Too Many Requests beyond that, takes
+20ms to answer, and answers 503 to the first request for every 50th record.
+
+The loader is a chain of agents: a rate agent at -rate requests a second,
+a parallel agent making -parallel GETs at once (a 429, a 5xx or no answer
+is retried with exponential backoff, up to 8 requests), and a buffer agent
+writing a file per batch. It prints the records loaded, the 429s received
+(the goal is none), the time taken beside the least possible (-records /
+-rate), and the peak memory; then it reads the files back and checks that
+every id is in them exactly once. Progress goes to stderr.
+
+flags:
+  -records N    records to load (default 2000)
+  -rate R       requests a second the loader makes; fractions allowed (default 200)
+  -api-rate R   requests a second the API lets through (default: -rate; set it
+                lower to see 429s and retries)
+  -parallel N   GETs at once (default 8)
+  -batch N      records per file (default 100)
+  -out DIR      where to write the files; created if need be, and must not hold
+                batch files already (default: a new temporary directory)
+`
+
+// flagError is a command line that cannot be run: a bad flag, or a value out
+// of range.
+type flagError struct{ err error }
+
+// Error returns the error's message.
+func (e flagError) Error() string { return e.err.Error() }
+
+// Unwrap returns the error underneath.
+func (e flagError) Unwrap() error { return e.err }
+
+// parseFlags reads the command line. For -h it writes the usage to stdout
+// and returns flag.ErrHelp; for anything it cannot run it returns a
+// flagError naming the flag and the value.
+func parseFlags(args []string, stdout io.Writer) (config, error) {
+	cfg := defaults()
+	fs := flag.NewFlagSet("warehouse", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the error is returned, and printed by main
+	fs.IntVar(&cfg.records, "records", cfg.records, "")
+	fs.Float64Var(&cfg.rate, "rate", cfg.rate, "")
+	fs.Float64Var(&cfg.apiRate, "api-rate", cfg.apiRate, "")
+	fs.IntVar(&cfg.parallel, "parallel", cfg.parallel, "")
+	fs.IntVar(&cfg.batch, "batch", cfg.batch, "")
+	fs.StringVar(&cfg.out, "out", cfg.out, "")
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usageText)
+		return cfg, err
+	}
+	if err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err == nil {
+		err = cfg.check()
+	}
+	if err != nil {
+		return cfg, flagError{err}
+	}
+	if cfg.apiRate == 0 {
+		cfg.apiRate = cfg.rate
+	}
+	return cfg, nil
+}
+
+// check reports the first value of c that is out of range.
+func (c config) check() error {
+	switch {
+	case c.records < 1 || c.records > maxRecords:
+		return fmt.Errorf("-records must be between 1 and %d, got %d", maxRecords, c.records)
+	case !validRate(c.rate):
+		return fmt.Errorf("-rate must be above 0 and at most %d, got %v", maxRate, c.rate)
+	case c.apiRate != 0 && !validRate(c.apiRate):
+		return fmt.Errorf("-api-rate must be above 0 and at most %d, got %v", maxRate, c.apiRate)
+	case c.parallel < 1 || c.parallel > maxParallel:
+		return fmt.Errorf("-parallel must be between 1 and %d, got %d", maxParallel, c.parallel)
+	case c.batch < 1 || c.batch > maxBatch:
+		return fmt.Errorf("-batch must be between 1 and %d, got %d", maxBatch, c.batch)
+	}
+	return nil
+}
+
+// validRate reports whether r is a rate the flags accept.
+func validRate(r float64) bool { return r > 0 && r <= maxRate && !math.IsNaN(r) }

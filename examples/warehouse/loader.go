@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/buffer"
+	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/rate"
+)
+
+// loader loads records 1 to n from the API into batch files through a chain
+// of agents:
+//
+//	ids -> rate agent (the API's rate, a quarter of its burst)
+//	    -> parallel agent (GETs, with retries)
+//	    -> buffer agent (a file per batch) -> loaded
+type loader struct {
+	n        int
+	rate     float64
+	parallel int
+	batch    int
+
+	f      *fetcher
+	out    *files
+	loaded atomic.Int64 // records in files written
+}
+
+// loaderBurst returns the rate agent's burst at rate: a quarter of the
+// API's burst. With a burst of 1, every moment the agent's timer fires late, or an
+// id waits for a GET slot, would be lost for good, and the load would run
+// well below the rate (some 15% here). A quarter of the API's burst absorbs
+// those moments, and still leaves requests that reach the API up to
+// (burst(rate) - loaderBurst(rate)) / rate late, 150 ms, enough tokens
+// there.
+func loaderBurst(rate float64) int { return max(1, burst(rate)/4) }
+
+// chain returns the plan of the loader's chain.
+//
+// The parallel agent's input queue holds a single id. The rate agent paces
+// the ids it emits, but ids that wait in a deeper queue would go out
+// together once a GET slot frees after a slow moment, as a burst the API
+// would answer with 429s. With one place, a stall holds the ids back in the
+// rate agent, whose small bucket bounds the burst that follows. Results go
+// on as they finish (Unordered), so a record waiting to be retried does not
+// hold up those behind it.
+func (l *loader) chain() (compose.Plan[int, []record], error) {
+	limit, err := rate.Stage(rate.Config[int]{Name: "rate", Rate: l.rate, Burst: loaderBurst(l.rate)})
+	if err != nil {
+		return compose.Plan[int, []record]{}, err
+	}
+	fetch, err := parallel.Stage(parallel.Config{Name: "fetch", Limit: l.parallel, Queue: 1, Unordered: true}, l.f.fetch)
+	if err != nil {
+		return compose.Plan[int, []record]{}, err
+	}
+	write, err := buffer.Stage(buffer.Config{Name: "files", Size: l.batch}, l.flush)
+	if err != nil {
+		return compose.Plan[int, []record]{}, err
+	}
+	return compose.Then(compose.Then(compose.From(limit), fetch), write), nil
+}
+
+// flush writes one batch to its file. If that fails, every record in it is
+// noted as failed for good: it will not be in any file.
+func (l *loader) flush(ctx context.Context, batch []record) error {
+	err := l.out.write(ctx, batch)
+	if err != nil && ctx.Err() == nil {
+		for _, r := range batch {
+			l.f.fail(r.ID, fmt.Errorf("record %d: writing its batch: %w", r.ID, err))
+		}
+	}
+	return err
+}
+
+// load posts every id to the chain and waits until the last batch is
+// written. It returns the chain's errors (a record or a batch that failed
+// for good), or ctx.Err() if ctx ends first, having stopped the chain.
+func (l *loader) load(ctx context.Context, rt *agent.Runtime) error {
+	plan, err := l.chain()
+	if err != nil {
+		return err
+	}
+	c, err := compose.Start(rt, plan, func(b []record) { l.loaded.Add(int64(len(b))) }, compose.WithName("warehouse"))
+	if err != nil {
+		return err
+	}
+	for id := 1; id <= l.n; id++ {
+		if err := c.Post(ctx, id); err != nil {
+			return stop(c, err)
+		}
+	}
+	c.Close()
+	if err := c.Wait(ctx); err != nil {
+		return stop(c, err)
+	}
+	return nil
+}
+
+// stopTimeout bounds the wait for the chain's goroutines when it is stopped
+// early; GETs and backoffs end as soon as their context does.
+const stopTimeout = 10 * time.Second
+
+// stop stops c, cancelling the GETs under way, and returns err.
+func stop(c *compose.Chain[int], err error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	if serr := c.Stop(ctx); serr != nil {
+		return fmt.Errorf("%w (stopping: %v)", err, serr)
+	}
+	return err
+}
+
+// watch writes a progress line to w every period until quit is closed.
+func (l *loader) watch(w io.Writer, start time.Time, period time.Duration, quit <-chan struct{}) {
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-quit:
+			return
+		case <-tick.C:
+		}
+		fmt.Fprintf(w, "warehouse: %v: %d of %d records loaded, %d fetched, %d 429s, %d retries\n",
+			time.Since(start).Round(100*time.Millisecond), l.loaded.Load(), l.n, l.f.fetched.Load(),
+			l.f.tooMany.Load(), l.f.retries.Load())
+	}
+}
+
+// background runs each function in a goroutine of its own until the
+// returned stop is called, which closes their quit channel and waits for
+// them.
+func background(fs ...func(quit <-chan struct{})) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, f := range fs {
+		wg.Go(func() { f(quit) })
+	}
+	return func() {
+		close(quit)
+		wg.Wait()
+	}
+}

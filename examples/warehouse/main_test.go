@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// figure returns the number printed after label, as in "429s received:   0".
+func figure(t *testing.T, out, label string) int {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(label) + `:\s+(\d+)`).FindStringSubmatch(out)
+	require.NotNil(t, m, "%q in:\n%s", label, out)
+	n, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	return n
+}
+
+// elapsed returns the elapsed time printed.
+func elapsed(t *testing.T, out string) time.Duration {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^elapsed:\s+(\S+) \(least possible: (\S+),`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	d, err := time.ParseDuration(m[1])
+	require.NoError(t, err)
+	return d
+}
+
+// readFiles reads the batch files in dir on its own, and returns how many
+// times each id appears and the number of records in each file, by name.
+func readFiles(t *testing.T, dir string) (seen map[int]int, sizes map[string]int) {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*"))
+	require.NoError(t, err)
+	seen, sizes = map[int]int{}, map[string]int{}
+	for _, name := range names {
+		f, err := os.Open(name)
+		require.NoError(t, err)
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			var r record
+			require.NoError(t, json.Unmarshal(sc.Bytes(), &r), name)
+			assert.Equal(t, recordFor(r.ID), r, "the record as the API serves it")
+			seen[r.ID]++
+			sizes[filepath.Base(name)]++
+		}
+		require.NoError(t, sc.Err())
+		require.NoError(t, f.Close())
+	}
+	return seen, sizes
+}
+
+func TestAtTheAPIsRateEveryRecordIsLoadedOnceWithoutA429(t *testing.T) {
+	dir := t.TempDir()
+	var out, progress bytes.Buffer
+	args := []string{"-records", "200", "-rate", "500", "-parallel", "16", "-batch", "30", "-out", dir}
+	require.NoError(t, run(t.Context(), args, &out, &progress))
+	text := out.String()
+
+	assert.Equal(t, 200, figure(t, text, "records loaded"))
+	assert.Contains(t, text, "records loaded:  200 of 200, in 7 files\n")
+	assert.Zero(t, figure(t, text, "429s received"))
+	assert.Equal(t, 4, figure(t, text, "5xx received"), "ids 50, 100, 150 and 200 fail once")
+	assert.Equal(t, 4, figure(t, text, "retries"))
+	assert.Zero(t, figure(t, text, "failed for good"))
+	assert.Contains(t, text, "the API:         200 records served, 0 429s and 4 5xx answered\n")
+	assert.Contains(t, text, "check:           every id from 1 to 200 is in 7 files exactly once\n")
+	assert.Regexp(t, `peak memory:     \d+\.\d MiB`, text)
+	// The rate agent lets its burst through at once, then one id every
+	// 2 ms: the last of 200 cannot go before (200-25)/500 s.
+	assert.GreaterOrEqual(t, elapsed(t, text), 350*time.Millisecond)
+	assert.Contains(t, text, "(least possible: 400ms, 200 records at 500 a second)")
+
+	seen, sizes := readFiles(t, dir)
+	require.Len(t, seen, 200)
+	for id := 1; id <= 200; id++ {
+		assert.Equal(t, 1, seen[id], "id %d", id)
+	}
+	assert.Len(t, sizes, 7)
+	for i := 1; i <= 6; i++ {
+		assert.Equal(t, 30, sizes[batchName(i)], batchName(i))
+	}
+	assert.Equal(t, 20, sizes[batchName(7)], "the last batch, flushed on close")
+}
+
+func TestAboveTheAPIsRateThe429sAreCountedAndRetried(t *testing.T) {
+	dir := t.TempDir()
+	var out, progress bytes.Buffer
+	args := []string{"-records", "100", "-rate", "400", "-api-rate", "100", "-parallel", "16", "-batch", "25", "-out", dir}
+	require.NoError(t, run(t.Context(), args, &out, &progress))
+	text := out.String()
+
+	tooMany := figure(t, text, "429s received")
+	assert.Positive(t, tooMany, "four times the API's rate")
+	assert.Contains(t, text, "the API:         100 records served, "+strconv.Itoa(tooMany)+" 429s and 2 5xx answered\n",
+		"the loader counts every 429 the API sent")
+	assert.Equal(t, tooMany+2, figure(t, text, "retries"), "every 429 and 5xx is retried")
+	assert.Equal(t, 100, figure(t, text, "records loaded"))
+	assert.Zero(t, figure(t, text, "failed for good"))
+	assert.Contains(t, text, "check:           every id from 1 to 100 is in 4 files exactly once\n")
+	assert.GreaterOrEqual(t, elapsed(t, text), 800*time.Millisecond, "the API's own limit: (100-20)/100 s")
+	seen, _ := readFiles(t, dir)
+	assert.Len(t, seen, 100)
+}
+
+func TestARecordThatFailsForGoodIsReportedNotLost(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := parseFlags([]string{"-records", "40", "-rate", "1000", "-batch", "10", "-out", dir}, nil)
+	require.NoError(t, err)
+	cfg.retry = retryPolicy{attempts: 3, base: time.Millisecond, ceiling: time.Millisecond}
+	fail := faults{about: "500 for record 7, 403 for 13, 502 twice for 21", status: func(id, attempt int) int {
+		switch {
+		case id == 7:
+			return http.StatusInternalServerError // every time
+		case id == 13:
+			return http.StatusForbidden // not worth retrying
+		case id == 21 && attempt < 3:
+			return http.StatusBadGateway // the third request succeeds
+		}
+		return 0
+	}}
+	var out, progress bytes.Buffer
+	err = warehouse(t.Context(), cfg, fail, &out, &progress)
+	require.EqualError(t, err, "2 records failed for good")
+	assert.Equal(t, 1, exitCode(err, &progress))
+	text := out.String()
+	assert.Contains(t, text, "answers in 20ms, and 500 for record 7, 403 for 13, 502 twice for 21\n")
+	assert.Contains(t, text, "records loaded:  38 of 40, in 4 files\n")
+	assert.Contains(t, text, "failed for good: 2\n"+
+		"  record 7: 500 Internal Server Error (request 3 of at most 3)\n"+
+		"  record 13: 403 Forbidden (request 1 of at most 3)\n")
+	assert.Equal(t, 3+2, figure(t, text, "5xx received"))
+	assert.Contains(t, text, "check:           every id from 1 to 40 is in 4 files exactly once, but the 2 that failed for good, which are in none\n")
+	seen, _ := readFiles(t, dir)
+	assert.Len(t, seen, 38)
+	assert.Zero(t, seen[7])
+	assert.Zero(t, seen[13])
+	assert.Equal(t, 1, seen[21])
+}
+
+func TestAnInterruptedLoadStopsAndSaysHowFarItGot(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	var out bytes.Buffer
+	progress := &cancelOn{w: &out, s: "records loaded", cancel: cancel} // at the first progress line
+	err := run(ctx, []string{"-records", "100000", "-rate", "1000", "-batch", "100", "-out", dir}, &out, progress)
+	require.Error(t, err)
+	assert.Regexp(t, `^interrupted after \S+: \d+ of 100000 records loaded into `+regexp.QuoteMeta(dir)+`$`, err.Error())
+	seen, sizes := readFiles(t, dir) // whole files only
+	for name, n := range sizes {
+		assert.Equal(t, 100, n, name)
+	}
+	for id, n := range seen {
+		assert.Equal(t, 1, n, "id %d", id)
+	}
+	// TestMain checks that no agent, request or connection outlives run.
+}
+
+// cancelOn is a writer that calls cancel once what is written contains s.
+type cancelOn struct {
+	w      *bytes.Buffer
+	s      string
+	cancel context.CancelFunc
+}
+
+// Write writes p and cancels if it contains s.
+func (c *cancelOn) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(c.s)) {
+		c.cancel()
+	}
+	return c.w.Write(p)
+}
+
+func TestBadFlagsAreRefusedByName(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-records", "0"}, "-records must be between 1 and 10000000, got 0"},
+		{[]string{"-records", "many"}, `invalid value "many" for flag -records`},
+		{[]string{"-rate", "0"}, "-rate must be above 0 and at most 100000, got 0"},
+		{[]string{"-rate", "NaN"}, "-rate must be above 0 and at most 100000, got NaN"},
+		{[]string{"-api-rate", "-5"}, "-api-rate must be above 0 and at most 100000, got -5"},
+		{[]string{"-parallel", "0"}, "-parallel must be between 1 and 1000, got 0"},
+		{[]string{"-batch", "-1"}, "-batch must be between 1 and 1000000, got -1"},
+		{[]string{"-nope"}, "flag provided but not defined: -nope"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+	} {
+		var out, errs bytes.Buffer
+		err := run(t.Context(), tc.args, &out, &errs)
+		require.Error(t, err, tc.args)
+		assert.Contains(t, err.Error(), tc.want)
+		assert.Empty(t, out.String(), "nothing runs")
+		assert.Equal(t, 2, exitCode(err, &errs), tc.args)
+		assert.Contains(t, errs.String(), "warehouse: "+err.Error()+"\nrun warehouse -h for the flags\n")
+	}
+}
+
+func TestAnOutputDirectoryWithEarlierFilesIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, batchName(1)), []byte("{}\n"), 0o644))
+	var out, errs bytes.Buffer
+	err := run(t.Context(), []string{"-records", "10", "-out", dir}, &out, &errs)
+	require.Error(t, err)
+	assert.Equal(t, "-out: "+dir+" already holds 1 batch files (batch-000001.ndjson, ...): remove them or choose another directory", err.Error())
+	assert.Equal(t, 1, exitCode(err, &errs))
+	assert.Empty(t, out.String(), "nothing runs")
+
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	err = run(t.Context(), []string{"-records", "10", "-out", file}, &out, &errs)
+	assert.ErrorContains(t, err, "-out: ")
+}
+
+func TestHelpPrintsTheUsageAndSucceeds(t *testing.T) {
+	var out, errs bytes.Buffer
+	require.NoError(t, run(t.Context(), []string{"-h"}, &out, &errs))
+	for _, f := range []string{"-records", "-rate", "-api-rate", "-parallel", "-batch", "-out"} {
+		assert.Contains(t, out.String(), f)
+	}
+	assert.Empty(t, errs.String())
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	xrate "golang.org/x/time/rate" // aliased: package rate here is evolve's
+)
+
+// apiConfig is how the API behaves.
+type apiConfig struct {
+	records int           // ids 1 to records exist
+	rate    float64       // requests a second the API lets through
+	latency time.Duration // how long it takes to answer a record
+	faults  faults
+}
+
+// faults are the requests the API fails before looking at its rate limit,
+// as a gateway in front of it would: status returns the status it answers
+// the attempt-th request for id with, or 0 to let the request through.
+type faults struct {
+	status func(id, attempt int) int
+	about  string // says which requests fail, for the program's output
+}
+
+// flakyEvery is the share of records whose first request the API answers
+// with 503 Service Unavailable: one in flakyEvery.
+const flakyEvery = 50
+
+// flaky are the API's faults: 503 for the first request of every
+// flakyEvery-th record.
+var flaky = faults{
+	status: func(id, attempt int) int {
+		if id%flakyEvery == 0 && attempt == 1 {
+			return http.StatusServiceUnavailable
+		}
+		return 0
+	},
+	about: fmt.Sprintf("503 to the first request for every %dth record", flakyEvery),
+}
+
+// burst returns the API's burst at rate: a fifth of a second's worth of
+// requests, and at least 2.
+func burst(rate float64) int { return max(2, int(math.Ceil(rate/5))) }
+
+// api is an HTTP server on 127.0.0.1 that serves records at GET
+// /records/{id}, no faster than its rate limit (429 Too Many Requests
+// beyond it), each after its latency, with the failures its fail function
+// asks for. It counts what it answers. It is safe for concurrent use.
+type api struct {
+	cfg   apiConfig
+	lim   *xrate.Limiter
+	srv   *http.Server
+	url   string
+	serve chan error // what Serve returned
+
+	mu       sync.Mutex
+	attempts map[int]int // requests seen, by id
+
+	served, limited, failed atomic.Int64
+}
+
+// startAPI starts the API on a free port of 127.0.0.1.
+func startAPI(cfg apiConfig) (*api, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	a := &api{cfg: cfg, lim: xrate.NewLimiter(xrate.Limit(cfg.rate), burst(cfg.rate)),
+		url: "http://" + ln.Addr().String(), serve: make(chan error, 1), attempts: make(map[int]int)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /records/{id}", a.record)
+	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { a.serve <- a.srv.Serve(ln) }() // owned by close, which waits for it
+	return a, nil
+}
+
+// close stops the API: it stops listening, waits for the requests under
+// way and for the serving goroutine.
+func (a *api) close(ctx context.Context) error {
+	err := a.srv.Shutdown(ctx)
+	if serr := <-a.serve; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	return err
+}
+
+// record answers GET /records/{id}.
+func (a *api) record(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.Atoi(r.PathValue("id"))
+	if err != nil || id < 1 || id > a.cfg.records {
+		http.Error(w, "no such record", http.StatusNotFound)
+		return
+	}
+	if code := a.cfg.faults.status(id, a.attempt(id)); code != 0 {
+		a.failed.Add(1)
+		http.Error(w, http.StatusText(code), code)
+		return
+	}
+	if !a.lim.Allow() {
+		a.limited.Add(1)
+		http.Error(w, "rate limit exceeded", http.StatusTooManyRequests)
+		return
+	}
+	t := time.NewTimer(a.cfg.latency)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if err := json.NewEncoder(w).Encode(recordFor(id)); err == nil {
+		a.served.Add(1)
+	}
+}
+
+// attempt counts one more request for id, and returns how many there have
+// been.
+func (a *api) attempt(id int) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.attempts[id]++
+	return a.attempts[id]
+}
