@@ -81,6 +81,7 @@ func exitCode(err error, stderr io.Writer) int {
 // run is the whole program: it reads args, runs the three strategies, prints
 // the summary to stdout and progress to stderr, and writes the plot.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	stderr = zerolog.SyncWriter(stderr) // progress and the agents' log share it
 	cfg, err := parseFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
