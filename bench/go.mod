@@ -11,7 +11,7 @@ require (
 	github.com/sourcegraph/conc v0.3.0
 	go.uber.org/ratelimit v0.3.1
 	golang.org/x/sync v0.24.0
-	golang.org/x/time v0.3.0
+	golang.org/x/time v0.16.0
 )
 
 require (
