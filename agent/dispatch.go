@@ -21,6 +21,7 @@ type dispatcher struct {
 	stopped bool          // the runtime shut down: goroutines go once idle
 	quit    chan struct{} // closed when stopped
 	gone    chan struct{} // closed when stopped and live is 0
+	isGone  bool          // gone is closed
 }
 
 func newDispatcher() *dispatcher {
@@ -62,7 +63,14 @@ func (d *dispatcher) left() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.live--
-	if d.stopped && d.live == 0 {
+	d.settle()
+}
+
+// settle closes gone once the runtime shut down and no goroutine is left.
+// The caller holds mu.
+func (d *dispatcher) settle() {
+	if d.stopped && d.live == 0 && !d.isGone {
+		d.isGone = true
 		close(d.gone)
 	}
 }
@@ -73,9 +81,7 @@ func (d *dispatcher) stop(ctx context.Context) error {
 	if !d.stopped {
 		d.stopped = true
 		close(d.quit)
-		if d.live == 0 {
-			close(d.gone)
-		}
+		d.settle()
 	}
 	d.mu.Unlock()
 	select {

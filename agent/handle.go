@@ -46,7 +46,8 @@ type Handle[I, V any] struct {
 	workCtx  context.Context
 	cancel   context.CancelFunc
 	wmu      sync.Mutex
-	running  int
+	running  int // workers alive
+	workers  int // workers ever started
 	stopped  atomic.Bool
 	idle     chan struct{} // closed when stopped and no worker runs
 	idleDone bool
@@ -367,6 +368,7 @@ func (h *Handle[I, V]) release() {
 func (h *Handle[I, V]) working() {
 	h.wmu.Lock()
 	h.running++
+	h.workers++
 	h.wmu.Unlock()
 }
 

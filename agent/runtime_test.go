@@ -429,3 +429,15 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+func TestAMessageAfterShutdownLeavesNoGoroutine(t *testing.T) {
+	rt := agent.NewRuntime()
+	h, err := spawnEcho(rt, 4, nil, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.Post(context.Background(), 1))
+	require.NoError(t, rt.Shutdown(context.Background()))
+	assert.ErrorIs(t, h.Post(context.Background(), 2), agent.ErrClosed)
+	assert.ErrorIs(t, agent.Adjust(h, 3), agent.ErrClosed)
+	h.LogStatus()
+	require.NoError(t, rt.Shutdown(context.Background()))
+}
