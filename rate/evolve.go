@@ -59,7 +59,16 @@ func (s State[T]) tick(m agent.Tick) (State[T], []agent.Effect) {
 		return s, nil
 	}
 	s.armed = false
-	return s.settle(m.At)
+	// A timer may fire late. What was due at s.due passes as of s.due, so
+	// the lateness is not lost to a bucket too small to hold what refilled
+	// meanwhile (with a burst of 1, a timer that fires 1 ms late would
+	// otherwise cost every token of that millisecond but one).
+	var early []agent.Effect
+	if s.due.Before(m.At) {
+		s, early = s.pass(s.due)
+	}
+	s, fx := s.settle(m.At)
+	return s, append(early, fx...)
 }
 
 // reshape switches the bucket to the Limit m carries, if it is valid.

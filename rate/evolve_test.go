@@ -110,6 +110,21 @@ func TestOneTimerWhileTheBucketIsEmpty(t *testing.T) {
 	})
 }
 
+func TestALateTickKeepsTheSchedule(t *testing.T) {
+	play(t, start(t, 10, 1), []step{
+		{at: t0, msg: unbounded},
+		{at: t0, msg: in(1, 2, 3, 4, 5), out: []int{1}, timers: timer(1, d)},
+		// Due at t1, it fires half an interval late: 2 passes as of t1, so
+		// 3 is due at t2, not at t2 and a half.
+		{at: t1 + d/2, msg: tick(1), out: []int{2}, timers: timer(2, d/2)},
+		{at: t2, msg: tick(2), out: []int{3}, timers: timer(3, d)},
+		// Two and a half intervals late: 4 passes as of t3, and the bucket,
+		// which holds one token at most, has refilled one since: 5 passes
+		// too, and no more.
+		{at: t5 + d/2, msg: tick(3), out: []int{4, 5}},
+	})
+}
+
 func TestStaleTickIsIgnored(t *testing.T) {
 	traces := play(t, start(t, 1, 1), []step{
 		{at: t0, msg: unbounded},
