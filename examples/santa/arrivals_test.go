@@ -31,11 +31,3 @@ func TestBatchSizesAreSpreadEvenly(t *testing.T) {
 		assert.InDelta(t, 2000, c, 200, "size %d", size)
 	}
 }
-
-func TestQuantileIsTheNearestRank(t *testing.T) {
-	ts := []time.Duration{5, 1, 4, 2, 3, 10, 9, 8, 7, 6}
-	assert.Equal(t, time.Duration(5), quantile(ts, 0.5))
-	assert.Equal(t, time.Duration(10), quantile(ts, 0.99))
-	assert.Equal(t, time.Duration(1), quantile(ts, 0))
-	assert.Zero(t, quantile(nil, 0.5))
-}

@@ -4,8 +4,8 @@
 // queue, the parallelism and the time a letter waits for its answer:
 //
 //   - naive starts a goroutine per job as soon as it arrives. Nothing
-//     queues, but every job shares the cores with all the others, so each
-//     takes as long as the whole batch.
+//     queues, but every job shares the cores with all the others, so a job
+//     takes about as long as its whole batch.
 //   - fixed posts the jobs to a parallel agent (package parallel) that runs
 //     at most -limit at once, the number of cores by default.
 //   - adaptive posts them to an adaptive agent (package adaptive), whose
@@ -24,19 +24,23 @@
 //
 // It prints one line per strategy:
 //
-//   - jobs done, of those that arrived (all of them, unless interrupted);
+//   - jobs done, of those that arrived: all of them, as each run finishes
+//     its leftovers;
 //   - p50 and p99: percentiles of the time from a job's arrival to its
 //     completion;
 //   - largest queue: the most jobs that had arrived and not yet started,
 //     whether in the agent's input queue or in the program's mailbox in front
 //     of it (naive has none: it starts everything at once);
-//   - mean parallelism: the jobs running at once, sampled about 600 times
-//     over the arrivals and averaged; final parallelism: the same over their
-//     last tenth, the level each strategy settled at;
+//   - mean parallelism: the jobs running at once, on average over the whole
+//     run (the time each job ran, added up, over the run's length); final
+//     parallelism: the jobs running at once over the last tenth of the
+//     arrivals, from samples taken about 600 times over them: the level the
+//     strategy settled at;
 //   - limit: the agent's limit when the arrivals ended (the one the adaptive
 //     agent learnt); naive has none;
-//   - last done: when the last job was done, from the start; past -duration
-//     is the time it took to finish the leftovers.
+//   - ended: when the run ended, from its start: at -duration, or when the
+//     last leftover job was done; past -duration is the time it took to
+//     finish the leftovers.
 //
 // With -plot it writes a PNG with a panel per strategy: jobs waiting, jobs
 // running and the limit over time. Progress lines go to stderr while it runs.

@@ -12,6 +12,7 @@ type meter struct {
 	started atomic.Int64 // jobs started
 	ended   atomic.Int64 // jobs that returned, done or not
 	done    atomic.Int64 // jobs done
+	busy    atomic.Int64 // nanoseconds of jobs running, added up
 
 	// e2e holds each job's time from arrival to completion, by job id;
 	// each job writes its own slot, once, and nobody reads it before every
@@ -25,11 +26,16 @@ type meter struct {
 // newMeter returns a meter for jobs numbered 0 to n-1.
 func newMeter(n int) *meter { return &meter{e2e: make([]time.Duration, n)} }
 
-// begin counts a job that starts running.
-func (m *meter) begin() { m.started.Add(1) }
+// begin counts a job that starts running, and returns when it did.
+func (m *meter) begin() time.Time {
+	m.started.Add(1)
+	return time.Now()
+}
 
-// end counts j returning with err, nil if it was done.
-func (m *meter) end(j job, err error) {
+// end counts j, which began at began, returning with err, nil if it was
+// done.
+func (m *meter) end(j job, began time.Time, err error) {
+	m.busy.Add(int64(time.Since(began)))
 	if err == nil {
 		m.e2e[j.id] = time.Since(j.at)
 		m.done.Add(1)

@@ -20,20 +20,27 @@ func quantile(ts []time.Duration, q float64) time.Duration {
 	return ts[min(max(i, 0), len(ts)-1)]
 }
 
-// meanRunning returns the mean of the jobs running over the samples taken
-// from offset from to offset to, both included; 0 if there are none.
+// meanRunning returns the mean of the jobs running from offset from to
+// offset to, from the samples: each sample holds until the next one, so a
+// sample that came late weighs no more than one on time. It returns 0 if
+// no sample covers that span.
 func meanRunning(ss []sample, from, to time.Duration) float64 {
-	sum, n := 0, 0
-	for _, s := range ss {
-		if s.at >= from && s.at <= to {
-			sum += s.running
-			n++
+	var sum float64
+	var span time.Duration
+	for i, s := range ss {
+		next := to
+		if i+1 < len(ss) {
+			next = min(ss[i+1].at, to)
+		}
+		if start := max(s.at, from); next > start {
+			sum += float64(s.running) * float64(next-start)
+			span += next - start
 		}
 	}
-	if n == 0 {
+	if span == 0 {
 		return 0
 	}
-	return float64(sum) / float64(n)
+	return sum / float64(span)
 }
 
 // finalLimit returns the limit in force when the arrivals ended: that of the
@@ -59,22 +66,27 @@ type line struct {
 	end           time.Duration
 }
 
-// summarize returns o's line. Mean parallelism is over the arrivals; final
-// parallelism over their last tenth; the limit is the one in force when
-// they ended.
+// summarize returns o's line. Mean parallelism is the time the jobs ran,
+// added up, over the length of the run; final parallelism the mean of the
+// samples over the last tenth of the arrivals; the limit is the one in
+// force when they ended.
 func summarize(o outcome) line {
 	d := o.duration
+	var mean float64
+	if o.end > 0 {
+		mean = float64(o.busy) / float64(o.end)
+	}
 	return line{
 		name: o.s.name, done: o.done, arrived: o.arrived,
 		p50: quantile(o.times, 0.5), p99: quantile(o.times, 0.99),
-		peak: o.peak, mean: meanRunning(o.samples, 0, d), final: meanRunning(o.samples, d-d/10, d),
+		peak: o.peak, mean: mean, final: meanRunning(o.samples, d-d/10, d),
 		limit: finalLimit(o.samples, d), end: o.end,
 	}
 }
 
 // header is the summary's first line; each strategy's line follows it, in
 // the same columns.
-const header = "strategy\tjobs done\tp50\tp99\tlargest queue\tmean parallelism\tfinal parallelism\tlimit\tlast done\t"
+const header = "strategy\tjobs done\tp50\tp99\tlargest queue\tmean parallelism\tfinal parallelism\tlimit\tended\t"
 
 // printSummary writes the summary of the outcomes to w, one line per
 // strategy, in aligned columns.

@@ -67,8 +67,8 @@ func startNaive(ctx context.Context, _ *agent.Runtime, w workload, m *meter) (ru
 
 // tryPost starts j at once.
 func (n *naive) tryPost(j job) bool {
-	n.m.begin()
-	n.wg.Go(func() { n.m.end(j, n.w.do(n.ctx)) })
+	began := n.m.begin()
+	n.wg.Go(func() { n.m.end(j, began, n.w.do(n.ctx)) })
 	return true
 }
 
@@ -113,9 +113,9 @@ type pool struct {
 // work returns the agent's work on a job: count it, do it, count it done.
 func work(w workload, m *meter) parallel.Work[job, struct{}] {
 	return func(ctx context.Context, j job) (struct{}, error) {
-		m.begin()
+		began := m.begin()
 		err := w.do(ctx)
-		m.end(j, err)
+		m.end(j, began, err)
 		return struct{}{}, err
 	}
 }

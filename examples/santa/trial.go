@@ -1,8 +1,8 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -29,7 +29,8 @@ type outcome struct {
 	times    []time.Duration // each job done's time from arrival to completion
 	peak     int             // the largest queue, just after a batch arrived
 	samples  []sample        // taken every sampling period, and once at the end
-	end      time.Duration   // when the last job returned
+	end      time.Duration   // when the run ended: at duration, or when the last job returned
+	busy     time.Duration   // the time jobs ran, added up
 }
 
 // trial runs one strategy on the arrival sequence: a postman brings each
@@ -77,11 +78,21 @@ func (t *trial) run(ctx context.Context, rt *agent.Runtime, w workload) (outcome
 	quit := make(chan struct{})
 	var samples []sample
 	wg.Go(func() { samples = t.watch(ctx, quit) })
+	// The postman stops if the courier cannot post, and the courier once
+	// the postman has closed the mailbox and it is empty.
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	courier := make(chan error, 1)
-	wg.Go(func() { courier <- t.box.courier(ctx) })
-	err = t.postman(ctx)
+	wg.Go(func() {
+		err := t.box.courier(pctx)
+		if err != nil {
+			cancel()
+		}
+		courier <- err
+	})
+	perr := t.postman(pctx)
 	t.box.close()
-	if err = errors.Join(err, <-courier); err == nil {
+	if err = cmp.Or(<-courier, perr); err == nil {
 		fmt.Fprintf(t.log, "santa: %s: arrivals over; %d jobs waiting, %d running\n", t.s.name, t.queue(), t.m.running())
 		err = r.finish(ctx)
 	}
@@ -94,7 +105,7 @@ func (t *trial) run(ctx context.Context, rt *agent.Runtime, w workload) (outcome
 	samples = append(samples, t.sample(ctx, end))
 	fmt.Fprintf(t.log, "santa: %s: all %d jobs done after %v\n", t.s.name, t.m.done.Load(), end.Round(time.Millisecond))
 	return outcome{s: t.s, duration: t.duration, arrived: int(t.arrived.Load()), done: int(t.m.done.Load()),
-		times: t.m.times(), peak: t.peak, samples: samples, end: end}, nil
+		times: t.m.times(), peak: t.peak, samples: samples, end: end, busy: time.Duration(t.m.busy.Load())}, nil
 }
 
 // postman brings each batch at its instant, then waits until the end of the

@@ -33,12 +33,12 @@ type loader struct {
 }
 
 // loaderBurst returns the rate agent's burst at rate: a quarter of the
-// API's burst. With a burst of 1, every moment the agent's timer fires late, or an
-// id waits for a GET slot, would be lost for good, and the load would run
-// well below the rate (some 15% here). A quarter of the API's burst absorbs
-// those moments, and still leaves requests that reach the API up to
-// (burst(rate) - loaderBurst(rate)) / rate late, 150 ms, enough tokens
-// there.
+// API's burst. With a burst of 1, every moment an id waits for its GET slot
+// after its token is due, or the agent's timer fires late, would be lost
+// for good, and the load would fall behind the rate (by a few per cent
+// here). A quarter of the API's burst absorbs those moments, and still
+// leaves requests that reach the API up to (burst(rate) -
+// loaderBurst(rate)) / rate late, 150 ms, enough tokens there.
 func loaderBurst(rate float64) int { return max(1, burst(rate)/4) }
 
 // chain returns the plan of the loader's chain.
