@@ -155,9 +155,10 @@ func TestARecordThatFailsForGoodIsReportedNotLost(t *testing.T) {
 func TestAnInterruptedLoadStopsAndSaysHowFarItGot(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(t.Context())
-	var out bytes.Buffer
-	progress := &cancelOn{w: &out, s: "records loaded", cancel: cancel} // at the first progress line
-	err := run(ctx, []string{"-records", "100000", "-rate", "1000", "-batch", "100", "-out", dir}, &out, progress)
+	var progress bytes.Buffer
+	// Cancel a moment after the load starts, whatever it is doing then.
+	out := &cancelOn{w: &bytes.Buffer{}, s: "warehouse: loading", cancel: func() { time.AfterFunc(300*time.Millisecond, cancel) }}
+	err := run(ctx, []string{"-records", "100000", "-rate", "1000", "-batch", "100", "-out", dir}, out, &progress)
 	require.Error(t, err)
 	assert.Regexp(t, `^interrupted after \S+: \d+ of 100000 records loaded into `+regexp.QuoteMeta(dir)+`$`, err.Error())
 	seen, sizes := readFiles(t, dir) // whole files only
@@ -174,7 +175,7 @@ func TestAnInterruptedLoadStopsAndSaysHowFarItGot(t *testing.T) {
 type cancelOn struct {
 	w      *bytes.Buffer
 	s      string
-	cancel context.CancelFunc
+	cancel func()
 }
 
 // Write writes p and cancels if it contains s.
