@@ -22,25 +22,25 @@ var (
 // draw writes to w a PNG with one panel per strategy, one above the other,
 // on the same axes: the jobs waiting and the jobs running over time, and the
 // limit where there is one. A dotted line marks the end of the arrivals.
-func draw(w io.Writer, os []outcome) error {
+func draw(w io.Writer, outs []outcome) error {
 	var xmax, ymax float64
-	for _, o := range os {
+	for _, o := range outs {
 		for _, s := range o.samples {
 			xmax = max(xmax, s.at.Seconds())
 			ymax = max(ymax, float64(s.queue), float64(s.running), float64(s.limit))
 		}
 	}
-	rows := make([][]*plot.Plot, len(os))
-	for i, o := range os {
+	rows := make([][]*plot.Plot, len(outs))
+	for i, o := range outs {
 		p, err := panel(o, xmax, ymax)
 		if err != nil {
 			return err
 		}
 		rows[i] = []*plot.Plot{p}
 	}
-	img := vgimg.New(12*vg.Inch, vg.Length(3*len(os))*vg.Inch)
+	img := vgimg.New(12*vg.Inch, vg.Length(3*len(outs))*vg.Inch)
 	dc := vgdraw.New(img)
-	tiles := vgdraw.Tiles{Rows: len(os), Cols: 1, PadX: vg.Millimeter, PadY: 3 * vg.Millimeter,
+	tiles := vgdraw.Tiles{Rows: len(outs), Cols: 1, PadX: vg.Millimeter, PadY: 3 * vg.Millimeter,
 		PadTop: 2 * vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: 2 * vg.Millimeter}
 	canvases := plot.Align(rows, tiles, dc)
 	for i := range rows {

@@ -90,10 +90,10 @@ const header = "strategy\tjobs done\tp50\tp99\tlargest queue\tmean parallelism\t
 
 // printSummary writes the summary of the outcomes to w, one line per
 // strategy, in aligned columns.
-func printSummary(w io.Writer, os []outcome) error {
+func printSummary(w io.Writer, outs []outcome) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, header)
-	for _, o := range os {
+	for _, o := range outs {
 		l := summarize(o)
 		limit := "none"
 		if l.limit > 0 {
