@@ -54,6 +54,7 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 	case *actor.Started:
 		c.step(Pull{At: c.h.rt.clock.Now(), N: c.ports.pull})
 	case *actor.Stopping:
+		c.dismiss()
 		for _, t := range c.timers {
 			t.cancel()
 		}
@@ -158,7 +159,7 @@ func (c *cell[S, I, W, R, O, V]) perform(e Effect) {
 		c.h.answer(e.To, e.Value)
 	case Finish:
 		c.h.finish(e.Err)
-		c.h.release()
+		c.dismiss()
 		c.end()
 	default:
 		c.fail(fmt.Errorf("agent %s: effect %T does not match this agent's types", c.spec.Name, e))
@@ -203,12 +204,15 @@ func (c *cell[S, I, W, R, O, V]) start(s Start[W]) {
 		return
 	}
 	c.handed++
-	select {
-	case c.crew.jobs <- s:
-	default:
-		c.h.working()
-		go c.work(s)
+	if !c.crew.closed {
+		select {
+		case c.crew.jobs <- s:
+			return
+		default:
+		}
 	}
+	c.h.working()
+	go c.work(s)
 }
 
 func (c *cell[S, I, W, R, O, V]) arm(t Timer) {
@@ -234,6 +238,7 @@ func (c *cell[S, I, W, R, O, V]) fail(err error) {
 	}
 	ev.Msg("agent failed")
 	c.h.breakDown(err)
+	c.dismiss()
 	if c.ports.upstream {
 		// So that the agents before it can still drain, a broken agent in
 		// a chain takes whatever it is sent and drops it.

@@ -27,9 +27,7 @@ type Handle[I, V any] struct {
 	name string
 	log  zerolog.Logger
 
-	in       inbox[I]      // what waits for the actor, and the input queue's credits
-	quit     chan struct{} // closed when the agent's idle workers may go
-	quitOnce sync.Once
+	in inbox[I] // what waits for the actor, and the input queue's credits
 
 	doneOnce sync.Once
 	done     chan struct{} // closed when the agent finished, failed or stopped
@@ -78,7 +76,6 @@ func spawn[S, I, W, R, O, V any](rt *Runtime, spec Spec[S, I, W, R, O, V], wire 
 		rt:      rt,
 		name:    spec.Name,
 		in:      inbox[I]{credits: spec.Queue, bound: spec.Queue},
-		quit:    make(chan struct{}),
 		done:    make(chan struct{}),
 		gone:    make(chan struct{}),
 		pending: make(map[uint64]chan V),
@@ -254,7 +251,6 @@ func (h *Handle[I, V]) Stop(ctx context.Context) error {
 		h.in.mu.Unlock()
 		h.stopped.Store(true)
 		h.cancel()
-		h.release()
 		if err := h.rt.system.Root.StopFuture(h.pid).Wait(); err != nil {
 			h.stopErr = fmt.Errorf("agent %s: stopping the actor: %w", h.name, err)
 		}
@@ -353,15 +349,8 @@ func (h *Handle[I, V]) breakDown(err error) {
 	h.in.closed = true
 	h.in.refill()
 	h.in.mu.Unlock()
-	h.release()
 	h.finish(err)
 	h.goneOnce.Do(func() { close(h.gone) })
-}
-
-// release lets the agent's idle workers go: it has finished, failed or
-// stopped, so no work will start again.
-func (h *Handle[I, V]) release() {
-	h.quitOnce.Do(func() { close(h.quit) })
 }
 
 // working counts one more running work goroutine.
