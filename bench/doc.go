@@ -54,13 +54,16 @@
 // runtime/metrics value /memory/classes/heap/objects:bytes (live and not yet
 // swept objects), sampled every millisecond after a GC.
 //
-// BenchmarkAdaptiveCPU/{adaptive,fixed-1,fixed-2,fixed-4,fixed-8}: 2,500
+// BenchmarkAdaptiveCPU/{adaptive,fixed-1,fixed-2,fixed-4,fixed-8}: 10,000
 // jobs, each the factorisation by trial division of the prime 200,000,000,041
 // (about 1 ms on the 2-core machine the first figures came from; each run
-// reports what one job alone takes there as ms/job), posted as fast as the
-// agent takes them, far faster than they are served. adaptive is adaptive.New
-// with its default controller and limits 1 to 16 (and reports the limit it
-// ended at); fixed-N is parallel.New with Limit N. It reports items/s.
+// reports what one job alone takes there, before and after it, as ms/job),
+// posted as fast as the agent takes them, far faster than they are served.
+// adaptive is adaptive.New with its default controller and limits 1 to 16
+// (and reports the limit it ended at); fixed-N is parallel.New with Limit N.
+// It reports items/s, and cores: items/s times the time of one job alone,
+// the cores' worth of jobs done, which the report compares because a change
+// in the machine's speed between runs skews items/s and not it.
 //
 // Rate, Overload and AdaptiveCPU do a fixed amount of work, so each call runs
 // it once, whatever b.N: a run lasts about a second or more, which is the

@@ -197,7 +197,7 @@ func label(unit, per string) string {
 }
 
 // unitOrder is the order of the columns; other units follow, sorted.
-var unitOrder = []string{"ns/op", "B/op", "allocs/op", "msg/s", "err%", "items/s", "peak-heap-MB", "ms/job", "limit"}
+var unitOrder = []string{"ns/op", "B/op", "allocs/op", "msg/s", "err%", "items/s", "peak-heap-MB", "ms/job", "cores", "limit"}
 
 func unitsOf(m Medians, fam string, variants []string) []string {
 	set := map[string]bool{}
