@@ -45,9 +45,5 @@ func (c *cell[S, I, W, R, O, V]) finished(d Done[R]) {
 	}
 	c.crew.results = append(c.crew.results, d)
 	in.more = true
-	wake := in.schedule()
-	in.mu.Unlock()
-	if wake {
-		c.h.wake()
-	}
+	c.h.notify()
 }

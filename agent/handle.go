@@ -151,11 +151,7 @@ func (h *Handle[I, V]) TryPost(v I) error {
 func (h *Handle[I, V]) accept(v I) {
 	h.in.credits--
 	h.in.items = append(h.in.items, v)
-	wake := h.in.schedule()
-	h.in.mu.Unlock()
-	if wake {
-		h.wake()
-	}
+	h.notify()
 }
 
 // Close ends the agent's input: later Posts return [ErrClosed], and the
@@ -171,11 +167,7 @@ func (h *Handle[I, V]) Close() {
 	h.in.closed = true
 	h.in.refill()
 	h.in.others = append(h.in.others, Close{})
-	wake := h.in.schedule()
-	h.in.mu.Unlock()
-	if wake {
-		h.wake()
-	}
+	h.notify()
 }
 
 // Wait blocks until the agent has finished after Close: every accepted item
@@ -269,6 +261,16 @@ func (h *Handle[I, V]) Stop(ctx context.Context) error {
 	}
 }
 
+// notify unlocks the inbox, which the caller locked to add to it, and wakes
+// the actor if it was idle.
+func (h *Handle[I, V]) notify() {
+	wake := h.in.schedule()
+	h.in.mu.Unlock()
+	if wake {
+		h.wake()
+	}
+}
+
 // wake tells the actor to take in its inbox.
 func (h *Handle[I, V]) wake() { h.rt.system.Root.Send(h.pid, wake{}) }
 
@@ -282,11 +284,7 @@ func (h *Handle[I, V]) post(m any) bool {
 		return false
 	}
 	h.in.others = append(h.in.others, m)
-	wake := h.in.schedule()
-	h.in.mu.Unlock()
-	if wake {
-		h.wake()
-	}
+	h.notify()
 	return true
 }
 
@@ -396,11 +394,7 @@ func (h *Handle[I, V]) pull(n int) {
 		return
 	}
 	h.in.pull = min(h.in.pull+n, Unbounded)
-	wake := h.in.schedule()
-	h.in.mu.Unlock()
-	if wake {
-		h.wake()
-	}
+	h.notify()
 }
 
 // feed passes items on to the agent from the agent before it, which holds
@@ -415,9 +409,5 @@ func (h *Handle[I, V]) feed(items []I) {
 		return
 	}
 	h.in.items = append(h.in.items, items...)
-	wake := h.in.schedule()
-	h.in.mu.Unlock()
-	if wake {
-		h.wake()
-	}
+	h.notify()
 }
