@@ -21,7 +21,7 @@ type cell[S, I, W, R, O, V any] struct {
 	ports  ports[O]
 	crew   crew[W, R]
 	handed int              // Starts handed to workers since the cell last yielded
-	spare  []any            // the others slice the inbox takes next
+	spare  []other          // the others slice the inbox takes next
 	timers map[uint64]timer // pending timers by tag
 	timerN uint64
 	broken bool
@@ -63,9 +63,9 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 }
 
 // takeIn hands evolve everything that gathered in the inbox: the demand
-// granted as one Pull, each work result as a Done, the items as one Input,
-// then the other messages in the order they came. All are stamped with one
-// instant. It goes on until the inbox is empty, or for a bounded number of
+// granted as one Pull, each work result as a Done, then the items and the
+// other messages in the order they came, the items between two other
+// messages as one Input. All are stamped with one instant. It goes on until the inbox is empty, or for a bounded number of
 // rounds.
 func (c *cell[S, I, W, R, O, V]) takeIn() {
 	in := &c.h.in
@@ -98,11 +98,18 @@ func (c *cell[S, I, W, R, O, V]) takeIn() {
 			d.At = now
 			c.step(d)
 		}
-		if len(items) > 0 {
-			c.step(Input[I]{At: now, Items: items})
-		}
+		// Items and other messages keep the order they came in: the items
+		// between two other messages make one Input.
+		next := 0
 		for _, o := range others {
-			c.receive(o, now)
+			if o.after > next {
+				c.step(Input[I]{At: now, Items: items[next:o.after:o.after]})
+				next = o.after
+			}
+			c.receive(o.m, now)
+		}
+		if next < len(items) {
+			c.step(Input[I]{At: now, Items: items[next:]})
 		}
 		clear(others)
 		clear(results)

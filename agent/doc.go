@@ -53,9 +53,10 @@
 // What is sent to an agent gathers in its inbox, and the first arrival after
 // the agent went idle sends its actor one message. The actor then hands
 // evolve everything that gathered: the demand granted as one [Pull], each
-// work result as a [Done], the items as one [Input], then the rest in the
-// order it came, all stamped with one instant. So a busy agent costs one
-// actor message per batch rather than per item, and an evolve function sees
+// work result as a [Done], then the items and the other messages (Close, Set,
+// Query, Tick) in the order they came, the items between two of those as one
+// [Input]; all stamped with one instant. So a busy agent costs one actor
+// message per batch rather than per item, and an evolve function sees
 // larger Inputs the busier its agent is.
 //
 // # Stages

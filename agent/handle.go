@@ -166,7 +166,7 @@ func (h *Handle[I, V]) Close() {
 	}
 	h.in.closed = true
 	h.in.refill()
-	h.in.others = append(h.in.others, Close{})
+	h.in.add(Close{})
 	h.notify()
 }
 
@@ -283,7 +283,7 @@ func (h *Handle[I, V]) post(m any) bool {
 		h.in.mu.Unlock()
 		return false
 	}
-	h.in.others = append(h.in.others, m)
+	h.in.add(m)
 	h.notify()
 	return true
 }

@@ -14,10 +14,10 @@ import "sync"
 type inbox[I any] struct {
 	mu sync.Mutex
 
-	items  []I   // posted or passed on, in order; evolve sees them as one Input
-	pull   int   // demand granted since the actor last looked
-	others []any // Close, Query, Set and timer firings, in order
-	more   bool  // the agent's work has results waiting (see crew)
+	items  []I     // posted or passed on, in order
+	pull   int     // demand granted since the actor last looked
+	others []other // Close, Query, Set and timer firings, in order
+	more   bool    // the agent's work has results waiting (see crew)
 
 	scheduled bool // a wake is in the actor's mailbox, or the actor is taking in
 
@@ -27,6 +27,19 @@ type inbox[I any] struct {
 
 	closed  bool // input has ended: Close, Stop, or a failure
 	stopped bool // the actor is gone: nothing more is taken
+}
+
+// other is a message that is not an item, with its place among the items:
+// it came after the first after of them.
+type other struct {
+	after int
+	m     any
+}
+
+// add appends m to the other messages, after the items that came before it.
+// The caller holds mu.
+func (in *inbox[I]) add(m any) {
+	in.others = append(in.others, other{after: len(in.items), m: m})
 }
 
 // wake is the actor message that tells a cell to take in its inbox.

@@ -1,0 +1,55 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// journal records the messages it is given, as text, and passes its input
+// through.
+type journal struct{ seen []string }
+
+func journalEvolve(s journal, m Msg) (journal, []Effect) {
+	switch m := m.(type) {
+	case Input[int]:
+		s.seen = append(s.seen[:len(s.seen):len(s.seen)], fmt.Sprint("input", m.Items))
+		return s, []Effect{Emit[int]{Values: m.Items}, Demand{N: len(m.Items)}}
+	case Set[string]:
+		s.seen = append(s.seen[:len(s.seen):len(s.seen)], "set "+m.Value)
+	case Query:
+		return s, []Effect{Reply[[]string]{To: m.ID, Value: s.seen}}
+	}
+	return s, nil
+}
+
+func TestItemsAndOtherMessagesKeepTheirOrderInABatch(t *testing.T) {
+	rt := NewRuntime()
+	defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
+	held, release := make(chan struct{}), make(chan struct{})
+	h, err := Spawn(rt, Spec[journal, int, struct{}, struct{}, int, []string]{
+		Name: "journal", Evolve: journalEvolve, Queue: 16,
+		Sink: func(v int) {
+			if v == 0 {
+				close(held)
+				<-release // the actor waits here while the rest gathers
+			}
+		},
+	})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, h.Post(ctx, 0))
+	<-held
+	require.NoError(t, h.Post(ctx, 1))
+	require.NoError(t, h.Post(ctx, 2))
+	require.NoError(t, Adjust(h, "a"))
+	require.NoError(t, h.Post(ctx, 3))
+	require.NoError(t, Adjust(h, "b"))
+	close(release)
+	seen, err := h.Status(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"input[0]", "input[1 2]", "set a", "input[3]", "set b"}, seen)
+}
