@@ -62,8 +62,9 @@
 // adaptive is adaptive.New with its default controller and limits 1 to 16
 // (and reports the limit it ended at); fixed-N is parallel.New with Limit N.
 // It reports items/s, and cores: items/s times the time of one job alone,
-// the cores' worth of jobs done, which the report compares because a change
-// in the machine's speed between runs skews items/s and not it.
+// the cores' worth of jobs done, a check on items/s when the machine's speed
+// changes during the run. bench/run runs every benchmark once per count, in
+// turn, so such a change touches every variant alike.
 //
 // Rate, Overload and AdaptiveCPU do a fixed amount of work, so each call runs
 // it once, whatever b.N: a run lasts about a second or more, which is the

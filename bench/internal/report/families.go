@@ -92,14 +92,14 @@ var families = []family{
 		about: "10,000 CPU-bound jobs (trial division of a prime near 2×10¹¹; ms/job is one job alone)\n" +
 			"posted as fast as they are taken, far faster than they are served. adaptive: an adaptive\n" +
 			"agent with its default controller, limits 1 to 16, ending at `limit`; fixed-N: a parallel\n" +
-			"agent with limit N. cores is items/s times ms/job: the cores' worth of jobs done, which\n" +
-			"a change in the machine's speed between runs does not skew, as it does items/s.",
+			"agent with limit N. cores is items/s times ms/job, the cores' worth of jobs done: a check\n" +
+			"on items/s when the machine's speed changes during the run.",
 		ratio: &ratio{
-			header: "cores ÷ best fixed",
+			header: "items/s ÷ best fixed",
 			about:  "The adaptive agent's target is at least 0.95× the best fixed limit.",
 			cell: func(m Medians, v string) string {
 				_, best, ok := BestFixed(m)
-				x, ok2 := m.Get("AdaptiveCPU/"+v, AdaptiveUnit(m))
+				x, ok2 := m.Get("AdaptiveCPU/"+v, "items/s")
 				if !ok || !ok2 || best == 0 {
 					return ""
 				}

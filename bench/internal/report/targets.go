@@ -37,7 +37,7 @@ const (
 	ChainAllocsTarget = 1    // allocations per item through it, at most
 	AgentRatioTarget  = 0.5  // one agent's msg/s over a bare protoactor actor's, at least
 	RateErrTarget     = 0.2  // |err%| of the rate agent at each rate, at most
-	AdaptiveTarget    = 0.95 // adaptive work a second over the best fixed limit's, at least
+	AdaptiveTarget    = 0.95 // adaptive items/s over the best fixed limit's, at least
 )
 
 // Rates are the configured rates of BenchmarkRate, in items a second.
@@ -104,24 +104,12 @@ func rateErr(m Medians) Target {
 	return Target{Goal: goal, Figure: strings.Join(figs, ", "), Measured: true, Met: worst <= RateErrTarget}
 }
 
-// AdaptiveUnit is the figure BenchmarkAdaptiveCPU's variants are compared
-// by: "cores", the jobs done a second times the time of one job alone,
-// which a change in the machine's speed between runs does not skew; or
-// items/s for output that lacks it.
-func AdaptiveUnit(m Medians) string {
-	if _, ok := m.Get("AdaptiveCPU/adaptive", "cores"); ok {
-		return "cores"
-	}
-	return "items/s"
-}
-
 // BestFixed returns the variant of BenchmarkAdaptiveCPU with a fixed limit
-// that did the most work ("fixed-2"), and its figure in [AdaptiveUnit].
+// and the highest items/s ("fixed-2"), and its items/s.
 func BestFixed(m Medians) (string, float64, bool) {
-	unit := AdaptiveUnit(m)
 	best, bestV, found := "", 0.0, false
 	for _, name := range m.Names {
-		v, ok := m.Get(name, unit)
+		v, ok := m.Get(name, "items/s")
 		variant, isFixed := strings.CutPrefix(name, "AdaptiveCPU/")
 		if !ok || !isFixed || !strings.HasPrefix(variant, "fixed-") {
 			continue
@@ -133,11 +121,10 @@ func BestFixed(m Medians) (string, float64, bool) {
 	return best, bestV, found
 }
 
-// AdaptiveRatio returns the adaptive agent's work over the best fixed
-// limit's in BenchmarkAdaptiveCPU, in [AdaptiveUnit], and that limit's
-// variant name.
+// AdaptiveRatio returns the adaptive agent's items/s over the best fixed
+// limit's in BenchmarkAdaptiveCPU, and that limit's variant name.
 func AdaptiveRatio(m Medians) (float64, string, bool) {
-	a, ok := m.Get("AdaptiveCPU/adaptive", AdaptiveUnit(m))
+	a, ok := m.Get("AdaptiveCPU/adaptive", "items/s")
 	best, b, found := BestFixed(m)
 	if !ok || !found || b == 0 {
 		return 0, "", false
@@ -146,7 +133,7 @@ func AdaptiveRatio(m Medians) (float64, string, bool) {
 }
 
 func adaptiveBest(m Medians) Target {
-	goal := "adaptive within 5% of the best fixed limit (" + AdaptiveUnit(m) + ")"
+	const goal = "adaptive within 5% of the best fixed limit (items/s)"
 	r, best, ok := AdaptiveRatio(m)
 	if !ok {
 		return notMeasured(goal, "AdaptiveCPU/adaptive or AdaptiveCPU/fixed-N")
