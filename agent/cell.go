@@ -115,7 +115,10 @@ func (c *cell[S, I, W, R, O, V]) takeIn() {
 		clear(results)
 		c.spare, c.crew.spare = others[:0], results[:0]
 	}
-	c.h.wake()
+	// More may be waiting: let the mailbox run (a Stop, say), then go on.
+	if !c.h.stopped.Load() {
+		c.h.wake()
+	}
 }
 
 // receive hands evolve one of the inbox's other messages.
