@@ -14,6 +14,10 @@ package fifo
 // values stay in the array, out of reach of the version that popped them,
 // until a push finds that most of the array has been popped and copies what
 // is left. Insert and Remove away from the ends copy the whole queue.
+//
+// Because they share the array, two versions of one queue must not be pushed
+// on from two goroutines at once. An agent's state is evolved on one
+// goroutine at a time, so an evolve function may hold one freely.
 type Queue[T any] struct {
 	s    *store[T] // nil for a queue that never held a value
 	head int       // the index in s.items of this version's first value
