@@ -116,7 +116,7 @@ func (c *cell[S, I, W, R, O, V]) takeIn() {
 		c.spare, c.crew.spare = others[:0], results[:0]
 	}
 	// More may be waiting: let the mailbox run (a Stop, say), then go on.
-	if !c.h.stopped.Load() {
+	if !c.h.isStopped() {
 		c.h.wake()
 	}
 }

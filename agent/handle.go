@@ -44,9 +44,8 @@ type Handle[I, V any] struct {
 	workCtx  context.Context
 	cancel   context.CancelFunc
 	wmu      sync.Mutex
-	running  int // workers alive
-	workers  int // workers ever started
-	stopped  atomic.Bool
+	running  int           // workers alive
+	workers  int           // workers ever started
 	idle     chan struct{} // closed when stopped and no worker runs
 	idleDone bool
 	stopOnce sync.Once
@@ -241,7 +240,6 @@ func (h *Handle[I, V]) Stop(ctx context.Context) error {
 		h.in.closed, h.in.stopped = true, true
 		h.in.refill()
 		h.in.mu.Unlock()
-		h.stopped.Store(true)
 		h.cancel()
 		if err := h.rt.system.Root.StopFuture(h.pid).Wait(); err != nil {
 			h.stopErr = fmt.Errorf("agent %s: stopping the actor: %w", h.name, err)
@@ -259,6 +257,13 @@ func (h *Handle[I, V]) Stop(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// isStopped reports whether Stop has been called.
+func (h *Handle[I, V]) isStopped() bool {
+	h.in.mu.Lock()
+	defer h.in.mu.Unlock()
+	return h.in.stopped
 }
 
 // notify unlocks the inbox, which the caller locked to add to it, and wakes
@@ -371,7 +376,7 @@ func (h *Handle[I, V]) worked() {
 // settle closes idle once the agent is stopped and no work runs. The caller
 // holds wmu.
 func (h *Handle[I, V]) settle() {
-	if h.stopped.Load() && h.running == 0 && !h.idleDone {
+	if h.isStopped() && h.running == 0 && !h.idleDone {
 		h.idleDone = true
 		close(h.idle)
 	}
