@@ -194,9 +194,13 @@ func (h *Handle[I, V]) Done() <-chan struct{} { return h.done }
 
 // Status returns a snapshot of the agent's state, as the agent sees it
 // between two messages. It returns [ErrClosed] once the agent has stopped or
-// failed, and ctx.Err() if ctx ends first. It costs one actor round trip.
+// failed, and ctx.Err() if ctx ends first or has already ended (then the
+// agent is not asked). It costs one actor round trip.
 func (h *Handle[I, V]) Status(ctx context.Context) (V, error) {
 	var zero V
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
 	id := h.queries.Add(1)
 	reply := make(chan V, 1)
 	h.qmu.Lock()
