@@ -44,20 +44,20 @@ func New[In, Out any](rt *agent.Runtime, cfg Config, work parallel.Work[In, Out]
 }
 
 // spec describes the agent cfg and work make, with no sink.
-func spec[In, Out any](cfg Config, work parallel.Work[In, Out]) (agent.Spec[State[In, Out], In, In, Out, parallel.Result[Out], Status], error) {
+func spec[In, Out any](cfg Config, work parallel.Work[In, Out]) (agent.Spec[State[In, Out], In, parallel.Batch[In], []parallel.Result[Out], parallel.Result[Out], Status], error) {
 	s, err := NewState[In, Out](cfg)
 	if err != nil {
-		return agent.Spec[State[In, Out], In, In, Out, parallel.Result[Out], Status]{}, err
+		return agent.Spec[State[In, Out], In, parallel.Batch[In], []parallel.Result[Out], parallel.Result[Out], Status]{}, err
 	}
 	if work == nil {
-		return agent.Spec[State[In, Out], In, In, Out, parallel.Result[Out], Status]{}, invalid("work must not be nil")
+		return agent.Spec[State[In, Out], In, parallel.Batch[In], []parallel.Result[Out], parallel.Result[Out], Status]{}, invalid("work must not be nil")
 	}
-	return agent.Spec[State[In, Out], In, In, Out, parallel.Result[Out], Status]{
+	return agent.Spec[State[In, Out], In, parallel.Batch[In], []parallel.Result[Out], parallel.Result[Out], Status]{
 		Name:   cfg.name(),
 		State:  s,
 		Evolve: Evolve[In, Out],
 		Queue:  cfg.queue(),
-		Run:    work,
+		Run:    work.Run,
 	}, nil
 }
 

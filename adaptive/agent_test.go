@@ -157,8 +157,8 @@ func TestLogStatusWritesTheStatusAsOneObject(t *testing.T) {
 	ev := agenttest.LastLog(t, logs.Bytes())
 	assert.Equal(t, "doubler", ev.Agent)
 	assert.Equal(t, map[string]any{
-		"limit": 2.0, "queue": 5.0, "unordered": false, "queued": 0.0, "in_flight": 0.0, "held": 0.0,
-		"demand": float64(agent.Unbounded - 2), "accepted": 2.0, "done": 2.0, "failed": 0.0, "emitted": 2.0,
+		"limit": 2.0, "queue": 5.0, "unordered": false, "run": 1.0, "queued": 0.0, "in_flight": 0.0,
+		"assigned": 0.0, "batch": 1.0, "held": 0.0, "demand": float64(agent.Unbounded - 2), "accepted": 2.0, "done": 2.0, "failed": 0.0, "emitted": 2.0,
 		"closed": true, "min": 2.0, "max": 6.0, "controller": "fixed", "phase": "fixed", "throughput": 0.0, "latency": 0.0,
 	}, ev.Status)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/parallel"
 )
 
 // BenchmarkEvolve measures the pure part alone: per item, one Input that
@@ -26,7 +27,7 @@ func BenchmarkEvolve(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				s, _ = adaptive.Evolve(s, agent.Done[int]{At: at(i + 1), ID: uint64(i), Result: i})
+				s, _ = adaptive.Evolve(s, agent.Done[[]parallel.Result[int]]{At: at(i + 1), ID: uint64(i), Result: []parallel.Result[int]{{Seq: uint64(i), Value: i}}})
 				s, _ = adaptive.Evolve(s, agent.Input[int]{At: at(i + 1), Items: []int{i}})
 			}
 		})

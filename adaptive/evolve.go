@@ -15,7 +15,8 @@ import (
 //
 //   - agent.Input[In] queues items; agent.Pull grants demand (N below 1 is
 //     ignored); agent.Close ends the input.
-//   - agent.Done[Out] finishes the work started under that ID (a Done for an
+//   - agent.Done[[]parallel.Result[Out]] finishes the work started under
+//     that ID, one item, as parallel's batches of one (a Done for an
 //     ID not in flight is ignored). First the controller observes a [Sample]
 //     of it (its service time from Start to Done, its queue wait, the
 //     concurrency it ran at, how long the agent was saturated since the last
@@ -42,7 +43,7 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 			s.arrived = s.arrived.Push(m.At)
 		}
 		return s.pass(m, m.At)
-	case agent.Done[Out]:
+	case agent.Done[[]parallel.Result[Out]]:
 		i, ok := s.find(m.ID)
 		if !ok {
 			return s, nil
@@ -75,7 +76,7 @@ func (s State[In, Out]) pass(m agent.Msg, at time.Time) (State[In, Out], []agent
 
 // complete lets the controller observe the work m reports, sets the limit
 // it asks for, and then finishes the work.
-func (s State[In, Out]) complete(m agent.Done[Out], i int) (State[In, Out], []agent.Effect) {
+func (s State[In, Out]) complete(m agent.Done[[]parallel.Result[Out]], i int) (State[In, Out], []agent.Effect) {
 	smp := s.sample(m, s.flights[i])
 	s.busy, s.since = 0, m.At
 	pcg := s.rng
@@ -89,7 +90,7 @@ func (s State[In, Out]) complete(m agent.Done[Out], i int) (State[In, Out], []ag
 }
 
 // sample describes the work f that m finishes.
-func (s State[In, Out]) sample(m agent.Done[Out], f flight) Sample {
+func (s State[In, Out]) sample(m agent.Done[[]parallel.Result[Out]], f flight) Sample {
 	st := s.p.Status()
 	return Sample{
 		At:       m.At,
@@ -103,7 +104,7 @@ func (s State[In, Out]) sample(m agent.Done[Out], f flight) Sample {
 		Max:      s.max,
 		Elapsed:  max(m.At.Sub(s.since), 0),
 		Busy:     s.busy,
-		Failed:   m.Err != nil,
+		Failed:   failed(m),
 	}
 }
 
@@ -123,7 +124,7 @@ func (s State[In, Out]) limit(n int, at time.Time, fx []agent.Effect) (State[In,
 func (s State[In, Out]) track(fx []agent.Effect, at time.Time) State[In, Out] {
 	var flights []flight
 	for _, e := range fx {
-		st, ok := e.(agent.Start[In])
+		st, ok := e.(agent.Start[parallel.Batch[In]])
 		if !ok {
 			continue
 		}
@@ -138,4 +139,17 @@ func (s State[In, Out]) track(fx []agent.Effect, at time.Time) State[In, Out] {
 		s.flights = flights
 	}
 	return s
+}
+
+// failed reports whether the work m reports failed.
+func failed[Out any](m agent.Done[[]parallel.Result[Out]]) bool {
+	if m.Err != nil {
+		return true
+	}
+	for _, r := range m.Result {
+		if r.Err != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -18,6 +18,7 @@ import (
 type (
 	state  = adaptive.State[string, int]
 	result = parallel.Result[int]
+	batch  = parallel.Batch[string]
 )
 
 var (
@@ -31,8 +32,14 @@ func input(at time.Duration, items ...string) agenttest.Step {
 	return step(at, agent.Input[string]{Items: items})
 }
 
+// done finishes the work started under id with v.
 func done(at time.Duration, id uint64, v int) agenttest.Step {
-	return step(at, agent.Done[int]{ID: id, Result: v})
+	return step(at, agent.Done[[]result]{ID: id, Result: []result{{Seq: id, Value: v}}})
+}
+
+// start is the Start of the work on item from Seq id.
+func start(id uint64, item string) agent.Start[batch] {
+	return agent.Start[batch]{ID: id, Work: batch{Seq: id, Items: []string{item}}}
 }
 
 func newState(t *testing.T, cfg adaptive.Config) state {
@@ -68,8 +75,8 @@ func TestItStartsAtTheInitialLimitLikeAParallelAgent(t *testing.T) {
 	)
 	assert.Empty(t, tr[0].Effects)
 	assert.Equal(t, []agent.Effect{
-		agent.Start[string]{ID: 0, Work: "a"},
-		agent.Start[string]{ID: 1, Work: "b"},
+		start(0, "a"),
+		start(1, "b"),
 		agent.Demand{N: 2},
 	}, tr[1].Effects)
 	st := agenttest.Last(tr).Status()
@@ -131,10 +138,10 @@ func TestTheControllersLimitIsSetWithinTheBounds(t *testing.T) {
 		done(3*time.Millisecond, 2, 12), // asks 0: 2
 	)
 	assert.Equal(t, []agent.Effect{
-		agent.Start[string]{ID: 2, Work: "c"},
+		start(2, "c"),
 		agent.Demand{N: 1},
 		agent.Emit[result]{Values: []result{{Seq: 0, Value: 10}}},
-		agent.Start[string]{ID: 3, Work: "d"},
+		start(3, "d"),
 		agent.Demand{N: 1},
 	}, tr[2].Effects, "the limit rises to 3 before the done work leaves, then one more starts in its place")
 	assert.Equal(t, 3, tr[3].State.Limit(), "9 is brought down to Max")
@@ -177,7 +184,7 @@ func TestQueryIsAnsweredAndChangesNothing(t *testing.T) {
 	s := newState(t, adaptive.Config{Name: "x", Initial: 3, Max: 5, Unordered: true})
 	tr := agenttest.Run(evolve, s, unbounded, input(0, "a"), step(time.Second, agent.Query{ID: 7}))
 	want := adaptive.Status{
-		Status: parallel.Status{Limit: 3, Queue: agent.DefaultQueue, Unordered: true, InFlight: 1,
+		Status: parallel.Status{Limit: 3, Queue: agent.DefaultQueue, Unordered: true, Run: 1, Batch: 1, InFlight: 1, Assigned: 1,
 			Demand: agent.Unbounded, Accepted: 1},
 		Min: 1, Max: 5, Controller: "evolve", View: adaptive.View{Phase: "start"},
 	}
@@ -191,7 +198,7 @@ func TestUnexpectedMessagesAreIgnored(t *testing.T) {
 		agent.Tick{Tag: 1},
 		agent.Pull{N: 0},
 		agent.Set[int]{Value: 3},
-		agent.Done[int]{ID: 9},
+		agent.Done[[]result]{ID: 9},
 		agent.Done[string]{ID: 0},
 		agent.Input[int]{Items: []int{1}},
 	} {

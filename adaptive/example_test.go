@@ -59,9 +59,10 @@ func ExampleEvolve() {
 		Arrivals: sim.Flood{},
 		Duration: 5 * time.Second,
 		Every:    time.Second,
-	}, sim.Agent[adaptive.State[int, int], int, int, int, parallel.Result[int]]{
+	}, sim.Agent[adaptive.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]]{
 		State:  s,
 		Evolve: adaptive.Evolve[int, int],
+		Work:   parallel.Work[int, int](func(_ context.Context, v int) (int, error) { return v, nil }).Simulated(),
 		Queue:  64,
 		Limit:  adaptive.State[int, int].Limit,
 	})

@@ -110,7 +110,7 @@ func (m *model) randomStep() {
 	case k < 60:
 		m.deliver(agent.Query{ID: m.r.Uint64()})
 	case k < 63:
-		m.deliver([]agent.Msg{agent.Tick{Tag: 3}, agent.Pull{N: -1}, agent.Done[int]{ID: 1 << 40}}[m.r.IntN(3)])
+		m.deliver([]agent.Msg{agent.Tick{Tag: 3}, agent.Pull{N: -1}, agent.Done[[]parallel.Result[int]]{ID: 1 << 40}}[m.r.IntN(3)])
 	case k < 64:
 		m.deliver(agent.Close{})
 	default:
@@ -142,7 +142,7 @@ func (m *model) complete() {
 	if m.r.IntN(8) == 0 {
 		err = fmt.Errorf("item %d failed", id)
 	}
-	m.deliver(agent.Done[int]{ID: id, Result: int(id), Err: err})
+	m.deliver(agent.Done[[]parallel.Result[int]]{ID: id, Result: []parallel.Result[int]{{Seq: id, Value: int(id), Err: err}}})
 }
 
 // drain closes the input, then finishes work and grants demand until the
@@ -198,9 +198,9 @@ func (m *model) effects(fx []agent.Effect) {
 	starts := 0
 	for _, e := range fx {
 		switch e := e.(type) {
-		case agent.Start[int]:
-			if e.ID != uint64(m.started) {
-				m.fail("start %+v, want item %d", e, m.started)
+		case agent.Start[parallel.Batch[int]]:
+			if e.ID != uint64(m.started) || e.Work.Seq != e.ID || !slices.Equal(e.Work.Items, []int{m.started}) {
+				m.fail("start %+v, want item %d alone", e, m.started)
 			}
 			m.started++
 			starts++

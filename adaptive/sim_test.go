@@ -1,6 +1,7 @@
 package adaptive_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -17,8 +18,9 @@ func simulate(t *testing.T, cfg sim.Config, initial int) *sim.Result {
 	t.Helper()
 	s, err := adaptive.NewState[int, int](adaptive.Config{Max: 64, Initial: initial, Unordered: true, Seed: cfg.Seed})
 	require.NoError(t, err)
-	res, err := sim.Run(cfg, sim.Agent[adaptive.State[int, int], int, int, int, parallel.Result[int]]{
+	res, err := sim.Run(cfg, sim.Agent[adaptive.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]]{
 		State: s, Evolve: adaptive.Evolve[int, int], Queue: 64, Limit: adaptive.State[int, int].Limit,
+		Work: parallel.Work[int, int](func(_ context.Context, v int) (int, error) { return v, nil }).Simulated(),
 	})
 	require.NoError(t, err)
 	return res

@@ -53,7 +53,7 @@ func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 	if err := cfg.validate(); err != nil {
 		return State[In, Out]{}, err
 	}
-	p, err := parallel.NewState[In, Out](parallel.Config{Limit: cfg.initial(), Queue: cfg.queue(), Unordered: cfg.Unordered})
+	p, err := parallel.NewState[In, Out](parallel.Config{Limit: cfg.initial(), Queue: cfg.queue(), Unordered: cfg.Unordered, Run: 1})
 	if err != nil {
 		return State[In, Out]{}, invalid("%v", err)
 	}

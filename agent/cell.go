@@ -87,6 +87,7 @@ func (c *cell[S, I, W, R, O, V]) takeIn() {
 		}
 		items, pull, others, results := in.items, in.pull, in.others, c.crew.results
 		in.items, in.pull, in.others, in.more = nil, 0, c.spare, false
+		in.size = len(items)
 		c.crew.results = c.crew.spare
 		in.mu.Unlock()
 

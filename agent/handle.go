@@ -149,7 +149,7 @@ func (h *Handle[I, V]) TryPost(v I) error {
 // locked.
 func (h *Handle[I, V]) accept(v I) {
 	h.in.credits--
-	h.in.items = append(h.in.items, v)
+	h.in.put(v)
 	h.notify()
 }
 
@@ -417,6 +417,6 @@ func (h *Handle[I, V]) feed(items []I) {
 		h.in.mu.Unlock()
 		return
 	}
-	h.in.items = append(h.in.items, items...)
+	h.in.put(items...)
 	h.notify()
 }

@@ -15,6 +15,7 @@ type inbox[I any] struct {
 	mu sync.Mutex
 
 	items  []I     // posted or passed on, in order
+	size   int     // how many items the actor took last: room for as many is made at once
 	pull   int     // demand granted since the actor last looked
 	others []other // Close, Query, Set and timer firings, in order
 	more   bool    // the agent's work has results waiting (see crew)
@@ -40,6 +41,16 @@ type other struct {
 // The caller holds mu.
 func (in *inbox[I]) add(m any) {
 	in.others = append(in.others, other{after: len(in.items), m: m})
+}
+
+// put appends items, making room for as many as the actor took last when
+// the slice is new, so that a busy inbox grows its slice once per round.
+// The caller holds mu.
+func (in *inbox[I]) put(items ...I) {
+	if in.items == nil {
+		in.items = make([]I, 0, max(in.size, len(items)))
+	}
+	in.items = append(in.items, items...)
 }
 
 // wake is the actor message that tells a cell to take in its inbox.

@@ -81,8 +81,9 @@ func TestEveryItemComesOutInInputOrderWithinTheLimit(t *testing.T) {
 		assert.Equal(t, int64(limit), g.peak.Load(), "the limit was used and never exceeded")
 		st, err := a.Status(context.Background())
 		require.NoError(t, err)
-		assert.Equal(t, parallel.Status{Limit: limit, Queue: 8, Demand: agent.Unbounded - n,
-			Accepted: n, Done: n, Emitted: n, Closed: true}, st)
+		assert.Equal(t, parallel.Status{Limit: limit, Queue: 8, Run: parallel.DefaultRun, Batch: 1,
+			Demand: agent.Unbounded - n, Accepted: n, Done: n, Emitted: n, Closed: true}, st,
+			"work of milliseconds goes one item at a time")
 	})
 }
 
@@ -290,10 +291,15 @@ func TestLogStatusWritesTheStatusAsOneObject(t *testing.T) {
 	require.NoError(t, err)
 	ev := agenttest.LastLog(t, logs.Bytes())
 	assert.Equal(t, "doubler", ev.Agent)
+	batch := ev.Status["batch"]
+	assert.IsType(t, 0.0, batch)
+	assert.GreaterOrEqual(t, batch, 1.0, "the batch size follows the time items took, so it is only bounded")
+	assert.LessOrEqual(t, batch, float64(parallel.DefaultRun))
+	delete(ev.Status, "batch")
 	assert.Equal(t, map[string]any{
-		"limit": 3.0, "queue": 5.0, "unordered": false, "queued": 0.0, "in_flight": 0.0, "held": 0.0,
-		"demand": float64(agent.Unbounded - 2), "accepted": 2.0, "done": 2.0, "failed": 0.0, "emitted": 2.0,
-		"closed": true,
+		"limit": 3.0, "queue": 5.0, "unordered": false, "run": float64(parallel.DefaultRun), "queued": 0.0,
+		"in_flight": 0.0, "assigned": 0.0, "held": 0.0, "demand": float64(agent.Unbounded - 2),
+		"accepted": 2.0, "done": 2.0, "failed": 0.0, "emitted": 2.0, "closed": true,
 	}, ev.Status)
 }
 

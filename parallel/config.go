@@ -1,6 +1,10 @@
 package parallel
 
-import "github.com/evolvekit/evolve/agent"
+import (
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+)
 
 // Config configures a parallel agent.
 //
@@ -21,7 +25,25 @@ type Config struct {
 	// Unordered emits each result as soon as it is finished, instead of in
 	// input order.
 	Unordered bool
+	// Run is the most items one worker takes from the queue at once, to
+	// work on one after another (see [Batch]). Quick work then costs one
+	// hand-over per batch instead of one per item; at most Limit items are
+	// still worked on at once. 0 means [DefaultRun]. The agent sizes each
+	// batch from the time its items have taken so far, so that a batch
+	// takes about [RunSpan], and no larger than an even share of the items
+	// it may start: work that takes RunSpan or more always goes one item at
+	// a time, as it does before any has finished. 1 means one at a time
+	// always; a negative value is an error.
+	Run int
 }
+
+// DefaultRun is the most items one worker takes at once when
+// [Config.Run] is 0.
+const DefaultRun = 64
+
+// RunSpan is about how long the agent lets one [Batch] take: it takes no
+// more items at once than have taken RunSpan so far, on average.
+const RunSpan = 100 * time.Microsecond
 
 // Limit is the setting that changes a running agent's limit: the payload of
 // the agent.Set[Limit] message that [Agent.SetLimit] sends. Evolve ignores a
@@ -35,6 +57,9 @@ func (c Config) validate() error {
 	}
 	if c.Queue < 0 {
 		return invalid("queue must not be negative, got %d", c.Queue)
+	}
+	if c.Run < 0 {
+		return invalid("run must not be negative, got %d", c.Run)
 	}
 	return nil
 }
@@ -53,6 +78,14 @@ func (c Config) queue() int {
 		return agent.DefaultQueue
 	}
 	return c.Queue
+}
+
+// run returns the most items a batch may hold, with the default filled in.
+func (c Config) run() int {
+	if c.Run == 0 {
+		return DefaultRun
+	}
+	return c.Run
 }
 
 // name returns the agent's name, with the default filled in.

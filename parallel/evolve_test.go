@@ -16,6 +16,7 @@ import (
 type (
 	state  = parallel.State[string, int]
 	result = parallel.Result[int]
+	batch  = parallel.Batch[string]
 )
 
 var (
@@ -29,12 +30,19 @@ func input(items ...string) agenttest.Step {
 	return step(agent.Input[string]{Items: items})
 }
 
+// done finishes the batch of one item started under id with v.
 func done(id uint64, v int) agenttest.Step {
-	return step(agent.Done[int]{ID: id, Result: v})
+	return step(agent.Done[[]result]{ID: id, Result: []result{{Seq: id, Value: v}}})
 }
 
+// failed fails the batch of one item started under id with err.
 func failed(id uint64, err error) agenttest.Step {
-	return step(agent.Done[int]{ID: id, Err: err})
+	return step(agent.Done[[]result]{ID: id, Result: []result{{Seq: id, Err: err}}})
+}
+
+// start is the Start of a batch of items from Seq id.
+func start(id uint64, items ...string) agent.Start[batch] {
+	return agent.Start[batch]{ID: id, Work: batch{Seq: id, Items: items}}
 }
 
 func setLimit(n int) agenttest.Step { return step(agent.Set[parallel.Limit]{Value: parallel.Limit(n)}) }
@@ -46,7 +54,7 @@ func newState(t *testing.T, cfg parallel.Config) state {
 	return s
 }
 
-func starts(fx []agent.Effect) []agent.Start[string] { return agenttest.Of[agent.Start[string]](fx) }
+func starts(fx []agent.Effect) []agent.Start[batch] { return agenttest.Of[agent.Start[batch]](fx) }
 
 func emitted(fx []agent.Effect) []result { return agenttest.Emitted[result](fx) }
 
@@ -57,8 +65,8 @@ func TestAtMostLimitStartAndTheirSlotsComeBack(t *testing.T) {
 	)
 	assert.Empty(t, tr[0].Effects)
 	assert.Equal(t, []agent.Effect{
-		agent.Start[string]{ID: 0, Work: "a"},
-		agent.Start[string]{ID: 1, Work: "b"},
+		start(0, "a"),
+		start(1, "b"),
 		agent.Demand{N: 2},
 	}, tr[1].Effects)
 	st := agenttest.Last(tr).Status()
@@ -75,7 +83,7 @@ func TestFinishedWorkMakesRoomForQueuedWork(t *testing.T) {
 	)
 	assert.Equal(t, []agent.Effect{
 		agent.Emit[result]{Values: []result{{Seq: 0, Value: 10}}},
-		agent.Start[string]{ID: 2, Work: "c"},
+		start(2, "c"),
 		agent.Demand{N: 1},
 	}, tr[2].Effects)
 	st := agenttest.Last(tr).Status()
@@ -113,20 +121,20 @@ func TestUnorderedResultsGoOutAsTheyFinish(t *testing.T) {
 }
 
 func TestInOrderAtMostLimitResultsWaitForAnEarlierOne(t *testing.T) {
-	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2}),
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2, Run: 1}),
 		unbounded,
 		input("a", "b", "c", "d", "e"),
 		done(1, 11), // held; c starts
 		done(2, 12), // held; two wait for a, so d does not start
 		done(0, 10),
 	)
-	assert.Equal(t, []agent.Start[string]{{ID: 2, Work: "c"}}, starts(tr[2].Effects))
+	assert.Equal(t, []agent.Start[batch]{start(2, "c")}, starts(tr[2].Effects))
 	assert.Empty(t, tr[3].Effects)
 	assert.Equal(t, 2, tr[3].State.Status().Held)
 	assert.Equal(t, []agent.Effect{
 		agent.Emit[result]{Values: []result{{Seq: 0, Value: 10}, {Seq: 1, Value: 11}, {Seq: 2, Value: 12}}},
-		agent.Start[string]{ID: 3, Work: "d"},
-		agent.Start[string]{ID: 4, Work: "e"},
+		start(3, "d"),
+		start(4, "e"),
 		agent.Demand{N: 2},
 	}, tr[4].Effects)
 }
@@ -163,7 +171,7 @@ func TestCloseFinishesExactlyOnce(t *testing.T) {
 	)
 	assert.Equal(t, []agent.Effect{agent.Finish{}}, tr[1].Effects)
 	assert.Empty(t, tr[2].Effects)
-	assert.Equal(t, []agent.Start[string]{{ID: 0, Work: "late"}}, starts(tr[3].Effects), "input after Close is accepted")
+	assert.Equal(t, []agent.Start[batch]{start(0, "late")}, starts(tr[3].Effects), "input after Close is accepted")
 	assert.Equal(t, []agent.Effect{agent.Emit[result]{Values: []result{{Seq: 0, Value: 1}}}}, tr[4].Effects)
 }
 
@@ -188,8 +196,8 @@ func TestRaisingTheLimitStartsQueuedWorkAtOnce(t *testing.T) {
 		setLimit(3),
 	)
 	assert.Equal(t, []agent.Effect{
-		agent.Start[string]{ID: 1, Work: "b"},
-		agent.Start[string]{ID: 2, Work: "c"},
+		start(1, "b"),
+		start(2, "c"),
 		agent.Demand{N: 2},
 	}, tr[2].Effects)
 	assert.Equal(t, 3, agenttest.Last(tr).Status().Limit)
@@ -208,7 +216,7 @@ func TestLoweringTheLimitLetsRunningWorkFinish(t *testing.T) {
 	assert.Equal(t, 3, tr[2].State.Status().InFlight)
 	assert.Empty(t, starts(tr[3].Effects), "two still in flight, over the limit of 1")
 	assert.Empty(t, starts(tr[4].Effects), "one in flight, at the limit of 1")
-	assert.Equal(t, []agent.Start[string]{{ID: 3, Work: "d"}}, starts(tr[5].Effects))
+	assert.Equal(t, []agent.Start[batch]{start(3, "d")}, starts(tr[5].Effects))
 }
 
 func TestALimitBelowOneIsIgnored(t *testing.T) {
@@ -228,7 +236,7 @@ func TestWithoutDemandNothingStartsAndNothingIsEmitted(t *testing.T) {
 		step(agent.Pull{N: 2}),
 	)
 	assert.Empty(t, tr[0].Effects, "no demand yet: nothing starts")
-	assert.Equal(t, []agent.Effect{agent.Start[string]{ID: 0, Work: "a"}, agent.Demand{N: 1}}, tr[1].Effects,
+	assert.Equal(t, []agent.Effect{start(0, "a"), agent.Demand{N: 1}}, tr[1].Effects,
 		"one value of demand reserves one start")
 	assert.Equal(t, []agent.Effect{agent.Emit[result]{Values: []result{{Seq: 0, Value: 10}}}}, tr[2].Effects,
 		"the demand is used up: nothing new starts")
@@ -268,9 +276,9 @@ func TestQueryRepliesAndChangesNothing(t *testing.T) {
 	tr := agenttest.Run(evolve, s, step(agent.Query{ID: 7}))
 	assert.Equal(t, s, tr[0].State)
 	assert.Equal(t, []agent.Effect{agent.Reply[parallel.Status]{To: 7, Value: parallel.Status{
-		Limit: 2, Queue: 5, InFlight: 2, Held: 1, Demand: agent.Unbounded,
-		Accepted: 3, Done: 1, Failed: 1,
-	}}}, tr[0].Effects)
+		Limit: 2, Queue: 5, Run: parallel.DefaultRun, InFlight: 2, Assigned: 2, Batch: parallel.DefaultRun,
+		Held: 1, Demand: agent.Unbounded, Accepted: 3, Done: 1, Failed: 1,
+	}}}, tr[0].Effects, "work that took no time at all makes batches as large as Run")
 }
 
 func TestUnknownMessagesAreIgnored(t *testing.T) {
@@ -321,6 +329,7 @@ func TestNewStateRejectsABadConfig(t *testing.T) {
 		{parallel.Config{}, "parallel: limit must be at least 1, got 0"},
 		{parallel.Config{Limit: -3}, "parallel: limit must be at least 1, got -3"},
 		{parallel.Config{Limit: 1, Queue: -1}, "parallel: queue must not be negative, got -1"},
+		{parallel.Config{Limit: 1, Run: -2}, "parallel: run must not be negative, got -2"},
 	} {
 		_, err := parallel.NewState[string, int](c.cfg)
 		assert.EqualError(t, err, c.want)
@@ -330,5 +339,6 @@ func TestNewStateRejectsABadConfig(t *testing.T) {
 
 func TestNewStateFillsInDefaults(t *testing.T) {
 	st := newState(t, parallel.Config{Limit: 4}).Status()
-	assert.Equal(t, parallel.Status{Limit: 4, Queue: agent.DefaultQueue}, st)
+	assert.Equal(t, parallel.Status{Limit: 4, Queue: agent.DefaultQueue, Run: parallel.DefaultRun, Batch: 1}, st,
+		"one item at a time until a batch has finished")
 }

@@ -49,9 +49,9 @@ func Example() {
 }
 
 // Evolve is a plain function: a test drives it with messages and reads the
-// effects it asks for. Here two of three items start; the second finishes
-// first, so its result is held while the third starts in its place, and comes
-// out right after the first.
+// effects it asks for. Here two of three items start, each as a batch of
+// one; the second finishes first, so its result is held while the third
+// starts in its place, and comes out right after the first.
 func ExampleEvolve() {
 	s, err := parallel.NewState[string, int](parallel.Config{Limit: 2})
 	if err != nil {
@@ -61,15 +61,15 @@ func ExampleEvolve() {
 	tr := agenttest.Run(parallel.Evolve[string, int], s,
 		agenttest.Step{Msg: agent.Pull{N: agent.Unbounded}},
 		agenttest.Step{Msg: agent.Input[string]{Items: []string{"a", "b", "c"}}},
-		agenttest.Step{At: time.Second, Msg: agent.Done[int]{ID: 1, Result: 20}},
-		agenttest.Step{At: 2 * time.Second, Msg: agent.Done[int]{ID: 0, Result: 10}},
+		agenttest.Step{At: time.Second, Msg: agent.Done[[]parallel.Result[int]]{ID: 1, Result: []parallel.Result[int]{{Seq: 1, Value: 20}}}},
+		agenttest.Step{At: 2 * time.Second, Msg: agent.Done[[]parallel.Result[int]]{ID: 0, Result: []parallel.Result[int]{{Seq: 0, Value: 10}}}},
 	)
 	for _, step := range tr[1:] {
 		fmt.Printf("%+v\n", step.Effects)
 	}
 	// Output:
-	// [{ID:0 Work:a} {ID:1 Work:b} {N:2}]
-	// [{ID:2 Work:c} {N:1}]
+	// [{ID:0 Work:{Seq:0 Items:[a]}} {ID:1 Work:{Seq:1 Items:[b]}} {N:2}]
+	// [{ID:2 Work:{Seq:2 Items:[c]}} {N:1}]
 	// [{Values:[{Seq:0 Value:10 Err:<nil>} {Seq:1 Value:20 Err:<nil>}]}]
 }
 

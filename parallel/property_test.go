@@ -1,11 +1,13 @@
 package parallel_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/parallel"
@@ -15,9 +17,12 @@ import (
 // message sequences the way the runtime would (a feeder that posts only
 // while it holds input slots, work that finishes in any order, downstream
 // demand granted a little at a time, limit changes, queries, noise), then
-// closes and drains. After every message it checks the invariants against a
-// model of what was sent; at the end, that every accepted item came out
-// exactly once, in order when ordered, and that Finish came once, last.
+// closes and drains. Messages are stamped with a clock that moves by random
+// steps, so batches take random times and their sizes vary; some batches
+// return too few results. After every message it checks the invariants
+// against a model of what was sent; at the end, that every accepted item
+// came out exactly once, in order when ordered, and that Finish came once,
+// last.
 func TestRandomSequencesKeepEveryPromise(t *testing.T) {
 	const sequences, messages = 2000, 200
 	delivered := 0
@@ -47,10 +52,11 @@ type sim struct {
 	queue int // the input bound
 	limit int // the limit last set
 
-	credits   int      // input slots the feeder holds
-	accepted  int      // items posted
-	started   int      // Start effects seen
-	running   []uint64 // in flight, by the Start effects seen
+	now       time.Time // the clock messages are stamped with
+	credits   int       // input slots the feeder holds
+	accepted  int       // items posted
+	started   int       // items started, by the Start effects seen
+	running   []flight  // batches in flight, by the Start effects seen
 	finished  map[uint64]result
 	emitted   []uint64 // Seqs in the order emitted
 	demand    int      // granted minus emitted
@@ -60,9 +66,15 @@ type sim struct {
 	delivered int
 }
 
+// flight is a batch in flight: its ID and how many items it holds.
+type flight struct {
+	id uint64
+	n  int
+}
+
 func newSim(t *testing.T, seed uint64) *sim {
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	cfg := parallel.Config{Limit: 1 + r.IntN(6), Unordered: r.IntN(2) == 0}
+	cfg := parallel.Config{Limit: 1 + r.IntN(6), Unordered: r.IntN(2) == 0, Run: []int{0, 1, 3}[r.IntN(3)]}
 	if r.IntN(4) > 0 {
 		cfg.Queue = 1 + r.IntN(8)
 	}
@@ -117,19 +129,36 @@ func (m *sim) post() {
 	m.deliver(agent.Input[int]{Items: items})
 }
 
-// complete finishes one random piece of work in flight, failing one in five.
+// complete finishes one random batch in flight, failing one item in five.
+// One batch in ten returns too few results, with an error for the rest.
 func (m *sim) complete() {
-	id := m.running[m.r.IntN(len(m.running))]
-	var err error
-	if m.r.IntN(5) == 0 {
-		err = fmt.Errorf("item %d failed", id)
+	i := m.r.IntN(len(m.running))
+	f := m.running[i]
+	m.running = slices.Delete(m.running, i, i+1)
+	rs := make([]result, f.n)
+	for j := range rs {
+		seq := f.id + uint64(j)
+		rs[j] = result{Seq: seq, Value: int(seq) * 10}
+		if m.r.IntN(5) == 0 {
+			rs[j].Err = fmt.Errorf("item %d failed", seq)
+		}
 	}
-	m.finished[id] = result{Seq: id, Value: int(id) * 10, Err: err}
-	m.running = slices.DeleteFunc(m.running, func(x uint64) bool { return x == id })
-	if err != nil && m.firstErr == nil {
-		m.firstErr = err
+	var whole error
+	sent := rs
+	if m.r.IntN(10) == 0 {
+		whole = errors.New("the batch broke")
+		sent = rs[:m.r.IntN(f.n)]
+		for j := len(sent); j < f.n; j++ {
+			rs[j] = result{Seq: rs[j].Seq, Err: whole}
+		}
 	}
-	m.deliver(agent.Done[int]{ID: id, Result: int(id) * 10, Err: err})
+	for _, r := range rs {
+		m.finished[r.Seq] = r
+		if r.Err != nil && m.firstErr == nil {
+			m.firstErr = r.Err
+		}
+	}
+	m.deliver(agent.Done[[]result]{ID: f.id, Result: slices.Clone(sent), Err: whole})
 }
 
 // setLimit sends a new limit; one time in ten a bad one, which is ignored.
@@ -158,11 +187,12 @@ func (m *sim) noise() {
 		agent.Tick{Tag: 3},
 		agent.Pull{N: -m.r.IntN(3)},
 		agent.Set[int]{Value: 4},
-		agent.Done[int]{ID: uint64(m.accepted + m.r.IntN(3))}, // never started
+		agent.Done[int]{ID: 0}, // not this agent's type
+		agent.Done[[]result]{ID: uint64(m.accepted + m.r.IntN(3))}, // never started
 		agent.Input[string]{Items: []string{"x"}},
 	}
 	if len(m.emitted) > 0 {
-		msgs = append(msgs, agent.Done[int]{ID: m.emitted[m.r.IntN(len(m.emitted))]}) // a duplicate
+		msgs = append(msgs, agent.Done[[]result]{ID: m.emitted[m.r.IntN(len(m.emitted))]}) // a duplicate, or inside a batch
 	}
 	m.ignored(msgs[m.r.IntN(len(msgs))])
 }
@@ -198,6 +228,8 @@ func (m *sim) drain() {
 // that Evolve changed nothing it was given, then checks the effects and the
 // invariants.
 func (m *sim) deliver(msg agent.Msg) []agent.Effect {
+	m.now = m.now.Add(time.Duration(m.r.IntN(50)) * time.Microsecond)
+	msg = agent.Stamp(msg, m.now)
 	before, was := m.s, m.s.Status()
 	next, fx := parallel.Evolve(before, msg)
 	again, fx2 := parallel.Evolve(before, msg)
@@ -221,11 +253,12 @@ func (m *sim) deliver(msg agent.Msg) []agent.Effect {
 
 // effects checks each effect against the model and updates it.
 func (m *sim) effects(was parallel.Status, fx []agent.Effect) {
+	st := m.s.Status()
 	starts := 0
 	for _, e := range fx {
 		switch e := e.(type) {
-		case agent.Start[int]:
-			m.start(e)
+		case agent.Start[parallel.Batch[int]]:
+			m.start(e, st)
 			starts++
 		case agent.Demand:
 			m.credits += e.N
@@ -235,24 +268,33 @@ func (m *sim) effects(was parallel.Status, fx []agent.Effect) {
 			m.finish(e)
 		}
 	}
-	st := m.s.Status()
 	if starts > 0 && st.InFlight > st.Limit {
-		m.fail("started work with %d in flight over a limit of %d", st.InFlight, st.Limit)
+		m.fail("started work with %d batches in flight over a limit of %d", st.InFlight, st.Limit)
 	}
-	if starts > 0 && !st.Unordered && st.Held >= st.Limit {
-		m.fail("started work while %d results were held, limit %d", st.Held, st.Limit)
+	if starts > 0 && !st.Unordered && st.Held >= st.Limit*st.Batch {
+		m.fail("started work while %d results were held, limit %d, batches of %d", st.Held, st.Limit, st.Batch)
 	}
 	if starts == 0 && st.InFlight > was.InFlight {
 		m.fail("in flight grew from %d to %d without a start", was.InFlight, st.InFlight)
 	}
 }
 
-func (m *sim) start(e agent.Start[int]) {
-	if e.ID != uint64(m.started) || e.Work != m.started {
-		m.fail("start %+v, want item %d", e, m.started)
+// start checks that e starts the next items, no more than a batch may hold.
+func (m *sim) start(e agent.Start[parallel.Batch[int]], st parallel.Status) {
+	n := len(e.Work.Items)
+	if n < 1 || n > st.Batch || n > st.Run {
+		m.fail("start %+v: %d items, batches of %d at most, run %d", e, n, st.Batch, st.Run)
 	}
-	m.started++
-	m.running = append(m.running, e.ID)
+	if e.ID != uint64(m.started) || e.Work.Seq != e.ID {
+		m.fail("start %+v, want the batch from item %d", e, m.started)
+	}
+	for i, v := range e.Work.Items {
+		if v != m.started+i {
+			m.fail("start %+v, want items from %d", e, m.started)
+		}
+	}
+	m.started += n
+	m.running = append(m.running, flight{id: e.ID, n: n})
 }
 
 func (m *sim) emit(values []result) {
@@ -296,15 +338,30 @@ func (m *sim) invariants() {
 		m.fail("%d queued and %d slots held by the feeder, bound %d", st.Queued, m.credits, m.queue)
 	case st.InFlight != len(m.running):
 		m.fail("%d in flight, want %d", st.InFlight, len(m.running))
+	case st.Assigned != m.started-len(m.finished):
+		m.fail("%d assigned, want %d", st.Assigned, m.started-len(m.finished))
 	case st.Demand != m.demand || m.demand < 0:
 		m.fail("demand %d, want %d", st.Demand, m.demand)
-	case st.InFlight+st.Held > st.Demand:
-		m.fail("%d in flight and %d held exceed the demand of %d", st.InFlight, st.Held, st.Demand)
+	case st.Assigned+st.Held > st.Demand:
+		m.fail("%d assigned and %d held exceed the demand of %d", st.Assigned, st.Held, st.Demand)
 	case st.Done != len(m.finished) || st.Emitted != len(m.emitted) || st.Accepted != m.accepted:
 		m.fail("counts %+v, want %d done, %d emitted, %d accepted", st, len(m.finished), len(m.emitted), m.accepted)
+	case st.Failed != m.failures():
+		m.fail("%d failed, want %d", st.Failed, m.failures())
 	case st.Held != len(m.finished)-len(m.emitted):
 		m.fail("%d held, want %d", st.Held, len(m.finished)-len(m.emitted))
 	}
+}
+
+// failures counts the finished items that failed.
+func (m *sim) failures() int {
+	n := 0
+	for _, r := range m.finished {
+		if r.Err != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // checkEnd checks that every accepted item came out exactly once.
@@ -331,9 +388,13 @@ func (m *sim) fail(format string, args ...any) {
 // reflect.DeepEqual made cheap enough to run on every message.
 func sameEffects(a, b []agent.Effect) bool {
 	return slices.EqualFunc(a, b, func(x, y agent.Effect) bool {
-		if ex, ok := x.(agent.Emit[result]); ok {
+		switch ex := x.(type) {
+		case agent.Emit[result]:
 			ey, ok := y.(agent.Emit[result])
 			return ok && slices.Equal(ex.Values, ey.Values)
+		case agent.Start[parallel.Batch[int]]:
+			ey, ok := y.(agent.Start[parallel.Batch[int]])
+			return ok && ex.ID == ey.ID && ex.Work.Seq == ey.Work.Seq && slices.Equal(ex.Work.Items, ey.Work.Items)
 		}
 		return x == y
 	})

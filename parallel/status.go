@@ -6,15 +6,23 @@ import "github.com/rs/zerolog"
 // it and [agent.Handle.LogStatus] logs it.
 type Status struct {
 	// Limit is the current limit; Queue the input bound; Unordered whether
-	// results are emitted as they finish.
+	// results are emitted as they finish; Run the most items a batch may
+	// hold (Config.Run).
 	Limit     int
 	Queue     int
 	Unordered bool
-	// Queued counts items accepted but not started, InFlight the work
-	// running, Held the results finished but not yet emitted: waiting for an
+	Run       int
+	// Queued counts items accepted but not started. InFlight counts the
+	// batches in flight, each worked on by one worker, one item at a time:
+	// at most Limit, unless the limit was lowered since they started.
+	// Assigned counts the items of those batches, finished or not, and
+	// Batch is how many items the next batch may hold (see [Evolve]). Held
+	// counts the results finished but not yet emitted: waiting for an
 	// earlier item (in input order) or for downstream demand.
 	Queued   int
 	InFlight int
+	Assigned int
+	Batch    int
 	Held     int
 	// Demand is how many more values downstream will accept
 	// (agent.Unbounded when nobody throttles the agent).
@@ -36,8 +44,11 @@ func (s State[In, Out]) Status() Status {
 		Limit:     s.limit,
 		Queue:     s.queue,
 		Unordered: s.unordered,
+		Run:       s.run,
 		Queued:    s.waiting.Len(),
 		InFlight:  s.running.Len(),
+		Assigned:  s.assigned,
+		Batch:     s.batch(),
 		Held:      s.held.Len(),
 		Demand:    s.demand,
 		Accepted:  int(s.accepted),
@@ -54,8 +65,11 @@ func (st Status) MarshalZerologObject(e *zerolog.Event) {
 	e.Int("limit", st.Limit).
 		Int("queue", st.Queue).
 		Bool("unordered", st.Unordered).
+		Int("run", st.Run).
 		Int("queued", st.Queued).
 		Int("in_flight", st.InFlight).
+		Int("assigned", st.Assigned).
+		Int("batch", st.Batch).
 		Int("held", st.Held).
 		Int("demand", st.Demand).
 		Int("accepted", st.Accepted).

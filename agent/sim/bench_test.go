@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -43,18 +44,18 @@ func benchRun[S, I, W, R, O any](b *testing.B, a sim.Agent[S, I, W, R, O]) {
 
 // parallelAgent is a parallel agent with this limit, unordered, as the
 // simulator sees it.
-func parallelAgent(tb testing.TB, limit int) sim.Agent[parallel.State[int, int], int, int, int, parallel.Result[int]] {
+func parallelAgent(tb testing.TB, limit int) sim.Agent[parallel.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]] {
 	tb.Helper()
-	s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Unordered: true})
+	s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Unordered: true, Run: 1})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return sim.Agent[parallel.State[int, int], int, int, int, parallel.Result[int]]{
+	return sim.Agent[parallel.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]]{
 		State:  s,
 		Evolve: parallel.Evolve[int, int],
 		Queue:  s.Status().Queue,
 		Item:   func(n uint64) int { return int(n) },
-		Work:   func(v int) (int, error) { return 2 * v, nil },
+		Work:   parallel.Work[int, int](func(_ context.Context, v int) (int, error) { return 2 * v, nil }).Simulated(),
 		Limit:  func(s parallel.State[int, int]) int { return s.Status().Limit },
 	}
 }

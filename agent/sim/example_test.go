@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 // concurrency of 8 (10 ms each): ten virtual seconds take a few milliseconds,
 // and the same seed always gives the same run.
 func ExampleRun() {
-	s, err := parallel.NewState[int, int](parallel.Config{Limit: 8, Unordered: true})
+	s, err := parallel.NewState[int, int](parallel.Config{Limit: 8, Unordered: true, Run: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -23,9 +24,10 @@ func ExampleRun() {
 		Capacity: sim.Curve{Base: 10 * time.Millisecond, Knee: 8, Contention: 0.5},
 		Arrivals: sim.Flood{},
 		Duration: 10 * time.Second,
-	}, sim.Agent[parallel.State[int, int], int, int, int, parallel.Result[int]]{
+	}, sim.Agent[parallel.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]]{
 		State:  s,
 		Evolve: parallel.Evolve[int, int],
+		Work:   parallel.Work[int, int](func(_ context.Context, v int) (int, error) { return v, nil }).Simulated(),
 		Queue:  64,
 	})
 	if err != nil {

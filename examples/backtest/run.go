@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"time"
 
 	"github.com/evolvekit/evolve/adaptive"
@@ -37,9 +38,10 @@ func runAdaptive(sc scenario, c adaptive.Controller, seed uint64) (*sim.Result, 
 	if err != nil {
 		return nil, err
 	}
-	return sim.Run(config(sc, seed), sim.Agent[adaptive.State[int, int], int, int, int, parallel.Result[int]]{
+	return sim.Run(config(sc, seed), sim.Agent[adaptive.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]]{
 		State:  s,
 		Evolve: adaptive.Evolve[int, int],
+		Work:   echo,
 		Queue:  s.Status().Queue,
 		Limit:  adaptive.State[int, int].Limit,
 	})
@@ -47,17 +49,22 @@ func runAdaptive(sc scenario, c adaptive.Controller, seed uint64) (*sim.Result, 
 
 // runFixed runs a parallel agent with a fixed limit in sc.
 func runFixed(sc scenario, limit int, seed uint64) (*sim.Result, error) {
-	s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Unordered: true})
+	s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Unordered: true, Run: 1})
 	if err != nil {
 		return nil, err
 	}
-	return sim.Run(config(sc, seed), sim.Agent[parallel.State[int, int], int, int, int, parallel.Result[int]]{
+	return sim.Run(config(sc, seed), sim.Agent[parallel.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]]{
 		State:  s,
 		Evolve: parallel.Evolve[int, int],
+		Work:   echo,
 		Queue:  s.Status().Queue,
 		Limit:  func(parallel.State[int, int]) int { return limit },
 	})
 }
+
+// echo is the simulated work: what it returns does not matter here, only
+// how long it takes, which the simulator decides.
+var echo = parallel.Work[int, int](func(_ context.Context, v int) (int, error) { return v, nil }).Simulated()
 
 // config is the simulator's configuration for sc.
 func config(sc scenario, seed uint64) sim.Config {

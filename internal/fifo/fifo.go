@@ -61,20 +61,39 @@ func (q Queue[T]) Pop() (T, Queue[T]) {
 	return v, q
 }
 
-// Insert returns q with v placed at index i, so that At(i) is v; the values
-// from i on move one place back. Inserting at Len is Push.
-func (q Queue[T]) Insert(i int, v T) Queue[T] {
+// Insert returns q with vs placed from index i on, so that At(i) is vs[0];
+// the values from i on move len(vs) places back. Inserting at Len is
+// pushing each value in turn.
+func (q Queue[T]) Insert(i int, vs ...T) Queue[T] {
 	if i == q.n {
-		return q.Push(v)
+		for _, v := range vs {
+			q = q.Push(v)
+		}
+		return q
 	}
 	if i < 0 || i > q.n {
 		panic("fifo: index out of range")
 	}
-	out := make([]T, 0, max(2*(q.n+1), 8))
+	out := make([]T, 0, max(2*(q.n+len(vs)), 8))
 	out = append(out, q.s.items[q.head:q.head+i]...)
-	out = append(out, v)
+	out = append(out, vs...)
 	out = append(out, q.s.items[q.head+i:q.head+q.n]...)
-	return Queue[T]{s: &store[T]{items: out}, n: q.n + 1}
+	return Queue[T]{s: &store[T]{items: out}, n: q.n + len(vs)}
+}
+
+// Take returns a new slice holding q's k oldest values, and q without them.
+// It panics if k is negative or more than Len.
+func (q Queue[T]) Take(k int) ([]T, Queue[T]) {
+	if k < 0 || k > q.n {
+		panic("fifo: index out of range")
+	}
+	out := make([]T, k)
+	if k > 0 {
+		copy(out, q.s.items[q.head:q.head+k])
+	}
+	q.head += k
+	q.n -= k
+	return out, q
 }
 
 // Remove returns q without its i-th value. Removing the oldest value is Pop.

@@ -87,3 +87,22 @@ func seq(from, to int) []int {
 	}
 	return out
 }
+
+func TestFifoInsertsSeveralAndTakesSeveral(t *testing.T) {
+	q := Queue[int]{}.Push(1).Push(5)
+	ins := q.Insert(1, 2, 3, 4)
+	assert.Equal(t, []int{1, 2, 3, 4, 5}, ins.Values())
+	assert.Equal(t, []int{1, 5, 6, 7}, q.Insert(2, 6, 7).Values())
+	assert.Equal(t, []int{1, 5}, q.Values())
+
+	got, rest := ins.Take(3)
+	assert.Equal(t, []int{1, 2, 3}, got)
+	assert.Equal(t, []int{4, 5}, rest.Values())
+	got[0] = 99 // a copy: the queue does not see it
+	assert.Equal(t, 1, ins.At(0))
+	none, same := rest.Take(0)
+	assert.Empty(t, none)
+	assert.Equal(t, rest, same)
+	assert.Panics(t, func() { rest.Take(3) })
+	assert.Panics(t, func() { rest.Take(-1) })
+}
