@@ -12,7 +12,9 @@
 // its item waited in the queue, the concurrency it ran at, and how long the
 // agent was saturated (items waiting while the limit was in flight). The
 // controller answers with the limit it wants, which the agent brings within
-// Min and Max.
+// Min and Max. So that every sample is one item's, the adaptive agent hands
+// its workers one item at a time: it makes no batches (see parallel's
+// Config.Run), which work of a millisecond or more does not need.
 //
 // Controllers are pure values, so they can be compared on equal terms in
 // the simulator (package agent/sim; see examples/backtest and

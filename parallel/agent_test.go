@@ -87,6 +87,36 @@ func TestEveryItemComesOutInInputOrderWithinTheLimit(t *testing.T) {
 	})
 }
 
+func TestQuickWorkGoesInBatchesAndStaysWithinTheLimit(t *testing.T) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		const n, limit = 2000, 3
+		var g gauge
+		work := func(_ context.Context, v int) (int, error) {
+			g.enter()
+			defer g.leave()
+			return 2 * v, nil
+		}
+		var got []parallel.Result[int]
+		a, err := parallel.New(rt, parallel.Config{Limit: limit}, work, collect(&got))
+		require.NoError(t, err)
+		items := make([]int, n)
+		for i := range items {
+			items[i] = i
+		}
+		postAll(t, a, items...)
+		a.Close()
+		require.NoError(t, a.Wait(context.Background()))
+		require.Len(t, got, n)
+		for i, r := range got {
+			require.Equal(t, parallel.Result[int]{Seq: uint64(i), Value: 2 * i}, r)
+		}
+		assert.LessOrEqual(t, g.peak.Load(), int64(limit), "a batch's items are worked on one after another")
+		st, err := a.Status(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, parallel.DefaultRun, st.Batch, "in the bubble work takes no time: batches as large as Run")
+	})
+}
+
 func TestUnorderedResultsComeOutAsTheyFinish(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		work := func(_ context.Context, v int) (int, error) {

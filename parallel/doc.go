@@ -13,9 +13,23 @@
 // [Agent.SetLimit] changes the limit while the agent runs.
 //
 // In input order, a result that finishes before an earlier one is held until
-// that one is emitted, and while as many results as the limit are held no new
-// work starts: a slow item delays the output behind it, but the memory it
-// pins stays bounded (at most about twice the limit of results).
+// that one is emitted, and while as many results as the limit (times the
+// batch size, below) are held no new work starts: a slow item delays the
+// output behind it, but the memory it pins stays bounded.
+//
+// # Batches
+//
+// Handing an item to a worker and its result back costs a few microseconds.
+// For work that takes less, the agent hands a worker a [Batch] of queued
+// items to work on one after another, so the hand-over is paid once per
+// batch. At most Limit items are still worked on at once, one per worker.
+// The agent sizes batches from the time its items have taken so far (from
+// the message that started a batch to the one that brought its results), so
+// that a batch takes about [RunSpan]: work of that length or more goes one
+// item at a time, as does all work until the first batch has finished.
+// [Config.Run] bounds a batch, and Run 1 turns batches off. The cost of a
+// batch is that an item may wait behind the others of its batch, up to about
+// RunSpan, or longer when one of them is much slower than the rest.
 //
 // The agent's whole behaviour is [Evolve], a pure function over a [State]
 // value: tests and simulators drive it directly, with no goroutines and no
@@ -30,12 +44,11 @@
 //
 // # Cost
 //
-// On a two-core machine, an item with trivial work costs about 5 µs end to
-// end (one Post, one goroutine, one completion message, one call of the
-// sink), of which Evolve takes under 1 µs; see BenchmarkAgent and
-// BenchmarkEvolve. Evolve's time per message grows with the work in flight
-// and the results held, so with a limit in the hundreds it copies a few
-// kilobytes per item.
+// On a two-core machine, an item with trivial work costs well under 1 µs end
+// to end once batches have formed (one Post, a share of a batch's hand-over
+// and of its Evolve calls, one call of the sink); see BenchmarkAgent and
+// BenchmarkEvolve. Evolve's time per message grows with the batches in
+// flight and the results held.
 //
 // # Zero values
 //
