@@ -36,11 +36,12 @@ func BenchmarkAgent(b *testing.B) {
 }
 
 // BenchmarkEvolve measures the pure part alone: per item, one Input that
-// starts it and one Done that emits it, with Limit items in flight.
+// starts it and one Done that emits it, with Limit items in flight, one
+// item per batch.
 func BenchmarkEvolve(b *testing.B) {
 	for _, limit := range []int{8, 256} {
 		b.Run(map[int]string{8: "limit=8", 256: "limit=256"}[limit], func(b *testing.B) {
-			s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Queue: limit})
+			s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Queue: limit, Run: 1})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -50,7 +51,7 @@ func BenchmarkEvolve(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				s, _ = parallel.Evolve(s, agent.Done[int]{ID: uint64(i), Result: i})
+				s, _ = parallel.Evolve(s, agent.Done[[]parallel.Result[int]]{ID: uint64(i), Result: []parallel.Result[int]{{Seq: uint64(i), Value: i}}})
 				s, _ = parallel.Evolve(s, agent.Input[int]{Items: []int{i}})
 			}
 		})
