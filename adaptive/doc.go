@@ -39,8 +39,9 @@
 //
 // An Agent is safe for concurrent use. Work runs concurrently, up to the
 // limit; the sink is called on the agent's own goroutine, one result at a
-// time. A State is a value that Evolve never changes; two States evolved from one share
-// memory, so they must not be evolved on two goroutines at once.
+// time. A State is a value that Evolve never changes; two States evolved
+// from one share memory, so they must not be evolved on two goroutines at
+// once.
 //
 // # Cost
 //
