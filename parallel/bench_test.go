@@ -9,8 +9,8 @@ import (
 )
 
 // BenchmarkAgent pushes b.N items with trivial work through a running agent
-// with a limit of 8: the cost of one item end to end (a Post, a goroutine, a
-// Done message, an emit).
+// with a limit of 8: the cost of one item end to end (a Post, and its share
+// of a batch's hand-over to a worker, its Done message and its emit).
 func BenchmarkAgent(b *testing.B) {
 	for _, cfg := range []parallel.Config{{Name: "ordered", Limit: 8}, {Name: "unordered", Limit: 8, Unordered: true}} {
 		b.Run(cfg.Name, func(b *testing.B) {

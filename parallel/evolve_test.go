@@ -288,8 +288,9 @@ func TestUnknownMessagesAreIgnored(t *testing.T) {
 		agent.Tick{Tag: 1},
 		agent.Input[int]{Items: []int{1}},
 		agent.Done[string]{ID: 0},
-		agent.Done[int]{ID: 1}, // queued, not started
-		agent.Done[int]{ID: 9}, // never accepted
+		agent.Done[int]{ID: 0},      // not this agent's type
+		agent.Done[[]result]{ID: 1}, // queued, not started
+		agent.Done[[]result]{ID: 9}, // never accepted
 		agent.Set[int]{Value: 5},
 		agent.Pull{N: 0},
 	} {
