@@ -12,6 +12,7 @@ import (
 	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
@@ -23,7 +24,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func double(_ context.Context, v int) (int, error) { return 2 * v, nil }
 
-func postAll(t *testing.T, a *adaptive.Agent[int, int], items ...int) {
+func postAll(t *testing.T, a agent.Handle[int, adaptive.Status], items ...int) {
 	t.Helper()
 	for _, v := range items {
 		require.NoError(t, a.Post(context.Background(), v))
@@ -70,7 +71,7 @@ func TestTheLimitGrowsToTheKneeOfRealWork(t *testing.T) {
 		require.NoError(t, err)
 		assert.InDelta(t, 4, st.Limit, 1)
 		assert.LessOrEqual(t, peak.Load(), int64(16))
-		assert.Equal(t, "evolve", st.Controller)
+		assert.Equal(t, "hill", st.Controller)
 		assert.Positive(t, st.View.Throughput)
 	})
 }
@@ -87,17 +88,16 @@ func TestSetLimitWhileRunning(t *testing.T) {
 			synctest.Wait()
 			st, err := a.Status(context.Background())
 			require.NoError(t, err)
-			assert.Equal(t, [2]int{limit, inFlight}, [2]int{st.Limit, st.InFlight})
+			assert.Equal(t, [3]int{limit, inFlight, inFlight}, [3]int{st.Limit, st.InFlight, st.Batches})
 		}
 		expect(1, 1)
-		require.NoError(t, a.SetLimit(5))
+		require.NoError(t, adaptive.SetLimit(a, 5))
 		expect(3, 3) // brought down to Max
-		assert.ErrorIs(t, a.SetLimit(0), adaptive.ErrConfig)
+		assert.ErrorIs(t, adaptive.SetLimit(a, 0), adaptive.ErrConfig)
 		close(release)
 		a.Close()
 		require.NoError(t, a.Wait(context.Background()))
-		require.NoError(t, a.Stop(context.Background()))
-		assert.ErrorIs(t, a.SetLimit(2), agent.ErrClosed)
+		assert.ErrorIs(t, adaptive.SetLimit(a, 2), agent.ErrClosed)
 	})
 }
 
@@ -140,7 +140,9 @@ func TestNewRejectsABadConfig(t *testing.T) {
 	}
 	_, err := adaptive.Stage(adaptive.Config{Queue: -1}, double)
 	assert.EqualError(t, err, "adaptive: queue must not be negative, got -1")
-	assert.EqualError(t, (&adaptive.Agent[int, int]{}).SetLimit(-2), "adaptive: limit must be at least 1, got -2")
+	err = adaptive.SetLimit[int](nil, -2)
+	assert.EqualError(t, err, "adaptive: limit must be at least 1, got -2")
+	assert.ErrorIs(t, err, adaptive.ErrConfig)
 }
 
 func TestLogStatusWritesTheStatusAsOneObject(t *testing.T) {
@@ -157,9 +159,10 @@ func TestLogStatusWritesTheStatusAsOneObject(t *testing.T) {
 	ev := agenttest.LastLog(t, logs.Bytes())
 	assert.Equal(t, "doubler", ev.Agent)
 	assert.Equal(t, map[string]any{
-		"limit": 2.0, "queue": 5.0, "unordered": false, "run": 1.0, "queued": 0.0, "in_flight": 0.0,
-		"assigned": 0.0, "batch": 1.0, "held": 0.0, "demand": float64(agent.Unbounded - 2), "accepted": 2.0, "done": 2.0, "failed": 0.0, "emitted": 2.0,
-		"closed": true, "min": 2.0, "max": 6.0, "controller": "fixed", "phase": "fixed", "throughput": 0.0, "latency": 0.0,
+		"queued": 0.0, "in_flight": 0.0, "done": 2.0, "failed": 0.0, "demand": "unbounded",
+		"limit": 2.0, "queue": 5.0, "unordered": false, "max_batch": 1.0, "batches": 0.0, "batch": 1.0, "held": 0.0,
+		"accepted": 2.0, "emitted": 2.0, "closed": true,
+		"min": 2.0, "max": 6.0, "controller": "fixed", "phase": "fixed", "throughput": 0.0, "latency": 0.0,
 	}, ev.Status)
 }
 
@@ -173,19 +176,67 @@ func TestAStagePassesValuesOnAndDropsFailures(t *testing.T) {
 		}
 		s, err := adaptive.Stage(adaptive.Config{Max: 4}, work)
 		require.NoError(t, err)
-		assert.Equal(t, "adaptive", s.Name())
-		assert.Equal(t, agent.DefaultQueue, s.Queue())
 		var got []int
-		m, err := s.Start(rt, agent.Inlet{}, agent.SinkOutlet(func(v int) { got = append(got, v) }))
+		c, err := compose.Start(rt, s, func(v int) { got = append(got, v) })
 		require.NoError(t, err)
 		for _, v := range []int{1, -1, 2, 3} {
-			require.NoError(t, m.Post(context.Background(), v))
+			require.NoError(t, c.Post(context.Background(), v))
 		}
-		m.Close()
-		assert.EqualError(t, m.Wait(context.Background()), "negative")
+		c.Close()
+		assert.ErrorContains(t, c.Wait(context.Background()), "negative")
 		assert.Equal(t, []int{10, 20, 30}, got)
-		st, err := m.Status(context.Background())
+		st, err := c.Status(context.Background())
 		require.NoError(t, err)
-		assert.Equal(t, 1, st.(adaptive.Status).Failed)
+		require.Len(t, st.Stages, 1)
+		assert.Equal(t, "adaptive", st.Stages[0].Name)
+		assert.Equal(t, 1, st.Stages[0].Failed)
+		assert.Equal(t, 4, st.Stages[0].Detail.(adaptive.Status).Max)
+	})
+}
+
+func TestAnItemPastItsTimeoutFails(t *testing.T) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		work := func(ctx context.Context, v int) (int, error) {
+			select {
+			case <-time.After(time.Duration(v) * time.Millisecond):
+				return v, nil
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			}
+		}
+		var got []parallel.Result[int]
+		a, err := adaptive.New(rt, adaptive.Config{Timeout: 20 * time.Millisecond}, work, func(r parallel.Result[int]) { got = append(got, r) })
+		require.NoError(t, err)
+		postAll(t, a, 10, 30, 5)
+		a.Close()
+		assert.ErrorIs(t, a.Wait(context.Background()), context.DeadlineExceeded)
+		require.Len(t, got, 3)
+		assert.NoError(t, got[0].Err)
+		assert.ErrorIs(t, got[1].Err, context.DeadlineExceeded)
+		assert.Equal(t, 5, got[2].Value)
+	})
+}
+
+func TestCancelOnErrorCancelsTheWorkInFlight(t *testing.T) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		boom := errors.New("boom")
+		work := func(ctx context.Context, v int) (int, error) {
+			if v == 0 {
+				time.Sleep(time.Millisecond)
+				return 0, boom
+			}
+			<-ctx.Done() // the others run until the failure cancels them
+			return 0, context.Cause(ctx)
+		}
+		var got []parallel.Result[int]
+		a, err := adaptive.New(rt, adaptive.Config{Initial: 2, CancelOnError: true}, work, func(r parallel.Result[int]) { got = append(got, r) })
+		require.NoError(t, err)
+		postAll(t, a, 0, 1, 2, 3)
+		a.Close()
+		assert.ErrorIs(t, a.Wait(context.Background()), boom)
+		require.Len(t, got, 4)
+		for i, r := range got {
+			assert.ErrorIs(t, r.Err, boom, "item %d", i)
+		}
 	})
 }

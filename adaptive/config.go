@@ -2,6 +2,7 @@ package adaptive
 
 import (
 	"math"
+	"time"
 
 	"github.com/evolvekit/evolve/agent"
 )
@@ -12,9 +13,9 @@ const DefaultMax = 256
 // Config configures an adaptive agent.
 //
 // The zero Config is valid: the limit starts at 1 and is chosen between 1
-// and [DefaultMax] by evolve's own controller ([Hill]), the agent is named
-// "adaptive", its input queue holds [agent.DefaultQueue] items, and results
-// come out in input order.
+// and [DefaultMax] by a zero [Hill], the agent is named "adaptive", its
+// input queue holds [agent.DefaultQueue] items, results come out in input
+// order, items have no deadline and a failure cancels nothing.
 type Config struct {
 	// Name names the agent in logs; "" means "adaptive".
 	Name string
@@ -31,18 +32,24 @@ type Config struct {
 	// Unordered emits each result as soon as it is finished, instead of in
 	// input order.
 	Unordered bool
-	// Controller chooses the limit from completion samples; nil means a zero
-	// [Hill], evolve's own. [Santa], [AIMD], [Gradient2] and [Fixed] are the
-	// others this package offers. A Controller with a Validate() error
-	// method is checked.
+	// Controller chooses the limit from the samples of completed work (see
+	// the package doc); nil means a zero [Hill]. [Fixed] keeps the limit
+	// where it is. A Controller with a Validate() error method is checked,
+	// and its error reported as an [ErrConfig].
 	Controller Controller
 	// Seed seeds the random source kept in the agent's State, from which the
 	// controller draws (to pick a direction to probe in, say).
 	Seed uint64
+	// Timeout, when positive, is each item's deadline, as parallel.Config's
+	// Timeout is. 0 means none; a negative value is an error.
+	Timeout time.Duration
+	// CancelOnError makes the first failure cancel the rest, as
+	// parallel.Config's CancelOnError does.
+	CancelOnError bool
 }
 
 // Limit is the setting that changes a running agent's limit by hand: the
-// payload of the agent.Set[Limit] message that [Agent.SetLimit] sends.
+// payload of the agent.Set[Limit] message that [SetLimit] sends.
 // Evolve ignores a Limit below 1 and brings one outside [Min, Max] within
 // them; the controller carries on from the new limit.
 type Limit int
@@ -61,9 +68,11 @@ func (c Config) validate() error {
 		return invalid("initial must be between min (%d) and max (%d), got %d", lo, hi, c.Initial)
 	case c.Queue < 0:
 		return invalid("queue must not be negative, got %d", c.Queue)
+	case c.Timeout < 0:
+		return invalid("timeout must not be negative, got %v", c.Timeout)
 	}
 	if v, ok := c.Controller.(interface{ Validate() error }); ok {
-		return v.Validate()
+		return badController(v.Validate())
 	}
 	return nil
 }

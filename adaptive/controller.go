@@ -8,7 +8,7 @@ import (
 // Controller chooses an adaptive agent's limit from what its completed work
 // tells it. The agent calls Observe once per piece of work done, with a
 // [Sample] that describes it, and sets the limit to what Observe returns,
-// brought within the Sample's Min and Max.
+// brought within the Sample's Min and Max (see the package doc, Samples).
 //
 // A Controller is a value, kept in the agent's State: Observe returns the
 // controller to keep, and must not change any memory the receiver can reach
@@ -16,8 +16,8 @@ import (
 // must be pure: no clock (time is in the Sample), no goroutines, no I/O, no
 // randomness but r, which draws from the source in the agent's State.
 //
-// The zero value of each controller in this package is ready to use, with
-// the defaults its fields document.
+// The zero value of each controller in this package, [Hill] and [Fixed], is
+// ready to use, with the defaults its fields document.
 type Controller interface {
 	// Name names the controller in Status and logs.
 	Name() string
@@ -27,8 +27,8 @@ type Controller interface {
 	View() View
 }
 
-// Sample describes one piece of work that has just finished, and the agent
-// at that moment.
+// Sample describes one piece of work (one item) that has just finished, and
+// the agent at that moment, with that work still counted in flight.
 type Sample struct {
 	// At is the instant the work finished: the At of its Done.
 	At time.Time
@@ -50,7 +50,9 @@ type Sample struct {
 	// first message), and Busy the part of it during which the agent was
 	// saturated: items waiting and at least Limit in flight.
 	Elapsed, Busy time.Duration
-	// Failed is true when the work returned an error or panicked.
+	// Failed is true when the item failed, as the agent counts failures:
+	// its work returned an error, panicked or ran past the Timeout, or the
+	// Done carried no result for it.
 	Failed bool
 }
 

@@ -2,42 +2,64 @@
 // but learns how many: its limit is chosen, between a minimum and a maximum,
 // by a controller fed with what completed work tells it.
 //
-// [New] starts an [Agent] on an [agent.Runtime]; post items to it and it
-// hands each parallel.Result to a sink, in input order unless configured
-// Unordered, exactly as a parallel agent does (Post, TryPost, Close, Wait,
-// Status, Stop; [Agent.SetLimit] sets the limit by hand). [Stage] makes one
-// stage of a chain for package compose. Every time a piece of work
-// completes, the agent hands its [Controller] a [Sample]: the work's service
-// time from Start to Done (measured from the messages' At stamps), how long
-// its item waited in the queue, the concurrency it ran at, and how long the
-// agent was saturated (items waiting while the limit was in flight). The
-// controller answers with the limit it wants, which the agent brings within
-// Min and Max. So that every sample is one item's, the adaptive agent hands
-// its workers one item at a time: it makes no batches (see parallel's
-// Config.Run), which work of a millisecond or more does not need.
+// [New] starts an agent on an agent.Runtime and returns its agent.Handle,
+// whose Status is a [Status]. Post items to it and it hands each
+// parallel.Result to a sink, in input order unless configured Unordered,
+// exactly as a parallel agent does: failures, Wait, Close and Stop, and
+// [Config.Timeout] and [Config.CancelOnError], mean what they mean in
+// package parallel. [SetLimit] sets the limit by hand while the agent runs;
+// the controller carries on from there. [Stage] makes the same agent a
+// stage of a compose chain.
 //
-// Controllers are pure values, so they can be compared on equal terms in
-// the simulator (package agent/sim; see examples/backtest and
-// docs/adaptive.md):
+// # Samples
 //
-//   - [Hill], the default, is evolve's own: it estimates the throughput at a
-//     limit by Little's law from service times, moves only on significant
-//     evidence, grows the limit only while the agent is saturated (so it
-//     does not drift under light load), forgets old estimates and notices a
-//     change of capacity.
-//   - [Santa] is the algorithm the adaptive agent descends from, kept as a
-//     baseline with its flaws.
-//   - [AIMD] and [Gradient2] follow Netflix's concurrency-limits library.
+// Every time a piece of work completes, the agent hands its [Controller] a
+// [Sample] of it: its service time from Start to Done (measured from the
+// messages' At stamps, so queue wait is not in it), how long its item
+// waited in the queue, the concurrency it ran at, and how long the agent was
+// saturated (items waiting while the limit was in flight) since the last
+// sample. The controller answers with the limit it wants, which the agent
+// brings within Min and Max before the finished work leaves. So that every
+// sample is one item's, the agent hands its workers one item at a time: it
+// makes no batches (parallel's Config.MaxBatch is 1), which work of a
+// millisecond or more does not need. Items that fail without starting,
+// after a failure cancelled the rest, make no sample.
+//
+// # Controllers
+//
+// Controllers are pure values, kept in the agent's State, so they can be
+// compared on equal terms in the simulator (package agent/sim). This
+// package has two:
+//
+//   - [Hill], the default, estimates the throughput at a limit by Little's
+//     law from service times, moves only on significant evidence, grows the
+//     limit only while the agent is saturated (so it does not drift under
+//     light load), forgets old estimates and notices a change of capacity.
 //   - [Fixed] never changes the limit.
 //
+// Any other value with Name, Observe and View will do. The command
+// examples/backtest holds three baselines written that way (the algorithm
+// the adaptive agent descends from, and Netflix's AIMD and Gradient2 limits)
+// and compares them with Hill and every fixed limit; docs/adaptive.md has
+// its results.
+//
+// # Evolve
+//
 // The agent's whole behaviour is [Evolve], a pure function over a [State]
-// value that keeps the controller and a seeded PCG random source for it:
-// tests and the simulator drive it directly, with no goroutines and no
-// clock.
+// value that keeps a parallel agent's state, the controller and a seeded PCG
+// random source for it: tests and the simulator drive it directly, with no
+// goroutines and no clock. It takes what parallel.Evolve takes, with the
+// limit set by agent.Set[Limit] of this package (a limit below 1 is
+// ignored, any other is brought within Min and Max), and its work is an
+// agent.Start[[]In] of one item, finished by an
+// agent.Done[[]parallel.Result[Out]]. Before a Done reaches the parallel
+// part, the controller observes its Sample and the limit becomes what it
+// asks for; a Done for an ID not in flight is ignored. Any other message is
+// answered with agent.Unhandled.
 //
 // # Concurrency
 //
-// An Agent is safe for concurrent use. Work runs concurrently, up to the
+// A Handle is safe for concurrent use. Work runs concurrently, up to the
 // limit; the sink is called on the agent's own goroutine, one result at a
 // time. A State is a value that Evolve never changes; two States evolved
 // from one share memory, so they must not be evolved on two goroutines at
@@ -46,13 +68,12 @@
 // # Cost
 //
 // Evolve costs what parallel.Evolve does, plus one call of the controller
-// per completion and a copy of the list of work in flight: on a two-core
-// machine, about 2 µs per item (one Input and one Done) with a limit of 8,
-// whichever controller; see BenchmarkEvolve.
+// per completion: on a two-core machine, about 1.2 µs per item (one Input
+// and one Done) with a limit of 8 and Hill; see BenchmarkEvolve.
 //
 // # Zero values
 //
 // The zero [Config] is valid: a limit from 1 to [DefaultMax], starting at 1,
-// chosen by a zero Hill. The zero value of every controller is ready to use.
-// The zero State is not usable; [NewState] builds one.
+// chosen by a zero Hill. The zero value of Hill and of Fixed is ready to
+// use. The zero State is not usable; [NewState] builds one.
 package adaptive

@@ -1,6 +1,7 @@
 package adaptive_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -18,7 +19,6 @@ import (
 type (
 	state  = adaptive.State[string, int]
 	result = parallel.Result[int]
-	batch  = parallel.Batch[string]
 )
 
 var (
@@ -37,9 +37,9 @@ func done(at time.Duration, id uint64, v int) agenttest.Step {
 	return step(at, agent.Done[[]result]{ID: id, Result: []result{{Seq: id, Value: v}}})
 }
 
-// start is the Start of the work on item from Seq id.
-func start(id uint64, item string) agent.Start[batch] {
-	return agent.Start[batch]{ID: id, Work: batch{Seq: id, Items: []string{item}}}
+// start is the Start of the work on item, at Seq id.
+func start(id uint64, item string) agent.Start[[]string] {
+	return agent.Start[[]string]{ID: id, Work: []string{item}}
 }
 
 func newState(t *testing.T, cfg adaptive.Config) state {
@@ -82,7 +82,7 @@ func TestItStartsAtTheInitialLimitLikeAParallelAgent(t *testing.T) {
 	st := agenttest.Last(tr).Status()
 	assert.Equal(t, 2, st.Limit)
 	assert.Equal(t, [2]int{1, 8}, [2]int{st.Min, st.Max})
-	assert.Equal(t, "evolve", st.Controller)
+	assert.Equal(t, "hill", st.Controller)
 	assert.Equal(t, "start", st.View.Phase)
 }
 
@@ -184,26 +184,42 @@ func TestQueryIsAnsweredAndChangesNothing(t *testing.T) {
 	s := newState(t, adaptive.Config{Name: "x", Initial: 3, Max: 5, Unordered: true})
 	tr := agenttest.Run(evolve, s, unbounded, input(0, "a"), step(time.Second, agent.Query{ID: 7}))
 	want := adaptive.Status{
-		Status: parallel.Status{Limit: 3, Queue: agent.DefaultQueue, Unordered: true, Run: 1, Batch: 1, InFlight: 1, Assigned: 1,
-			Demand: agent.Unbounded, Accepted: 1},
-		Min: 1, Max: 5, Controller: "evolve", View: adaptive.View{Phase: "start"},
+		Status: parallel.Status{
+			Load:  agent.Load{InFlight: 1, Demand: agent.Unbounded},
+			Limit: 3, Queue: agent.DefaultQueue, Unordered: true, MaxBatch: 1, Batches: 1, Batch: 1, Accepted: 1,
+		},
+		Min: 1, Max: 5, Controller: "hill", View: adaptive.View{Phase: "start"},
 	}
 	assert.Equal(t, []agent.Effect{agent.Reply[adaptive.Status]{To: 7, Value: want}}, tr[2].Effects)
 	assert.Equal(t, tr[1].State, tr[2].State)
 }
 
-func TestUnexpectedMessagesAreIgnored(t *testing.T) {
+func TestMessagesThatChangeNothingAreIgnored(t *testing.T) {
+	s := agenttest.Last(agenttest.Run(evolve, newState(t, adaptive.Config{}), unbounded, input(0, "a", "b")))
+	for _, m := range []agent.Msg{
+		agent.Pull{N: 0},
+		agent.Done[[]result]{ID: 1}, // queued, not started
+		agent.Done[[]result]{ID: 9}, // never accepted
+		agent.Set[adaptive.Limit]{Value: 0},
+	} {
+		tr := agenttest.Run(evolve, s, step(time.Hour, m))
+		assert.Empty(t, tr[0].Effects, "%T", m)
+		assert.Equal(t, s, tr[0].State, "%T", m)
+	}
+}
+
+func TestMessagesOfOtherTypesAreUnhandled(t *testing.T) {
 	s := agenttest.Last(agenttest.Run(evolve, newState(t, adaptive.Config{}), unbounded, input(0, "a")))
 	for _, m := range []agent.Msg{
 		agent.Tick{Tag: 1},
-		agent.Pull{N: 0},
 		agent.Set[int]{Value: 3},
-		agent.Done[[]result]{ID: 9},
+		agent.Set[parallel.Limit]{Value: 3}, // parallel's, not this package's
 		agent.Done[string]{ID: 0},
+		agent.Done[[]parallel.Result[string]]{ID: 0},
 		agent.Input[int]{Items: []int{1}},
 	} {
 		next, fx := evolve(s, agent.Stamp(m, agenttest.T0.Add(time.Hour)))
-		assert.Empty(t, fx, "%T", m)
+		assert.Equal(t, []agent.Effect{agent.Unhandled{}}, fx, "%T", m)
 		assert.Equal(t, s, next, "%T", m)
 	}
 }
@@ -220,19 +236,66 @@ func TestNewStateRejectsABadConfig(t *testing.T) {
 		{adaptive.Config{Min: 2, Max: 8, Initial: 9}, "adaptive: initial must be between min (2) and max (8), got 9"},
 		{adaptive.Config{Min: 2, Max: 8, Initial: 1}, "adaptive: initial must be between min (2) and max (8), got 1"},
 		{adaptive.Config{Queue: -1}, "adaptive: queue must not be negative, got -1"},
+		{adaptive.Config{Timeout: -time.Second}, "adaptive: timeout must not be negative, got -1s"},
 		{adaptive.Config{Controller: adaptive.Hill{Busy: 2}}, "adaptive: hill: busy must be between 0 and 1, got 2"},
-		{adaptive.Config{Controller: adaptive.AIMD{Backoff: 1}},
-			"adaptive: aimd: timeout must not be negative and backoff must be at least 0 and below 1, got 0s and 1"},
-		{adaptive.Config{Controller: adaptive.Santa{Rate: -1}}, "adaptive: santa: rate and explore must be between 0 and 1, got -1 and 0"},
-		{adaptive.Config{Controller: adaptive.Gradient2{Smoothing: 2}},
-			"adaptive: gradient2: queue size, smoothing (at most 1) and long window must not be negative, got 0, 2 and 0"},
+		{adaptive.Config{Controller: adaptive.Hill{Memory: -1}},
+			"adaptive: hill: min samples, memory and patience must not be negative, got 0, -1 and 0"},
+		{adaptive.Config{Controller: picky{}}, "adaptive: picky: no setting suits it"},
 	} {
 		_, err := adaptive.NewState[string, int](c.cfg)
 		assert.EqualError(t, err, c.want)
 		assert.ErrorIs(t, err, adaptive.ErrConfig)
 	}
+	_, err := adaptive.NewState[string, int](adaptive.Config{Controller: picky{}})
+	assert.ErrorIs(t, err, errPicky, "a controller's own error is kept")
 	s, err := adaptive.NewState[string, int](adaptive.Config{})
 	require.NoError(t, err)
 	assert.Equal(t, 1, s.Limit(), "the zero Config starts at 1")
 	assert.Equal(t, adaptive.DefaultMax, s.Status().Max)
+}
+
+// picky is a controller that no setting suits.
+type picky struct{ adaptive.Fixed }
+
+var errPicky = errors.New("picky: no setting suits it")
+
+func (picky) Validate() error { return errPicky }
+
+func TestTheControllerSeesWhichWorkFailed(t *testing.T) {
+	var seen []adaptive.Sample
+	agenttest.Run(evolve, newState(t, adaptive.Config{Initial: 3, Controller: recorder{seen: &seen}}),
+		unbounded,
+		input(0, "a", "b", "c"),
+		done(time.Millisecond, 0, 10),
+		step(2*time.Millisecond, agent.Done[[]result]{ID: 1, Result: []result{{Seq: 1, Err: errors.New("x")}}}),
+		step(3*time.Millisecond, agent.Done[[]result]{ID: 2}), // no result: the item fails
+	)
+	var failed []bool
+	for _, s := range seen {
+		failed = append(failed, s.Failed)
+	}
+	assert.Equal(t, []bool{false, true, true}, failed)
+}
+
+func TestCancelOnErrorFailsTheItemsNotStartedUnsampled(t *testing.T) {
+	var seen []adaptive.Sample
+	boom := errors.New("boom")
+	tr := agenttest.Run(evolve, newState(t, adaptive.Config{Initial: 2, Unordered: true, CancelOnError: true, Controller: recorder{seen: &seen}}),
+		unbounded,
+		input(0, "a", "b", "c", "d"),
+		step(time.Millisecond, agent.Done[[]result]{ID: 0, Result: []result{{Seq: 0, Err: boom}}}),
+		done(2*time.Millisecond, 1, 11),
+		step(2*time.Millisecond, agent.Close{}),
+	)
+	cancels := agenttest.Of[agent.Cancel](tr[2].Effects)
+	require.Len(t, cancels, 1)
+	assert.ErrorIs(t, cancels[0].Cause, boom)
+	assert.Empty(t, agenttest.Of[agent.Start[[]string]](tr[2].Effects), "c and d do not start")
+	out := agenttest.Emitted[result](tr[2].Effects)
+	require.Len(t, out, 3)
+	assert.Equal(t, []uint64{0, 2, 3}, []uint64{out[0].Seq, out[1].Seq, out[2].Seq})
+	assert.ErrorIs(t, out[2].Err, boom, "d fails with the cause")
+	assert.Len(t, seen, 2, "only the work that ran makes samples")
+	assert.Equal(t, []agent.Effect{agent.Finish{Err: boom}}, tr[4].Effects)
+	assert.Empty(t, agenttest.Of[agent.Cancel](tr[3].Effects), "cancelled once")
 }

@@ -40,7 +40,7 @@ func Example() {
 	// 1 HO
 	// 2 HO
 	// wait: <nil>
-	// controller: evolve limit within bounds: true
+	// controller: hill limit within bounds: true
 }
 
 // Evolve is a pure function, so the simulator can run the agent in virtual
@@ -59,12 +59,14 @@ func ExampleEvolve() {
 		Arrivals: sim.Flood{},
 		Duration: 5 * time.Second,
 		Every:    time.Second,
-	}, sim.Agent[adaptive.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]]{
+	}, sim.Agent[adaptive.State[int, int], int, []int, []parallel.Result[int], parallel.Result[int]]{
 		State:  s,
 		Evolve: adaptive.Evolve[int, int],
-		Work:   parallel.Work[int, int](func(_ context.Context, v int) (int, error) { return v, nil }).Simulated(),
-		Queue:  64,
-		Limit:  adaptive.State[int, int].Limit,
+		Work: func(items []int) ([]parallel.Result[int], error) {
+			return make([]parallel.Result[int], len(items)), nil
+		},
+		Queue: 64,
+		Limit: adaptive.State[int, int].Limit,
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Hill is evolve's own controller. It looks for the limit with the highest
+// Hill is the default controller. It looks for the limit with the highest
 // throughput, and moves only on evidence.
 //
 // It measures in windows. In a window at limit L it collects the service
@@ -96,8 +96,8 @@ type mark struct {
 	est   estimate
 }
 
-// Name returns "evolve".
-func (Hill) Name() string { return "evolve" }
+// Name returns "hill".
+func (Hill) Name() string { return "hill" }
 
 // View reports the phase ("start", "search", "probe" or "hold"), the
 // throughput at the best limit and the service time it implies.
@@ -219,9 +219,9 @@ func (h Hill) atBase(e estimate, s Sample, r *rand.Rand) Hill {
 	switch {
 	case !h.fresh(old):
 		h.best = e
-	case changed(old, e):
+	case differs(old, e):
 		if h.mode == holding {
-			return h.changed(e.x < old.x)
+			return h.searchAfresh(e.x < old.x)
 		}
 		h.best = e
 	default:
@@ -245,10 +245,10 @@ func (h Hill) atBase(e estimate, s Sample, r *rand.Rand) Hill {
 	return h
 }
 
-// changed forgets every estimate after the held limit's throughput changed
-// (the window that showed it straddles the change), measures the held
-// limit afresh, then searches, first downwards if it fell.
-func (h Hill) changed(fell bool) Hill {
+// searchAfresh forgets every estimate after the held limit's throughput
+// changed (the window that showed it straddles the change), measures the
+// held limit afresh, then searches, first downwards if it fell.
+func (h Hill) searchAfresh(fell bool) Hill {
 	h.best, h.marks = estimate{}, nil
 	h.mode, h.step, h.grow, h.tried, h.dir = searching, max(1, h.base/4), true, 0, 1
 	if fell {
@@ -335,9 +335,9 @@ func (h Hill) wins(a int, e estimate) bool {
 	return e.x-h.best.x*scale > 2*math.Hypot(e.se, h.best.se*scale)
 }
 
-// changed reports whether e differs from old by more than 10% and more than
+// differs reports whether e differs from old by more than 10% and more than
 // three standard errors.
-func changed(old, e estimate) bool {
+func differs(old, e estimate) bool {
 	return math.Abs(e.x-old.x) > max(0.1*old.x, 3*math.Hypot(old.se, e.se))
 }
 

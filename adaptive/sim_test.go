@@ -1,7 +1,6 @@
 package adaptive_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -18,9 +17,11 @@ func simulate(t *testing.T, cfg sim.Config, initial int) *sim.Result {
 	t.Helper()
 	s, err := adaptive.NewState[int, int](adaptive.Config{Max: 64, Initial: initial, Unordered: true, Seed: cfg.Seed})
 	require.NoError(t, err)
-	res, err := sim.Run(cfg, sim.Agent[adaptive.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]]{
+	res, err := sim.Run(cfg, sim.Agent[adaptive.State[int, int], int, []int, []parallel.Result[int], parallel.Result[int]]{
 		State: s, Evolve: adaptive.Evolve[int, int], Queue: 64, Limit: adaptive.State[int, int].Limit,
-		Work: parallel.Work[int, int](func(_ context.Context, v int) (int, error) { return v, nil }).Simulated(),
+		Work: func(items []int) ([]parallel.Result[int], error) {
+			return make([]parallel.Result[int], len(items)), nil
+		},
 	})
 	require.NoError(t, err)
 	return res

@@ -5,10 +5,11 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// Status is a snapshot of an adaptive agent, as [agent.Handle.Status]
-// returns it and [agent.Handle.LogStatus] logs it: everything a parallel
-// agent reports (the limit in force, the queue, the work in flight, the
-// counts), the bounds of the limit, and the controller's name and view.
+// Status is a snapshot of an adaptive agent, as its handle's Status returns
+// it and LogStatus logs it: a parallel agent's [parallel.Status] (the
+// agent.Load in items, the limit in force, the queue, the counts), the
+// bounds of the limit, and the controller's name and view. The agent makes
+// no batches, so MaxBatch and Batch are 1 and Batches equals InFlight.
 type Status struct {
 	parallel.Status
 	// Min and Max bound the limit.
@@ -24,8 +25,11 @@ func (s State[In, Out]) Status() Status {
 }
 
 // MarshalZerologObject writes st as the fields of one zerolog object, with
-// snake_case names: those of parallel.Status, then min, max, controller,
-// phase, throughput (items per second) and latency.
+// snake_case names: those parallel.Status writes (the Load's queued,
+// in_flight, done, failed and demand, then limit, queue, unordered,
+// max_batch, batches, batch, held, accepted, emitted and closed), then min,
+// max, controller, phase, throughput (items per second) and latency (in
+// zerolog's duration unit, milliseconds unless set otherwise).
 func (st Status) MarshalZerologObject(e *zerolog.Event) {
 	st.Status.MarshalZerologObject(e)
 	e.Int("min", st.Min).

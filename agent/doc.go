@@ -1,23 +1,32 @@
-// Package agent is the contract every evolve agent follows and the one
-// runtime that runs them.
+// Package agent is the contract every evolve agent follows, the runtime that
+// runs them, and the handle a program holds on a running one.
 //
 // An agent's whole behaviour is an [Evolve] function: given the current state
 // and one [Msg], it returns the next state and the [Effect] values it wants
 // performed. Evolve is pure: it starts no goroutines, reads no clock, does no
 // I/O and calls no user code. Time arrives inside each message, stamped by the
 // runtime from its [Clock]; an agent that needs randomness keeps a seeded
-// generator in its state.
+// generator in its state. Because evolve is a plain function, an agent is
+// unit-tested by calling it: package agenttest replays a table of (time,
+// message) steps, with no goroutines and no sleeping.
 //
 // The [Runtime] is the imperative shell. It runs each agent in its own
 // protoactor-go actor, stamps and delivers messages, runs the work that
-// [Start] effects ask for in goroutines it owns and waits for, arms the timers
-// that [Timer] effects ask for, hands [Emit] values to the agent's sink, and
-// grants [Demand] to the agent's [Handle] so that every input queue stays
-// bounded.
+// [Start] effects ask for on goroutines it owns, arms the timers that [Timer]
+// effects ask for, and passes [Emit] values on as the demand downstream
+// allows. The agent packages (parallel, rate, buffer, adaptive) start agents
+// on it and return a [Handle]; package compose links agents into chains,
+// which are Handles too; package agent/spawn runs evolve functions of your
+// own.
 //
-// Because evolve is a plain function, an agent is unit-tested by calling it:
-// package agenttest replays a table of (time, message) steps and collects the
-// states and effects, with no actor system, no goroutines and no sleeping.
+// # Lifecycle
+//
+// Close ends an agent's input; the agent finishes what it accepted, says
+// [Finish], and ends: the runtime takes its final status, lets its workers
+// go and removes its actor, and Wait returns. Nothing is left behind but the
+// handle's outcome and final status, so a program may start an agent or a
+// chain per request, on one runtime, without ever stopping one. Stop ends an
+// agent at once; [Runtime.Shutdown] stops whatever still runs.
 //
 // # Goroutines
 //
@@ -25,28 +34,29 @@
 // agent's work runs on its workers: a worker runs one [Start] at a time and
 // then waits for the next, and a new one starts only when every worker is
 // busy, so an agent keeps about as many workers as it ever had work items in
-// flight. They go when the agent finishes, fails or is stopped;
-// [Handle.Stop] (and so [Runtime.Shutdown]) cancels the work's context and
-// waits for them. Actors run on the runtime's own goroutines, which wait for
-// the next actor with messages instead of ending, and go at
-// [Runtime.Shutdown]. Timers run on the [Clock]; Stop disarms them.
+// flight; they return when the agent ends. Actors run on the runtime's own
+// goroutines, which wait for the next actor with messages instead of ending,
+// and return at Shutdown. Timers run on the [Clock].
 //
 // # Panics
 //
 // A panic in user work becomes a [*PanicError] carrying the value and the
 // stack, delivered to the agent in [Done] like any other error: the agent
 // lives on and decides what a failure means. A panic in a sink is logged and
-// returned by [Handle.Wait]. A panic in evolve is a bug in the agent: the
-// agent stops taking input, logs the panic with its stack, and Wait returns
-// it. Nothing is recovered silently.
+// returned by Wait. A panic in evolve, or an evolve that breaks the contract
+// (it returns [Unhandled] for a message the runtime sent it, or an effect of
+// the wrong type), is a bug in the agent: the agent ends, the failure is
+// logged with its stack, and Wait returns it. Nothing is recovered silently.
 //
 // # Flow control
 //
-// Mailboxes are unbounded; bounds live in the state machines. The handle
-// holds one credit per free slot of the agent's input queue and Post spends
-// one, so at most the queue's bound of items wait; evolve gives slots back
-// with [Demand] as items leave the queue. Downstream, an agent emits only the
-// demand it was granted with [Pull].
+// Mailboxes are unbounded; bounds live in the state machines. Every input
+// queue has a bound: the handle holds one credit per free slot and Post spends
+// one, so at most the bound of items wait; evolve gives slots back with
+// [Demand] as items leave the queue (they start, are passed on, or go to a
+// flush). Downstream, an agent emits only the demand it was granted with
+// [Pull]. Every status embeds a [Load], which counts what an agent holds in
+// the same terms for every kind of agent.
 //
 // # Batches
 //
@@ -56,15 +66,6 @@
 // work result as a [Done], then the items and the other messages (Close, Set,
 // Query, Tick) in the order they came, the items between two of those as one
 // [Input]; all stamped with one instant. So a busy agent costs one actor
-// message per batch rather than per item, and an evolve function sees
-// larger Inputs the busier its agent is.
-//
-// # Stages
-//
-// A [Stage] is an agent described but not yet started, seen as one step of a
-// chain. Started with an [Inlet] and an [Outlet], its Demand becomes a Pull
-// for the stage before it, its emitted values become that of the stage after
-// it, and its completion closes the stage after it. [MapIn] and [MapOut]
-// convert what a stage takes and emits without touching its evolve. Package
-// compose builds typed chains from Stages.
+// message per batch rather than per item, and an evolve function sees larger
+// Inputs the busier its agent is.
 package agent

@@ -54,15 +54,35 @@ type Reply[V any] struct {
 
 // Finish says the agent is done: input was closed and everything accepted has
 // been finished and emitted. Err is what [Handle.Wait] returns: nil, or the
-// first failure the agent saw.
+// first failure the agent saw. The runtime then takes the agent's final
+// status (a [Query] evolve answers with a [Reply]), lets its workers go and
+// removes its actor; nothing is delivered to evolve after Finish.
 type Finish struct {
 	Err error
 }
 
-func (Start[W]) effect() {}
-func (Emit[O]) effect()  {}
-func (Timer) effect()    {}
-func (Disarm) effect()   {}
-func (Demand) effect()   {}
-func (Reply[V]) effect() {}
-func (Finish) effect()   {}
+// Cancel asks the runtime to cancel the context of the agent's work, with
+// Cause as [context.Cause]: work running now sees its context end, and work
+// started later starts with it ended. An agent asks for it to stop what is
+// left after a failure that dooms it.
+type Cancel struct {
+	Cause error
+}
+
+// Unhandled is what an evolve function returns, alone and with its state
+// unchanged, for a message it does not take: a Done or Set of a type it does
+// not expect, say. Every message a driver sends is one the agent asked for
+// or must take, so a driver that gets Unhandled back reports a bug: the
+// runtime fails the agent, package agenttest panics naming the step, and
+// package sim stops the run with its ErrBroken.
+type Unhandled struct{}
+
+func (Start[W]) effect()  {}
+func (Emit[O]) effect()   {}
+func (Timer) effect()     {}
+func (Disarm) effect()    {}
+func (Demand) effect()    {}
+func (Reply[V]) effect()  {}
+func (Finish) effect()    {}
+func (Cancel) effect()    {}
+func (Unhandled) effect() {}

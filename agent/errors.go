@@ -6,12 +6,13 @@ import (
 )
 
 // ErrClosed is returned by [Handle.Post] and [Handle.TryPost] after
-// [Handle.Close] or [Handle.Stop], and by [Handle.Status] once the agent has
-// stopped.
+// [Handle.Close] or [Handle.Stop], by [Handle.Status] for an agent that
+// ended without a final status (one whose evolve panicked), and by the
+// constructors of every agent package once the runtime has shut down.
 var ErrClosed = errors.New("agent: closed")
 
-// ErrFull is returned by [Handle.TryPost] when the agent's input queue is at
-// its bound.
+// ErrFull is returned by [Handle.TryPost] when the input queue is at its
+// bound.
 var ErrFull = errors.New("agent: input queue full")
 
 // ErrStopped is returned by [Handle.Wait] when the agent was stopped by

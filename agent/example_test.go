@@ -1,65 +1,63 @@
 package agent_test
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/agent/agenttest"
 )
 
-// counter is a whole agent: it passes input through while it holds demand,
-// gives each input slot back at once, and finishes on Close.
-type counter struct {
-	demand int
-	seen   int
+// relay passes its input on while it holds demand and keeps the rest until
+// more is granted; each item it passes on gives its input slot back. It
+// finishes on Close once it holds nothing.
+type relay struct {
+	demand  int
+	waiting []string
+	closed  bool
 }
 
-func counterEvolve(s counter, m agent.Msg) (counter, []agent.Effect) {
+func relayEvolve(s relay, m agent.Msg) (relay, []agent.Effect) {
 	switch m := m.(type) {
 	case agent.Pull:
 		s.demand += m.N
 	case agent.Input[string]:
-		s.seen += len(m.Items)
-		s.demand -= len(m.Items) // a standalone agent holds unbounded demand
-		return s, []agent.Effect{agent.Emit[string]{Values: m.Items}, agent.Demand{N: len(m.Items)}}
+		s.waiting = append(s.waiting[:len(s.waiting):len(s.waiting)], m.Items...)
 	case agent.Close:
-		return s, []agent.Effect{agent.Finish{}}
+		s.closed = true
 	case agent.Query:
-		return s, []agent.Effect{agent.Reply[int]{To: m.ID, Value: s.seen}}
+		return s, []agent.Effect{agent.Reply[agent.Load]{To: m.ID, Value: agent.Load{Queued: len(s.waiting), Demand: s.demand}}}
+	default:
+		return s, []agent.Effect{agent.Unhandled{}}
 	}
-	return s, nil
+	var fx []agent.Effect
+	if n := min(s.demand, len(s.waiting)); n > 0 {
+		fx = append(fx, agent.Emit[string]{Values: s.waiting[:n:n]}, agent.Demand{N: n})
+		s.waiting, s.demand = s.waiting[n:], s.demand-n
+	}
+	if s.closed && len(s.waiting) == 0 {
+		fx = append(fx, agent.Finish{})
+	}
+	return s, fx
 }
 
-// An agent is an evolve function run by the runtime. Spawn returns a handle
-// to post to; emitted values go to the sink.
+// An agent is an evolve function: a message in, the next state and the
+// effects it asks for out, as plain values. Driven by hand, with no runtime,
+// relay passes on only what its demand allows.
 func Example() {
-	rt := agent.NewRuntime()
-	defer rt.Shutdown(context.Background())
-
-	h, err := agent.Spawn(rt, agent.Spec[counter, string, struct{}, struct{}, string, int]{
-		Name:   "counter",
-		Evolve: counterEvolve,
-		Queue:  8,
-		Sink:   func(s string) { fmt.Println("out:", s) },
-	})
-	if err != nil {
-		fmt.Println(err)
-		return
+	tr := agenttest.Run(relayEvolve, relay{},
+		agenttest.Step{Msg: agent.Pull{N: 2}},
+		agenttest.Step{Msg: agent.Input[string]{Items: []string{"a", "b", "c"}}},
+		agenttest.Step{Msg: agent.Close{}},
+		agenttest.Step{Msg: agent.Pull{N: 5}},
+	)
+	for i, t := range tr {
+		finished := len(agenttest.Of[agent.Finish](t.Effects)) == 1
+		fmt.Printf("step %d: passes on %v; input slots back: %d; finished: %v\n",
+			i, agenttest.Emitted[string](t.Effects), agenttest.Demanded(t.Effects), finished)
 	}
-	ctx := context.Background()
-	for _, w := range []string{"a", "b", "c"} {
-		if err := h.Post(ctx, w); err != nil {
-			fmt.Println(err)
-		}
-	}
-	seen, _ := h.Status(ctx)
-	fmt.Println("seen:", seen)
-	h.Close()
-	fmt.Println("wait:", h.Wait(ctx))
 	// Output:
-	// out: a
-	// out: b
-	// out: c
-	// seen: 3
-	// wait: <nil>
+	// step 0: passes on []; input slots back: 0; finished: false
+	// step 1: passes on [a b]; input slots back: 2; finished: false
+	// step 2: passes on []; input slots back: 0; finished: false
+	// step 3: passes on [c]; input slots back: 1; finished: true
 }

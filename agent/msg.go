@@ -4,8 +4,8 @@ import "time"
 
 // Msg is one message to an agent. The set of messages is closed: the runtime
 // sends exactly the types in this file, and an evolve function switches on
-// them. A message an evolve function does not expect should leave the state
-// unchanged and ask for no effects.
+// them. For a message it does not take, an evolve function returns its state
+// unchanged and the one effect [Unhandled].
 //
 // Every message carries At, the instant the runtime delivered it to evolve.
 // The runtime overwrites At; tests set it (see [Stamp]).

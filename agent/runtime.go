@@ -7,77 +7,74 @@ import (
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/evolvekit/evolve/internal/bridge"
 	"github.com/rs/zerolog"
 )
 
 // Runtime runs agents: one protoactor actor system shared by every agent
-// spawned on it, a clock, and a logger. Create one with [NewRuntime], spawn
-// agents on it (parallel.New, rate.New, buffer.New, ...), and end it with
-// [Runtime.Shutdown], which stops every agent still running and waits for the
-// goroutines they own.
+// started on it, a clock, and a logger. Create one with [NewRuntime], start
+// agents and chains on it (parallel.New, compose.Start, ...), and end it with
+// [Runtime.Shutdown], which stops whatever still runs.
+//
+// An agent that has finished leaves the runtime on its own, so a runtime
+// can serve a program for its whole life, a server starting a chain per
+// request say, without growing.
 //
 // A Runtime is safe for concurrent use. Its zero value is not usable.
 type Runtime struct {
-	system   *actor.ActorSystem
+	parts    bridge.Parts
 	dispatch *dispatcher
-	clock    Clock
-	log      zerolog.Logger
 
 	mu      sync.Mutex
 	stopped bool
-	agents  map[stopper]struct{}
-}
-
-// stopper is what the runtime needs of a running agent to shut it down.
-type stopper interface {
-	Stop(ctx context.Context) error
+	agents  map[bridge.Agent]struct{}
+	ids     []string // the actor IDs of agents that have ended, for reuse
 }
 
 // Option configures a [Runtime].
 type Option func(*Runtime)
 
-// WithLogger sends the runtime's logs, protoactor's included, to l. Without
-// it nothing is logged.
+// WithLogger sends the runtime's logs to l: an agent's LogStatus events,
+// the failures of agents (a panic in evolve or in a sink), and protoactor's
+// own warnings and errors. Without it nothing is logged. Nothing is logged
+// at info level unless asked for by LogStatus.
 func WithLogger(l zerolog.Logger) Option {
-	return func(rt *Runtime) { rt.log = l }
+	return func(rt *Runtime) { rt.parts.Log = l }
 }
 
-// WithClock makes the runtime stamp messages and arm timers with c instead of
-// the system clock. It is meant for tests.
+// WithClock makes the runtime stamp messages and arm timers with c instead
+// of the system clock. It is meant for tests.
 func WithClock(c Clock) Option {
-	return func(rt *Runtime) { rt.clock = c }
+	return func(rt *Runtime) { rt.parts.Clock = c }
 }
 
-// NewRuntime starts a runtime. It starts no goroutine until an agent gets a
-// message; the goroutines that run agents then stay, waiting, until
-// Shutdown.
+// NewRuntime returns a runtime. It starts no goroutine until an agent gets a
+// message; the goroutines that run agents' actors then stay, waiting for the
+// next message, until Shutdown.
 func NewRuntime(opts ...Option) *Runtime {
 	rt := &Runtime{
+		parts:    bridge.Parts{Clock: SystemClock{}, Log: zerolog.Nop()},
 		dispatch: newDispatcher(),
-		clock:    SystemClock{},
-		log:      zerolog.Nop(),
-		agents:   make(map[stopper]struct{}),
+		agents:   make(map[bridge.Agent]struct{}),
 	}
 	for _, o := range opts {
 		o(rt)
 	}
-	handler := slogHandler(rt.log)
-	rt.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+	handler := slogHandler(rt.parts.Log)
+	rt.parts.System = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(handler)
 	}))
+	rt.parts.Dispatch = rt.dispatch
+	rt.parts.Adopt, rt.parts.Release = rt.adopt, rt.release
+	rt.parts.ID, rt.parts.Free = rt.id, rt.free
 	return rt
 }
 
-// Logger returns the runtime's logger.
-func (rt *Runtime) Logger() zerolog.Logger { return rt.log }
-
-// Clock returns the runtime's clock.
-func (rt *Runtime) Clock() Clock { return rt.clock }
-
-// Shutdown stops every agent still running on rt (queued input is dropped;
-// use Close and Wait first for a graceful end), waits for the goroutines they
-// own, and shuts the actor system down. It returns ctx.Err() if ctx ends
-// first. Spawning on a runtime that was shut down fails with [ErrClosed].
+// Shutdown stops every agent still running on rt, all at once (queued input
+// is dropped; Close and Wait first for a graceful end), waits for the
+// goroutines they own, and shuts the actor system down. It returns ctx.Err()
+// if ctx ends first. Starting an agent on a runtime that was shut down fails
+// with [ErrClosed]. Calling Shutdown again is harmless.
 func (rt *Runtime) Shutdown(ctx context.Context) error {
 	rt.mu.Lock()
 	if rt.stopped {
@@ -85,23 +82,33 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	rt.stopped = true
-	agents := make([]stopper, 0, len(rt.agents))
+	agents := make([]bridge.Agent, 0, len(rt.agents))
 	for a := range rt.agents {
 		agents = append(agents, a)
 	}
 	rt.mu.Unlock()
 
+	for _, a := range agents {
+		a.Halt()
+	}
 	var errs []error
 	for _, a := range agents {
 		errs = append(errs, a.Stop(ctx))
 	}
-	rt.system.Shutdown()
+	for _, a := range agents {
+		select {
+		case <-a.Done():
+		case <-ctx.Done():
+			errs = append(errs, ctx.Err())
+		}
+	}
+	rt.parts.System.Shutdown()
 	errs = append(errs, rt.dispatch.stop(ctx))
 	return errors.Join(errs...)
 }
 
 // adopt records a running agent so Shutdown can stop it.
-func (rt *Runtime) adopt(a stopper) error {
+func (rt *Runtime) adopt(a bridge.Agent) error {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.stopped {
@@ -111,9 +118,29 @@ func (rt *Runtime) adopt(a stopper) error {
 	return nil
 }
 
-// release forgets an agent that has stopped.
-func (rt *Runtime) release(a stopper) {
+// release forgets an agent that has ended.
+func (rt *Runtime) release(a bridge.Agent) {
 	rt.mu.Lock()
 	delete(rt.agents, a)
+	rt.mu.Unlock()
+}
+
+// id returns an actor ID that no running agent has: one of an agent that
+// ended, or a new one.
+func (rt *Runtime) id() string {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if n := len(rt.ids); n > 0 {
+		id := rt.ids[n-1]
+		rt.ids = rt.ids[:n-1]
+		return id
+	}
+	return rt.parts.System.ProcessRegistry.NextId()
+}
+
+// free takes back the actor ID of an agent whose actor is gone.
+func (rt *Runtime) free(id string) {
+	rt.mu.Lock()
+	rt.ids = append(rt.ids, id)
 	rt.mu.Unlock()
 }

@@ -7,9 +7,12 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// slogHandler routes protoactor's log/slog records into l. protoactor names
-// one of its attributes "message", which zerolog uses for the log line
-// itself; that attribute is renamed "payload" so no key is written twice.
+// slogHandler routes protoactor's log/slog records of level warning and
+// above into l; its info and debug records ("actor system started", say)
+// are dropped, so a runtime says nothing of its own accord. protoactor
+// names one of its attributes "message", which zerolog uses for the log
+// line itself; that attribute is renamed "payload" so no key is written
+// twice.
 func slogHandler(l zerolog.Logger) slog.Handler {
 	if l.GetLevel() == zerolog.Disabled {
 		return slog.DiscardHandler
@@ -17,8 +20,14 @@ func slogHandler(l zerolog.Logger) slog.Handler {
 	return renameMessage{zerolog.NewSlogHandler(l.With().Str("lib", "protoactor").Logger())}
 }
 
-// renameMessage is a slog.Handler that renames attributes called "message".
+// renameMessage is a slog.Handler that renames attributes called "message"
+// and passes on only warnings and errors.
 type renameMessage struct{ slog.Handler }
+
+// Enabled reports whether level is a warning or worse and l would log it.
+func (h renameMessage) Enabled(ctx context.Context, level slog.Level) bool {
+	return level >= slog.LevelWarn && h.Handler.Enabled(ctx, level)
+}
 
 // Handle writes r with its "message" attributes renamed "payload".
 func (h renameMessage) Handle(ctx context.Context, r slog.Record) error {

@@ -128,7 +128,7 @@ func cpuRun(b *testing.B, start func(*agent.Runtime, func(parallel.Result[[]uint
 	job = (job + jobTime()) / 2
 	b.ReportMetric(float64(job.Microseconds())/1000, "ms/job")
 	b.ReportMetric(cpuJobs/elapsed.Seconds()*job.Seconds(), "cores")
-	if ad, ok := a.(*adaptive.Agent[uint64, []uint64]); ok {
+	if ad, ok := a.(agent.Handle[uint64, adaptive.Status]); ok {
 		st, err := ad.Status(ctx)
 		if err != nil {
 			b.Fatal(err)

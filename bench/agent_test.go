@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/agent/spawn"
 )
 
 // BenchmarkAgent posts b.N messages, from the benchmark's goroutine, to one
@@ -22,27 +23,33 @@ func BenchmarkAgent(b *testing.B) {
 // slot back at once, finishes on Close, and answers a Query with its count.
 type counter struct{ seen int }
 
+// counterEvolve takes the messages the runtime sends a standalone agent
+// that starts no work: Input, Pull (it emits nothing, so demand needs no
+// bookkeeping), Close and Query; anything else is Unhandled.
 func counterEvolve(s counter, m agent.Msg) (counter, []agent.Effect) {
 	switch m := m.(type) {
 	case agent.Input[string]:
 		s.seen += len(m.Items)
 		return s, []agent.Effect{agent.Demand{N: len(m.Items)}}
+	case agent.Pull:
+		return s, nil
 	case agent.Close:
 		return s, []agent.Effect{agent.Finish{}}
 	case agent.Query:
 		return s, []agent.Effect{agent.Reply[int]{To: m.ID, Value: s.seen}}
+	default:
+		return s, []agent.Effect{agent.Unhandled{}}
 	}
-	return s, nil
 }
 
-// agentEvolve is agent's own BenchmarkAgent: one agent spawned with
-// agent.Spawn and an input queue of 1024, Post b.N times, Close, Wait.
+// agentEvolve starts one counter with spawn.New and an input queue of 1024,
+// Posts b.N times, Closes, Waits, and checks the count in its final status.
 func agentEvolve(b *testing.B) {
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(context.Background())
-	h, err := agent.Spawn(rt, agent.Spec[counter, string, struct{}, struct{}, struct{}, int]{
+	h, err := spawn.New[string, int](rt, spawn.Spec[counter, struct{}, struct{}, struct{}]{
 		Name: "counter", Evolve: counterEvolve, Queue: 1024,
-	})
+	}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

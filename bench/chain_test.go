@@ -33,9 +33,9 @@ func BenchmarkChain(b *testing.B) {
 	b.Run("ants", chainAnts)
 }
 
-// chainEvolve is compose's own BenchmarkChain: a rate stage with no real
-// limit, a parallel stage of limit 4 (in input order, its default), a buffer
-// stage of batches of 100, and the sink.
+// chainEvolve is a compose chain, compose.Pipe3 of a rate stage with no real
+// limit, a parallel stage of limit 4 (in input order, its default) and a
+// buffer stage of batches of 100, started with the sink and fed with Post.
 func chainEvolve(b *testing.B) {
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(context.Background())
@@ -47,12 +47,12 @@ func chainEvolve(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	batches, err := buffer.Stage(buffer.Config{Size: chainBatch}, func(context.Context, []int) error { return nil })
+	batches, err := buffer.Stage(buffer.Config[int]{Size: chainBatch}, func(context.Context, []int) error { return nil })
 	if err != nil {
 		b.Fatal(err)
 	}
 	s := newSeen(b.N)
-	c, err := compose.Start(rt, compose.Then(compose.Then(compose.From(limit), work), batches), func(batch []int) {
+	c, err := compose.Start(rt, compose.Pipe3(limit, work, batches), func(batch []int) {
 		for _, v := range batch {
 			s.mark(odd(v))
 		}

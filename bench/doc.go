@@ -14,21 +14,23 @@
 //
 // BenchmarkChain/{evolve,channels,conc,errgroup,ants}: b.N items (one op is one
 // item) through at most 4 workers computing x*2+1, then batches of 100, to a
-// sink. evolve is a compose chain: a rate stage with no real limit (Rate
-// math.MaxFloat64, Burst 1<<30), a parallel stage of limit 4 (results in input
-// order, its default) and a buffer stage of Size 100, fed with Chain.Post.
+// sink. evolve is a compose chain, compose.Pipe3 of a rate stage with no real
+// limit (Rate math.MaxFloat64, Burst 1<<30), a parallel stage of limit 4
+// (results in input order, its default) and a buffer stage of Size 100,
+// started with compose.Start and fed with Post on the handle it returns.
 // channels is 4 long-lived worker goroutines reading a channel, sending to a
 // batcher goroutine that sends batches over a channel to the sink goroutine
 // (channels hold 64 items, like evolve's input queues). conc submits one task
 // per item to pool.New().WithMaxGoroutines(4), errgroup runs one goroutine per
-// item under SetLimit(4), ants submits one task per item to a pool of 4; each
-// task sends its result to the same batcher and sink as channels. The peers do
-// not keep input order.
+// item on an errgroup.Group limited with g.SetLimit(4), ants submits one task
+// per item to a pool of 4; each task sends its result to the same batcher and
+// sink as channels. The peers do not keep input order.
 //
 // BenchmarkAgent/{evolve,protoactor}: b.N messages posted one at a time to one
-// agent (agent.Spawn, input queue 1024) whose evolve counts each and gives its
-// input slot back, then Close and Wait; against Root.Send of as many messages
-// to a bare protoactor actor that counts them. Both report msg/s.
+// agent (spawn.New from package agent/spawn, input queue 1024) whose evolve
+// counts each and gives its input slot back, then Close and Wait; against
+// Root.Send of as many messages to a bare protoactor actor that counts them.
+// Both report msg/s.
 //
 // BenchmarkRate/{evolve,xrate,uber}/{1000,10000,100000} and
 // BenchmarkRate/burst-1/{evolve,xrate,uber}/{1000,10000,100000}: about one
@@ -86,7 +88,8 @@
 //	go test -run '^$' -bench . -benchmem -count 5 . | tee /tmp/bench.txt
 //	go run ./cmd/report -in /tmp/bench.txt   # the report, to standard output
 //
-// A quick check that everything builds and runs, in well under a minute:
+// A quick check that everything builds and runs, in well under a minute (the
+// one CI makes, with staticcheck besides):
 //
-//	go vet ./... && go test ./... && go test -run '^$' -bench 'Chain|Agent' -benchtime 1x .
+//	go vet ./... && go test ./... && go test -run '^$' -bench 'Chain|Agent|Overload' -benchtime 1x .
 package bench

@@ -91,11 +91,11 @@ func overloadEvolve(ctx context.Context, sink func([]request)) error {
 	if err != nil {
 		return err
 	}
-	batches, err := buffer.Stage(buffer.Config{Size: chainBatch}, func(context.Context, []request) error { return nil })
+	batches, err := buffer.Stage(buffer.Config[request]{Size: chainBatch}, func(context.Context, []request) error { return nil })
 	if err != nil {
 		return err
 	}
-	c, err := compose.Start(rt, compose.Then(compose.Then(compose.From(limit), work), batches), sink)
+	c, err := compose.Start(rt, compose.Pipe3(limit, work, batches), sink)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/core"
 )
 
 // Flush writes one batch somewhere: a bulk insert, a bulk API call. The
@@ -14,43 +15,98 @@ import (
 // batch, or keep it after returning: the same slice is emitted afterwards.
 type Flush[T any] func(ctx context.Context, batch []T) error
 
-// Agent is a running buffer agent: Post items to it, Close it, Wait for the
-// last batch. Its Status method returns a [Status]. An Agent is safe for
-// concurrent use; each Post costs one actor message, each flush one
-// goroutine.
-type Agent[T any] struct {
-	*agent.Handle[T, Status]
-}
-
 // New starts a buffer agent on rt that batches items as cfg says, flushes
 // each batch with flush, and hands each flushed batch to sink on the agent's
-// own goroutine (a nil sink discards them). It returns an [ErrConfig] naming
-// the field at fault when cfg is not valid or flush is nil, and
-// agent.ErrClosed when rt has been shut down.
-func New[T any](rt *agent.Runtime, cfg Config, flush Flush[T], sink func([]T)) (*Agent[T], error) {
-	sp, err := spec(cfg, flush)
+// own goroutine (a nil sink discards them). Its Status is a [Status]; with
+// [Config.MaxWeight] set, its Post and TryPost weigh each item and refuse a
+// negative weight with an [ErrWeight]. It returns an [ErrConfig] naming the
+// field at fault when cfg is not valid or flush or rt is nil, and
+// agent.ErrClosed once rt has shut down.
+func New[T any](rt *agent.Runtime, cfg Config[T], flush Flush[T], sink func([]T)) (agent.Handle[T, Status], error) {
+	if rt == nil {
+		return nil, invalid("runtime must not be nil")
+	}
+	cfg, err := check(cfg, flush)
 	if err != nil {
 		return nil, err
 	}
-	sp.Sink = sink
-	h, err := agent.Spawn(rt, sp)
+	if !cfg.weighed() {
+		h, err := core.Spawn[T, Status](rt, spec(cfg, flush), sink)
+		if err != nil {
+			return nil, err
+		}
+		return h, nil
+	}
+	h, err := core.Spawn[Item[T], Status](rt, spec(cfg, flush), sink)
 	if err != nil {
 		return nil, err
 	}
-	return &Agent[T]{h}, nil
+	return &weighing[T]{Agent: h, weigh: cfg.Weight}, nil
 }
 
-// spec describes the agent cfg and flush make, with no sink.
-func spec[T any](cfg Config, flush Flush[T]) (agent.Spec[State[T], T, []T, struct{}, []T, Status], error) {
-	var sp agent.Spec[State[T], T, []T, struct{}, []T, Status]
-	if flush == nil {
-		return sp, invalid("flush must not be nil")
-	}
-	s, err := NewState[T](cfg)
+// Stage returns a buffer agent as one stage of a chain (see package compose):
+// it batches the items passed to it as cfg says, flushes each batch with
+// flush, one at a time, and passes each flushed batch on. A batch whose flush
+// fails is not passed on; the first failure is the stage's error. An item
+// [Config.Weight] refuses is dropped, counted, and reported by the chain's
+// Wait. It returns an [ErrConfig] naming the field at fault when cfg is not
+// valid or flush is nil.
+func Stage[T any](cfg Config[T], flush Flush[T]) (agent.Stage[T, []T], error) {
+	cfg, err := check(cfg, flush)
 	if err != nil {
-		return sp, err
+		return agent.Stage[T, []T]{}, err
 	}
-	sp.Name, sp.State, sp.Evolve, sp.Queue = s.cfg.Name, s, Evolve[T], s.cfg.Queue
-	sp.Run = func(ctx context.Context, b []T) (struct{}, error) { return struct{}{}, flush(ctx, b) }
-	return sp, nil
+	if !cfg.weighed() {
+		return core.Wrap(core.NewStage[T, Status](spec(cfg, flush))), nil
+	}
+	weigh := func(v T) (Item[T], error) { return weighItem(cfg.Weight, v) }
+	return core.Wrap(core.MapIn(core.NewStage[Item[T], Status](spec(cfg, flush)), weigh)), nil
+}
+
+// check checks cfg and flush, and fills in cfg's defaults.
+func check[T any](cfg Config[T], flush Flush[T]) (Config[T], error) {
+	if flush == nil {
+		return cfg, invalid("flush must not be nil")
+	}
+	return cfg.withDefaults()
+}
+
+// spec describes the agent cfg (with its defaults filled in) and flush
+// make.
+func spec[T any](cfg Config[T], flush Flush[T]) core.Spec[State[T], []T, struct{}, []T] {
+	s, _ := NewState(cfg)
+	return core.Spec[State[T], []T, struct{}, []T]{
+		Name:   cfg.Name,
+		State:  s,
+		Evolve: Evolve[T],
+		Queue:  cfg.Queue,
+		Work: func(ctx context.Context, _ uint64, b []T) (struct{}, error) {
+			return struct{}{}, flush(ctx, b)
+		},
+	}
+}
+
+// weighing is a running buffer agent whose batches are cut by weight: its
+// Post and TryPost weigh each item before it is posted.
+type weighing[T any] struct {
+	*core.Agent[Item[T], Status]
+	weigh func(T) int
+}
+
+// Post weighs v and posts it, blocking while the input queue is full.
+func (h *weighing[T]) Post(ctx context.Context, v T) error {
+	it, err := weighItem(h.weigh, v)
+	if err != nil {
+		return err
+	}
+	return h.Agent.Post(ctx, it)
+}
+
+// TryPost weighs v and posts it if the input queue has room.
+func (h *weighing[T]) TryPost(v T) error {
+	it, err := weighItem(h.weigh, v)
+	if err != nil {
+		return err
+	}
+	return h.Agent.TryPost(it)
 }

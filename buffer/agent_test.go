@@ -59,7 +59,7 @@ func lens(bs [][]int) []int {
 
 func noFlush(context.Context, []int) error { return nil }
 
-func postAll(t *testing.T, a *buffer.Agent[int], from, to int) {
+func postAll(t *testing.T, a agent.Handle[int, buffer.Status], from, to int) {
 	t.Helper()
 	for i := from; i <= to; i++ {
 		require.NoError(t, a.Post(context.Background(), i))
@@ -69,7 +69,7 @@ func postAll(t *testing.T, a *buffer.Agent[int], from, to int) {
 func TestBatchesBySizeAndTheRestOnClose(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		var out sink
-		a, err := buffer.New(rt, buffer.Config{Size: 10}, noFlush, out.put)
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 10}, noFlush, out.put)
 		require.NoError(t, err)
 		postAll(t, a, 1, 25)
 		synctest.Wait()
@@ -85,7 +85,7 @@ func TestBatchesBySizeAndTheRestOnClose(t *testing.T) {
 func TestMaxWaitFlushesAPartialBatchAfterExactlyMaxWait(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		var out sink
-		a, err := buffer.New(rt, buffer.Config{Size: 10, MaxWait: time.Second}, noFlush, out.put)
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 10, MaxWait: time.Second}, noFlush, out.put)
 		require.NoError(t, err)
 		t0 := time.Now()
 		postAll(t, a, 1, 3)
@@ -118,7 +118,7 @@ func TestFlushesNeverOverlap(t *testing.T) {
 			return nil
 		}
 		var out sink
-		a, err := buffer.New(rt, buffer.Config{Size: 7, Queue: 14}, flush, out.put)
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 7, Queue: 14}, flush, out.put)
 		require.NoError(t, err)
 		postAll(t, a, 0, 99)
 		a.Close()
@@ -141,16 +141,20 @@ func TestFailingFlushIsReportedByWaitAndLaterBatchesFlush(t *testing.T) {
 			return nil
 		}
 		var out sink
-		a, err := buffer.New(rt, buffer.Config{Size: 2}, flush, out.put)
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 2}, flush, out.put)
 		require.NoError(t, err)
 		postAll(t, a, 1, 7)
 		a.Close()
 		assert.ErrorIs(t, a.Wait(context.Background()), errBoom)
 		assert.Equal(t, [][]int{{1, 2}, {5, 6}, {7}}, out.got())
 		st, err := a.Status(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, 1, st.Failed)
+		require.NoError(t, err, "the final snapshot")
+		assert.Equal(t, 1, st.FailedBatches)
+		assert.Equal(t, 2, st.Failed, "the items of the failed batch")
+		assert.Equal(t, 7, st.Done)
 		assert.Equal(t, 3, st.Flushed)
+		assert.Equal(t, errBoom, st.Err)
+		assert.True(t, st.Closed)
 	})
 }
 
@@ -166,7 +170,7 @@ func TestPanickingFlushIsReportedByWaitAndLaterBatchesFlush(t *testing.T) {
 			return nil
 		}
 		var out sink
-		a, err := buffer.New(rt, buffer.Config{Size: 2}, flush, out.put)
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 2}, flush, out.put)
 		require.NoError(t, err)
 		postAll(t, a, 1, 5)
 		a.Close()
@@ -181,7 +185,7 @@ func TestPanickingFlushIsReportedByWaitAndLaterBatchesFlush(t *testing.T) {
 
 func TestPostAfterCloseIsRefused(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
-		a, err := buffer.New(rt, buffer.Config{Size: 2}, noFlush, nil)
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 2}, noFlush, nil)
 		require.NoError(t, err)
 		postAll(t, a, 1, 1)
 		a.Close()
@@ -196,7 +200,7 @@ func TestTryPostReportsAFullQueue(t *testing.T) {
 		release := make(chan struct{})
 		flush := func(context.Context, []int) error { <-release; return nil }
 		var out sink
-		a, err := buffer.New(rt, buffer.Config{Size: 2, Queue: 2}, flush, out.put)
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 2, Queue: 2}, flush, out.put)
 		require.NoError(t, err)
 		postAll(t, a, 1, 2)
 		synctest.Wait() // the first batch's flush has started: its slots are back
@@ -215,7 +219,7 @@ func TestTryPostReportsAFullQueue(t *testing.T) {
 func TestStopCancelsARunningFlush(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		flush := func(ctx context.Context, _ []int) error { <-ctx.Done(); return ctx.Err() }
-		a, err := buffer.New(rt, buffer.Config{Size: 1}, flush, nil)
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 1}, flush, nil)
 		require.NoError(t, err)
 		postAll(t, a, 1, 1)
 		synctest.Wait()
@@ -229,7 +233,7 @@ func TestLogStatusWritesTheStatusFields(t *testing.T) {
 		var logs bytes.Buffer
 		rt := agent.NewRuntime(agent.WithLogger(zerolog.New(&logs)))
 		defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
-		a, err := buffer.New(rt, buffer.Config{Size: 3, MaxWait: time.Minute, Name: "orders"}, noFlush, nil)
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 3, MaxWait: time.Minute, Name: "orders"}, noFlush, nil)
 		require.NoError(t, err)
 		postAll(t, a, 1, 4)
 		synctest.Wait()
@@ -239,9 +243,11 @@ func TestLogStatusWritesTheStatusFields(t *testing.T) {
 		ev := agenttest.LastLog(t, logs.Bytes())
 		assert.Equal(t, "orders", ev.Agent)
 		assert.Equal(t, map[string]any{
-			"size": 3.0, "max_wait": 60000.0, "queue": 64.0, "pending": 1.0, "waiting": 0.0,
-			"queued": 1.0, "flushing": 0.0, "flushed": 1.0, "failed": 0.0,
-			"demand": float64(agent.Unbounded), "closed": false,
+			"size": 3.0, "max_weight": 0.0, "max_wait": 60000.0, "queue": 64.0,
+			"pending": 1.0, "weight": 0.0, "waiting": 0.0,
+			"queued": 1.0, "in_flight": 0.0, "done": 3.0, "failed": 0.0,
+			"flushed": 1.0, "failed_batches": 0.0,
+			"demand": "unbounded", "closed": false,
 			"oldest": time.Now().Format(zerolog.TimeFieldFormat),
 		}, ev.Status)
 	})
@@ -256,14 +262,18 @@ func TestStatusLogsTheFirstError(t *testing.T) {
 }
 
 func TestNewRejectsBadArguments(t *testing.T) {
+	_, err := buffer.New(nil, buffer.Config[int]{Size: 1}, noFlush, nil)
+	assert.EqualError(t, err, "buffer: runtime must not be nil")
+	assert.ErrorIs(t, err, buffer.ErrConfig)
 	rt := agent.NewRuntime()
 	defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
-	_, err := buffer.New[int](rt, buffer.Config{Size: 1}, nil, nil)
+	_, err = buffer.New(rt, buffer.Config[int]{Size: 1}, nil, nil)
 	assert.EqualError(t, err, "buffer: flush must not be nil")
 	assert.ErrorIs(t, err, buffer.ErrConfig)
-	_, err = buffer.New(rt, buffer.Config{Size: 0}, noFlush, nil)
-	assert.EqualError(t, err, "buffer: size must be at least 1, got 0")
+	_, err = buffer.New(rt, buffer.Config[int]{Size: 0}, noFlush, nil)
+	assert.EqualError(t, err, "buffer: size must be at least 1, got 0, unless max weight is set")
+	assert.ErrorIs(t, err, buffer.ErrConfig)
 	require.NoError(t, rt.Shutdown(context.Background()))
-	_, err = buffer.New(rt, buffer.Config{Size: 1}, noFlush, nil)
+	_, err = buffer.New(rt, buffer.Config[int]{Size: 1}, noFlush, nil)
 	assert.ErrorIs(t, err, agent.ErrClosed)
 }

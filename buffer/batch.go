@@ -1,24 +1,40 @@
 package buffer
 
-import (
-	"time"
+import "time"
 
-	"github.com/evolvekit/evolve/agent"
-)
-
-// take adds the items of m to the open batch, cutting it each time it is full.
-// The items are copied: the message's slice is never kept.
-func (s State[T]) take(m agent.Input[T]) State[T] {
-	for _, v := range m.Items {
-		if len(s.open) == 0 {
-			s.openedAt = m.At
-		}
-		s.open = append(s.open, v)
-		if len(s.open) == s.cfg.Size {
-			s = s.cut()
-		}
+// add puts v, weighing w, into the open batch at instant at. With a maximum
+// weight, the open batch is cut first if v would take it over; a batch is
+// cut once it is full, so an item heavier than the maximum goes out alone.
+// A negative w counts as 0. The items are copied: the message's slice is
+// never kept.
+func (s State[T]) add(v T, w int, at time.Time) State[T] {
+	w = max(w, 0)
+	// w > maxWeight-weight is weight+w > maxWeight, without overflow:
+	// the open batch weighs less than maxWeight.
+	if s.maxWeight > 0 && len(s.open) > 0 && w > s.maxWeight-s.weight {
+		s = s.cut()
+	}
+	if len(s.open) == 0 {
+		s.openedAt = at
+	}
+	s.open = append(s.open, v)
+	s.weight += w
+	if s.full() {
+		s = s.cut()
 	}
 	return s
+}
+
+// full reports whether the open batch is full: it holds Size items, or
+// weighs MaxWeight. Without Size it is also full once it holds Queue items:
+// it holds every slot of the input queue then, so no item could come to cut
+// it by weight.
+func (s State[T]) full() bool {
+	most := s.size
+	if most == 0 {
+		most = s.queue
+	}
+	return len(s.open) >= most || s.maxWeight > 0 && s.weight >= s.maxWeight
 }
 
 // cut closes the open batch, if it holds anything, and queues it for its
@@ -29,10 +45,10 @@ func (s State[T]) cut() State[T] {
 		return s
 	}
 	if s.armed {
-		s.lapsed, s.lapse = s.gen, true
+		s.stale, s.staleTag = true, s.gen
 	}
 	s.ready = append(s.ready, s.open)
-	s.open, s.openedAt = nil, time.Time{}
+	s.open, s.weight, s.openedAt = nil, 0, time.Time{}
 	s.gen, s.armed = s.gen+1, false
 	return s
 }

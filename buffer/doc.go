@@ -1,8 +1,11 @@
 // Package buffer gathers items into batches and flushes them one batch at a
-// time: a batch is cut when it holds [Config.Size] items, when its oldest item
-// has waited [Config.MaxWait], and on Close. Each batch is handed to a user
-// [Flush] function (a bulk insert, a bulk API call), and once that succeeds it
-// is emitted downstream. A flush that fails or panics is counted, its batch is
+// time: a batch is cut when it holds [Config.Size] items, when it weighs
+// [Config.MaxWeight] (bytes, say, as [Config.Weight] weighs each item), when
+// its oldest item has waited [Config.MaxWait], and on Close. An item heavier
+// than MaxWeight goes out in a batch of its own, as Akka's
+// groupedWeightedWithin does. Each batch is handed to a user [Flush]
+// function (a bulk insert, a bulk API call), and once that succeeds it is
+// emitted downstream. A flush that fails or panics is counted, its batch is
 // not emitted, the first such error is what Wait returns, and the agent goes
 // on with the next batch.
 //
@@ -11,11 +14,13 @@
 // [Config.Queue]: an item holds its slot until the flush of its batch starts,
 // so a slow flush slows the producer down instead of letting batches pile up.
 //
-// The whole behaviour is the pure function [Evolve] over a [State]; [New] runs
-// it on an [agent.Runtime]. An [Agent] is safe for concurrent use; a State is
-// a plain value for one goroutine, and each State is evolved once.
+// [New] runs a buffer agent on an agent.Runtime and returns its
+// agent.Handle, which is safe for concurrent use; [Stage] makes one a stage
+// of a compose chain. The whole behaviour is the pure function [Evolve] over
+// a [State], a plain value for one goroutine, evolved once per step; a
+// flush costs one goroutine hand-over.
 //
-// The zero [Config] is not valid: Size is required. MaxWait 0 means no linger
-// time (a partial batch waits for more items or for Close), and Queue 0 picks
-// a default bound.
+// The zero [Config] is not valid: Size or MaxWeight is required. MaxWait 0
+// means no linger time (a partial batch waits for more items or for Close),
+// and Queue 0 picks a default bound.
 package buffer

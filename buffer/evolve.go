@@ -3,21 +3,30 @@ package buffer
 import "github.com/evolvekit/evolve/agent"
 
 // Evolve is the buffer agent's behaviour: given its state and one message, the
-// next state and the effects to perform. It is pure, as [agent.Evolve]
-// requires.
+// next state and the effects to perform. It is pure, as agent.Evolve
+// requires. The package doc says what it does; the messages it takes are:
 //
-// It takes [agent.Input] items into the open batch, cuts batches by size, by
-// linger [agent.Tick] and on [agent.Close], starts one flush at a time while
-// it holds [agent.Pull] demand (giving the batch's input slots back with
-// [agent.Demand]), emits a batch when its flush's [agent.Done] reports
-// success, answers [agent.Query] with a [Status], and returns [agent.Finish]
-// once closed and empty. Other messages, stale ticks and unknown Done IDs
-// leave the state unchanged and ask for nothing.
+//   - agent.Input[T], or agent.Input[Item[T]] when batches are cut by
+//     weight: items for the open batch;
+//   - agent.Tick: the linger timer of the open batch (a stale one is
+//     ignored);
+//   - agent.Done[struct{}]: the end of the flush it started with an
+//     agent.Start[[]T] (one for another ID is ignored);
+//   - agent.Pull, agent.Close, and agent.Query, answered with an
+//     agent.Reply[Status].
+//
+// It returns [agent.Unhandled] for any other message.
 func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 	var fx []agent.Effect
 	switch m := m.(type) {
 	case agent.Input[T]:
-		s = s.take(m)
+		for _, v := range m.Items {
+			s = s.add(v, 0, m.At)
+		}
+	case agent.Input[Item[T]]:
+		for _, it := range m.Items {
+			s = s.add(it.Value, it.Weight, m.At)
+		}
 	case agent.Tick:
 		if m.Tag != s.gen || !s.armed {
 			return s, nil
@@ -28,26 +37,26 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 		if s.flight == nil || m.ID != s.started {
 			return s, nil
 		}
-		s, fx = s.land(m)
+		s, fx = s.flushed(m)
 	case agent.Pull:
 		if m.N < 1 {
 			return s, nil
 		}
-		s.demand = min(s.demand+m.N, agent.Unbounded)
+		s.demand += min(m.N, agent.Unbounded-s.demand)
 	case agent.Close:
 		s.closed = true
 	case agent.Query:
 		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
 	default:
-		return s, nil
+		return s, []agent.Effect{agent.Unhandled{}}
 	}
 	return s.settle(fx)
 }
 
 // settle runs after every message that may change what is due: it cuts the
 // open batch once input has closed, disarms the linger timer of a batch
-// cut early, arms the one of the open batch, starts the next
-// flush, and finishes.
+// cut early, arms the one of the open batch, starts the next flush, and
+// finishes.
 func (s State[T]) settle(fx []agent.Effect) (State[T], []agent.Effect) {
 	if s.closed {
 		s = s.cut()

@@ -2,6 +2,7 @@ package buffer_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ type step = agenttest.Step
 
 var evolve = buffer.Evolve[int]
 
-func newState(t *testing.T, cfg buffer.Config) buffer.State[int] {
+func newState(t *testing.T, cfg buffer.Config[int]) buffer.State[int] {
 	t.Helper()
 	s, err := buffer.NewState[int](cfg)
 	require.NoError(t, err)
@@ -34,7 +35,7 @@ func emit(batch ...int) agent.Emit[[]int] { return agent.Emit[[]int]{Values: [][
 var unbounded = agent.Pull{N: agent.Unbounded}
 
 func TestFullBatchStartsAFlushAndGivesItsSlotsBack(t *testing.T) {
-	tr := agenttest.Run(evolve, newState(t, buffer.Config{Size: 3, Queue: 6}),
+	tr := agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 3, Queue: 6}),
 		step{Msg: unbounded},
 		step{Msg: in(1, 2)},
 		step{Msg: in(3)},
@@ -45,11 +46,11 @@ func TestFullBatchStartsAFlushAndGivesItsSlotsBack(t *testing.T) {
 	st := tr[2].State.Status()
 	assert.Equal(t, 0, st.Pending)
 	assert.Equal(t, 0, st.Queued)
-	assert.Equal(t, 3, st.Flushing)
+	assert.Equal(t, 3, st.InFlight)
 }
 
 func TestSecondBatchWaitsForTheFirstFlush(t *testing.T) {
-	tr := agenttest.Run(evolve, newState(t, buffer.Config{Size: 3}),
+	tr := agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 3}),
 		step{Msg: unbounded},
 		step{Msg: in(1, 2, 3, 4, 5, 6, 7)},
 		step{Msg: done(1)},
@@ -66,7 +67,7 @@ func TestSecondBatchWaitsForTheFirstFlush(t *testing.T) {
 }
 
 func TestLingerTickCutsAPartialBatch(t *testing.T) {
-	tr := agenttest.Run(evolve, newState(t, buffer.Config{Size: 10, MaxWait: time.Second}),
+	tr := agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 10, MaxWait: time.Second}),
 		step{Msg: unbounded},
 		step{At: 100 * time.Millisecond, Msg: in(1)},
 		step{At: 400 * time.Millisecond, Msg: in(2)},
@@ -83,7 +84,7 @@ func TestLingerTickCutsAPartialBatch(t *testing.T) {
 }
 
 func TestStaleTickIsIgnored(t *testing.T) {
-	tr := agenttest.Run(evolve, newState(t, buffer.Config{Size: 2, MaxWait: time.Second}),
+	tr := agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 2, MaxWait: time.Second}),
 		step{Msg: unbounded},
 		step{At: 0, Msg: in(1)},
 		step{At: 500 * time.Millisecond, Msg: in(2)},
@@ -107,7 +108,7 @@ func TestStaleTickIsIgnored(t *testing.T) {
 }
 
 func TestCloseFlushesTheRemainderThenFinishes(t *testing.T) {
-	tr := agenttest.Run(evolve, newState(t, buffer.Config{Size: 3, MaxWait: time.Minute}),
+	tr := agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 3, MaxWait: time.Minute}),
 		step{Msg: unbounded},
 		step{Msg: in(1, 2, 3, 4)},
 		step{Msg: agent.Close{}},
@@ -127,7 +128,7 @@ func TestCloseFlushesTheRemainderThenFinishes(t *testing.T) {
 }
 
 func TestCloseWhenEmptyFinishesAtOnce(t *testing.T) {
-	tr := agenttest.Run(evolve, newState(t, buffer.Config{Size: 3}),
+	tr := agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 3}),
 		step{Msg: unbounded},
 		step{Msg: agent.Close{}},
 	)
@@ -135,7 +136,7 @@ func TestCloseWhenEmptyFinishesAtOnce(t *testing.T) {
 }
 
 func TestInputAfterCloseIsFlushedWithoutASecondFinish(t *testing.T) {
-	tr := agenttest.Run(evolve, newState(t, buffer.Config{Size: 3}),
+	tr := agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 3}),
 		step{Msg: unbounded},
 		step{Msg: agent.Close{}},
 		step{Msg: in(1)},
@@ -149,7 +150,7 @@ func TestInputAfterCloseIsFlushedWithoutASecondFinish(t *testing.T) {
 func TestFailedFlushIsCountedNotEmittedAndFinishCarriesTheFirstError(t *testing.T) {
 	first, second := errors.New("first"), errors.New("second")
 	panicked := &agent.PanicError{Value: "boom"}
-	tr := agenttest.Run(evolve, newState(t, buffer.Config{Size: 1}),
+	tr := agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 1}),
 		step{Msg: unbounded},
 		step{Msg: in(1, 2, 3, 4)},
 		step{Msg: fail(1, first)},
@@ -164,14 +165,16 @@ func TestFailedFlushIsCountedNotEmittedAndFinishCarriesTheFirstError(t *testing.
 	assert.Empty(t, tr[5].Effects)
 	assert.Equal(t, []agent.Effect{agent.Finish{Err: first}}, tr[6].Effects)
 	st := tr[6].State.Status()
-	assert.Equal(t, 3, st.Failed)
+	assert.Equal(t, 3, st.FailedBatches)
+	assert.Equal(t, 3, st.Failed, "items of failed batches")
+	assert.Equal(t, 4, st.Done, "items whose flush ended")
 	assert.Equal(t, 1, st.Flushed)
 	assert.Equal(t, first, st.Err)
 	assert.Equal(t, agent.Unbounded-1, st.Demand, "failed batches use no demand")
 }
 
 func TestDemandThrottlesFlushes(t *testing.T) {
-	tr := agenttest.Run(evolve, newState(t, buffer.Config{Size: 2}),
+	tr := agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 2}),
 		step{Msg: in(1, 2, 3, 4, 5, 6)},
 		step{Msg: agent.Pull{N: 1}},
 		step{Msg: done(1)},
@@ -192,33 +195,32 @@ func TestDemandThrottlesFlushes(t *testing.T) {
 }
 
 func TestQueryRepliesAndChangesNothing(t *testing.T) {
-	tr := agenttest.Run(evolve, newState(t, buffer.Config{Size: 3, MaxWait: time.Second, Queue: 9}),
+	tr := agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 3, MaxWait: time.Second, Queue: 9}),
 		step{Msg: unbounded},
 		step{At: time.Second, Msg: in(1, 2, 3, 4)},
 		step{At: 2 * time.Second, Msg: agent.Query{ID: 7}},
 	)
 	want := buffer.Status{
+		Load: agent.Load{Queued: 1, InFlight: 3, Demand: agent.Unbounded},
 		Size: 3, MaxWait: time.Second, Queue: 9,
-		Pending: 1, Oldest: agenttest.T0.Add(time.Second), Queued: 1, Flushing: 3,
-		Demand: agent.Unbounded,
+		Pending: 1, Oldest: agenttest.T0.Add(time.Second),
 	}
 	assert.Equal(t, []agent.Effect{agent.Reply[buffer.Status]{To: 7, Value: want}}, tr[2].Effects)
 	assert.Equal(t, tr[1].State, tr[2].State)
 }
 
-func TestUnknownMessagesAreIgnored(t *testing.T) {
-	s0 := agenttest.Last(agenttest.Run(evolve, newState(t, buffer.Config{Size: 2, MaxWait: time.Second}),
+func TestStaleMessagesChangeNothing(t *testing.T) {
+	s0 := agenttest.Last(agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 2, MaxWait: time.Second}),
 		step{Msg: unbounded},
 		step{Msg: in(1, 2, 3)},
 	))
 	for _, m := range []agent.Msg{
-		agent.Set[int]{Value: 3},
-		agent.Input[string]{Items: []string{"x"}},
-		agent.Done[int]{ID: 1},
-		done(2),
-		agent.Tick{Tag: 7},
-		agent.Pull{N: 0},
-		agent.Pull{N: -1},
+		done(2),            // not the running flush
+		done(0),            // nor this
+		agent.Tick{Tag: 7}, // not the open batch's timer
+		agent.Tick{Tag: 0}, // an earlier batch's
+		agent.Pull{N: 0},   // grants nothing
+		agent.Pull{N: -1},  // nor this
 	} {
 		tr := agenttest.Run(evolve, s0, step{Msg: m})
 		assert.Empty(t, tr[0].Effects, "%#v", m)
@@ -226,9 +228,28 @@ func TestUnknownMessagesAreIgnored(t *testing.T) {
 	}
 }
 
+func TestMessagesOfOtherTypesAreUnhandled(t *testing.T) {
+	s0 := agenttest.Last(agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 2, MaxWait: time.Second}),
+		step{Msg: unbounded},
+		step{Msg: in(1, 2, 3)},
+	))
+	for _, m := range []agent.Msg{
+		agent.Set[int]{Value: 3},                  // a buffer has no settings to change
+		agent.Input[string]{Items: []string{"x"}}, // not its items
+		agent.Input[buffer.Item[string]]{Items: []buffer.Item[string]{{Value: "x"}}},
+		agent.Done[int]{ID: 1}, // not what its flush returns
+		agent.Done[[]int]{ID: 1},
+	} {
+		next, fx := evolve(s0, agent.Stamp(m, agenttest.T0))
+		assert.Equal(t, []agent.Effect{agent.Unhandled{}}, fx, "%#v", m)
+		assert.Equal(t, s0, next, "%#v", m)
+		assert.Panics(t, func() { agenttest.Run(evolve, s0, step{Msg: m}) }, "a driver reports %#v", m)
+	}
+}
+
 func TestInputSliceIsNotKept(t *testing.T) {
 	items := []int{1, 2}
-	tr := agenttest.Run(evolve, newState(t, buffer.Config{Size: 2}),
+	tr := agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 2}),
 		step{Msg: unbounded},
 		step{Msg: agent.Input[int]{Items: items}},
 	)
@@ -237,34 +258,58 @@ func TestInputSliceIsNotKept(t *testing.T) {
 }
 
 func TestBadConfigErrorsNameTheField(t *testing.T) {
+	weigh := func(int) int { return 1 }
 	for _, c := range []struct {
-		cfg  buffer.Config
+		cfg  buffer.Config[int]
 		want string
 	}{
-		{buffer.Config{}, "buffer: size must be at least 1, got 0"},
-		{buffer.Config{Size: -2}, "buffer: size must be at least 1, got -2"},
-		{buffer.Config{Size: 1, MaxWait: -time.Second}, "buffer: max wait must not be negative, got -1s"},
-		{buffer.Config{Size: 10, Queue: 5}, "buffer: queue must be at least size (10), got 5"},
-		{buffer.Config{Size: 10, Queue: -1}, "buffer: queue must be at least size (10), got -1"},
+		{buffer.Config[int]{}, "buffer: size must be at least 1, got 0, unless max weight is set"},
+		{buffer.Config[int]{Weight: weigh}, "buffer: size must be at least 1, got 0, unless max weight is set"},
+		{buffer.Config[int]{Size: -2}, "buffer: size must be at least 1, got -2"},
+		{buffer.Config[int]{Size: -2, MaxWeight: 5, Weight: weigh}, "buffer: size must be at least 1, got -2"},
+		{buffer.Config[int]{Size: 1, MaxWeight: -1, Weight: weigh}, "buffer: max weight must not be negative, got -1"},
+		{buffer.Config[int]{MaxWeight: -1, Weight: weigh}, "buffer: max weight must not be negative, got -1"},
+		{buffer.Config[int]{MaxWeight: 5}, "buffer: max weight 5 needs a weight function"},
+		{buffer.Config[int]{Size: 3, MaxWeight: 5}, "buffer: max weight 5 needs a weight function"},
+		{buffer.Config[int]{Size: 1, MaxWait: -time.Second}, "buffer: max wait must not be negative, got -1s"},
+		{buffer.Config[int]{MaxWeight: 5, Weight: weigh, MaxWait: -1}, "buffer: max wait must not be negative, got -1ns"},
+		{buffer.Config[int]{Size: 10, Queue: 5}, "buffer: queue must be at least size (10), got 5"},
+		{buffer.Config[int]{Size: 10, Queue: -1}, "buffer: queue must be at least size (10), got -1"},
+		{buffer.Config[int]{MaxWeight: 5, Weight: weigh, Queue: -1}, "buffer: queue must be at least size (0), got -1"},
 	} {
-		_, err := buffer.NewState[int](c.cfg)
+		_, err := buffer.NewState(c.cfg)
 		assert.EqualError(t, err, c.want)
 		assert.ErrorIs(t, err, buffer.ErrConfig)
 	}
 }
 
 func TestQueueDefaultsToTwiceSizeAtLeast(t *testing.T) {
-	assert.Equal(t, agent.DefaultQueue, newState(t, buffer.Config{Size: 10}).Status().Queue)
-	assert.Equal(t, 200, newState(t, buffer.Config{Size: 100}).Status().Queue)
-	assert.Equal(t, 7, newState(t, buffer.Config{Size: 7, Queue: 7}).Status().Queue)
+	assert.Equal(t, agent.DefaultQueue, newState(t, buffer.Config[int]{Size: 10}).Status().Queue)
+	assert.Equal(t, 200, newState(t, buffer.Config[int]{Size: 100}).Status().Queue)
+	assert.Equal(t, 7, newState(t, buffer.Config[int]{Size: 7, Queue: 7}).Status().Queue)
+	weighed := newState(t, buffer.Config[int]{MaxWeight: 9, Weight: func(int) int { return 1 }})
+	assert.Equal(t, agent.DefaultQueue, weighed.Status().Queue)
 }
 
 func TestTickWithoutLingerIsIgnored(t *testing.T) {
-	s0 := agenttest.Last(agenttest.Run(evolve, newState(t, buffer.Config{Size: 2}),
+	s0 := agenttest.Last(agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 2}),
 		step{Msg: unbounded},
 		step{Msg: in(1)},
 	))
 	tr := agenttest.Run(evolve, s0, step{Msg: agent.Tick{Tag: 0}})
 	assert.Empty(t, tr[0].Effects)
 	assert.Equal(t, s0, tr[0].State)
+}
+
+func TestDemandIsCappedAtUnbounded(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, buffer.Config[int]{Size: 1}),
+		step{Msg: agent.Pull{N: math.MaxInt}},
+		step{Msg: agent.Pull{N: math.MaxInt}},
+		step{Msg: unbounded},
+		step{Msg: in(1)},
+	)
+	for i, tr := range tr[:3] {
+		assert.Equal(t, agent.Unbounded, tr.State.Status().Demand, "step %d", i)
+	}
+	assert.Equal(t, []agent.Effect{start(1, 1), agent.Demand{N: 1}}, tr[3].Effects)
 }

@@ -16,20 +16,22 @@ func (s State[T]) flush(fx []agent.Effect) (State[T], []agent.Effect) {
 		agent.Demand{N: len(s.flight)})
 }
 
-// land ends the running flush. A batch whose flush succeeded is emitted,
-// using the unit of demand its start reserved; a failed one is counted and
-// dropped, and the first failure is kept for Finish.
-func (s State[T]) land(m agent.Done[struct{}]) (State[T], []agent.Effect) {
+// flushed ends the running flush. A batch whose flush succeeded is
+// emitted, using the unit of demand its start reserved; a failed one is
+// counted and dropped, and the first failure is kept for Finish.
+func (s State[T]) flushed(m agent.Done[struct{}]) (State[T], []agent.Effect) {
 	batch := s.flight
 	s.flight = nil
+	s.done += len(batch)
 	if m.Err != nil {
-		s.failed++
+		s.lost++
+		s.failed += len(batch)
 		if s.err == nil {
 			s.err = m.Err
 		}
 		return s, nil
 	}
-	s.flushed++
+	s.emitted++
 	s.demand--
 	return s, []agent.Effect{agent.Emit[[]T]{Values: [][]T{batch}}}
 }

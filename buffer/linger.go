@@ -7,19 +7,19 @@ import "github.com/evolvekit/evolve/agent"
 // generation: when its Tick arrives after the batch was cut by size or by
 // Close, the generation has moved on and the Tick is ignored.
 func (s State[T]) arm(fx []agent.Effect) (State[T], []agent.Effect) {
-	if s.cfg.MaxWait == 0 || s.armed || len(s.open) == 0 {
+	if s.maxWait == 0 || s.armed || len(s.open) == 0 {
 		return s, fx
 	}
 	s.armed = true
-	return s, append(fx, agent.Timer{Tag: s.gen, Delay: s.cfg.MaxWait})
+	return s, append(fx, agent.Timer{Tag: s.gen, Delay: s.maxWait})
 }
 
 // disarm cancels the linger timer of a batch that was cut before its timer
 // fired, so the runtime keeps no timer for a batch that is gone.
 func (s State[T]) disarm(fx []agent.Effect) (State[T], []agent.Effect) {
-	if !s.lapse {
+	if !s.stale {
 		return s, fx
 	}
-	s.lapse = false
-	return s, append(fx, agent.Disarm{Tag: s.lapsed})
+	s.stale = false
+	return s, append(fx, agent.Disarm{Tag: s.staleTag})
 }

@@ -3,28 +3,33 @@ package buffer
 import (
 	"time"
 
+	"github.com/evolvekit/evolve/agent"
 	"github.com/rs/zerolog"
 )
 
-// Status is a snapshot of a buffer agent, as [State.Status] and the agent's
-// Status method return it. Each field's comment says whether it counts items
-// or batches.
+// Status is a snapshot of a buffer agent, as [State.Status] and its
+// handle's Status return it. Its agent.Load counts items: Queued those held
+// against Queue (the open batch's and those of the batches waiting for
+// their flush), InFlight those being flushed, Done those whose flush has
+// ended and Failed those whose flush failed; its Demand counts batches, the
+// values a buffer passes on. Each other field's comment says whether it
+// counts items or batches.
 type Status struct {
-	Size    int           // items in a full batch
-	MaxWait time.Duration // linger time; 0 when none
-	Queue   int           // bound of the input queue, in items
+	agent.Load
+	Size      int           // the most items in a batch; 0 when weight and Queue bound it
+	MaxWeight int           // the most a batch weighs; 0 when weight does not count
+	MaxWait   time.Duration // linger time; 0 when none
+	Queue     int           // bound of the input queue, in items
 
-	Pending  int       // items in the open batch
-	Oldest   time.Time // when the open batch's first item arrived; zero when Pending is 0
-	Waiting  int       // batches cut and waiting for their flush
-	Queued   int       // items held against Queue: Pending plus the items of waiting batches
-	Flushing int       // items in the batch being flushed; 0 when no flush runs
+	Pending int       // items in the open batch
+	Weight  int       // what the open batch weighs
+	Oldest  time.Time // when the open batch's first item arrived; zero when Pending is 0
+	Waiting int       // batches cut and waiting for their flush
 
-	Flushed int   // batches flushed and emitted
-	Failed  int   // batches whose flush failed; they were not emitted
-	Demand  int   // batches downstream will still take, the one being flushed included
-	Closed  bool  // input has ended
-	Err     error // the first flush error; nil when none failed
+	Flushed       int   // batches flushed and emitted
+	FailedBatches int   // batches whose flush failed; they were not emitted
+	Closed        bool  // input has ended
+	Err           error // the first flush error; nil when none failed
 }
 
 // Status returns a snapshot of s.
@@ -34,11 +39,10 @@ func (s State[T]) Status() Status {
 		queued += len(b)
 	}
 	return Status{
-		Size: s.cfg.Size, MaxWait: s.cfg.MaxWait, Queue: s.cfg.Queue,
-		Pending: len(s.open), Oldest: s.openedAt, Waiting: len(s.ready),
-		Queued: queued, Flushing: len(s.flight),
-		Flushed: s.flushed, Failed: s.failed, Demand: s.demand,
-		Closed: s.closed, Err: s.err,
+		Load: agent.Load{Queued: queued, InFlight: len(s.flight), Done: s.done, Failed: s.failed, Demand: s.demand},
+		Size: s.size, MaxWeight: s.maxWeight, MaxWait: s.maxWait, Queue: s.queue,
+		Pending: len(s.open), Weight: s.weight, Oldest: s.openedAt, Waiting: len(s.ready),
+		Flushed: s.emitted, FailedBatches: s.lost, Closed: s.closed, Err: s.err,
 	}
 }
 
@@ -46,11 +50,10 @@ func (s State[T]) Status() Status {
 // LogStatus logs it field by field. Err is the first flush error, nil when
 // none failed.
 func (st Status) MarshalZerologObject(e *zerolog.Event) {
-	e.Int("size", st.Size).Dur("max_wait", st.MaxWait).Int("queue", st.Queue).
-		Int("pending", st.Pending).Int("waiting", st.Waiting).
-		Int("queued", st.Queued).Int("flushing", st.Flushing).
-		Int("flushed", st.Flushed).Int("failed", st.Failed).
-		Int("demand", st.Demand).Bool("closed", st.Closed)
+	st.Load.MarshalZerologObject(e)
+	e.Int("size", st.Size).Int("max_weight", st.MaxWeight).Dur("max_wait", st.MaxWait).Int("queue", st.Queue).
+		Int("pending", st.Pending).Int("weight", st.Weight).Int("waiting", st.Waiting).
+		Int("flushed", st.Flushed).Int("failed_batches", st.FailedBatches).Bool("closed", st.Closed)
 	if st.Pending > 0 {
 		e.Time("oldest", st.Oldest)
 	}

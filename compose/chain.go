@@ -7,70 +7,86 @@ import (
 	"sync/atomic"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/bridge"
+	"github.com/evolvekit/evolve/internal/core"
 	"github.com/rs/zerolog"
 )
 
-// Chain is a running chain of agents that takes items of type I: Post them,
-// Close it, Wait for the sink to have seen everything. A Chain is safe for
-// concurrent use; its zero value is not usable, [Start] makes one.
-type Chain[I any] struct {
-	name     string
-	log      zerolog.Logger
-	head     *agent.Member[I]
-	members  []member
-	overflow Overflow
-	bound    int
-	dropped  atomic.Int64
-}
-
-// Start runs the agents of plan on rt, linked, with the values of the last
+// Start runs the agents of s on rt, linked, with the values of its last
 // stage going to sink one at a time on that stage's goroutine (a slow sink
-// slows the chain; a nil sink discards the values; a panic in sink loses that
-// value and becomes the last stage's error). It returns an error when rt is
-// nil, plan is the zero Plan, an option is out of range, or a stage cannot
-// start.
-func Start[I, O any](rt *agent.Runtime, plan Plan[I, O], sink func(O), opts ...Option) (*Chain[I], error) {
+// slows the chain; a nil sink discards the values; a panic in sink loses
+// that value and becomes the last stage's error). It returns the chain's
+// handle; the chain's Wait returns the errors of every failed stage, each
+// prefixed with its name, joined.
+//
+// It returns an [ErrConfig] when rt is nil, s is the zero Stage or an
+// option is out of range, and agent.ErrClosed once rt has shut down.
+func Start[I, O any](rt *agent.Runtime, s agent.Stage[I, O], sink func(O), opts ...Option) (agent.Handle[I, Status], error) {
 	o := options{name: "chain"}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if err := o.check(rt, plan.start != nil); err != nil {
+	st := core.Unwrap(s)
+	if err := o.check(rt, st.Zero()); err != nil {
 		return nil, err
 	}
 	if o.overflow == DropOldest {
-		plan = behind(gateStage[I](plan.first), plan)
+		st = core.Link(gateStage[I](st.First()), st)
 	}
-	st, err := plan.start(rt, agent.Inlet{}, agent.SinkOutlet(sink))
+	run, err := st.Start(rt, core.Inlet{}, core.SinkOutlet(sink))
 	if err != nil {
 		return nil, fmt.Errorf("compose: starting %s: %w", o.name, err)
 	}
-	return &Chain[I]{name: o.name, log: rt.Logger(), head: st.head, members: st.members, overflow: o.overflow, bound: plan.bound}, nil
+	c := &chain[I]{
+		name:     o.name,
+		log:      bridge.Runtime(rt).Log.With().Str("chain", o.name).Logger(),
+		head:     run.Head,
+		members:  run.Members,
+		overflow: o.overflow,
+		bound:    st.Bound(),
+		done:     make(chan struct{}),
+	}
+	c.left.Store(int64(len(c.members)))
+	for _, m := range c.members {
+		m.WhenDone(c.memberDone)
+	}
+	return c, nil
 }
 
-// check reports what makes o, rt or the plan unusable.
-func (o options) check(rt *agent.Runtime, plan bool) error {
+// check reports what makes o, rt or the stage unusable.
+func (o options) check(rt *agent.Runtime, zero bool) error {
 	switch {
 	case rt == nil:
-		return errors.New("compose: runtime must not be nil")
-	case !plan:
-		return errors.New("compose: the zero Plan has no stages; build one with From and Then")
+		return invalid("runtime must not be nil")
+	case zero:
+		return invalid("the zero Stage cannot start; make one with an agent package's Stage, link them with Pipe2")
 	case o.overflow < Block || o.overflow > Fail:
-		return fmt.Errorf("compose: overflow must be Block, DropNewest, DropOldest or Fail, got %v", o.overflow)
+		return invalid("overflow must be Block, DropNewest, DropOldest or Fail, got %v", o.overflow)
 	}
 	return nil
 }
 
+// chain is a running chain: the agent.Handle that Start returns.
+type chain[I any] struct {
+	name     string
+	log      zerolog.Logger
+	head     *core.Member[I]
+	members  []core.Runner
+	overflow Overflow
+	bound    int
+	dropped  atomic.Int64
+	left     atomic.Int64  // members not yet done
+	done     chan struct{} // closed once every member is done
+}
+
 // Name returns the chain's name.
-func (c *Chain[I]) Name() string { return c.name }
+func (c *chain[I]) Name() string { return c.name }
 
 // Post hands v to the chain's first stage. When that stage is full it
 // blocks (returning ctx.Err() if ctx ends first), drops v, drops the oldest
 // item waiting, or returns agent.ErrFull, as the chain's [Overflow] policy
-// says. It returns agent.ErrClosed after Close or Stop, and whatever the
-// first stage refuses v with (rate.ErrCost, say). Once Post returns nil, v
-// is the chain's: it reaches the sink exactly once, unless a policy drops
-// it or a stage fails on it.
-func (c *Chain[I]) Post(ctx context.Context, v I) error {
+// says.
+func (c *chain[I]) Post(ctx context.Context, v I) error {
 	switch c.overflow {
 	case DropNewest:
 		err := c.head.TryPost(v)
@@ -85,20 +101,16 @@ func (c *Chain[I]) Post(ctx context.Context, v I) error {
 	return c.head.Post(ctx, v)
 }
 
-// TryPost hands v to the chain's first stage if it has room, and returns
-// agent.ErrFull if not, whatever the chain's Overflow policy. It never
-// blocks.
-func (c *Chain[I]) TryPost(v I) error { return c.head.TryPost(v) }
+// TryPost hands v to the chain's first stage if it has room, whatever the
+// chain's Overflow policy.
+func (c *chain[I]) TryPost(v I) error { return c.head.TryPost(v) }
 
 // Close ends the chain's input. Each stage drains what it holds and then
-// closes the next. Close does not wait; Wait does.
-func (c *Chain[I]) Close() { c.head.Close() }
+// closes the next.
+func (c *chain[I]) Close() { c.head.Close() }
 
-// Wait blocks until every stage has finished after Close, the sink having
-// seen every value, and returns the errors of the stages that failed, each
-// prefixed with the stage's name and joined with errors.Join; or ctx.Err()
-// if ctx ends first. Wait does not poll.
-func (c *Chain[I]) Wait(ctx context.Context) error {
+// Wait waits for every stage, and joins the errors of those that failed.
+func (c *chain[I]) Wait(ctx context.Context) error {
 	var errs []error
 	for _, m := range c.members {
 		err := m.Wait(ctx)
@@ -112,13 +124,17 @@ func (c *Chain[I]) Wait(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Stop ends every stage now, first to last, dropping what they hold and
-// cancelling running work, and waits for the goroutines they own. For a
-// graceful end, Close and Wait first.
-func (c *Chain[I]) Stop(ctx context.Context) error {
-	var errs []error
-	for _, m := range c.members {
-		errs = append(errs, m.Stop(ctx))
+// Done returns a channel closed once every stage is done.
+func (c *chain[I]) Done() <-chan struct{} { return c.done }
+
+// memberDone counts a stage done, and closes done after the last.
+func (c *chain[I]) memberDone() {
+	if c.left.Add(-1) == 0 {
+		close(c.done)
 	}
-	return errors.Join(errs...)
+}
+
+// Stop stops every stage at once, and waits for the goroutines they own.
+func (c *chain[I]) Stop(ctx context.Context) error {
+	return core.StopAll(ctx, c.members)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/agent/spawn"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
@@ -25,7 +26,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // stages returns a rate -> parallel -> buffer plan over ints: work doubles
 // each item after a delay that depends on it, so later items often finish
 // first.
-func stages(t *testing.T, pcfg parallel.Config, bcfg buffer.Config) compose.Plan[int, []int] {
+func stages(t *testing.T, pcfg parallel.Config, bcfg buffer.Config[int]) agent.Stage[int, []int] {
 	t.Helper()
 	limit, err := rate.Stage(rate.Config[int]{Rate: 1e6, Burst: 100})
 	require.NoError(t, err)
@@ -36,10 +37,10 @@ func stages(t *testing.T, pcfg parallel.Config, bcfg buffer.Config) compose.Plan
 	require.NoError(t, err)
 	batches, err := buffer.Stage(bcfg, func(context.Context, []int) error { return nil })
 	require.NoError(t, err)
-	return compose.Then(compose.Then(compose.From(limit), work), batches)
+	return compose.Pipe3(limit, work, batches)
 }
 
-func postRange(t *testing.T, c *compose.Chain[int], n int) {
+func postRange(t *testing.T, c agent.Handle[int, compose.Status], n int) {
 	t.Helper()
 	for i := range n {
 		require.NoError(t, c.Post(context.Background(), i))
@@ -65,7 +66,7 @@ func doubles(n int) []int {
 func TestAnOrderedChainDeliversEveryItemOnceInOrder(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		var got [][]int
-		c, err := compose.Start(rt, stages(t, parallel.Config{Limit: 4, Queue: 8}, buffer.Config{Size: 7, Queue: 14}),
+		c, err := compose.Start(rt, stages(t, parallel.Config{Limit: 4, Queue: 8}, buffer.Config[int]{Size: 7, Queue: 14}),
 			func(b []int) { got = append(got, b) })
 		require.NoError(t, err)
 		postRange(t, c, 500)
@@ -81,7 +82,7 @@ func TestAnOrderedChainDeliversEveryItemOnceInOrder(t *testing.T) {
 func TestAnUnorderedChainDeliversEveryItemOnce(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		var got [][]int
-		c, err := compose.Start(rt, stages(t, parallel.Config{Limit: 8, Unordered: true}, buffer.Config{Size: 5}),
+		c, err := compose.Start(rt, stages(t, parallel.Config{Limit: 8, Unordered: true}, buffer.Config[int]{Size: 5}),
 			func(b []int) { got = append(got, b) })
 		require.NoError(t, err)
 		postRange(t, c, 300)
@@ -96,7 +97,7 @@ func TestTapSeesEveryValueInOrderBeforeItIsPassedOn(t *testing.T) {
 		limit, err := rate.Stage(rate.Config[int]{Rate: 1000, Burst: 1})
 		require.NoError(t, err)
 		var seen, got []int
-		c, err := compose.Start(rt, compose.From(compose.Tap(limit, func(v int) { seen = append(seen, v) })),
+		c, err := compose.Start(rt, compose.Tap(limit, func(v int) { seen = append(seen, v) }),
 			func(v int) { got = append(got, v) })
 		require.NoError(t, err)
 		postRange(t, c, 20)
@@ -109,14 +110,14 @@ func TestTapSeesEveryValueInOrderBeforeItIsPassedOn(t *testing.T) {
 
 // gated returns a one-stage plan whose work blocks until release is closed,
 // so the test controls when room appears.
-func gated(t *testing.T, release <-chan struct{}, queue int) compose.Plan[int, int] {
+func gated(t *testing.T, release <-chan struct{}, queue int) agent.Stage[int, int] {
 	t.Helper()
 	work, err := parallel.Stage(parallel.Config{Limit: 1, Queue: queue}, func(ctx context.Context, x int) (int, error) {
 		<-release
 		return x, nil
 	})
 	require.NoError(t, err)
-	return compose.From(work)
+	return work
 }
 
 func TestOverflowPolicies(t *testing.T) {
@@ -150,12 +151,14 @@ func TestOverflowPolicies(t *testing.T) {
 				}
 				st, err := c.Status(context.Background())
 				require.NoError(t, err)
-				assert.Equal(t, tc.dropped, st.Dropped)
+				if tc.overflow != compose.DropOldest {
+					assert.Equal(t, tc.dropped, st.Dropped)
+				}
 				if tc.overflow == compose.DropOldest {
 					require.Len(t, st.Stages, 2)
 					assert.Equal(t, "overflow", st.Stages[0].Name)
-					assert.Equal(t, compose.OverflowStatus{Bound: 3, Queued: 3, Dropped: 3, Passed: 4},
-						st.Stages[0].Status.(compose.OverflowStatus))
+					assert.Equal(t, agent.Load{Queued: 3, Done: 4, Demand: 0}, st.Stages[0].Load)
+					assert.Equal(t, 3, st.Dropped, "the overflow stage's drops are the chain's")
 				}
 				close(release)
 				c.Close()
@@ -199,7 +202,7 @@ func TestWaitJoinsTheErrorsOfEveryStageAndDeliversTheRest(t *testing.T) {
 		limit, err := rate.Stage(rate.Config[int]{Name: "limit", Rate: 1e6, Burst: 1, Cost: func(x int) float64 { return float64(1 + x%2) }})
 		require.NoError(t, err)
 		var got []int
-		c, err := compose.Start(rt, compose.Then(compose.From(work), limit), func(v int) { got = append(got, v) })
+		c, err := compose.Start(rt, compose.Pipe2(work, limit), func(v int) { got = append(got, v) })
 		require.NoError(t, err)
 		postRange(t, c, 40)
 		c.Close()
@@ -220,7 +223,7 @@ func TestPostReturnsTheFirstStagesRefusal(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		limit, err := rate.Stage(rate.Config[int]{Rate: 1, Burst: 2, Cost: func(x int) float64 { return float64(x) }})
 		require.NoError(t, err)
-		c, err := compose.Start(rt, compose.From(limit), nil)
+		c, err := compose.Start(rt, limit, nil)
 		require.NoError(t, err)
 		require.ErrorIs(t, c.Post(context.Background(), 3), rate.ErrCost)
 		require.ErrorIs(t, c.TryPost(3), rate.ErrCost)
@@ -234,7 +237,7 @@ func TestASinkPanicLosesOnlyItsValue(t *testing.T) {
 		limit, err := rate.Stage(rate.Config[int]{Rate: 1e6, Burst: 1})
 		require.NoError(t, err)
 		var got []int
-		c, err := compose.Start(rt, compose.From(limit), func(v int) {
+		c, err := compose.Start(rt, limit, func(v int) {
 			if v == 2 {
 				panic("sink")
 			}
@@ -257,6 +260,7 @@ func broken() agent.Stage[int, int] {
 		switch m := m.(type) {
 		case agent.Pull:
 			s.demand += m.N
+			return s, nil
 		case agent.Input[int]:
 			for _, v := range m.Items {
 				if v == 13 {
@@ -268,9 +272,13 @@ func broken() agent.Stage[int, int] {
 		case agent.Close:
 			return s, []agent.Effect{agent.Finish{}}
 		}
-		return s, nil
+		return s, []agent.Effect{agent.Unhandled{}}
 	}
-	return agent.NewStage(agent.Spec[state, int, struct{}, struct{}, int, struct{}]{Name: "broken", Evolve: evolve, Queue: 4})
+	s, err := spawn.Stage[int, struct{}](spawn.Spec[state, struct{}, struct{}, int]{Name: "broken", Evolve: evolve, Queue: 4})
+	if err != nil {
+		panic(err)
+	}
+	return s
 }
 
 func TestABrokenStageStillLetsTheChainDrainAndReportsIt(t *testing.T) {
@@ -280,7 +288,7 @@ func TestABrokenStageStillLetsTheChainDrainAndReportsIt(t *testing.T) {
 		after, err := rate.Stage(rate.Config[int]{Name: "after", Rate: 1e6, Burst: 1})
 		require.NoError(t, err)
 		var got []int
-		c, err := compose.Start(rt, compose.Then(compose.Then(compose.From(limit), broken()), after),
+		c, err := compose.Start(rt, compose.Pipe3(limit, broken(), after),
 			func(v int) { got = append(got, v) })
 		require.NoError(t, err)
 		postRange(t, c, 100) // more than every queue holds: the stage before must drain
@@ -299,7 +307,7 @@ func TestABrokenStageStillLetsTheChainDrainAndReportsIt(t *testing.T) {
 func TestStatusAndLogStatusCoverEveryStage(t *testing.T) {
 	var logs bytes.Buffer
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
-		c, err := compose.Start(rt, stages(t, parallel.Config{Limit: 2}, buffer.Config{Size: 3}), nil, compose.WithName("words"))
+		c, err := compose.Start(rt, stages(t, parallel.Config{Limit: 2}, buffer.Config[int]{Size: 3}), nil, compose.WithName("words"))
 		require.NoError(t, err)
 		postRange(t, c, 5)
 		time.Sleep(time.Second)
@@ -307,10 +315,14 @@ func TestStatusAndLogStatusCoverEveryStage(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "words", st.Name)
 		require.Len(t, st.Stages, 3)
-		assert.Equal(t, 5, st.Stages[0].Status.(rate.Status).Passed)
-		assert.Equal(t, 5, st.Stages[1].Status.(parallel.Status).Done)
-		assert.Equal(t, 1, st.Stages[2].Status.(buffer.Status).Flushed)
-		assert.Equal(t, 2, st.Stages[2].Status.(buffer.Status).Pending)
+		assert.Equal(t, 5, st.Stages[0].Done, "the rate stage passed 5 on")
+		assert.Equal(t, 5, st.Stages[1].Done, "the parallel stage worked on 5")
+		assert.Equal(t, 3, st.Stages[2].Done, "the buffer stage flushed one batch of 3")
+		assert.Equal(t, 2, st.Stages[2].Queued, "and holds 2")
+		assert.Equal(t, 1, st.Stages[2].Detail.(buffer.Status).Flushed)
+		assert.Equal(t, 2, st.Queued, "the chain's Load adds up its stages'")
+		assert.Equal(t, 3, st.Done, "what came out of the last stage")
+		assert.GreaterOrEqual(t, st.Demand, agent.Unbounded/2, "the sink's demand is unbounded")
 
 		c.LogStatus()
 		_, err = c.Status(context.Background()) // after every stage has logged
@@ -332,7 +344,7 @@ func TestStatusAndLogStatusCoverEveryStage(t *testing.T) {
 
 func TestWaitWithoutCloseHonoursItsContext(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
-		c, err := compose.Start(rt, stages(t, parallel.Config{Limit: 1}, buffer.Config{Size: 2}), nil)
+		c, err := compose.Start(rt, stages(t, parallel.Config{Limit: 1}, buffer.Config[int]{Size: 2}), nil)
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -350,7 +362,7 @@ func TestStopCancelsRunningWork(t *testing.T) {
 			return x, ctx.Err()
 		})
 		require.NoError(t, err)
-		c, err := compose.Start(rt, compose.From(work), nil)
+		c, err := compose.Start(rt, work, nil)
 		require.NoError(t, err)
 		require.NoError(t, c.Post(context.Background(), 1))
 		<-started
@@ -365,15 +377,56 @@ func TestStartRefusesWhatCannotRun(t *testing.T) {
 	rt := agenttest.Runtime(t)
 	limit, err := rate.Stage(rate.Config[int]{Rate: 1, Burst: 1})
 	require.NoError(t, err)
-	_, err = compose.Start(nil, compose.From(limit), nil)
-	assert.ErrorContains(t, err, "compose: runtime must not be nil")
-	_, err = compose.Start(rt, compose.Plan[int, int]{}, nil)
-	assert.ErrorContains(t, err, "compose: the zero Plan has no stages")
-	_, err = compose.Start(rt, compose.From(limit), nil, compose.WithOverflow(7))
-	assert.ErrorContains(t, err, "compose: overflow must be Block, DropNewest, DropOldest or Fail, got Overflow(7)")
-	_, err = compose.Start(rt, compose.From(agent.Stage[int, int]{}), nil)
-	assert.ErrorContains(t, err, "the zero Stage cannot start")
+	_, err = compose.Start(nil, limit, nil)
+	assert.EqualError(t, err, "compose: runtime must not be nil")
+	assert.ErrorIs(t, err, compose.ErrConfig)
+	_, err = compose.Start(rt, agent.Stage[int, int]{}, nil)
+	assert.ErrorContains(t, err, "compose: the zero Stage cannot start")
+	assert.ErrorIs(t, err, compose.ErrConfig)
+	_, err = compose.Start(rt, compose.Pipe2(limit, agent.Stage[int, int]{}), nil)
+	assert.ErrorIs(t, err, compose.ErrConfig, "a zero Stage linked is a zero Stage")
+	_, err = compose.Start(rt, limit, nil, compose.WithOverflow(7))
+	assert.EqualError(t, err, "compose: overflow must be Block, DropNewest, DropOldest or Fail, got Overflow(7)")
+	assert.ErrorIs(t, err, compose.ErrConfig)
 	require.NoError(t, rt.Shutdown(context.Background()))
-	_, err = compose.Start(rt, compose.Then(compose.From(limit), limit), nil)
+	_, err = compose.Start(rt, compose.Pipe2(limit, limit), nil)
 	assert.ErrorIs(t, err, agent.ErrClosed)
+}
+
+func TestAStopFromATapOrTheSinkDoesNotStall(t *testing.T) {
+	for _, where := range []string{"tap", "sink"} {
+		t.Run(where, func(t *testing.T) {
+			agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
+				var c agent.Handle[int, compose.Status]
+				stopped := make(chan time.Duration, 1)
+				stop := func(v int) {
+					if v != 3 {
+						return
+					}
+					start := time.Now()
+					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+					defer cancel()
+					if err := c.Stop(ctx); err != nil {
+						t.Error(err)
+					}
+					stopped <- time.Since(start)
+				}
+				limit, err := rate.Stage(rate.Config[int]{Rate: 1000, Burst: 1})
+				require.NoError(t, err)
+				work, err := parallel.Stage(parallel.Config{Limit: 2}, func(_ context.Context, x int) (int, error) { return x, nil })
+				require.NoError(t, err)
+				sink := func(int) {}
+				if where == "tap" {
+					limit = compose.Tap(limit, stop)
+				} else {
+					sink = stop
+				}
+				c, err = compose.Start(rt, compose.Pipe2(limit, work), sink)
+				require.NoError(t, err)
+				postRange(t, c, 10)
+				assert.Zero(t, <-stopped, "Stop returned at once, in virtual time")
+				require.ErrorIs(t, c.Wait(context.Background()), agent.ErrStopped)
+			})
+		})
+	}
 }

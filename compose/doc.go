@@ -2,18 +2,44 @@
 // emits are the items the next one takes, and the last stage's values go to
 // a sink.
 //
-//	plan := compose.Then(compose.Then(compose.From(limit), work), batches)
-//	chain, err := compose.Start(rt, plan, sink)
+//	chain, err := compose.Start(rt, compose.Pipe3(limit, work, batches), sink)
+//
+// The stages come from the agent packages (rate.Stage, parallel.Stage,
+// buffer.Stage, adaptive.Stage); [Pipe2], [Pipe3] and [Pipe4] link them left
+// to right, and linked stages are a stage too, so longer chains nest.
+// [Start] runs the agents and returns the chain's agent.Handle: Post, Close,
+// Wait, Status and Stop work on the chain as they do on one agent.
+//
+// # Backpressure
 //
 // A chain is bounded end to end by demand. Each stage starts with as much
 // demand as the next stage's input queue holds and earns more only as that
 // stage takes items out of its queue, so a stage never emits more than the
 // next can hold, and without demand it stops starting new work. A producer
-// that is faster than the slowest stage is slowed to its pace: [Chain.Post]
-// blocks while the first stage is full (or drops, or fails, as the chain's
+// that is faster than the slowest stage is slowed to its pace: Post blocks
+// while the first stage is full (or drops, or fails, as the chain's
 // [Overflow] policy says). No mailbox grows without bound.
 //
-// [Chain.Close] ends the input. Each stage drains what it holds and then
-// closes the next, so [Chain.Wait] returns once the sink has seen every
-// value, with the errors of every stage joined. Nothing is polled.
+// Each stage's Queue setting bounds the items it has accepted and not yet
+// taken up (started, passed on, or handed to a flush). What a stage works on
+// counts against the queue of the stage after it, so every item inside a
+// running chain is within [Status].Bound, the sum of the stages' queues, but
+// those the last stage works on: at most its Limit times its MaxBatch for a
+// parallel last stage, one batch for a buffer. (Each queue counts the items
+// its stage takes: a stage after a buffer counts batches.)
+//
+// # Drain and failure
+//
+// Close ends the input. Each stage drains what it holds and then closes the
+// next, so Wait returns once the sink has seen every value, with the errors
+// of every failed stage joined. Nothing is polled. A stage that fails (its
+// evolve panics) takes whatever it is sent and drops it, so the stages
+// before it still drain; a parallel stage passes on only the values of the
+// items that succeeded, and counts the others in its Load.
+//
+// # Status
+//
+// The chain's Status holds each stage's agent.Load, typed, and its own
+// status as Detail, so a program can show any stage's load without knowing
+// its kind; LogStatus writes one event per stage.
 package compose

@@ -20,14 +20,26 @@ func Example() {
 	defer rt.Shutdown(context.Background())
 	ctx := context.Background()
 
-	limit, _ := rate.Stage(rate.Config[string]{Rate: 1000, Burst: 10})
-	upper, _ := parallel.Stage(parallel.Config{Limit: 4}, func(_ context.Context, w string) (string, error) {
+	limit, err := rate.Stage(rate.Config[string]{Rate: 1000, Burst: 10})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	upper, err := parallel.Stage(parallel.Config{Limit: 4}, func(_ context.Context, w string) (string, error) {
 		return strings.ToUpper(w), nil
 	})
-	lines, _ := buffer.Stage(buffer.Config{Size: 3}, func(context.Context, []string) error { return nil })
-
-	plan := compose.Then(compose.Then(compose.From(limit), upper), lines)
-	chain, err := compose.Start(rt, plan, func(line []string) { fmt.Println(strings.Join(line, " ")) })
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	lines, err := buffer.Stage(buffer.Config[string]{Size: 3}, func(context.Context, []string) error { return nil })
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	chain, err := compose.Start(rt, compose.Pipe3(limit, upper, lines), func(line []string) {
+		fmt.Println(strings.Join(line, " "))
+	})
 	if err != nil {
 		fmt.Println(err)
 		return

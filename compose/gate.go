@@ -2,6 +2,7 @@ package compose
 
 import (
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/core"
 	"github.com/rs/zerolog"
 )
 
@@ -18,21 +19,17 @@ type gate[T any] struct {
 	finished bool
 }
 
-// OverflowStatus is the status of the "overflow" stage that [DropOldest]
-// puts in front of a chain.
-type OverflowStatus struct {
+// overflowStatus is the status of the "overflow" stage.
+type overflowStatus struct {
+	agent.Load
 	Bound   int // the most items it holds
-	Queued  int // items waiting for the first stage to take them
 	Dropped int // items dropped to make room for newer ones
-	Passed  int // items passed on
-	Demand  int // items the first stage will still take
-	Closed  bool
 }
 
 // MarshalZerologObject writes st as the fields of one zerolog object.
-func (st OverflowStatus) MarshalZerologObject(e *zerolog.Event) {
-	e.Int("bound", st.Bound).Int("queued", st.Queued).Int("dropped", st.Dropped).
-		Int("passed", st.Passed).Int("demand", st.Demand).Bool("closed", st.Closed)
+func (st overflowStatus) MarshalZerologObject(e *zerolog.Event) {
+	st.Load.MarshalZerologObject(e)
+	e.Int("bound", st.Bound).Int("dropped", st.Dropped)
 }
 
 // evolveGate is the overflow stage's behaviour. Every item posted gives its
@@ -53,9 +50,9 @@ func evolveGate[T any](s gate[T], m agent.Msg) (gate[T], []agent.Effect) {
 	case agent.Close:
 		s.closed = true
 	case agent.Query:
-		return s, []agent.Effect{agent.Reply[OverflowStatus]{To: m.ID, Value: s.status()}}
+		return s, []agent.Effect{agent.Reply[overflowStatus]{To: m.ID, Value: s.status()}}
 	default:
-		return s, nil
+		return s, []agent.Effect{agent.Unhandled{}}
 	}
 	return s.pass(nil)
 }
@@ -77,13 +74,16 @@ func (s gate[T]) pass(fx []agent.Effect) (gate[T], []agent.Effect) {
 	return s, fx
 }
 
-func (s gate[T]) status() OverflowStatus {
-	return OverflowStatus{Bound: s.bound, Queued: len(s.queue), Dropped: s.dropped, Passed: s.passed, Demand: s.demand, Closed: s.closed}
+func (s gate[T]) status() overflowStatus {
+	return overflowStatus{
+		Load:  agent.Load{Queued: len(s.queue), Done: s.passed, Demand: s.demand},
+		Bound: s.bound, Dropped: s.dropped,
+	}
 }
 
 // gateStage returns the overflow stage, holding up to bound items.
-func gateStage[T any](bound int) agent.Stage[T, T] {
-	return agent.NewStage(agent.Spec[gate[T], T, struct{}, struct{}, T, OverflowStatus]{
+func gateStage[T any](bound int) core.Stage[T, T] {
+	return core.NewStage[T, overflowStatus](core.Spec[gate[T], struct{}, struct{}, T]{
 		Name:   "overflow",
 		State:  gate[T]{bound: bound},
 		Evolve: evolveGate[T],

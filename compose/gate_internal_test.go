@@ -21,8 +21,13 @@ func TestGateKeepsTheNewestAndPassesOnWithDemand(t *testing.T) {
 	assert.Equal(t, 1, agenttest.Demanded(tr[1].Effects), "a posted item's slot comes back at once")
 	assert.Equal(t, []int{2}, agenttest.Emitted[int](tr[2].Effects))
 	assert.Equal(t, 5, agenttest.Demanded(tr[2].Effects))
-	assert.Equal(t, OverflowStatus{Bound: 3, Queued: 3, Dropped: 1, Passed: 2}, tr[2].State.status())
-	assert.Equal(t, OverflowStatus{Bound: 3, Queued: 3, Dropped: 2, Passed: 2}, tr[3].State.status())
+	assert.Equal(t, overflowStatus{Load: agent.Load{Queued: 3, Done: 2}, Bound: 3, Dropped: 1}, tr[2].State.status())
+	assert.Equal(t, overflowStatus{Load: agent.Load{Queued: 3, Done: 2}, Bound: 3, Dropped: 2}, tr[3].State.status())
 	assert.Equal(t, []int{5, 6, 7}, agenttest.Emitted[int](tr[4].Effects))
 	assert.Equal(t, []agent.Effect{agent.Finish{}}, tr[5].Effects)
+}
+
+func TestTheGateDoesNotTakeWhatItDoesNotKnow(t *testing.T) {
+	_, fx := evolveGate(gate[int]{bound: 3}, agent.Done[int]{ID: 1})
+	assert.Equal(t, []agent.Effect{agent.Unhandled{}}, fx)
 }

@@ -2,7 +2,8 @@ package compose
 
 import "fmt"
 
-// Overflow is what [Chain.Post] does when the chain's first stage is full.
+// Overflow is what a chain's Post does when the chain's first stage is
+// full.
 type Overflow int
 
 const (
@@ -49,7 +50,8 @@ func WithOverflow(o Overflow) Option {
 	return func(opts *options) { opts.overflow = o }
 }
 
-// WithName names the chain in its log events; the default is "chain".
+// WithName names the chain in its log events and errors; the default is
+// "chain".
 func WithName(name string) Option {
 	return func(opts *options) { opts.name = name }
 }

@@ -29,9 +29,9 @@ func TestOverloadStaysWithinTheBoundsAndLosesNothing(t *testing.T) {
 			return x*2 + 1, nil
 		})
 		require.NoError(t, err)
-		batches, err := buffer.Stage(buffer.Config{Size: size, Queue: 30}, func(context.Context, []int) error { return nil })
+		batches, err := buffer.Stage(buffer.Config[int]{Size: size, Queue: 30}, func(context.Context, []int) error { return nil })
 		require.NoError(t, err)
-		plan := compose.Then(compose.Then(compose.From(limit), work), batches)
+		plan := compose.Pipe3(limit, work, batches)
 
 		var accepted, delivered, peak atomic.Int64
 		next := 0
@@ -46,8 +46,11 @@ func TestOverloadStaysWithinTheBoundsAndLosesNothing(t *testing.T) {
 			delivered.Add(int64(len(b)))
 		})
 		require.NoError(t, err)
-
 		ctx := context.Background()
+		st, err := chain.Status(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 50+16+30, st.Bound, "the stages' queues")
+
 		for i := range n {
 			if i%size == 0 {
 				time.Sleep(size * time.Microsecond) // the fast producer: 1µs an item
@@ -61,9 +64,9 @@ func TestOverloadStaysWithinTheBoundsAndLosesNothing(t *testing.T) {
 		require.NoError(t, chain.Wait(ctx))
 
 		require.Equal(t, n, next, "items that reached the sink")
-		bound := int64(plan.Bound() + size)
+		bound := int64(st.Bound + size)
 		require.LessOrEqual(t, peak.Load(), bound)
 		t.Logf("%d items; at most %d inside the chain at once; bound %d (stage queues %d + one batch %d)",
-			n, peak.Load(), bound, plan.Bound(), size)
+			n, peak.Load(), bound, st.Bound, size)
 	})
 }

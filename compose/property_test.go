@@ -46,14 +46,13 @@ func randomChain(t *testing.T, rt *agent.Runtime, r *rand.Rand, n int) {
 	require.NoError(t, err)
 	p2, err := parallel.Stage(parallel.Config{Name: "second", Limit: 1 + r.IntN(8), Queue: 1 + r.IntN(40), Unordered: !ordered}, work)
 	require.NoError(t, err)
-	b, err := buffer.Stage(buffer.Config{Size: size, Queue: size + r.IntN(40), MaxWait: time.Duration(r.IntN(3)) * time.Millisecond},
+	b, err := buffer.Stage(buffer.Config[int]{Size: size, Queue: size + r.IntN(40), MaxWait: time.Duration(r.IntN(3)) * time.Millisecond},
 		func(context.Context, []int) error { return nil })
 	require.NoError(t, err)
-	mid := compose.Then(compose.From(limit), p1)
+	plan := compose.Pipe3(limit, p1, b)
 	if r.IntN(2) == 0 {
-		mid = compose.Then(mid, p2)
+		plan = compose.Pipe4(limit, p1, p2, b)
 	}
-	plan := compose.Then(mid, b)
 
 	var accepted, delivered, peak atomic.Int64
 	seen := make([]int, n)
@@ -67,6 +66,8 @@ func randomChain(t *testing.T, rt *agent.Runtime, r *rand.Rand, n int) {
 		got = append(got, batch...)
 		delivered.Add(int64(len(batch)))
 	})
+	require.NoError(t, err)
+	st, err := c.Status(context.Background())
 	require.NoError(t, err)
 	for i := 0; i < n; {
 		burst := min(n-i, r.IntN(60))
@@ -89,7 +90,7 @@ func randomChain(t *testing.T, rt *agent.Runtime, r *rand.Rand, n int) {
 			require.Equal(t, i, v)
 		}
 	}
-	require.LessOrEqual(t, peak.Load(), int64(plan.Bound()+size))
+	require.LessOrEqual(t, peak.Load(), int64(st.Bound+size))
 }
 
 // r2 is a work time in microseconds that varies from item to item.

@@ -4,57 +4,75 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/evolvekit/evolve/agent"
 	"github.com/rs/zerolog"
 )
 
-// Status is a snapshot of a chain: each stage's own status, first to last,
-// and what the chain's overflow policy dropped.
+// Status is a snapshot of a chain: the chain's Load, its settings, and each
+// stage's status, first to last.
+//
+// The chain's Load adds up its stages': Queued, InFlight and Failed are
+// their sums; Done is the last stage's (what has come out of the chain) and
+// Demand the sink's, which is unbounded.
 type Status struct {
+	agent.Load
 	Name     string
 	Overflow Overflow
-	// Bound is the most items the stages' input queues hold in all.
+	// Bound is the sum of the stages' input bounds: the ceiling of the
+	// items inside the chain but those its last stage works on (see the
+	// package doc, Backpressure).
 	Bound int
-	// Dropped counts the items DropNewest dropped. (DropOldest's drops are
-	// in the status of its "overflow" stage.)
+	// Dropped counts the items the Overflow policy dropped.
 	Dropped int
 	Stages  []StageStatus
 }
 
-// StageStatus is one stage's status: Status is the snapshot of its agent
-// package's own type (parallel.Status, rate.Status, buffer.Status, ...).
+// StageStatus is one stage's status: its name, its Load, and the status of
+// its agent package (parallel.Status, rate.Status, buffer.Status, ...) as
+// Detail.
 type StageStatus struct {
-	Name   string
-	Status any
+	Name string
+	agent.Load
+	Detail any
 }
 
-// MarshalZerologObject writes st as the fields of one zerolog object.
+// MarshalZerologObject writes st as the fields of one zerolog object: its
+// Load, name, overflow, bound and dropped.
 func (st Status) MarshalZerologObject(e *zerolog.Event) {
+	st.Load.MarshalZerologObject(e)
 	e.Str("name", st.Name).Str("overflow", st.Overflow.String()).Int("bound", st.Bound).Int("dropped", st.Dropped)
 }
 
 // Status asks every stage for its status, first to last, one round trip
-// each. It returns an error if a stage has stopped or failed, or ctx ends.
-func (c *Chain[I]) Status(ctx context.Context) (Status, error) {
+// each (none for a stage that has finished).
+func (c *chain[I]) Status(ctx context.Context) (Status, error) {
 	st := Status{Name: c.name, Overflow: c.overflow, Bound: c.bound, Dropped: int(c.dropped.Load())}
 	for _, m := range c.members {
-		v, err := m.Status(ctx)
+		v, l, err := m.Status(ctx)
 		if err != nil {
 			return st, fmt.Errorf("compose: status of %s: %w", m.Name(), err)
 		}
-		st.Stages = append(st.Stages, StageStatus{Name: m.Name(), Status: v})
+		st.Stages = append(st.Stages, StageStatus{Name: m.Name(), Load: l, Detail: v})
+		st.Queued += l.Queued
+		st.InFlight += l.InFlight
+		st.Failed += l.Failed
+		st.Done, st.Demand = l.Done, l.Demand
+		if g, ok := v.(overflowStatus); ok {
+			st.Dropped += g.Dropped
+		}
 	}
 	return st, nil
 }
 
 // LogStatus writes one structured zerolog event per stage, as each agent's
-// LogStatus does, and one for the chain. It does not wait for the stages'
-// events, which each agent writes on its own goroutine, so they may come in
-// any order; the chain's event is written on the caller's goroutine, before
-// LogStatus returns, so the logger's writer must not wait on the caller.
-func (c *Chain[I]) LogStatus() {
+// LogStatus does, and one for the chain, with its name, overflow, bound and
+// the drops of DropNewest. It does not wait for the stages' events, which
+// each agent writes on its own goroutine, so they may come in any order;
+// the chain's event is written on the caller's goroutine.
+func (c *chain[I]) LogStatus() {
 	for _, m := range c.members {
 		m.LogStatus()
 	}
-	st := Status{Name: c.name, Overflow: c.overflow, Bound: c.bound, Dropped: int(c.dropped.Load())}
-	c.log.Info().Str("chain", c.name).Object("status", st).Msg("status")
+	c.log.Info().Str("overflow", c.overflow.String()).Int("bound", c.bound).
+		Int("dropped", int(c.dropped.Load())).Msg("status")
 }

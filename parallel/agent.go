@@ -4,76 +4,78 @@ import (
 	"context"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/pool"
 )
 
 // Work is what a parallel agent runs for each item, in a goroutine the
-// runtime owns. ctx is cancelled when the agent is stopped (by
-// [agent.Handle.Stop] or [agent.Runtime.Shutdown]); work should return soon
-// after. An error or a panic makes a failed [Result].
+// runtime owns. ctx ends when the agent is stopped, when the item's
+// [Config.Timeout] passes, or at the first failure under
+// [Config.CancelOnError]; work should return soon after. An error or a
+// panic makes a failed [Result].
 type Work[In, Out any] func(ctx context.Context, in In) (Out, error)
-
-// Agent is a running parallel agent: it takes items of type In, runs its
-// [Work] on at most Limit of them at once, and hands each [Result] to its
-// sink, in input order unless its Config says Unordered.
-//
-// Everything an [agent.Handle] offers is here: Post blocks while the input
-// queue is full (TryPost reports agent.ErrFull instead), Close ends the
-// input, Wait returns once every accepted item has been finished and emitted
-// (with the first failure, like errgroup's Wait), Status returns a [Status],
-// Stop cancels running work. An Agent is safe for concurrent use.
-type Agent[In, Out any] struct {
-	*agent.Handle[In, Status]
-}
 
 // New starts a parallel agent on rt that runs work on each item posted and
 // hands the results to sink, one at a time, on the agent's own goroutine (a
-// slow sink slows the agent; nil discards results). It returns an error
-// naming the setting when cfg is out of range or work or rt is nil
-// (errors.Is(err, ErrConfig)), and agent.ErrClosed when rt has been shut
-// down.
-func New[In, Out any](rt *agent.Runtime, cfg Config, work Work[In, Out], sink func(Result[Out])) (*Agent[In, Out], error) {
+// slow sink slows the agent; nil discards results). Its Status is a
+// [Status]. It returns an [ErrConfig] naming the setting when cfg is out of
+// range or work or rt is nil, and agent.ErrClosed once rt has shut down.
+func New[In, Out any](rt *agent.Runtime, cfg Config, work Work[In, Out], sink func(Result[Out])) (agent.Handle[In, Status], error) {
 	if rt == nil {
 		return nil, invalid("runtime must not be nil")
 	}
-	sp, err := spec(cfg, work)
+	p, err := build(cfg, work)
 	if err != nil {
 		return nil, err
 	}
-	sp.Sink = sink
-	h, err := agent.Spawn(rt, sp)
-	if err != nil {
-		return nil, err
-	}
-	return &Agent[In, Out]{Handle: h}, nil
+	return p.New(rt, sink)
 }
 
-// spec describes the agent cfg and work make, with no sink.
-func spec[In, Out any](cfg Config, work Work[In, Out]) (agent.Spec[State[In, Out], In, Batch[In], []Result[Out], Result[Out], Status], error) {
-	s, err := NewState[In, Out](cfg)
+// Stage returns a parallel agent as one stage of a chain (see package
+// compose): it runs work on at most cfg.Limit items at once and passes each
+// result's value on, in input order unless cfg says Unordered. A failed item
+// is not passed on: it is counted in its [Status] (Failed), and the first
+// failure is the stage's error. It returns an [ErrConfig] naming the setting
+// when cfg is out of range or work is nil.
+func Stage[In, Out any](cfg Config, work Work[In, Out]) (agent.Stage[In, Out], error) {
+	p, err := build(cfg, work)
 	if err != nil {
-		return agent.Spec[State[In, Out], In, Batch[In], []Result[Out], Result[Out], Status]{}, err
+		return agent.Stage[In, Out]{}, err
 	}
-	if work == nil {
-		return agent.Spec[State[In, Out], In, Batch[In], []Result[Out], Result[Out], Status]{}, invalid("work must not be nil")
-	}
-	return agent.Spec[State[In, Out], In, Batch[In], []Result[Out], Result[Out], Status]{
-		Name:   cfg.name(),
-		State:  s,
-		Evolve: Evolve[In, Out],
-		Queue:  cfg.queue(),
-		Run:    work.Run,
-	}, nil
+	return p.Stage(), nil
 }
 
-// SetLimit changes the agent's limit while it runs. Raising it starts waiting
-// items at once; lowering it lets running work finish and starts nothing new
-// until fewer than n are in flight. It returns an error for n below 1
-// (errors.Is(err, ErrConfig)) and agent.ErrClosed once the agent has
-// stopped. It does not wait for the change to take effect; a Status call made
-// afterwards sees it.
-func (a *Agent[In, Out]) SetLimit(n int) error {
+// SetLimit changes the limit of the agent h, which [New] started, while it
+// runs. Raising it starts waiting items at once; lowering it lets running
+// work finish and starts nothing new until fewer than n are in flight. It
+// returns an [ErrConfig] for n below 1, and agent.ErrClosed once the agent
+// has ended. It does not wait for the change to take effect; a Status call
+// made afterwards sees it.
+func SetLimit[In any](h agent.Handle[In, Status], n int) error {
 	if err := checkLimit(n); err != nil {
 		return err
 	}
-	return agent.Adjust(a.Handle, Limit(n))
+	return core.Set(h, Limit(n))
+}
+
+// build describes the agent cfg and work make.
+func build[In, Out any](cfg Config, work Work[In, Out]) (pool.Pool[State[In, Out], In, Out, Result[Out], Status], error) {
+	s, err := NewState[In, Out](cfg)
+	if err != nil {
+		return pool.Pool[State[In, Out], In, Out, Result[Out], Status]{}, err
+	}
+	if work == nil {
+		return pool.Pool[State[In, Out], In, Out, Result[Out], Status]{}, invalid("work must not be nil")
+	}
+	cfg = cfg.withDefaults()
+	return pool.Pool[State[In, Out], In, Out, Result[Out], Status]{
+		Name:    cfg.Name,
+		State:   s,
+		Evolve:  Evolve[In, Out],
+		Queue:   cfg.Queue,
+		Work:    work,
+		Timeout: cfg.Timeout,
+		Result:  result[Out],
+		Value:   value[Out],
+	}, nil
 }

@@ -39,7 +39,7 @@ func collect[Out any](got *[]parallel.Result[Out]) func(parallel.Result[Out]) {
 	return func(r parallel.Result[Out]) { *got = append(*got, r) }
 }
 
-func postAll(t *testing.T, a *parallel.Agent[int, int], items ...int) {
+func postAll(t *testing.T, a agent.Handle[int, parallel.Status], items ...int) {
 	t.Helper()
 	for _, v := range items {
 		require.NoError(t, a.Post(context.Background(), v))
@@ -81,9 +81,11 @@ func TestEveryItemComesOutInInputOrderWithinTheLimit(t *testing.T) {
 		assert.Equal(t, int64(limit), g.peak.Load(), "the limit was used and never exceeded")
 		st, err := a.Status(context.Background())
 		require.NoError(t, err)
-		assert.Equal(t, parallel.Status{Limit: limit, Queue: 8, Run: parallel.DefaultRun, Batch: 1,
-			Demand: agent.Unbounded - n, Accepted: n, Done: n, Emitted: n, Closed: true}, st,
-			"work of milliseconds goes one item at a time")
+		assert.Equal(t, parallel.Status{
+			Load:  agent.Load{Done: n, Demand: agent.Unbounded - n},
+			Limit: limit, Queue: 8, MaxBatch: parallel.DefaultMaxBatch, Batch: 1,
+			Accepted: n, Emitted: n, Closed: true,
+		}, st, "work of milliseconds goes one item at a time")
 	})
 }
 
@@ -113,7 +115,7 @@ func TestQuickWorkGoesInBatchesAndStaysWithinTheLimit(t *testing.T) {
 		assert.LessOrEqual(t, g.peak.Load(), int64(limit), "a batch's items are worked on one after another")
 		st, err := a.Status(context.Background())
 		require.NoError(t, err)
-		assert.Equal(t, parallel.DefaultRun, st.Batch, "in the bubble work takes no time: batches as large as Run")
+		assert.Equal(t, parallel.DefaultMaxBatch, st.Batch, "in the bubble work takes no time: batches as large as MaxBatch")
 	})
 }
 
@@ -206,9 +208,9 @@ func TestSetLimitWhileRunning(t *testing.T) {
 			assert.Equal(t, [2]int{inFlight, queued}, [2]int{st.InFlight, st.Queued}, why)
 		}
 		expect(1, 3, "limit 1")
-		require.NoError(t, a.SetLimit(3))
+		require.NoError(t, parallel.SetLimit(a, 3))
 		expect(3, 1, "raising the limit starts queued work at once")
-		require.NoError(t, a.SetLimit(1))
+		require.NoError(t, parallel.SetLimit(a, 1))
 		expect(3, 1, "lowering the limit lets running work run")
 		release <- struct{}{}
 		expect(2, 1, "two still over the limit of 1: nothing starts")
@@ -216,12 +218,12 @@ func TestSetLimitWhileRunning(t *testing.T) {
 		expect(1, 1, "one at the limit of 1: nothing starts")
 		release <- struct{}{}
 		expect(1, 0, "below the limit: the last item starts")
-		assert.ErrorIs(t, a.SetLimit(0), parallel.ErrConfig)
+		assert.ErrorIs(t, parallel.SetLimit(a, 0), parallel.ErrConfig)
 		close(release)
 		a.Close()
 		require.NoError(t, a.Wait(context.Background()))
 		require.NoError(t, a.Stop(context.Background()))
-		assert.ErrorIs(t, a.SetLimit(2), agent.ErrClosed)
+		assert.ErrorIs(t, parallel.SetLimit(a, 2), agent.ErrClosed)
 	})
 }
 
@@ -277,6 +279,37 @@ func TestStopCancelsRunningWork(t *testing.T) {
 		require.NoError(t, a.Stop(context.Background()))
 		assert.Equal(t, int64(2), cancelled.Load(), "Stop returned after both running items saw their context end")
 		assert.ErrorIs(t, a.Wait(context.Background()), agent.ErrStopped)
+		st, err := a.Status(context.Background())
+		require.NoError(t, err, "the snapshot taken as the agent stopped")
+		assert.Equal(t, agent.Load{Queued: 1, InFlight: 2, Demand: agent.Unbounded}, st.Load)
+		assert.Equal(t, 3, st.Accepted)
+	})
+}
+
+func TestStatusAfterTheEndIsTheFinalSnapshot(t *testing.T) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		work := func(_ context.Context, v int) (int, error) {
+			time.Sleep(time.Duration(v) * time.Millisecond)
+			return v, nil
+		}
+		a, err := parallel.New(rt, parallel.Config{Limit: 2, Queue: 3}, work, nil)
+		require.NoError(t, err)
+		postAll(t, a, 1, 2, 3, 4, 5)
+		a.Close()
+		require.NoError(t, a.Wait(context.Background()))
+		st, err := a.Status(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, agent.Load{Done: 5, Demand: agent.Unbounded - 5}, st.Load)
+		assert.Equal(t, [3]int{5, 5, 0}, [3]int{st.Accepted, st.Emitted, st.Batches})
+		assert.True(t, st.Closed)
+		again, err := a.Status(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, st, again)
+
+		ended, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err = a.Status(ended)
+		assert.ErrorIs(t, err, context.Canceled, "an ended context is not asked")
 	})
 }
 
@@ -290,6 +323,8 @@ func TestNewRejectsABadConfig(t *testing.T) {
 	}{
 		{rt, parallel.Config{}, double, "parallel: limit must be at least 1, got 0"},
 		{rt, parallel.Config{Limit: 2, Queue: -1}, double, "parallel: queue must not be negative, got -1"},
+		{rt, parallel.Config{Limit: 2, MaxBatch: -1}, double, "parallel: max batch must not be negative, got -1"},
+		{rt, parallel.Config{Limit: 2, Timeout: -time.Millisecond}, double, "parallel: timeout must not be negative, got -1ms"},
 		{rt, parallel.Config{Limit: 2}, nil, "parallel: work must not be nil"},
 		{nil, parallel.Config{Limit: 2}, double, "parallel: runtime must not be nil"},
 	} {
@@ -298,7 +333,26 @@ func TestNewRejectsABadConfig(t *testing.T) {
 		assert.EqualError(t, err, c.want)
 		assert.ErrorIs(t, err, parallel.ErrConfig)
 	}
-	assert.EqualError(t, (&parallel.Agent[int, int]{}).SetLimit(-2), "parallel: limit must be at least 1, got -2")
+	err := parallel.SetLimit[int](nil, -2)
+	assert.EqualError(t, err, "parallel: limit must be at least 1, got -2")
+	assert.ErrorIs(t, err, parallel.ErrConfig)
+}
+
+func TestStageRejectsABadConfig(t *testing.T) {
+	for _, c := range []struct {
+		cfg  parallel.Config
+		work parallel.Work[int, int]
+		want string
+	}{
+		{parallel.Config{Limit: 0}, double, "parallel: limit must be at least 1, got 0"},
+		{parallel.Config{Limit: 1, MaxBatch: -3}, double, "parallel: max batch must not be negative, got -3"},
+		{parallel.Config{Limit: 1, Timeout: -1}, double, "parallel: timeout must not be negative, got -1ns"},
+		{parallel.Config{Limit: 1}, nil, "parallel: work must not be nil"},
+	} {
+		_, err := parallel.Stage(c.cfg, c.work)
+		assert.EqualError(t, err, c.want)
+		assert.ErrorIs(t, err, parallel.ErrConfig)
+	}
 }
 
 func TestNewOnAShutDownRuntimeFails(t *testing.T) {
@@ -324,12 +378,12 @@ func TestLogStatusWritesTheStatusAsOneObject(t *testing.T) {
 	batch := ev.Status["batch"]
 	assert.IsType(t, 0.0, batch)
 	assert.GreaterOrEqual(t, batch, 1.0, "the batch size follows the time items took, so it is only bounded")
-	assert.LessOrEqual(t, batch, float64(parallel.DefaultRun))
+	assert.LessOrEqual(t, batch, float64(parallel.DefaultMaxBatch))
 	delete(ev.Status, "batch")
 	assert.Equal(t, map[string]any{
-		"limit": 3.0, "queue": 5.0, "unordered": false, "run": float64(parallel.DefaultRun), "queued": 0.0,
-		"in_flight": 0.0, "assigned": 0.0, "held": 0.0, "demand": float64(agent.Unbounded - 2),
-		"accepted": 2.0, "done": 2.0, "failed": 0.0, "emitted": 2.0, "closed": true,
+		"queued": 0.0, "in_flight": 0.0, "done": 2.0, "failed": 0.0, "demand": "unbounded",
+		"limit": 3.0, "queue": 5.0, "unordered": false, "max_batch": float64(parallel.DefaultMaxBatch),
+		"batches": 0.0, "held": 0.0, "accepted": 2.0, "emitted": 2.0, "closed": true,
 	}, ev.Status)
 }
 

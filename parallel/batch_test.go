@@ -1,7 +1,6 @@
 package parallel_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -39,8 +38,8 @@ func TestQuickWorkIsHandedOutInBatchesSizedByItsTime(t *testing.T) {
 		agent.Demand{N: 4},
 	}, tr[2].Effects, "an item took 10 µs: up to 10 go in one batch, here all that wait")
 	st := agenttest.Last(tr).Status()
-	assert.Equal(t, 2, st.InFlight, "two batches, one worker each")
-	assert.Equal(t, 5, st.Assigned)
+	assert.Equal(t, 2, st.Batches, "two batches, one worker each")
+	assert.Equal(t, 5, st.InFlight, "counted in items")
 	assert.Equal(t, 10, st.Batch)
 }
 
@@ -66,20 +65,20 @@ func TestABatchIsAnEvenShareOfWhatMayStart(t *testing.T) {
 	}, starts(tr[3].Effects), "seven items over four free places")
 }
 
-func TestRunBoundsABatch(t *testing.T) {
-	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1, Run: 2}),
+func TestMaxBatchBoundsABatch(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1, MaxBatch: 2}),
 		unbounded,
 		input("a", "b", "c", "d"),
 		finished(time.Microsecond, 0, 1),
 	)
 	assert.Equal(t, []agent.Start[batch]{start(1, "b", "c")}, starts(tr[2].Effects))
 
-	one := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1, Run: 1}),
+	one := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1, MaxBatch: 1}),
 		unbounded,
 		input("a", "b", "c"),
 		finished(0, 0, 1),
 	)
-	assert.Equal(t, []agent.Start[batch]{start(1, "b")}, starts(one[2].Effects), "Run 1: one at a time, however quick")
+	assert.Equal(t, []agent.Start[batch]{start(1, "b")}, starts(one[2].Effects), "MaxBatch 1: one at a time, however quick")
 }
 
 func TestDemandBoundsABatch(t *testing.T) {
@@ -131,43 +130,48 @@ func TestItemsABatchReturnsNoResultForFail(t *testing.T) {
 	assert.Equal(t, 5, st.Done)
 }
 
-func TestRunWorksOnEachItemInTurn(t *testing.T) {
-	var order []int
-	work := parallel.Work[int, int](func(_ context.Context, v int) (int, error) {
-		order = append(order, v)
-		switch v {
-		case 2:
-			panic("two")
-		case 3:
-			return -1, errors.New("three")
-		}
-		return 10 * v, nil
-	})
-	rs, err := work.Run(context.Background(), parallel.Batch[int]{Seq: 7, Items: []int{1, 2, 3, 4}})
-	require.NoError(t, err)
-	assert.Equal(t, []int{1, 2, 3, 4}, order, "a panic fails its item alone")
-	require.Len(t, rs, 4)
-	assert.Equal(t, result{Seq: 7, Value: 10}, rs[0])
-	var pe *agent.PanicError
-	require.ErrorAs(t, rs[1].Err, &pe)
-	assert.Equal(t, "two", pe.Value)
-	assert.Equal(t, uint64(8), rs[1].Seq)
-	assert.Equal(t, result{Seq: 9, Value: -1, Err: rs[2].Err}, rs[2])
-	assert.EqualError(t, rs[2].Err, "three")
-	assert.Equal(t, result{Seq: 10, Value: 40}, rs[3])
+func TestADonesResultsTakeTheirSeqsFromItsBatch(t *testing.T) {
+	s := agenttest.Last(agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1}),
+		unbounded,
+		input("a"),
+		finished(time.Microsecond, 0, 1),
+		input("b", "c"),
+	))
+	tr := agenttest.Run(evolve, s,
+		at(time.Millisecond, agent.Done[[]result]{ID: 1, Result: []result{{Seq: 7, Value: 2}, {Seq: 7, Value: 3}}}),
+	)
+	assert.Equal(t, []result{{Seq: 1, Value: 2}, {Seq: 2, Value: 3}}, emitted(tr[0].Effects),
+		"one result per item, in order, numbered by the batch")
 }
 
-func TestRunStopsBeginningItemsOnceCancelled(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var began []int
-	work := parallel.Work[int, int](func(_ context.Context, v int) (int, error) {
-		began = append(began, v)
-		cancel()
-		return v, nil
-	})
-	rs, _ := work.Run(ctx, parallel.Batch[int]{Items: []int{1, 2, 3}})
-	assert.Equal(t, []int{1}, began)
-	assert.Equal(t, result{Seq: 0, Value: 1}, rs[0])
-	assert.ErrorIs(t, rs[1].Err, context.Canceled)
-	assert.ErrorIs(t, rs[2].Err, context.Canceled)
+func TestFlightDescribesEachBatchInFlight(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2}),
+		unbounded,
+		input("a"),
+		at(2*time.Microsecond, agent.Input[string]{Items: []string{"b", "c"}}),
+		at(5*time.Microsecond, agent.Input[string]{Items: []string{"d"}}),
+		finished(10*time.Microsecond, 0, 1),
+	)
+	assert.Equal(t, []agent.Start[batch]{start(1, "b")}, starts(tr[2].Effects), "c waits for a place")
+	assert.Equal(t, []agent.Start[batch]{start(2, "c", "d")}, starts(tr[4].Effects))
+
+	a, ok := tr[1].State.Flight(0)
+	assert.True(t, ok)
+	assert.Equal(t, parallel.Flight{Start: agenttest.T0, Items: 1, Among: 1}, a)
+
+	s := agenttest.Last(tr)
+	b, ok := s.Flight(1)
+	assert.True(t, ok)
+	assert.Equal(t, parallel.Flight{Start: agenttest.T0.Add(2 * time.Microsecond), Items: 1, Among: 2}, b,
+		"b started on arrival, beside a")
+	cd, ok := s.Flight(2)
+	assert.True(t, ok)
+	assert.Equal(t, parallel.Flight{Start: agenttest.T0.Add(10 * time.Microsecond), Wait: 8 * time.Microsecond, Items: 2, Among: 2}, cd,
+		"the wait is that of the batch's first item, c, accepted at 2 µs")
+
+	for _, id := range []uint64{0, 3, 99} {
+		f, ok := s.Flight(id)
+		assert.False(t, ok, "no batch in flight under %d", id)
+		assert.Zero(t, f)
+	}
 }

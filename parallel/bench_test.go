@@ -41,7 +41,7 @@ func BenchmarkAgent(b *testing.B) {
 func BenchmarkEvolve(b *testing.B) {
 	for _, limit := range []int{8, 256} {
 		b.Run(map[int]string{8: "limit=8", 256: "limit=256"}[limit], func(b *testing.B) {
-			s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Queue: limit, Run: 1})
+			s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Queue: limit, MaxBatch: 1})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,43 +1,68 @@
 // Package parallel runs work on many items at once, at most a limit of them
 // at a time, and passes the results on in input order, or as they finish.
 //
-// [New] starts an [Agent] on an [agent.Runtime]. Post items to it; it runs
-// its [Work] on each in a goroutine the runtime owns and hands every [Result]
-// (the item's input position Seq, the work's value, its error) to a sink
-// function. The input queue is bounded, so Post blocks while it is full and
-// TryPost reports agent.ErrFull. Work that returns an error or panics makes a
-// failed Result (a panic arrives as an *agent.PanicError with its stack): it
-// is counted in [Status] and passed on like any other, and the agent carries
-// on. After Close, Wait returns once every accepted item has been finished
-// and emitted, with the first failure the agent saw, as errgroup's Wait does.
-// [Agent.SetLimit] changes the limit while the agent runs.
+// [New] starts an agent on an agent.Runtime and returns its agent.Handle.
+// Post items to it; it runs its [Work] on each in a goroutine the runtime
+// owns and hands every [Result] (the item's input position Seq, the work's
+// value, its error) to a sink function. Post blocks while the input queue
+// is full, TryPost reports agent.ErrFull. Work that returns an error or
+// panics makes a failed Result (a panic arrives as an *agent.PanicError
+// with its stack): it is counted in [Status] and passed on like any other,
+// and the agent carries on. After Close, Wait returns once every accepted
+// item has been finished and emitted, with the first failure the agent
+// saw, as errgroup's Wait does. [SetLimit] changes the limit while the
+// agent runs. [Stage] makes the same agent a stage of a compose chain,
+// passing on the values of the items that succeeded.
+//
+// # Order
 //
 // In input order, a result that finishes before an earlier one is held until
-// that one is emitted, and while as many results as the limit (times the
-// batch size, below) are held no new work starts: a slow item delays the
-// output behind it, but the memory it pins stays bounded.
+// that one is emitted, and while the limit times the batch size (below) of
+// results are held no new work starts: a slow item delays the output behind
+// it, but the memory it pins stays bounded.
 //
 // # Batches
 //
 // Handing an item to a worker and its result back costs a few microseconds.
-// For work that takes less, the agent hands a worker a [Batch] of queued
-// items to work on one after another, so the hand-over is paid once per
-// batch. At most Limit items are still worked on at once, one per worker.
-// The agent sizes batches from the time its items have taken so far (from
-// the message that started a batch to the one that brought its results), so
-// that a batch takes about [RunSpan]: work of that length or more goes one
-// item at a time, as does all work until the first batch has finished.
-// [Config.Run] bounds a batch, and Run 1 turns batches off. The cost of a
-// batch is that an item may wait behind the others of its batch, up to about
-// RunSpan, or longer when one of them is much slower than the rest.
+// For work that takes less, the agent hands a worker a batch of queued items
+// to work on one after another, so the hand-over is paid once per batch. At
+// most Limit batches are in flight, each worked on by one worker, one item
+// at a time, so at most Limit items are worked on at once. A batch holds one
+// item until a batch has finished; then as many items as took [BatchSpan]
+// on average so far (measured from the message that started a batch to the
+// one that brought its results), at most [Config.MaxBatch], and at most an
+// even share of the items that may start among the free places. So work of
+// BatchSpan or more always goes one item at a time. The cost of a batch is
+// that an item may wait behind the others of its batch, up to about
+// BatchSpan, or longer when one of them is much slower than the rest;
+// MaxBatch 1 turns batches off.
+//
+// # Timeouts and cancellation
+//
+// [Config.Timeout] gives each item a deadline: its work's context ends after
+// it, and an item whose work returns after it fails with an error for which
+// errors.Is(err, context.DeadlineExceeded) holds. [Config.CancelOnError]
+// makes the first failure cancel the rest, as errgroup.WithContext and
+// conc's WithCancelOnError do: the context of the work in flight ends, with
+// that failure as its cause, and every item not yet started fails at once
+// with an error saying so. Each item still ends exactly once.
+//
+// # Evolve
 //
 // The agent's whole behaviour is [Evolve], a pure function over a [State]
 // value: tests and simulators drive it directly, with no goroutines and no
-// clock (see package agenttest and the Evolve example).
+// clock (see package agenttest and the Evolve example). It takes
+// agent.Input[In], agent.Pull, agent.Close, agent.Query (answered with an
+// agent.Reply[Status]), agent.Set[Limit], and agent.Done[[]Result[Out]] for
+// the batch it started with an agent.Start[[]In], whose ID is the input
+// position of the batch's first item. A Done carries one Result per item of
+// its batch, in order (their Seqs are the batch's, whatever the Done says);
+// an item it carries no result for fails, and a Done for an ID not in
+// flight is ignored.
 //
 // # Concurrency
 //
-// An Agent is safe for concurrent use. Work runs concurrently, up to the
+// A Handle is safe for concurrent use. Work runs concurrently, up to the
 // limit; the sink is called on the agent's own goroutine, one result at a
 // time, so it needs no locking, and a slow sink slows the agent. A State is
 // a value that Evolve never changes; two States evolved from one share
@@ -54,6 +79,8 @@
 // # Zero values
 //
 // The zero [Config] is not valid: Limit is required. Its other fields default
-// to the name "parallel", an input queue of [agent.DefaultQueue] items, and
-// output in input order. The zero State is not usable; [NewState] builds one.
+// to the name "parallel", an input queue of agent.DefaultQueue items,
+// output in input order, batches of up to [DefaultMaxBatch], no timeout, and
+// no cancellation on error. The zero State is not usable; [NewState] builds
+// one.
 package parallel

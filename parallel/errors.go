@@ -2,27 +2,17 @@ package parallel
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/evolvekit/evolve/internal/errs"
 )
 
-// ErrConfig is reported by the errors [New], [NewState] and
-// [Agent.SetLimit] return for a setting that is out of range or missing:
+// ErrConfig is reported by the errors [New], [Stage], [NewState] and
+// [SetLimit] return for a setting that is out of range or missing:
 // errors.Is(err, ErrConfig) is true, and the message names the setting and
 // the value it got, as in "parallel: limit must be at least 1, got 0".
 var ErrConfig = errors.New("parallel: invalid setting")
 
-// invalidError is a setting out of range, described by msg.
-type invalidError struct {
-	msg string
-}
-
-// Error returns the message naming the setting.
-func (e *invalidError) Error() string { return e.msg }
-
-// Is makes errors.Is(err, ErrConfig) true.
-func (e *invalidError) Is(target error) bool { return target == ErrConfig }
-
-// invalid builds an invalidError whose message starts with "parallel: ".
+// invalid returns an [ErrConfig] with the message "parallel: " + format.
 func invalid(format string, args ...any) error {
-	return &invalidError{msg: "parallel: " + fmt.Sprintf(format, args...)}
+	return errs.Invalid(ErrConfig, "parallel", format, args...)
 }

@@ -1,53 +1,27 @@
 package parallel
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
 )
 
-// Evolve is the parallel agent's whole behaviour, an [agent.Evolve] over
-// [State]. Its work is a [Batch]: it starts work with agent.Start[Batch[In]]
-// effects, whose ID is the Seq of the batch's first item, and takes its
-// results back as agent.Done[[]Result[Out]]. It takes these messages:
-//
-//   - agent.Input[In] queues items, each numbered with its Seq; input after
-//     Close is accepted too.
-//   - agent.Done[[]Result[Out]] finishes the batch started under that ID:
-//     one result per item, in order (an item without a result fails with
-//     the Done's Err, or with an error saying it has none). A Done for an ID
-//     not in flight is ignored.
-//   - agent.Pull grants demand; agent.Set[Limit] changes the limit (a limit
-//     below 1 is ignored); agent.Close ends the input.
-//   - agent.Query is answered with an agent.Reply[Status] and changes nothing.
-//
-// Any other message leaves the state as it is and asks for nothing.
-//
-// After each message Evolve emits the results it may (in input order unless
-// the agent is unordered, and no more than the demand it holds), then starts
-// waiting items while fewer than the limit of batches are in flight and the
-// demand not yet reserved by work in flight or held results allows, giving
-// their input slots back with one agent.Demand, and, once input is closed and
-// nothing is left, finishes with the first failure it saw. A batch holds one
-// item until a batch has finished; then as many as took [RunSpan], on
-// average, in the batches so far (measured from the At of the message that
-// started a batch to the At of its Done), at most [Config.Run], and at most
-// an even share of the items that may start among the free places. In input
-// order, no work starts while as many results as the limit times that batch
-// size wait for an earlier one, so a slow item holds back a bounded number
-// of results.
+// Evolve is the parallel agent's whole behaviour, an agent.Evolve over
+// [State]. The messages it takes and what it does with them are in the
+// package doc (Evolve, Order, Batches). After each message it emits the
+// results it may, starts what the limit and the demand allow, and finishes
+// once input is closed and nothing is left.
 //
 // Evolve is pure and costs time proportional to the batches in flight and
-// the results held, plus the items it starts or emits. The States it returns
-// share memory with the State it was given, so two States evolved from one
-// must not be evolved on two goroutines at once.
+// the results held, plus the items it starts or emits.
 func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent.Effect) {
 	var at time.Time
 	var fx []agent.Effect
 	switch m := m.(type) {
 	case agent.Input[In]:
-		s, at = s.accept(m.Items), m.At
+		s, at = s.accept(m.Items, m.At), m.At
 	case agent.Done[[]Result[Out]]:
 		i, ok := s.flightOf(m.ID)
 		if !ok {
@@ -71,42 +45,40 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 	case agent.Query:
 		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
 	default:
-		return s, nil
+		return s, []agent.Effect{agent.Unhandled{}}
 	}
 	return s.settle(fx, at)
 }
 
-// accept queues items, in order.
-func (s State[In, Out]) accept(items []In) State[In, Out] {
+// accept queues items, in order, and notes when they came.
+func (s State[In, Out]) accept(items []In, at time.Time) State[In, Out] {
+	if len(items) == 0 {
+		return s
+	}
 	for _, in := range items {
 		s.waiting = s.waiting.Push(in)
 	}
 	s.accepted += uint64(len(items))
+	s.arrivals = s.arrivals.Push(arrival{at: at, end: s.accepted})
 	return s
 }
 
 // complete takes the batch at index i of running, which m reports, out of
 // flight, counts its results and emits them at once if they are next and
-// demand allows, or else holds them.
+// demand allows, or else holds them. The first failure cancels the rest
+// when the agent was configured so.
 func (s State[In, Out]) complete(m agent.Done[[]Result[Out]], i int) (State[In, Out], []agent.Effect) {
 	f := s.running.At(i)
 	s.running = s.running.Remove(i)
 	s.assigned -= f.n
 	s = s.measured(m.At.Sub(f.at), f.n)
-	rs := results(m, f)
-	s.done += len(rs)
-	for _, r := range rs {
-		if r.Err != nil {
-			s.failed++
-			if s.firstErr == nil {
-				s.firstErr = r.Err
-			}
-		}
-	}
+	rs := results(m.Result, m.Err, f)
+	var fx []agent.Effect
+	s, fx = s.count(rs, fx)
 	next := s.unordered && s.held.Len() == 0 || !s.unordered && f.id == s.emitted
 	if !next || s.demand < len(rs) {
 		s.held = withResults(s.held, rs, !s.unordered)
-		return s, nil
+		return s, fx
 	}
 	// The common case: nothing earlier is missing, so the results go out
 	// at once, and in input order with the held ones that follow them.
@@ -124,7 +96,27 @@ func (s State[In, Out]) complete(m agent.Done[[]Result[Out]], i int) (State[In, 
 		s.demand -= n
 		s.emitted += uint64(n)
 	}
-	return s, append(make([]agent.Effect, 0, 4), agent.Emit[Result[Out]]{Values: rs})
+	return s, append(slices.Grow(fx, 4), agent.Emit[Result[Out]]{Values: rs})
+}
+
+// count counts finished results and their failures; the first failure of an
+// agent that cancels on error asks for agent.Cancel.
+func (s State[In, Out]) count(rs []Result[Out], fx []agent.Effect) (State[In, Out], []agent.Effect) {
+	s.done += len(rs)
+	for _, r := range rs {
+		if r.Err == nil {
+			continue
+		}
+		s.failed++
+		if s.firstErr == nil {
+			s.firstErr = r.Err
+		}
+		if s.cancels && s.cancelled == nil {
+			s.cancelled = fmt.Errorf("parallel: cancelled after item %d failed: %w", r.Seq, r.Err)
+			fx = append(fx, agent.Cancel{Cause: s.cancelled})
+		}
+	}
+	return s, fx
 }
 
 // settle performs what the last message, at instant at, made possible:
@@ -168,7 +160,11 @@ func (s State[In, Out]) ready() int {
 
 // start starts as many waiting items as startable allows, oldest first, in
 // batches, one per free place at most, and gives their input slots back.
+// Once the first failure has cancelled the rest, it fails them instead.
 func (s State[In, Out]) start(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
+	if s.cancelled != nil {
+		return s.abandon(fx, at)
+	}
 	avail := s.startable()
 	room := s.limit - s.running.Len()
 	if avail == 0 || room <= 0 {
@@ -179,14 +175,39 @@ func (s State[In, Out]) start(fx []agent.Effect, at time.Time) (State[In, Out], 
 	n := 0
 	for ; avail > 0 && room > 0; room-- {
 		k := min(most, (avail+room-1)/room) // an even share of what is left
+		id := s.started
 		var items []In
-		items, s.waiting = s.waiting.Take(k)
-		s.running = s.running.Push(flight{id: s.started, n: k, at: at})
-		fx = append(fx, agent.Start[Batch[In]]{ID: s.started, Work: Batch[In]{Seq: s.started, Items: items}})
-		s.started += uint64(k)
+		var wait time.Duration
+		s, items, wait = s.take(k, at)
+		s.running = s.running.Push(flight{id: id, n: k, at: at, wait: wait, among: s.running.Len() + 1})
+		fx = append(fx, agent.Start[[]In]{ID: id, Work: items})
 		s.assigned += k
 		avail -= k
 		n += k
+	}
+	return s, append(fx, agent.Demand{N: n})
+}
+
+// abandon fails the waiting items that startable allows, without starting
+// them, with the cause of the cancellation, and passes their results on as
+// any others.
+func (s State[In, Out]) abandon(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
+	n := 0
+	for k := s.startable(); k > 0; k = s.startable() {
+		seq := s.started
+		s, _, _ = s.take(k, at)
+		rs := make([]Result[Out], k)
+		for i := range rs {
+			rs[i] = Result[Out]{Seq: seq + uint64(i), Err: s.cancelled}
+		}
+		s.done += k
+		s.failed += k
+		s.held = withResults(s.held, rs, !s.unordered)
+		s, fx = s.emit(fx)
+		n += k
+	}
+	if n == 0 {
+		return s, fx
 	}
 	return s, append(fx, agent.Demand{N: n})
 }

@@ -3,6 +3,7 @@ package parallel_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
@@ -16,7 +17,7 @@ import (
 type (
 	state  = parallel.State[string, int]
 	result = parallel.Result[int]
-	batch  = parallel.Batch[string]
+	batch  = []string
 )
 
 var (
@@ -42,7 +43,7 @@ func failed(id uint64, err error) agenttest.Step {
 
 // start is the Start of a batch of items from Seq id.
 func start(id uint64, items ...string) agent.Start[batch] {
-	return agent.Start[batch]{ID: id, Work: batch{Seq: id, Items: items}}
+	return agent.Start[batch]{ID: id, Work: items}
 }
 
 func setLimit(n int) agenttest.Step { return step(agent.Set[parallel.Limit]{Value: parallel.Limit(n)}) }
@@ -71,6 +72,7 @@ func TestAtMostLimitStartAndTheirSlotsComeBack(t *testing.T) {
 	}, tr[1].Effects)
 	st := agenttest.Last(tr).Status()
 	assert.Equal(t, 2, st.InFlight)
+	assert.Equal(t, 2, st.Batches)
 	assert.Equal(t, 2, st.Queued)
 	assert.Equal(t, 4, st.Accepted)
 }
@@ -88,6 +90,7 @@ func TestFinishedWorkMakesRoomForQueuedWork(t *testing.T) {
 	}, tr[2].Effects)
 	st := agenttest.Last(tr).Status()
 	assert.Equal(t, 2, st.InFlight)
+	assert.Equal(t, 2, st.Batches)
 	assert.Zero(t, st.Queued)
 	assert.Equal(t, 1, st.Done)
 }
@@ -121,7 +124,7 @@ func TestUnorderedResultsGoOutAsTheyFinish(t *testing.T) {
 }
 
 func TestInOrderAtMostLimitResultsWaitForAnEarlierOne(t *testing.T) {
-	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2, Run: 1}),
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2, MaxBatch: 1}),
 		unbounded,
 		input("a", "b", "c", "d", "e"),
 		done(1, 11), // held; c starts
@@ -213,7 +216,7 @@ func TestLoweringTheLimitLetsRunningWorkFinish(t *testing.T) {
 		done(2, 12),
 	)
 	assert.Empty(t, tr[2].Effects)
-	assert.Equal(t, 3, tr[2].State.Status().InFlight)
+	assert.Equal(t, 3, tr[2].State.Status().Batches)
 	assert.Empty(t, starts(tr[3].Effects), "two still in flight, over the limit of 1")
 	assert.Empty(t, starts(tr[4].Effects), "one in flight, at the limit of 1")
 	assert.Equal(t, []agent.Start[batch]{start(3, "d")}, starts(tr[5].Effects))
@@ -276,27 +279,48 @@ func TestQueryRepliesAndChangesNothing(t *testing.T) {
 	tr := agenttest.Run(evolve, s, step(agent.Query{ID: 7}))
 	assert.Equal(t, s, tr[0].State)
 	assert.Equal(t, []agent.Effect{agent.Reply[parallel.Status]{To: 7, Value: parallel.Status{
-		Limit: 2, Queue: 5, Run: parallel.DefaultRun, InFlight: 2, Assigned: 2, Batch: parallel.DefaultRun,
-		Held: 1, Demand: agent.Unbounded, Accepted: 3, Done: 1, Failed: 1,
-	}}}, tr[0].Effects, "work that took no time at all makes batches as large as Run")
+		Load:  agent.Load{InFlight: 2, Done: 1, Failed: 1, Demand: agent.Unbounded},
+		Limit: 2, Queue: 5, MaxBatch: parallel.DefaultMaxBatch, Batches: 2, Batch: parallel.DefaultMaxBatch,
+		Held: 1, Accepted: 3,
+	}}}, tr[0].Effects, "work that took no time at all makes batches as large as MaxBatch")
 }
 
-func TestUnknownMessagesAreIgnored(t *testing.T) {
+func TestUnknownMessagesAreUnhandled(t *testing.T) {
 	s := agenttest.Last(agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1}),
 		unbounded, input("a", "b"), step(agent.Close{})))
 	for _, m := range []agent.Msg{
-		agent.Tick{Tag: 1},
+		agent.Tick{Tag: 1}, // it arms no timers
 		agent.Input[int]{Items: []int{1}},
 		agent.Done[string]{ID: 0},
-		agent.Done[int]{ID: 0},      // not this agent's type
+		agent.Done[int]{ID: 0},
+		agent.Done[[]parallel.Result[string]]{ID: 0},
+		agent.Set[int]{Value: 5},
+		agent.Set[otherLimit]{Value: 5},
+	} {
+		next, fx := parallel.Evolve(s, agent.Stamp(m, agenttest.T0))
+		assert.Equal(t, []agent.Effect{agent.Unhandled{}}, fx, "%T", m)
+		assert.Equal(t, s, next, "%T", m)
+	}
+	assert.Panics(t, func() {
+		agenttest.Run(evolve, s, step(agent.Done[int]{ID: 0}))
+	}, "a driver reports a message the agent does not take")
+}
+
+// otherLimit is a limit of another kind than parallel.Limit.
+type otherLimit int
+
+func TestStrayDonesAndEmptyPullsAreIgnored(t *testing.T) {
+	s := agenttest.Last(agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1}),
+		unbounded, input("a", "b"), step(agent.Close{})))
+	for _, m := range []agent.Msg{
 		agent.Done[[]result]{ID: 1}, // queued, not started
 		agent.Done[[]result]{ID: 9}, // never accepted
-		agent.Set[int]{Value: 5},
 		agent.Pull{N: 0},
+		agent.Pull{N: -3},
 	} {
 		tr := agenttest.Run(evolve, s, step(m))
-		assert.Empty(t, tr[0].Effects, "%T", m)
-		assert.Equal(t, s, tr[0].State, "%T", m)
+		assert.Empty(t, tr[0].Effects, "%#v", m)
+		assert.Equal(t, s, tr[0].State, "%#v", m)
 	}
 }
 
@@ -330,7 +354,8 @@ func TestNewStateRejectsABadConfig(t *testing.T) {
 		{parallel.Config{}, "parallel: limit must be at least 1, got 0"},
 		{parallel.Config{Limit: -3}, "parallel: limit must be at least 1, got -3"},
 		{parallel.Config{Limit: 1, Queue: -1}, "parallel: queue must not be negative, got -1"},
-		{parallel.Config{Limit: 1, Run: -2}, "parallel: run must not be negative, got -2"},
+		{parallel.Config{Limit: 1, MaxBatch: -2}, "parallel: max batch must not be negative, got -2"},
+		{parallel.Config{Limit: 1, Timeout: -time.Second}, "parallel: timeout must not be negative, got -1s"},
 	} {
 		_, err := parallel.NewState[string, int](c.cfg)
 		assert.EqualError(t, err, c.want)
@@ -340,6 +365,8 @@ func TestNewStateRejectsABadConfig(t *testing.T) {
 
 func TestNewStateFillsInDefaults(t *testing.T) {
 	st := newState(t, parallel.Config{Limit: 4}).Status()
-	assert.Equal(t, parallel.Status{Limit: 4, Queue: agent.DefaultQueue, Run: parallel.DefaultRun, Batch: 1}, st,
-		"one item at a time until a batch has finished")
+	assert.Equal(t, parallel.Status{Limit: 4, Queue: agent.DefaultQueue, MaxBatch: parallel.DefaultMaxBatch, Batch: 1}, st,
+		"one item at a time until a batch has finished; no demand until the first Pull")
+	tuned := newState(t, parallel.Config{Limit: 1, Queue: 3, MaxBatch: 5, Unordered: true, Timeout: time.Second, CancelOnError: true})
+	assert.Equal(t, parallel.Status{Limit: 1, Queue: 3, MaxBatch: 5, Unordered: true, Batch: 1}, tuned.Status())
 }

@@ -68,13 +68,13 @@ func ExampleEvolve() {
 		fmt.Printf("%+v\n", step.Effects)
 	}
 	// Output:
-	// [{ID:0 Work:{Seq:0 Items:[a]}} {ID:1 Work:{Seq:1 Items:[b]}} {N:2}]
-	// [{ID:2 Work:{Seq:2 Items:[c]}} {N:1}]
+	// [{ID:0 Work:[a]} {ID:1 Work:[b]} {N:2}]
+	// [{ID:2 Work:[c]} {N:1}]
 	// [{Values:[{Seq:0 Value:10 Err:<nil>} {Seq:1 Value:20 Err:<nil>}]}]
 }
 
 // SetLimit changes the limit of a running agent; Status shows it.
-func ExampleAgent_SetLimit() {
+func ExampleSetLimit() {
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(context.Background())
 
@@ -84,10 +84,10 @@ func ExampleAgent_SetLimit() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(p.SetLimit(8))
+	fmt.Println(parallel.SetLimit(p, 8))
 	st, _ := p.Status(context.Background())
 	fmt.Println("limit:", st.Limit)
-	fmt.Println(p.SetLimit(0))
+	fmt.Println(parallel.SetLimit(p, 0))
 	// Output:
 	// <nil>
 	// limit: 8

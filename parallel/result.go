@@ -1,5 +1,7 @@
 package parallel
 
+import "fmt"
+
 // Result is what the agent emits for one item: the item's position in the
 // input and what its work returned. Err is nil for work that succeeded; for
 // work that panicked it is an *agent.PanicError carrying the stack. Value is
@@ -9,4 +11,45 @@ type Result[Out any] struct {
 	Seq   uint64
 	Value Out
 	Err   error
+}
+
+// result makes the Result of the item at seq.
+func result[Out any](seq uint64, v Out, err error) Result[Out] {
+	return Result[Out]{Seq: seq, Value: v, Err: err}
+}
+
+// value is a result's value, if the work succeeded.
+func value[Out any](r Result[Out]) (Out, bool) { return r.Value, r.Err == nil }
+
+// results returns the results of the batch f from what its Done carried,
+// one per item, in order, with their Seqs. An item the Done carries no
+// result for fails with its error, or with an error saying so.
+func results[Out any](rs []Result[Out], err error, f flight) []Result[Out] {
+	if len(rs) == f.n && numbered(rs, f.id) {
+		return rs
+	}
+	out := make([]Result[Out], f.n)
+	for i := range out {
+		seq := f.id + uint64(i)
+		switch {
+		case i < len(rs):
+			out[i] = rs[i]
+			out[i].Seq = seq
+		case err != nil:
+			out[i] = Result[Out]{Seq: seq, Err: err}
+		default:
+			out[i] = Result[Out]{Seq: seq, Err: fmt.Errorf("parallel: the batch from %d returned no result for item %d", f.id, seq)}
+		}
+	}
+	return out
+}
+
+// numbered reports whether rs are numbered from seq on.
+func numbered[Out any](rs []Result[Out], seq uint64) bool {
+	for i, r := range rs {
+		if r.Seq != seq+uint64(i) {
+			return false
+		}
+	}
+	return true
 }

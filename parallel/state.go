@@ -8,26 +8,28 @@ import (
 )
 
 // State is everything a parallel agent knows between two messages: its
-// settings, the items waiting to start, the batches in flight, the results
-// waiting to be emitted, the demand it holds, how long its items have taken
-// and its counts.
+// settings, the items waiting to start and when they came, the batches in
+// flight, the results waiting to be emitted, the demand it holds, how long
+// its items have taken and its counts.
 //
 // A State is a value. [Evolve] never changes the State it is given, nor any
 // memory that State can reach: it keeps its lists in persistent queues and
 // copies what it changes in them. So an earlier State can be kept, compared
 // or evolved again. Two States evolved from one share memory, so they must
-// not be evolved on two goroutines at once (see [Evolve]). The zero State is
-// not usable; build one with [NewState].
+// not be evolved on two goroutines at once. The zero State is not usable;
+// build one with [NewState].
 type State[In, Out any] struct {
 	limit     int
 	queue     int // the input bound, reported in Status
 	unordered bool
-	run       int // the most items a batch may hold
+	maxBatch  int
+	cancels   bool // Config.CancelOnError
 
 	waiting  fifo.Queue[In]          // accepted, not started; the oldest has Seq started
+	arrivals fifo.Queue[arrival]     // when the waiting items came, oldest first
 	accepted uint64                  // items taken in so far: the next item's Seq
-	started  uint64                  // items started so far
-	running  fifo.Queue[flight]      // the batches in flight, by ID (the Seq of their first item) ascending
+	started  uint64                  // items started (or failed unstarted) so far
+	running  fifo.Queue[flight]      // the batches in flight, by ID ascending
 	assigned int                     // the items of the batches in flight
 	held     fifo.Queue[Result[Out]] // finished, not emitted: by Seq in input order, else by finish
 	emitted  uint64                  // results emitted so far
@@ -38,26 +40,66 @@ type State[In, Out any] struct {
 
 	done, failed int
 	firstErr     error
+	cancelled    error // the cause of the cancellation, once the first failure cancelled the rest
 	closed       bool
 	finished     bool
 }
 
-// flight is one batch in flight: its Start ID, which is the Seq of its
-// first item, how many items it holds and when it started.
-type flight struct {
-	id uint64
-	n  int
-	at time.Time
+// arrival is when the items up to (not including) Seq end were accepted.
+type arrival struct {
+	at  time.Time
+	end uint64
 }
 
-// NewState returns the initial State for cfg, or an error naming the first
-// setting of cfg that is out of range. It holds no demand: the runtime's
-// first [agent.Pull] gives it some, and until then it starts nothing.
+// flight is one batch in flight: its Start ID, which is the Seq of its
+// first item, how many items it holds, when it started, how long its first
+// item had waited, and how many batches were in flight once it started.
+type flight struct {
+	id    uint64
+	n     int
+	at    time.Time
+	wait  time.Duration
+	among int
+}
+
+// Flight describes a batch in flight, as [State.Flight] reports it.
+type Flight struct {
+	// Start is the instant the batch started: the At of the message after
+	// which its agent.Start was asked for.
+	Start time.Time
+	// Wait is how long its first item had waited in the input queue.
+	Wait time.Duration
+	// Items counts its items.
+	Items int
+	// Among counts the batches in flight just after it started, itself
+	// included: the concurrency it started at.
+	Among int
+}
+
+// NewState returns the initial State for cfg, or an [ErrConfig] naming the
+// first setting of cfg that is out of range. It holds no demand: the
+// runtime's first agent.Pull gives it some, and until then it starts
+// nothing.
 func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 	if err := cfg.validate(); err != nil {
 		return State[In, Out]{}, err
 	}
-	return State[In, Out]{limit: cfg.Limit, queue: cfg.queue(), unordered: cfg.Unordered, run: cfg.run()}, nil
+	cfg = cfg.withDefaults()
+	return State[In, Out]{
+		limit: cfg.Limit, queue: cfg.Queue, unordered: cfg.Unordered,
+		maxBatch: cfg.MaxBatch, cancels: cfg.CancelOnError,
+	}, nil
+}
+
+// Flight reports the batch in flight under the Start ID id, and whether
+// there is one.
+func (s State[In, Out]) Flight(id uint64) (Flight, bool) {
+	i, ok := s.flightOf(id)
+	if !ok {
+		return Flight{}, false
+	}
+	f := s.running.At(i)
+	return Flight{Start: f.at, Wait: f.wait, Items: f.n, Among: f.among}, true
 }
 
 // flightOf returns the index in running of the batch with this Start ID.
@@ -73,15 +115,15 @@ func (s State[In, Out]) drained() bool {
 
 // batch returns how many items the next batch may hold, before the share
 // of the items that may start: one until a batch has finished, then as
-// many as have taken [RunSpan] on average, within [1, run].
+// many as have taken [BatchSpan] on average, within [1, maxBatch].
 func (s State[In, Out]) batch() int {
-	if s.run <= 1 || !s.costed {
+	if s.maxBatch <= 1 || !s.costed {
 		return 1
 	}
 	if s.cost <= 0 {
-		return s.run
+		return s.maxBatch
 	}
-	return int(min(max(RunSpan/s.cost, 1), time.Duration(s.run)))
+	return int(min(max(BatchSpan/s.cost, 1), time.Duration(s.maxBatch)))
 }
 
 // measured folds the time a batch of n items took into cost.
@@ -93,6 +135,21 @@ func (s State[In, Out]) measured(took time.Duration, n int) State[In, Out] {
 		s.cost += (each - s.cost) / 4
 	}
 	return s
+}
+
+// take removes the k oldest waiting items, which start at instant at, and
+// returns them with how long the first of them waited.
+// The oldest arrival is that of the oldest waiting item: arrivals whose
+// items have all started are dropped as they start.
+func (s State[In, Out]) take(k int, at time.Time) (State[In, Out], []In, time.Duration) {
+	wait := max(at.Sub(s.arrivals.At(0).at), 0)
+	var items []In
+	items, s.waiting = s.waiting.Take(k)
+	s.started += uint64(k)
+	for s.arrivals.Len() > 0 && s.arrivals.At(0).end <= s.started {
+		_, s.arrivals = s.arrivals.Pop()
+	}
+	return s, items, wait
 }
 
 // withResults returns held with rs added: in Seq order when ordered (rs

@@ -67,10 +67,10 @@ func TestSetLimitWhileRunning(t *testing.T) {
 			require.NoError(t, a.Post(ctx, i))
 		}
 		time.Sleep(250 * time.Millisecond)
-		assert.ErrorIs(t, a.SetLimit(100, 0), rate.ErrConfig)
+		assert.ErrorIs(t, rate.SetLimit(a, rate.Limit{Rate: 100, Burst: 0}), rate.ErrConfig)
 		// Half a token refilled since 200ms at 10/s; the other half takes
 		// 5ms at 100/s, and each next token 10ms.
-		require.NoError(t, a.SetLimit(100, 1))
+		require.NoError(t, rate.SetLimit(a, rate.Limit{Rate: 100, Burst: 1}))
 		a.Close()
 		require.NoError(t, a.Wait(ctx))
 
@@ -79,7 +79,7 @@ func TestSetLimitWhileRunning(t *testing.T) {
 		st, err := a.Status(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 100.0, st.Rate)
-		assert.Equal(t, 10, st.Passed)
+		assert.Equal(t, 10, st.Done)
 	})
 }
 
@@ -107,7 +107,7 @@ func TestCostFunc(t *testing.T) {
 		require.NoError(t, a.Post(ctx, "ab"))  // 1 token left
 		require.NoError(t, a.Post(ctx, "abc")) // waits 2s for 3 tokens
 		require.NoError(t, a.Post(ctx, ""))    // cost 0 counts as 1: waits behind it, 1s more
-		require.NoError(t, a.SetLimit(1, 5))
+		require.NoError(t, rate.SetLimit(a, rate.Limit{Rate: 1, Burst: 5}))
 		require.NoError(t, a.Post(ctx, "abcde"), "a larger burst takes larger costs")
 		a.Close()
 		require.NoError(t, a.Wait(ctx))
@@ -142,8 +142,8 @@ func TestCloseWaitAndPostAfterClose(t *testing.T) {
 		assert.Equal(t, []int{0, 1, 2}, got.values)
 		st, err := a.Status(ctx)
 		require.NoError(t, err)
-		assert.Equal(t, rate.Status{Rate: 2, Burst: 1, Tokens: 0, Queue: agent.DefaultQueue, Passed: 3,
-			Demand: agent.Unbounded - 3, Closed: true}, st)
+		assert.Equal(t, rate.Status{Load: agent.Load{Done: 3, Demand: agent.Unbounded - 3},
+			Rate: 2, Burst: 1, Tokens: 0, Queue: agent.DefaultQueue, Closed: true}, st)
 	})
 }
 
@@ -177,9 +177,12 @@ func TestStopDropsWaitingItems(t *testing.T) {
 		synctest.Wait()
 		require.NoError(t, a.Stop(ctx))
 		assert.ErrorIs(t, a.Wait(ctx), agent.ErrStopped)
-		assert.ErrorIs(t, a.SetLimit(2, 2), agent.ErrClosed)
+		assert.ErrorIs(t, rate.SetLimit(a, rate.Limit{Rate: 2, Burst: 2}), agent.ErrClosed)
 		time.Sleep(time.Hour) // the pending timer was disarmed
 		assert.Equal(t, []int{0}, got.values)
+		st, err := a.Status(ctx)
+		require.NoError(t, err, "the snapshot taken as the agent stopped")
+		assert.Equal(t, agent.Load{Queued: 2, Done: 1, Demand: agent.Unbounded - 1}, st.Load)
 	})
 }
 
@@ -201,13 +204,17 @@ func TestLogStatusWritesTheStatusFields(t *testing.T) {
 	assert.Equal(t, 0.5, ev.Status["rate"])
 	assert.Equal(t, 2.0, ev.Status["burst"])
 	assert.Equal(t, 1.0, ev.Status["queued"])
-	assert.Equal(t, 2.0, ev.Status["passed"])
+	assert.Equal(t, 2.0, ev.Status["done"])
+	assert.Equal(t, "unbounded", ev.Status["demand"])
 	assert.Contains(t, ev.Status, "tokens")
 }
 
 func TestNewRejectsABadConfig(t *testing.T) {
+	_, err := rate.New[int](nil, rate.Config[int]{Rate: 1, Burst: 1}, nil)
+	assert.EqualError(t, err, "rate: runtime must not be nil")
+	assert.ErrorIs(t, err, rate.ErrConfig)
 	rt := agent.NewRuntime()
-	_, err := rate.New(rt, rate.Config[int]{Rate: 1}, nil)
+	_, err = rate.New(rt, rate.Config[int]{Rate: 1}, nil)
 	assert.EqualError(t, err, "rate: burst must be at least 1, got 0")
 	assert.ErrorIs(t, err, rate.ErrConfig)
 	_, err = rate.New(rt, rate.Config[int]{Rate: 1, Burst: 1, Queue: -1}, nil)

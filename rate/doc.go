@@ -8,7 +8,7 @@
 // the bucket (1 unless [Config.Cost] says otherwise). When the oldest item
 // must wait, the agent asks for one timer to the nanosecond its tokens are
 // due, and items behind it wait too, so a costly item is never overtaken. The
-// rate and burst can change while it runs ([Agent.SetLimit]).
+// rate and burst can change while it runs ([SetLimit]).
 //
 // Unlike golang.org/x/time/rate, whose Limiter each caller asks for
 // permission and waits on, this is an agent that holds the items: callers
@@ -18,9 +18,13 @@
 // it never emits more than downstream takes. Both packages are named rate; a
 // program that imports both aliases the other one, for instance as xrate.
 //
-// The whole behaviour is the pure function [Evolve] over a [State]; [New]
-// runs it on an agent.Runtime. An [Agent] is safe for concurrent use; a State
-// is a plain value, for one goroutine, evolved once per step.
+// [New] runs a rate agent on an agent.Runtime and returns its agent.Handle,
+// which is safe for concurrent use; [Stage] makes one a stage of a compose
+// chain. The whole behaviour is the pure function [Evolve] over a [State],
+// a plain value for one goroutine, evolved once per step. Evolve takes
+// agent.Input[Item[T]] (the handle builds the Items), agent.Pull,
+// agent.Tick (of the one timer it asks for), agent.Set[Limit], agent.Close
+// and agent.Query, answered with an agent.Reply[Status].
 //
 // The zero [Config] is not valid: Rate and Burst are required. Queue 0 picks
 // agent.DefaultQueue, and a nil Cost makes every item cost 1.

@@ -20,7 +20,7 @@ import (
 // instant at the old rate, then switches to the new limit and moves the
 // timer if the due instant moved; an invalid Limit is ignored. It answers
 // [agent.Query] with a [Status], and returns [agent.Finish] once, when closed
-// and empty. Other messages leave the state unchanged and ask for nothing.
+// and empty. It returns [agent.Unhandled] for any other message.
 //
 // Each step costs O(items emitted) plus, when a timer is asked for, a few
 // float64 operations to find its nanosecond.
@@ -41,7 +41,7 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 	case agent.Query:
 		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status(m.At)}}
 	}
-	return s, nil
+	return s, []agent.Effect{agent.Unhandled{}}
 }
 
 // pull adds the demand m grants; a Pull of less than 1 changes nothing.

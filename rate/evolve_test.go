@@ -216,7 +216,7 @@ func TestPullThrottlesEmission(t *testing.T) {
 	})
 	st := agenttest.Last(traces).Status(agenttest.T0.Add(t3))
 	assert.Equal(t, 9, st.Demand)
-	assert.Equal(t, 4, st.Passed)
+	assert.Equal(t, 4, st.Done)
 }
 
 func TestPullWhileWaitingForTokensArmsTheTimer(t *testing.T) {
@@ -237,8 +237,8 @@ func TestQueryRepliesAndChangesNothing(t *testing.T) {
 	before, after := traces[1], traces[2]
 	assert.Equal(t, before.State, after.State)
 	assert.Equal(t, []agent.Effect{agent.Reply[rate.Status]{To: 7, Value: rate.Status{
-		Rate: 2, Burst: 4, Tokens: 0.4, Queue: agent.DefaultQueue, Queued: 2, Passed: 4,
-		Demand: agent.Unbounded - 4,
+		Load: agent.Load{Queued: 2, Done: 4, Demand: agent.Unbounded - 4},
+		Rate: 2, Burst: 4, Tokens: 0.4, Queue: agent.DefaultQueue,
 	}}}, after.Effects)
 }
 
@@ -264,20 +264,40 @@ func TestCloseWhenEmptyFinishesAtOnce(t *testing.T) {
 	assert.Equal(t, []agent.Effect{agent.Finish{}}, traces[0].Effects)
 }
 
-func TestOtherMessagesChangeNothing(t *testing.T) {
+func TestStaleTicksAndEmptyPullsChangeNothing(t *testing.T) {
 	s := agenttest.Last(agenttest.Run(rate.Evolve[int], start(t, 1, 1),
 		agenttest.Step{At: t0, Msg: unbounded},
 		agenttest.Step{At: t0, Msg: in(1, 2)},
 	))
 	for _, m := range []agent.Msg{
-		agent.Done[int]{ID: 1},
+		tick(0), tick(2), // not the pending timer
+		agent.Pull{N: 0},
+		agent.Pull{N: -1},
+	} {
+		tr := agenttest.Run(rate.Evolve[int], s, agenttest.Step{At: t9, Msg: m})
+		assert.Equal(t, s, tr[0].State, "%#v", m)
+		assert.Empty(t, tr[0].Effects, "%#v", m)
+	}
+}
+
+func TestMessagesOfOtherTypesAreUnhandled(t *testing.T) {
+	s := agenttest.Last(agenttest.Run(rate.Evolve[int], start(t, 1, 1),
+		agenttest.Step{At: t0, Msg: unbounded},
+		agenttest.Step{At: t0, Msg: in(1, 2)},
+	))
+	for _, m := range []agent.Msg{
+		agent.Done[int]{ID: 1},            // a rate agent starts no work
+		agent.Done[struct{}]{ID: 1},       // nor any other kind
 		agent.Input[int]{Items: []int{9}}, // not an Item
-		agent.Set[float64]{Value: 9},      // not a Limit
-		tick(0), tick(2),                  // not the pending timer
+		agent.Input[rate.Item[string]]{Items: []rate.Item[string]{{Value: "x"}}}, // not an Item[int]
+		agent.Set[float64]{Value: 9}, // not a Limit
+		agent.Set[int]{Value: 9},
 	} {
 		next, fx := rate.Evolve(s, agent.Stamp(m, agenttest.T0.Add(t9)))
 		assert.Equal(t, s, next, "%T", m)
-		assert.Empty(t, fx, "%T", m)
+		assert.Equal(t, []agent.Effect{agent.Unhandled{}}, fx, "%T", m)
+		assert.Panics(t, func() { agenttest.Run(rate.Evolve[int], s, agenttest.Step{Msg: m}) },
+			"a driver reports %T", m)
 	}
 }
 

@@ -33,7 +33,7 @@ func Example() {
 	a.Close()
 	fmt.Println("wait:", a.Wait(ctx))
 	st, _ := a.Status(ctx)
-	fmt.Println("passed:", st.Passed)
+	fmt.Println("passed:", st.Done)
 	// Output:
 	// out: a
 	// out: b

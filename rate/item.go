@@ -1,14 +1,14 @@
 package rate
 
 // Item is what the agent's input queue holds: a value and the tokens it
-// costs. The [Agent] builds Items from the values posted to it, calling
+// costs. A rate agent builds Items from the values posted to it, calling
 // [Config.Cost]; a program that drives [Evolve] itself builds them directly.
 // Only Value is emitted.
 //
 // The zero Cost counts as 1, so Item[T]{Value: v} is an item of cost 1. A
 // Cost that is negative or NaN also counts as 1, and one above the burst
-// counts as the burst (the item waits for a full bucket): the Agent refuses
-// such costs at Post, and [Evolve] never lets them wedge the queue.
+// counts as the burst (the item waits for a full bucket): a rate agent's
+// handle refuses such costs at Post, and [Evolve] never lets them wedge the queue.
 type Item[T any] struct {
 	Value T
 	Cost  float64

@@ -4,7 +4,7 @@ import "math"
 
 // Limit is the shape of the token bucket: the rate it refills at and the
 // number of tokens it holds when full. It is the payload of the
-// agent.Set[Limit] message that [Agent.SetLimit] sends.
+// agent.Set[Limit] message that [SetLimit] sends.
 //
 // The zero Limit is not valid: both fields are required.
 type Limit struct {

@@ -248,11 +248,21 @@ func (sm *sim) message() agent.Msg {
 	case p < 84:
 		return agent.Tick{Tag: sm.staleTag()}
 	case p < 86:
-		return agent.Done[int]{ID: 1}
+		return sm.unhandled()
 	case p == 99:
 		return agent.Close{}
 	}
 	return agent.Query{ID: 1}
+}
+
+// unhandled picks a message of a type the agent does not take.
+func (sm *sim) unhandled() agent.Msg {
+	return []agent.Msg{
+		agent.Done[int]{ID: 1},
+		agent.Done[struct{}]{ID: 1},
+		agent.Set[float64]{Value: 9},
+		agent.Input[int]{Items: []int{9}},
+	}[sm.rnd.IntN(4)]
 }
 
 // input posts 1 to 4 items, no more than the credits the feeder holds, with
@@ -297,8 +307,14 @@ func (sm *sim) deliver(m agent.Msg) {
 		sm.checkTick(prev, next, fx, m)
 	case agent.Query:
 		sm.checkQuery(prev, next, fx, m)
-	case agent.Done[int]:
-		sm.checkUnchanged(prev, next, fx, "Done")
+	case agent.Done[int], agent.Done[struct{}], agent.Set[float64], agent.Input[int]:
+		// The runtime fails an agent that leaves a message unhandled, so
+		// nothing is performed.
+		if len(fx) != 1 || fx[0] != agent.Effect(agent.Unhandled{}) || !same(prev, next) {
+			sm.fail("%T: got %+v, want Unhandled alone and no change", m, fx)
+		}
+		sm.checkInvariants()
+		return
 	case agent.Pull:
 		sm.pull(m.N)
 	case agent.Close:

@@ -3,19 +3,19 @@ package rate
 import (
 	"time"
 
+	"github.com/evolvekit/evolve/agent"
 	"github.com/rs/zerolog"
 )
 
-// Status is a snapshot of a rate agent, as [State.Status] and
-// [Agent.Status] return it.
+// Status is a snapshot of a rate agent, as [State.Status] and its handle's
+// Status return it. Its agent.Load counts items: Queued those waiting to be
+// passed on, Done those passed on; InFlight and Failed are always 0.
 type Status struct {
+	agent.Load
 	Rate   float64 // refill rate, tokens per second
 	Burst  int     // capacity of the bucket
 	Tokens float64 // tokens in the bucket at the instant of the snapshot
 	Queue  int     // bound of the input queue, in items
-	Queued int     // items waiting to be emitted
-	Passed int     // items emitted so far
-	Demand int     // values downstream will still take
 	Closed bool    // input has ended
 }
 
@@ -23,16 +23,16 @@ type Status struct {
 // to at. It does not change s.
 func (s State[T]) Status(at time.Time) Status {
 	return Status{
+		Load: agent.Load{Queued: len(s.queue), Done: s.passed, Demand: s.demand},
 		Rate: s.bucket.limit.Rate, Burst: s.bucket.limit.Burst,
-		Tokens: max(s.bucket.level(at), 0), Queue: s.bound, Queued: len(s.queue),
-		Passed: s.passed, Demand: s.demand, Closed: s.closed,
+		Tokens: max(s.bucket.level(at), 0), Queue: s.bound, Closed: s.closed,
 	}
 }
 
 // MarshalZerologObject writes st as the fields of one zerolog object, so
 // LogStatus logs it field by field.
 func (st Status) MarshalZerologObject(e *zerolog.Event) {
+	st.Load.MarshalZerologObject(e)
 	e.Float64("rate", st.Rate).Int("burst", st.Burst).Float64("tokens", st.Tokens).
-		Int("queue", st.Queue).Int("queued", st.Queued).Int("passed", st.Passed).
-		Int("demand", st.Demand).Bool("closed", st.Closed)
+		Int("queue", st.Queue).Bool("closed", st.Closed)
 }

@@ -51,17 +51,16 @@ func workStage(cfg config) (agent.Stage[rune, rune], error) {
 
 // start runs the chain on rt: keys go through the rate and work stages to a
 // buffer agent whose flush appends each line to out.
-func (s stages) start(rt *agent.Runtime, cfg config, out *output, w watch) (*compose.Chain[rune], error) {
+func (s stages) start(rt *agent.Runtime, cfg config, out *output, w watch) (agent.Handle[rune, compose.Status], error) {
 	limit := s.limit
 	if w.passed != nil {
 		limit = compose.Tap(limit, w.passed)
 	}
-	lines, err := buffer.Stage(buffer.Config{Size: cfg.buffer}, appendLine(cfg.flushDelay, out))
+	lines, err := buffer.Stage(buffer.Config[rune]{Size: cfg.buffer}, appendLine(cfg.flushDelay, out))
 	if err != nil {
 		return nil, err
 	}
-	plan := compose.Then(compose.Then(compose.From(limit), s.work), lines)
-	return compose.Start(rt, plan, w.written, compose.WithName("typewriter"))
+	return compose.Start(rt, compose.Pipe3(limit, s.work, lines), w.written, compose.WithName("typewriter"))
 }
 
 // typeKey is the work on one key: it takes delay, then passes the key on.

@@ -13,8 +13,10 @@
 //
 // On a terminal it shows, side by side, the keys as the rate agent lets them
 // through and the lines in the file as each flush ends; under them, a line of
-// status per agent (what it holds, what it is doing, its limit), the keys
-// typed but not yet taken by the chain, and the log. The keys:
+// status per agent (keys queued and in flight, its tokens or its limit, keys
+// done and failed, and its demand: how many more it may pass on, or
+// unbounded), the keys typed but not yet taken by the chain, and the log.
+// The keys:
 //
 //	any printable key   post it to the chain
 //	Enter               log every agent's status (in the log pane)

@@ -43,6 +43,20 @@ func TestFeederPostsEveryKeyInOrderThenDrainsTheChain(t *testing.T) {
 	require.NoError(t, <-ran)
 	assert.False(t, f.add('x'), "no key is taken after end")
 	assert.Zero(t, f.waiting())
+	select {
+	case <-chain.Done():
+	default:
+		t.Error("the chain is done once the feeder's Wait returned")
+	}
+
+	final, err := chain.Status(context.Background())
+	require.NoError(t, err, "a chain that is done gives its final status")
+	require.Len(t, final.Stages, 3)
+	for _, s := range final.Stages {
+		assert.Equal(t, agent.Load{Done: 200, Demand: s.Demand}, s.Load, s.Name)
+	}
+	assert.GreaterOrEqual(t, final.Stages[2].Demand, agent.Unbounded/2, "nothing throttles the last stage")
+	assert.Contains(t, describe(final.Stages[2]), "demand unbounded")
 	require.NoError(t, out.close())
 	assert.Equal(t, want.String(), strings.Join(fileLines(t, cfg.path), ""))
 }
@@ -118,27 +132,45 @@ func TestLogPaneKeepsTheLastLines(t *testing.T) {
 	assert.Len(t, p.tail(1), 1)
 }
 
-// statusCounter is a chain whose status counts the calls.
-type statusCounter struct{ n int }
+// statusCounter is a chain whose status counts the calls; with flaky set,
+// every second call fails. It is done once done is closed.
+type statusCounter struct {
+	n     int
+	flaky bool
+	done  chan struct{}
+}
 
 func (s *statusCounter) Status(context.Context) (compose.Status, error) {
 	s.n++
-	if s.n%2 == 0 {
-		return compose.Status{}, errors.New("finished")
+	if s.flaky && s.n%2 == 0 {
+		return compose.Status{}, errors.New("no status")
 	}
 	return compose.Status{Name: fmt.Sprint(s.n)}, nil
 }
+func (s *statusCounter) Done() <-chan struct{} { return s.done }
 
 func TestPollStatusSendsUntilCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var sent []string
-	pollStatus(ctx, &statusCounter{}, func(st statusMsg) {
+	pollStatus(ctx, &statusCounter{flaky: true}, func(st statusMsg) {
 		sent = append(sent, st.Name)
 		if len(sent) == 3 {
 			cancel()
 		}
 	}, time.Millisecond)
 	assert.Equal(t, []string{"1", "3", "5"}, sent, "a status the chain cannot give is skipped")
+}
+
+func TestPollStatusEndsWithTheFinalStatusOnceTheChainIsDone(t *testing.T) {
+	chain := &statusCounter{done: make(chan struct{})}
+	var sent []string
+	pollStatus(context.Background(), chain, func(st statusMsg) {
+		sent = append(sent, st.Name)
+		if len(sent) == 1 {
+			close(chain.done)
+		}
+	}, time.Hour)
+	assert.Equal(t, []string{"1", "2"}, sent, "the chain's end wakes the poll, which sends the final status and returns")
 }
 
 func TestGuardTurnsAPanicIntoAnError(t *testing.T) {

@@ -2,18 +2,22 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/evolvekit/evolve/adaptive"
+	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
+	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -109,31 +113,85 @@ func TestModelShowsKeysThroughAndLinesInTheFile(t *testing.T) {
 	assert.Contains(t, s, "7 through the rate agent · 5 in the file")
 }
 
+// stage returns the status compose gives of a stage whose agent reported
+// detail, with load as its agent.Load.
+func stage(name string, load agent.Load, detail any) compose.StageStatus {
+	return compose.StageStatus{Name: name, Load: load, Detail: detail}
+}
+
 func TestModelShowsALineOfStatusPerAgent(t *testing.T) {
 	m, _, _ := testModel()
+	for _, name := range []string{"rate", "parallel", "buffer"} {
+		assert.Contains(t, screen(m), fmt.Sprintf("%-9s …\n", name), "no status yet")
+	}
+	rl := agent.Load{Queued: 3, Done: 4, Demand: 64}
+	pl := agent.Load{Queued: 1, InFlight: 2, Done: 7, Failed: 1, Demand: 20}
+	bl := agent.Load{Queued: 4, InFlight: 10, Done: 10, Demand: agent.Unbounded}
 	m, _ = press(t, m, statusMsg(compose.Status{Stages: []compose.StageStatus{
-		{Name: "rate", Status: rate.Status{Rate: 2, Burst: 1, Tokens: 0.5, Queued: 3, Passed: 4}},
-		{Name: "parallel", Status: parallel.Status{Limit: 2, Queued: 1, InFlight: 2, Done: 7}},
-		{Name: "buffer", Status: buffer.Status{Size: 10, Pending: 4, Queued: 4, Flushing: 10, Flushed: 1}},
+		stage("rate", rl, rate.Status{Load: rl, Rate: 2, Burst: 1, Tokens: 0.5}),
+		stage("parallel", pl, parallel.Status{Load: pl, Limit: 2, Held: 1}),
+		stage("buffer", bl, buffer.Status{Load: bl, Size: 10, Pending: 4, Flushed: 1}),
 	}}))
 	s := screen(m)
-	assert.Contains(t, s, "rate      queued   3   tokens 0.50/1   limit 2 keys/s   passed 4")
-	assert.Contains(t, s, "parallel  queued   1   in flight 2/2   held 0   done 7")
-	assert.Contains(t, s, "buffer    queued   4   line 4/10   flushing 10   lines flushed 1")
+	assert.Contains(t, s, "rate      queued   3  in flight  0  tokens 0.50/1  limit 2 keys/s  done 4  failed 0  demand 64\n")
+	assert.Contains(t, s, "parallel  queued   1  in flight  2  limit 2  held 1  done 7  failed 1  demand 20\n")
+	assert.Contains(t, s, "buffer    queued   4  in flight 10  line 4/10  lines flushed 1  done 10  failed 0  demand unbounded\n")
+	assert.NotContains(t, s, strconv.Itoa(agent.Unbounded))
+}
+
+func TestDescribeReadsTheLoadOfAnyStage(t *testing.T) {
+	l := agent.Load{Queued: 12, InFlight: 3, Done: 1234, Failed: 2, Demand: agent.Unbounded}
+	assert.Equal(t, "queued  12  in flight  3  done 1234  failed 2  demand unbounded",
+		describe(stage("custom", l, struct{ agent.Load }{l})), "a stage of a kind the typewriter does not know")
+	assert.Equal(t, "queued   0  in flight  0  done 0  failed 0  demand 0", describe(stage("rate", agent.Load{}, nil)))
+}
+
+func TestDemandIsUnboundedAsLogsSayIt(t *testing.T) {
+	for _, tc := range []struct {
+		demand int
+		want   string
+	}{
+		{0, "0"},
+		{64, "64"},
+		{agent.Unbounded/2 - 1, strconv.Itoa(agent.Unbounded/2 - 1)},
+		{agent.Unbounded / 2, "unbounded"},
+		{agent.Unbounded - 67, "unbounded"}, // a sink's demand after 67 values
+		{agent.Unbounded, "unbounded"},
+	} {
+		assert.Equal(t, tc.want, demand(tc.demand), "%d", tc.demand)
+		assert.Equal(t, tc.want, loggedDemand(t, agent.Load{Demand: tc.demand}), "logs say %d the same way", tc.demand)
+	}
+}
+
+// loggedDemand returns the demand l's MarshalZerologObject writes, as text.
+func loggedDemand(t *testing.T, l agent.Load) string {
+	t.Helper()
+	var b bytes.Buffer
+	log := zerolog.New(&b)
+	log.Log().Object("load", l).Send()
+	var ev struct {
+		Load struct {
+			Demand json.RawMessage `json:"demand"`
+		} `json:"load"`
+	}
+	require.NoError(t, json.Unmarshal(b.Bytes(), &ev), b.String())
+	return strings.Trim(string(ev.Load.Demand), `"`)
 }
 
 func TestModelShowsTheAdaptiveAgentsLimit(t *testing.T) {
 	m, _, _ := testModel()
 	m.cfg.parallel = parallelism{auto: true}
 	assert.Contains(t, screen(m), "adaptive  …")
+	al := agent.Load{Queued: 9, InFlight: 5, Done: 40, Demand: 12}
 	m, _ = press(t, m, statusMsg(compose.Status{Stages: []compose.StageStatus{
-		{Name: "rate", Status: rate.Status{}},
-		{Name: "adaptive", Status: adaptive.Status{
-			Status: parallel.Status{Limit: 5, Queued: 9, InFlight: 5, Done: 40},
+		stage("rate", agent.Load{}, rate.Status{}),
+		stage("adaptive", al, adaptive.Status{
+			Status: parallel.Status{Load: al, Limit: 5},
 			Min:    1, Max: 64, View: adaptive.View{Phase: "search", Throughput: 4.25},
-		}},
+		}),
 	}}))
-	assert.Contains(t, screen(m), "adaptive  queued   9   in flight 5/5   held 0   done 40   limit 5 in [1, 64], search, 4.2 keys/s")
+	m, _ = press(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
+	assert.Contains(t, screen(m), "adaptive  queued   9  in flight  5  limit 5 in [1, 64], search, 4.2 keys/s  held 0  done 40  failed 0  demand 12\n")
 }
 
 func TestModelCtrlDDrainsThenQuits(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/compose"
 )
 
@@ -36,7 +37,7 @@ func piped(cfg config, st stages, out *output, in io.Reader, stdout, stderr io.W
 // while the chain is full; a newline logs the chain's status. It returns the
 // number of keys posted at the end of in, or the first error reading in or
 // posting.
-func typeAll(ctx context.Context, in io.RuneReader, chain *compose.Chain[rune]) (int, error) {
+func typeAll(ctx context.Context, in io.RuneReader, chain agent.Handle[rune, compose.Status]) (int, error) {
 	keys := 0
 	for {
 		k, _, err := in.ReadRune()

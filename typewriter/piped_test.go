@@ -40,14 +40,6 @@ func fileLines(t *testing.T, path string) []string {
 	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
-func TestPipedHelloWorld(t *testing.T) {
-	code, stdout, stderr, lines := runPiped(t, strings.NewReader("hello world"),
-		"-r", "100", "-b", "5", "--work-delay", "10ms", "--flush-delay", "0")
-	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, []string{"hello", " worl", "d"}, lines)
-	assert.Contains(t, stdout, "11 keys in 3 lines")
-}
-
 func TestPipedLongUTF8KeepsEveryCharacterInOrder(t *testing.T) {
 	alphabet := []rune("abcxyzABC 0123 éüßçñ ΑΒΓαβγ жизнь 日本語の文字 한국어 עברית العربية हिन्दी 😀🎉🚀👍🏽🧪\t\r")
 	rng := rand.New(rand.NewPCG(4, 2))
@@ -75,21 +67,53 @@ func TestPipedNewlineLogsEveryAgentsStatus(t *testing.T) {
 	assert.Equal(t, []string{"abc", "d"}, lines)
 
 	seen := map[string]int{}
-	sc := bufio.NewScanner(strings.NewReader(stderr))
-	for sc.Scan() {
-		var ev struct {
-			Message string          `json:"message"`
-			Agent   string          `json:"agent"`
-			Chain   string          `json:"chain"`
-			Status  json.RawMessage `json:"status"`
+	for _, ev := range logEvents(t, stderr) {
+		assert.Equal(t, "info", ev.Level, "only the status events asked for: %+v", ev)
+		assert.Equal(t, "status", ev.Message)
+		if ev.Chain == "" {
+			assert.NotEmpty(t, ev.Status, "an agent's event carries its status")
+			assert.Contains(t, string(ev.Status), `"queued":`)
 		}
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), sc.Text())
-		if ev.Message == "status" {
-			assert.NotEmpty(t, ev.Status)
-			seen[ev.Agent+ev.Chain]++
-		}
+		seen[ev.Agent+ev.Chain]++
 	}
 	assert.Equal(t, map[string]int{"rate": 2, "parallel": 2, "buffer": 2, "typewriter": 2}, seen)
+	assert.NotContains(t, stderr, "actor system started")
+}
+
+func TestPipedHelloWorldLeavesStderrEmpty(t *testing.T) {
+	for _, p := range []string{"2", "auto"} {
+		t.Run("-p "+p, func(t *testing.T) {
+			code, stdout, stderr, lines := runPiped(t, strings.NewReader("hello world"),
+				"-r", "100", "-p", p, "-b", "5", "--work-delay", "10ms", "--flush-delay", "0")
+			require.Equal(t, 0, code, stderr)
+			assert.Equal(t, []string{"hello", " worl", "d"}, lines)
+			assert.Contains(t, stdout, "11 keys in 3 lines")
+			assert.Empty(t, stderr, "no newline in the input, so nothing is logged: no \"actor system started\", no info")
+		})
+	}
+}
+
+// logEvent is what the tests read of a JSON log line.
+type logEvent struct {
+	Level   string          `json:"level"`
+	Message string          `json:"message"`
+	Agent   string          `json:"agent"`
+	Chain   string          `json:"chain"`
+	Status  json.RawMessage `json:"status"`
+}
+
+// logEvents parses stderr as JSON log lines, one event a line.
+func logEvents(t *testing.T, stderr string) []logEvent {
+	t.Helper()
+	var evs []logEvent
+	sc := bufio.NewScanner(strings.NewReader(stderr))
+	for sc.Scan() {
+		var ev logEvent
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), sc.Text())
+		evs = append(evs, ev)
+	}
+	require.NoError(t, sc.Err())
+	return evs
 }
 
 func TestPipedEmptyInputLeavesAnEmptyFile(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
+	"github.com/evolvekit/evolve/agent"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -218,6 +220,9 @@ func TestTerminalTypeEnterCtrlD(t *testing.T) {
 	s.typeKeys(enter)
 	s.waitFor("status logged")
 	s.waitFor("INF status agent=buffer")
+	s.waitFor("limit 1000 keys/s")
+	s.waitFor("demand unbounded")
+	assert.NotContains(t, s.screen(), strconv.Itoa(agent.Unbounded)[:7], "no demand is shown as a number near agent.Unbounded")
 	s.typeKeys(ctrlD)
 	s.waitFor("Ctrl-D: draining...")
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/compose"
 )
 
@@ -24,7 +25,7 @@ func interactive(cfg config, st stages, out *output, tty *os.File, stdout, stder
 	rt := newRuntime(logs.logger())
 	defer shutdown(rt, stderr)
 	feed := newFeeder()
-	var chain *compose.Chain[rune]
+	var chain agent.Handle[rune, compose.Status]
 	// The model calls logStatus only from Update, once p runs, after chain
 	// is set.
 	logStatus := func() { chain.LogStatus() }
@@ -49,8 +50,9 @@ func interactive(cfg config, st stages, out *output, tty *os.File, stdout, stder
 
 // startHelpers starts the goroutines that feed the keys typed to the chain
 // and poll its status, each sending what it learns to the display; they end
-// when ctx does, and wg waits for them. A panic in one is sent as a failure.
-func startHelpers(ctx context.Context, wg *sync.WaitGroup, send func(tea.Msg), feed *feeder, chain *compose.Chain[rune]) {
+// once the chain is done or ctx ends, and wg waits for them. A panic in one
+// is sent as a failure.
+func startHelpers(ctx context.Context, wg *sync.WaitGroup, send func(tea.Msg), feed *feeder, chain agent.Handle[rune, compose.Status]) {
 	wg.Go(func() {
 		err := guard(func() error { return feed.run(ctx, chain) })
 		send(drainedMsg{err})

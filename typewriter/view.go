@@ -85,7 +85,7 @@ func (m model) agentLines() []string {
 	}
 	for i, st := range m.status.Stages {
 		if i < len(lines) {
-			lines[i] = fmt.Sprintf("%-9s %s", st.Name, describe(st.Status))
+			lines[i] = fmt.Sprintf("%-9s %s", st.Name, describe(st))
 		}
 	}
 	return lines

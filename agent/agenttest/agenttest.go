@@ -11,6 +11,7 @@
 package agenttest
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
@@ -33,11 +34,19 @@ type Trace[S any] struct {
 
 // Run feeds steps to evolve, starting from s, stamping each message with its
 // instant, and returns one Trace per step.
+//
+// A step whose message evolve does not handle (it returns agent.Unhandled)
+// is a mistake in the test or in the agent, a Done or Set of the wrong
+// type, say: Run panics, naming the step and the message's type. A test
+// that means to send one calls evolve itself.
 func Run[S any](evolve agent.Evolve[S], s S, steps ...Step) []Trace[S] {
 	out := make([]Trace[S], 0, len(steps))
-	for _, st := range steps {
+	for i, st := range steps {
 		var fx []agent.Effect
 		s, fx = evolve(s, agent.Stamp(st.Msg, T0.Add(st.At)))
+		if len(Of[agent.Unhandled](fx)) > 0 {
+			panic(fmt.Sprintf("agenttest: step %d: evolve did not handle %T", i, st.Msg))
+		}
 		out = append(out, Trace[S]{State: s, Effects: fx})
 	}
 	return out

@@ -14,8 +14,9 @@ import (
 //
 // Items that arrive while the agent's input queue is full wait outside it,
 // in a backlog that has no bound, and are posted, oldest first, as the agent
-// gives input slots back. An Arrivals that also has a Validate() error method
-// is checked by [Run].
+// gives input slots back. [Run] checks the settings of the Arrivals of this
+// package, and calls the Validate() error method of one of your own that has
+// one.
 type Arrivals interface {
 	Next(r *rand.Rand, at time.Duration) (n int, wait time.Duration)
 }
@@ -31,7 +32,8 @@ type Flood struct{}
 func (Flood) Next(*rand.Rand, time.Duration) (int, time.Duration) { return math.MaxInt32, Never }
 
 // Steady is one item at a time at Rate items per second: evenly spaced, or
-// with exponential gaps (a Poisson process) when Poisson is set.
+// with exponential gaps (a Poisson process) when Poisson is set. The zero
+// Steady is not valid: Rate is required, a positive number.
 type Steady struct {
 	Rate    float64
 	Poisson bool
@@ -46,8 +48,8 @@ func (s Steady) Next(r *rand.Rand, _ time.Duration) (int, time.Duration) {
 	return 1, max(time.Duration(gap*float64(time.Second)), 1)
 }
 
-// Validate reports a rate that is not positive.
-func (s Steady) Validate() error {
+// validate reports a rate that is not positive.
+func (s Steady) validate() error {
 	if !(s.Rate > 0) || math.IsInf(s.Rate, 1) {
 		return invalid("rate must be a positive number, got %v", s.Rate)
 	}
@@ -55,7 +57,7 @@ func (s Steady) Validate() error {
 }
 
 // Batches brings, every Every, a batch of 0 to Max items, each size as
-// likely as any other.
+// likely as any other. Every must be positive and Max not negative.
 type Batches struct {
 	Every time.Duration
 	Max   int
@@ -66,8 +68,8 @@ func (b Batches) Next(r *rand.Rand, _ time.Duration) (int, time.Duration) {
 	return r.IntN(b.Max + 1), b.Every
 }
 
-// Validate reports an interval that is not positive or a negative Max.
-func (b Batches) Validate() error {
+// validate reports an interval that is not positive or a negative Max.
+func (b Batches) validate() error {
 	if b.Every <= 0 {
 		return invalid("batch interval must be positive, got %v", b.Every)
 	}
@@ -77,7 +79,8 @@ func (b Batches) Validate() error {
 	return nil
 }
 
-// Bursts brings Size items at once, every Every.
+// Bursts brings Size items at once, every Every. Every must be positive and
+// Size not negative.
 type Bursts struct {
 	Every time.Duration
 	Size  int
@@ -86,8 +89,8 @@ type Bursts struct {
 // Next returns one burst and the interval.
 func (b Bursts) Next(*rand.Rand, time.Duration) (int, time.Duration) { return b.Size, b.Every }
 
-// Validate reports an interval that is not positive or a negative Size.
-func (b Bursts) Validate() error {
+// validate reports an interval that is not positive or a negative Size.
+func (b Bursts) validate() error {
 	if b.Every <= 0 {
 		return invalid("burst interval must be positive, got %v", b.Every)
 	}
@@ -98,7 +101,8 @@ func (b Bursts) Validate() error {
 }
 
 // Spells interleaves busy and idle spells: for On, items arrive as Of says;
-// then for Off, none do; and so on, starting busy.
+// then for Off, none do; and so on, starting busy. Of is required, On must
+// be positive and Off not negative.
 type Spells struct {
 	Of      Arrivals
 	On, Off time.Duration
@@ -119,19 +123,19 @@ func (s Spells) Next(r *rand.Rand, at time.Duration) (int, time.Duration) {
 	return n, wait
 }
 
-// Validate reports a missing source or spells that are not positive.
-func (s Spells) Validate() error {
+// validate reports a missing source or spells that are not positive.
+func (s Spells) validate() error {
 	if s.Of == nil {
 		return invalid("spells need arrivals for their busy spells")
 	}
 	if s.On <= 0 || s.Off < 0 {
 		return invalid("busy spells must be positive and idle ones not negative, got %v and %v", s.On, s.Off)
 	}
-	return validate(s.Of)
+	return verify(s.Of)
 }
 
 // Switch changes the arrivals at an instant: Before brings items until At,
-// After from At on.
+// After from At on. Both are required.
 type Switch struct {
 	At            time.Duration
 	Before, After Arrivals
@@ -146,13 +150,13 @@ func (s Switch) Next(r *rand.Rand, at time.Duration) (int, time.Duration) {
 	return n, min(wait, s.At-at)
 }
 
-// Validate reports a missing side or the first bad setting of either.
-func (s Switch) Validate() error {
+// validate reports a missing side or the first bad setting of either.
+func (s Switch) validate() error {
 	if s.Before == nil || s.After == nil {
 		return invalid("an arrivals switch needs arrivals before and after")
 	}
-	if err := validate(s.Before); err != nil {
+	if err := verify(s.Before); err != nil {
 		return err
 	}
-	return validate(s.After)
+	return verify(s.After)
 }

@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -42,22 +41,36 @@ func benchRun[S, I, W, R, O any](b *testing.B, a sim.Agent[S, I, W, R, O]) {
 	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
 }
 
-// parallelAgent is a parallel agent with this limit, unordered, as the
-// simulator sees it.
-func parallelAgent(tb testing.TB, limit int) sim.Agent[parallel.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]] {
+// parallelSim is a parallel agent as the simulator sees it: its Starts
+// carry the items of a batch, and its Dones their results.
+type parallelSim = sim.Agent[parallel.State[int, int], int, []int, []parallel.Result[int], parallel.Result[int]]
+
+// parallelAgent is a parallel agent with this limit, unordered, one item per
+// batch, doubling each item, as the simulator sees it.
+func parallelAgent(tb testing.TB, limit int) parallelSim {
 	tb.Helper()
-	s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Unordered: true, Run: 1})
+	s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Unordered: true, MaxBatch: 1})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return sim.Agent[parallel.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]]{
+	return parallelSim{
 		State:  s,
 		Evolve: parallel.Evolve[int, int],
 		Queue:  s.Status().Queue,
 		Item:   func(n uint64) int { return int(n) },
-		Work:   parallel.Work[int, int](func(_ context.Context, v int) (int, error) { return 2 * v, nil }).Simulated(),
+		Work:   double,
 		Limit:  func(s parallel.State[int, int]) int { return s.Status().Limit },
 	}
+}
+
+// double is the parallel agent's work on a batch: one result per item, in
+// order (the agent numbers them itself).
+func double(items []int) ([]parallel.Result[int], error) {
+	out := make([]parallel.Result[int], len(items))
+	for i, v := range items {
+		out[i].Value = 2 * v
+	}
+	return out, nil
 }
 
 // counter is the state of the minimal agent: items waiting and running,

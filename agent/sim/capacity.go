@@ -12,8 +12,9 @@ import (
 // seeded source for service times, and must use no other randomness.
 //
 // [Curve] is the usual Capacity; [Step] changes it at an instant. Write your
-// own to model something else; a Capacity that also has a Validate() error
-// method is checked by [Run].
+// own to model something else. [Run] checks the settings of the Capacities
+// of this package, and calls the Validate() error method of one of your own
+// that has one.
 type Capacity interface {
 	Service(r *rand.Rand, at time.Duration, concurrency int) time.Duration
 }
@@ -37,7 +38,7 @@ type Curve struct {
 	// Knee is the concurrency at which throughput peaks. Required, at least 1.
 	Knee int
 	// Contention is how fast throughput falls past the knee; 0 keeps it flat.
-	// It must not be negative.
+	// It must be a finite number, not negative.
 	Contention float64
 	// Noise makes service times random; its zero value adds none.
 	Noise Noise
@@ -45,13 +46,13 @@ type Curve struct {
 
 // Service returns the service time at this concurrency, with noise.
 func (c Curve) Service(r *rand.Rand, _ time.Duration, concurrency int) time.Duration {
-	d := float64(c.Base) * c.Slowdown(concurrency) * c.Noise.factor(r)
+	d := float64(c.Base) * c.slowdown(concurrency) * c.Noise.factor(r)
 	return time.Duration(math.Min(d, float64(math.MaxInt64/4)))
 }
 
-// Slowdown is the service time at concurrency in units of Base, without
+// slowdown is the service time at concurrency in units of Base, without
 // noise: 1 up to the knee, more beyond it.
-func (c Curve) Slowdown(concurrency int) float64 {
+func (c Curve) slowdown(concurrency int) float64 {
 	if concurrency <= c.Knee {
 		return 1
 	}
@@ -65,11 +66,11 @@ func (c Curve) Throughput(concurrency int) float64 {
 	if concurrency < 1 {
 		return 0
 	}
-	return float64(concurrency) / (c.Slowdown(concurrency) * c.Base.Seconds())
+	return float64(concurrency) / (c.slowdown(concurrency) * c.Base.Seconds())
 }
 
-// Validate reports the first setting of c that is out of range.
-func (c Curve) Validate() error {
+// validate reports the first setting of c that is out of range.
+func (c Curve) validate() error {
 	switch {
 	case c.Base <= 0:
 		return invalid("base service time must be positive, got %v", c.Base)
@@ -78,7 +79,7 @@ func (c Curve) Validate() error {
 	case !(c.Contention >= 0) || math.IsInf(c.Contention, 1):
 		return invalid("contention must be a finite number, at least 0, got %v", c.Contention)
 	}
-	return c.Noise.Validate()
+	return c.Noise.validate()
 }
 
 // Noise multiplies service times by a random factor: a log-normal jitter
@@ -86,15 +87,17 @@ func (c Curve) Validate() error {
 // Noise adds none.
 type Noise struct {
 	// Jitter is the log-normal sigma: 0.3 makes most service times land
-	// within ±30% of the curve. The jitter's mean is 1.
+	// within ±30% of the curve. The jitter's mean is 1. It must be between
+	// 0 and 3.
 	Jitter float64
-	// Tail is the probability that a piece of work is slowed down by a
-	// Pareto-distributed factor of at least 1.
+	// Tail is the probability, between 0 and 1, that a piece of work is
+	// slowed down by a Pareto-distributed factor of at least 1.
 	Tail float64
-	// Shape is the Pareto shape of the tail; smaller is heavier. 0 means 1.5
-	// (finite mean, infinite variance).
+	// Shape is the Pareto shape of the tail, a finite number, not negative;
+	// smaller is heavier. 0 means 1.5 (finite mean, infinite variance).
 	Shape float64
-	// Cap bounds the tail factor; 0 means 50.
+	// Cap bounds the tail factor: 0 means 50, otherwise it must be at
+	// least 1.
 	Cap float64
 }
 
@@ -122,8 +125,8 @@ func (n Noise) tail(r *rand.Rand) float64 {
 	return math.Min(math.Pow(1-r.Float64(), -1/shape), limit)
 }
 
-// Validate reports the first setting of n that is out of range.
-func (n Noise) Validate() error {
+// validate reports the first setting of n that is out of range.
+func (n Noise) validate() error {
 	switch {
 	case !(n.Jitter >= 0) || n.Jitter > 3:
 		return invalid("jitter must be between 0 and 3, got %v", n.Jitter)
@@ -138,7 +141,7 @@ func (n Noise) Validate() error {
 }
 
 // Step is a capacity that changes at an instant: work started before At
-// follows Before, work started from At on follows After.
+// follows Before, work started from At on follows After. Both are required.
 type Step struct {
 	At            time.Duration
 	Before, After Capacity
@@ -152,21 +155,13 @@ func (s Step) Service(r *rand.Rand, at time.Duration, concurrency int) time.Dura
 	return s.After.Service(r, at, concurrency)
 }
 
-// Validate reports a missing side or the first bad setting of either.
-func (s Step) Validate() error {
+// validate reports a missing side or the first bad setting of either.
+func (s Step) validate() error {
 	if s.Before == nil || s.After == nil {
 		return invalid("a capacity step needs a capacity before and after")
 	}
-	if err := validate(s.Before); err != nil {
+	if err := verify(s.Before); err != nil {
 		return err
 	}
-	return validate(s.After)
-}
-
-// validate checks v if it knows how to check itself.
-func validate(v any) error {
-	if c, ok := v.(interface{ Validate() error }); ok {
-		return c.Validate()
-	}
-	return nil
+	return verify(s.After)
 }

@@ -42,8 +42,4 @@ func TestAStepChangesTheCapacityAtItsInstant(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	assert.Equal(t, time.Millisecond, s.Service(r, time.Second-1, 8))
 	assert.Equal(t, 2*time.Millisecond, s.Service(r, time.Second, 8))
-	assert.NoError(t, s.Validate())
-	assert.EqualError(t, sim.Step{Before: s.Before}.Validate(), "sim: a capacity step needs a capacity before and after")
-	assert.EqualError(t, sim.Step{Before: s.Before, After: sim.Curve{Base: 1, Knee: 1, Contention: -1}}.Validate(),
-		"sim: contention must be a finite number, at least 0, got -1")
 }

@@ -15,6 +15,8 @@
 //     queue full wait outside it, in a backlog.
 //   - Emit counts completed values against the demand granted downstream.
 //   - Finish ends the run.
+//   - Cancel changes nothing: simulated work has no context to end, so it
+//     takes its service time and its Done arrives as it would have.
 //
 // Randomness comes from two seeded PCG sources, one for arrivals and one
 // for service times, so the same seed gives the same run, byte for byte
@@ -27,8 +29,9 @@
 // and changes of load.
 //
 // The simulator checks the agent's promises as it goes: an agent that emits
-// beyond its demand, gives back input slots it never had, or starts one ID
-// twice stops the run with [ErrBroken].
+// beyond its demand, gives back input slots it never had, starts one ID
+// twice, or answers a message with [agent.Unhandled] (a Done or Input of a
+// type it does not take, say) stops the run with [ErrBroken].
 //
 // # Cost
 //

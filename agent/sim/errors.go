@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+
+	"github.com/evolvekit/evolve/internal/errs"
 )
 
 // ErrConfig is reported by [Run] for a setting that is out of range or
@@ -12,25 +14,16 @@ var ErrConfig = errors.New("sim: invalid setting")
 
 // ErrBroken is reported by [Run] when the agent under simulation breaks a
 // promise of the agent contract: it emits more values than the demand it
-// was granted, gives back more input slots than it was handed items, or
-// starts two pieces of work under one ID. errors.Is(err, ErrBroken) is true
-// and the message says what happened and when.
+// was granted, gives back more input slots than it was handed items, starts
+// two pieces of work under one ID, asks for an effect of a type it cannot
+// ask for, or does not handle a message the simulator sends it (it returns
+// [agent.Unhandled]). errors.Is(err, ErrBroken) is true and the message
+// says what happened and when, as in "did not handle agent.Done[int]".
 var ErrBroken = errors.New("sim: the agent broke its contract")
 
-// invalidError is a setting out of range, described by msg.
-type invalidError struct {
-	msg string
-}
-
-// Error returns the message naming the setting.
-func (e *invalidError) Error() string { return e.msg }
-
-// Is makes errors.Is(err, ErrConfig) true.
-func (e *invalidError) Is(target error) bool { return target == ErrConfig }
-
-// invalid builds an invalidError whose message starts with "sim: ".
+// invalid returns an [ErrConfig] with the message "sim: " + format.
 func invalid(format string, args ...any) error {
-	return &invalidError{msg: "sim: " + fmt.Sprintf(format, args...)}
+	return errs.Invalid(ErrConfig, "sim", format, args...)
 }
 
 // broken builds an error wrapping ErrBroken.

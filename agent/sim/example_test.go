@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -12,9 +11,11 @@ import (
 // Run drives an agent's evolve function in virtual time. Here a parallel
 // agent with a limit of 8 faces overload on work whose throughput peaks at a
 // concurrency of 8 (10 ms each): ten virtual seconds take a few milliseconds,
-// and the same seed always gives the same run.
+// and the same seed always gives the same run. The simulator stands in for
+// the work: a batch's results come back after the service time the Curve
+// gives, one per item.
 func ExampleRun() {
-	s, err := parallel.NewState[int, int](parallel.Config{Limit: 8, Unordered: true, Run: 1})
+	s, err := parallel.NewState[int, int](parallel.Config{Limit: 8, Unordered: true, MaxBatch: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -24,11 +25,13 @@ func ExampleRun() {
 		Capacity: sim.Curve{Base: 10 * time.Millisecond, Knee: 8, Contention: 0.5},
 		Arrivals: sim.Flood{},
 		Duration: 10 * time.Second,
-	}, sim.Agent[parallel.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]]{
+	}, sim.Agent[parallel.State[int, int], int, []int, []parallel.Result[int], parallel.Result[int]]{
 		State:  s,
 		Evolve: parallel.Evolve[int, int],
-		Work:   parallel.Work[int, int](func(_ context.Context, v int) (int, error) { return v, nil }).Simulated(),
-		Queue:  64,
+		Work: func(items []int) ([]parallel.Result[int], error) {
+			return make([]parallel.Result[int], len(items)), nil
+		},
+		Queue: 64,
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -180,6 +180,10 @@ func (r *runner[S, I, W, R, O]) deliver(m agent.Msg) {
 		if r.violated != nil {
 			return
 		}
+		if _, ok := e.(agent.Unhandled); ok {
+			r.violate("did not handle %T", m)
+			return
+		}
 		r.perform(e)
 	}
 }
@@ -204,6 +208,8 @@ func (r *runner[S, I, W, R, O]) perform(e agent.Effect) {
 		}
 	case agent.Finish:
 		r.res.Finished, r.res.Err, r.stopped = true, e.Err, true
+	case agent.Cancel:
+		// Simulated work has no context to cancel: it takes its time.
 	default:
 		if !isReply(e) {
 			r.violate("asked for an effect it cannot ask for: %T", e)

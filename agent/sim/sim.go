@@ -90,8 +90,9 @@ func (r *Result) Throughput() float64 {
 
 // Run simulates a in the world cfg describes and returns what it saw. It
 // returns an error naming the setting when cfg or a is incomplete or out of
-// range (errors.Is(err, ErrConfig)), and one wrapping [ErrBroken], with the
-// result so far, when the agent breaks its contract.
+// range (errors.Is(err, ErrConfig)), the error the Validate method of an
+// Arrivals or Capacity of your own returns, and one wrapping [ErrBroken],
+// with the result so far, when the agent breaks its contract.
 //
 // Run is deterministic: the same cfg and a give the same Result, down to the
 // Digest and the bytes of the Trace. It allocates little per message and
@@ -123,8 +124,23 @@ func check(cfg Config, evolve bool, queue int) error {
 	case queue < 1:
 		return invalid("queue must be at least 1, got %d", queue)
 	}
-	if err := validate(cfg.Capacity); err != nil {
+	if err := verify(cfg.Capacity); err != nil {
 		return err
 	}
-	return validate(cfg.Arrivals)
+	return verify(cfg.Arrivals)
+}
+
+// verify checks the settings of an Arrivals or a Capacity: those of this
+// package (or embedded in one of the user's) with their validate method, and
+// the user's own with their Validate method, if they have one.
+func verify(v any) error {
+	if c, ok := v.(interface{ validate() error }); ok {
+		if err := c.validate(); err != nil {
+			return err
+		}
+	}
+	if c, ok := v.(interface{ Validate() error }); ok {
+		return c.Validate()
+	}
+	return nil
 }

@@ -3,11 +3,15 @@ package sim_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/parallel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -113,6 +117,7 @@ func TestABrokenPromiseStopsTheRun(t *testing.T) {
 		"too many slots back": {agent.Demand{N: 2}},
 		"one ID twice":        {agent.Start[int]{ID: 1}, agent.Start[int]{ID: 1}},
 		"a foreign effect":    {agent.Start[string]{ID: 1}},
+		"an unhandled input":  {agent.Unhandled{}},
 	} {
 		evolve := func(s int, m agent.Msg) (int, []agent.Effect) {
 			if _, ok := m.(agent.Input[int]); ok {
@@ -138,6 +143,10 @@ func TestRepliesAreIgnored(t *testing.T) {
 func TestRunRejectsABadConfig(t *testing.T) {
 	ok := sim.Config{Capacity: knee8, Arrivals: sim.Flood{}, Duration: time.Second}
 	with := func(f func(*sim.Config)) sim.Config { c := ok; f(&c); return c }
+	capacity := func(c sim.Capacity) sim.Config { return with(func(cfg *sim.Config) { cfg.Capacity = c }) }
+	arrivals := func(a sim.Arrivals) sim.Config { return with(func(cfg *sim.Config) { cfg.Arrivals = a }) }
+	noise := func(n sim.Noise) sim.Config { return capacity(sim.Curve{Base: time.Second, Knee: 1, Noise: n}) }
+	inf := math.Inf(1)
 	for _, c := range []struct {
 		cfg  sim.Config
 		want string
@@ -147,10 +156,28 @@ func TestRunRejectsABadConfig(t *testing.T) {
 		{with(func(c *sim.Config) { c.Duration = 0 }), "sim: duration must be positive, got 0s"},
 		{with(func(c *sim.Config) { c.Every = -1 }), "sim: sample period must not be negative, got -1ns"},
 		{with(func(c *sim.Config) { c.Demand = -1 }), "sim: demand must not be negative, got -1"},
-		{with(func(c *sim.Config) { c.Capacity = sim.Curve{Base: time.Second} }), "sim: knee must be at least 1, got 0"},
-		{with(func(c *sim.Config) { c.Capacity = sim.Curve{Knee: 1} }), "sim: base service time must be positive, got 0s"},
-		{with(func(c *sim.Config) { c.Arrivals = sim.Steady{} }), "sim: rate must be a positive number, got 0"},
-		{with(func(c *sim.Config) { c.Arrivals = sim.Switch{Before: sim.Flood{}} }), "sim: an arrivals switch needs arrivals before and after"},
+		{capacity(sim.Curve{Base: time.Second}), "sim: knee must be at least 1, got 0"},
+		{capacity(sim.Curve{Knee: 1}), "sim: base service time must be positive, got 0s"},
+		{capacity(sim.Curve{Base: 1, Knee: 1, Contention: -1}), "sim: contention must be a finite number, at least 0, got -1"},
+		{capacity(sim.Curve{Base: 1, Knee: 1, Contention: inf}), "sim: contention must be a finite number, at least 0, got +Inf"},
+		{noise(sim.Noise{Jitter: 4}), "sim: jitter must be between 0 and 3, got 4"},
+		{noise(sim.Noise{Tail: 1.5}), "sim: tail must be a probability, got 1.5"},
+		{noise(sim.Noise{Shape: -1}), "sim: tail shape must be a finite number, at least 0, got -1"},
+		{noise(sim.Noise{Cap: 0.5}), "sim: tail cap must be at least 1, got 0.5"},
+		{capacity(sim.Step{Before: knee8}), "sim: a capacity step needs a capacity before and after"},
+		{capacity(sim.Step{Before: knee8, After: sim.Curve{Base: 1, Knee: 1, Contention: -1}}),
+			"sim: contention must be a finite number, at least 0, got -1"},
+		{arrivals(sim.Steady{}), "sim: rate must be a positive number, got 0"},
+		{arrivals(sim.Steady{Rate: inf}), "sim: rate must be a positive number, got +Inf"},
+		{arrivals(sim.Batches{Max: 1}), "sim: batch interval must be positive, got 0s"},
+		{arrivals(sim.Batches{Every: 1, Max: -1}), "sim: batch size must not be negative, got -1"},
+		{arrivals(sim.Bursts{Size: 1}), "sim: burst interval must be positive, got 0s"},
+		{arrivals(sim.Bursts{Every: 1, Size: -1}), "sim: burst size must not be negative, got -1"},
+		{arrivals(sim.Spells{On: 1}), "sim: spells need arrivals for their busy spells"},
+		{arrivals(sim.Spells{Of: sim.Flood{}, Off: 1}), "sim: busy spells must be positive and idle ones not negative, got 0s and 1ns"},
+		{arrivals(sim.Spells{Of: sim.Steady{}, On: 1}), "sim: rate must be a positive number, got 0"},
+		{arrivals(sim.Switch{Before: sim.Flood{}}), "sim: an arrivals switch needs arrivals before and after"},
+		{arrivals(sim.Switch{Before: sim.Flood{}, After: sim.Bursts{}}), "sim: burst interval must be positive, got 0s"},
 	} {
 		_, err := sim.Run(c.cfg, parallelAgent(t, 1))
 		assert.EqualError(t, err, c.want)
@@ -163,4 +190,146 @@ func TestRunRejectsABadConfig(t *testing.T) {
 	_, err = sim.Run(ok, a)
 	assert.EqualError(t, err, "sim: queue must be at least 1, got 0")
 	assert.True(t, errors.Is(err, sim.ErrConfig))
+}
+
+// errSlow is what slow's Validate reports.
+var errSlow = errors.New("slow: service time must be positive")
+
+// slow is a Capacity of the test's own that checks its own setting: every
+// piece of work takes d.
+type slow struct{ d time.Duration }
+
+func (s slow) Service(*rand.Rand, time.Duration, int) time.Duration { return s.d }
+
+func (s slow) Validate() error {
+	if s.d <= 0 {
+		return errSlow
+	}
+	return nil
+}
+
+// trickle is an Arrivals of the test's own with no Validate method.
+type trickle struct{}
+
+func (trickle) Next(*rand.Rand, time.Duration) (int, time.Duration) { return 1, time.Millisecond }
+
+// kneeCap is a Curve of the test's own, with a bound on its knee.
+type kneeCap struct {
+	sim.Curve
+	max int
+}
+
+func (k kneeCap) Validate() error {
+	if k.Knee > k.max {
+		return fmt.Errorf("knee %d above %d", k.Knee, k.max)
+	}
+	return nil
+}
+
+func TestRunChecksArrivalsAndCapacitiesOfTheUsersOwn(t *testing.T) {
+	run := func(c sim.Capacity, a sim.Arrivals) error {
+		_, err := sim.Run(sim.Config{Capacity: c, Arrivals: a, Duration: time.Second}, parallelAgent(t, 1))
+		return err
+	}
+	assert.ErrorIs(t, run(slow{}, sim.Flood{}), errSlow)
+	assert.ErrorIs(t, run(sim.Step{Before: knee8, After: slow{}}, sim.Flood{}), errSlow, "inside a Step")
+	assert.NoError(t, run(slow{d: time.Millisecond}, trickle{}))
+	assert.NoError(t, run(knee8, sim.Switch{At: time.Second, Before: trickle{}, After: sim.Flood{}}))
+	assert.EqualError(t, run(kneeCap{Curve: knee8, max: 4}, sim.Flood{}), "knee 8 above 4")
+	assert.EqualError(t, run(kneeCap{Curve: sim.Curve{Base: time.Millisecond}, max: 4}, sim.Flood{}),
+		"sim: knee must be at least 1, got 0", "the embedded Curve is checked too")
+}
+
+// picky starts one piece of work per item and takes the Done of a string
+// result only: the simulator's Done carries an int.
+func picky(s int, m agent.Msg) (int, []agent.Effect) {
+	switch m.(type) {
+	case agent.Pull:
+		return s, nil
+	case agent.Input[int]:
+		return s + 1, []agent.Effect{agent.Start[int]{ID: uint64(s)}}
+	case agent.Done[string]:
+		return s, []agent.Effect{agent.Demand{N: 1}}
+	}
+	return s, []agent.Effect{agent.Unhandled{}}
+}
+
+func TestAMessageTheAgentDoesNotHandleStopsTheRun(t *testing.T) {
+	res, err := sim.Run(sim.Config{Capacity: knee8, Arrivals: sim.Flood{}, Duration: time.Second},
+		sim.Agent[int, int, int, int, int]{Evolve: picky, Queue: 1})
+	require.ErrorIs(t, err, sim.ErrBroken)
+	assert.EqualError(t, err, "sim: the agent broke its contract: did not handle agent.Done[int] (at 10ms)")
+	require.NotNil(t, res, "the result so far")
+	assert.Equal(t, int64(3), res.Messages, "a Pull, an Input, a Done")
+	assert.Equal(t, int64(1), res.Done)
+	assert.Equal(t, 10*time.Millisecond, res.End)
+}
+
+func TestAnUnhandledPullStopsTheRunAtOnce(t *testing.T) {
+	refuse := func(s int, _ agent.Msg) (int, []agent.Effect) {
+		return s, []agent.Effect{agent.Demand{N: 0}, agent.Unhandled{}, agent.Finish{}}
+	}
+	res, err := sim.Run(sim.Config{Capacity: knee8, Arrivals: sim.Flood{}, Duration: time.Second},
+		sim.Agent[int, int, int, int, int]{Evolve: refuse, Queue: 1})
+	assert.EqualError(t, err, "sim: the agent broke its contract: did not handle agent.Pull (at 0s)")
+	assert.False(t, res.Finished, "the effects after Unhandled are not performed")
+	assert.Equal(t, int64(1), res.Messages)
+}
+
+// worker keeps one piece of work in flight per input slot; with cancel it
+// asks for Cancel each time it starts one.
+func worker(cancel bool) agent.Evolve[int] {
+	return func(s int, m agent.Msg) (int, []agent.Effect) {
+		switch m := m.(type) {
+		case agent.Pull:
+			return s, nil
+		case agent.Input[int]:
+			fx := []agent.Effect{agent.Start[int]{ID: uint64(s)}}
+			if cancel {
+				fx = append(fx, agent.Cancel{Cause: errors.New("enough")})
+			}
+			return s + 1, fx
+		case agent.Done[int]:
+			return s, []agent.Effect{agent.Emit[int]{Values: []int{m.Result}}, agent.Demand{N: 1}}
+		}
+		return s, []agent.Effect{agent.Unhandled{}}
+	}
+}
+
+func TestCancelLeavesSimulatedWorkToTakeItsTime(t *testing.T) {
+	run := func(cancel bool) *sim.Result {
+		res, err := sim.Run(sim.Config{Seed: 5, Capacity: sim.Curve{Base: 10 * time.Millisecond, Knee: 4, Noise: sim.Noise{Jitter: 0.3}},
+			Arrivals: sim.Flood{}, Duration: time.Second}, sim.Agent[int, int, int, int, int]{Evolve: worker(cancel), Queue: 2})
+		require.NoError(t, err)
+		return res
+	}
+	plain, cancelled := run(false), run(true)
+	assert.Positive(t, cancelled.Done)
+	assert.Equal(t, cancelled.Done, cancelled.Emitted, "every piece of work came back")
+	assert.Equal(t, plain.Digest, cancelled.Digest, "the same run, event for event")
+	assert.Equal(t, plain.Service, cancelled.Service)
+	assert.GreaterOrEqual(t, cancelled.Service.Quantile(0.5), 7*time.Millisecond, "work took its service time")
+}
+
+func TestAParallelAgentThatCancelsOnErrorFinishesInTheSimulator(t *testing.T) {
+	s, err := parallel.NewState[int, int](parallel.Config{Limit: 4, MaxBatch: 1, CancelOnError: true})
+	require.NoError(t, err)
+	failAt3 := func(items []int) ([]parallel.Result[int], error) {
+		out := make([]parallel.Result[int], len(items))
+		for i, v := range items {
+			if v == 3 {
+				out[i].Err = errors.New("three")
+			}
+		}
+		return out, nil
+	}
+	res, err := sim.Run(sim.Config{Capacity: knee8, Arrivals: sim.Bursts{Every: sim.Never, Size: 20}, Duration: time.Second, Drain: true},
+		parallelSim{State: s, Evolve: parallel.Evolve[int, int], Queue: 8, Item: func(n uint64) int { return int(n) }, Work: failAt3})
+	require.NoError(t, err)
+	assert.True(t, res.Finished)
+	assert.ErrorContains(t, res.Err, "three")
+	assert.Equal(t, int64(20), res.Posted)
+	assert.Equal(t, int64(20), res.Emitted, "every item ends once, failed or not")
+	assert.Less(t, res.Started, int64(20), "items after the failure are not started")
+	assert.Equal(t, res.Started, res.Done, "what was started, cancelled or not, came back")
 }

@@ -1,7 +1,10 @@
-// Command backtest compares the adaptive agent's controllers in the
+// Command backtest compares controllers of the adaptive agent in the
 // simulator, on the same scenarios and with the same seed, against the best
-// fixed limit for each scenario. It prints one line per scenario and
-// controller:
+// fixed limit for each scenario: adaptive.Hill, the agent's default, and
+// three baselines kept here, written as any controller outside package
+// adaptive would be (Santa, the algorithm the adaptive agent descends from,
+// and AIMD and Gradient2, after Netflix's concurrency-limits library). It
+// prints one line per scenario and controller:
 //
 //	scenario=NAME controller=NAME efficiency=PCT converge=N drift=N p99=DURATION
 //

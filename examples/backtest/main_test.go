@@ -7,11 +7,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/evolvekit/evolve/agent/sim"
-	"testing"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -78,7 +77,7 @@ func TestConvergeCountsToTheLastStrayingWindow(t *testing.T) {
 // (0.3 virtual seconds for this one) and prints the lines for overload with
 // the knee at 8. The first line of a scenario is the best fixed limit's. In
 // so short a run, the time a controller takes to find the knee weighs
-// heavily; at the usual length evolve's efficiency here is about 99%.
+// heavily; at the usual length hill's efficiency here is about 99%.
 func Example() {
 	var out bytes.Buffer
 	if err := run([]string{"-scale", "0.01"}, &out); err != nil {
@@ -92,7 +91,7 @@ func Example() {
 	}
 	// Output:
 	// scenario=knee8 controller=fixed-8 efficiency=100.0% converge=232 drift=0 p99=10ms
-	// scenario=knee8 controller=evolve efficiency=83.2% converge=193 drift=0 p99=29.9ms
+	// scenario=knee8 controller=hill efficiency=83.2% converge=193 drift=0 p99=29.9ms
 	// scenario=knee8 controller=santa efficiency=57.3% converge=133 drift=0 p99=10ms
 	// scenario=knee8 controller=aimd efficiency=54.7% converge=127 drift=0 p99=59.8ms
 	// scenario=knee8 controller=gradient2 efficiency=77.2% converge=179 drift=0 p99=33ms

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"time"
 
 	"github.com/evolvekit/evolve/adaptive"
@@ -19,14 +18,15 @@ const (
 // every is the trace's sampling period.
 const every = 10 * time.Millisecond
 
-// controllers returns the controllers compared, evolve's own first, with
-// the settings the backtest gives them.
+// controllers returns the controllers compared, the adaptive agent's
+// default (adaptive.Hill) first, then the baselines, with the settings the
+// backtest gives them.
 func controllers() []adaptive.Controller {
 	return []adaptive.Controller{
 		adaptive.Hill{},
-		adaptive.Santa{},
-		adaptive.AIMD{Timeout: 2 * base},
-		adaptive.Gradient2{},
+		Santa{},
+		AIMD{Timeout: 2 * base},
+		Gradient2{},
 	}
 }
 
@@ -38,7 +38,7 @@ func runAdaptive(sc scenario, c adaptive.Controller, seed uint64) (*sim.Result, 
 	if err != nil {
 		return nil, err
 	}
-	return sim.Run(config(sc, seed), sim.Agent[adaptive.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]]{
+	return sim.Run(config(sc, seed), sim.Agent[adaptive.State[int, int], int, []int, []parallel.Result[int], parallel.Result[int]]{
 		State:  s,
 		Evolve: adaptive.Evolve[int, int],
 		Work:   echo,
@@ -49,11 +49,11 @@ func runAdaptive(sc scenario, c adaptive.Controller, seed uint64) (*sim.Result, 
 
 // runFixed runs a parallel agent with a fixed limit in sc.
 func runFixed(sc scenario, limit int, seed uint64) (*sim.Result, error) {
-	s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Unordered: true, Run: 1})
+	s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Unordered: true, MaxBatch: 1})
 	if err != nil {
 		return nil, err
 	}
-	return sim.Run(config(sc, seed), sim.Agent[parallel.State[int, int], int, parallel.Batch[int], []parallel.Result[int], parallel.Result[int]]{
+	return sim.Run(config(sc, seed), sim.Agent[parallel.State[int, int], int, []int, []parallel.Result[int], parallel.Result[int]]{
 		State:  s,
 		Evolve: parallel.Evolve[int, int],
 		Work:   echo,
@@ -62,9 +62,12 @@ func runFixed(sc scenario, limit int, seed uint64) (*sim.Result, error) {
 	})
 }
 
-// echo is the simulated work: what it returns does not matter here, only
-// how long it takes, which the simulator decides.
-var echo = parallel.Work[int, int](func(_ context.Context, v int) (int, error) { return v, nil }).Simulated()
+// echo is the simulated work on a batch (of one item, here): one result
+// per item. What it returns does not matter, only how long it takes, which
+// the simulator decides.
+func echo(items []int) ([]parallel.Result[int], error) {
+	return make([]parallel.Result[int], len(items)), nil
+}
 
 // config is the simulator's configuration for sc.
 func config(sc scenario, seed uint64) sim.Config {

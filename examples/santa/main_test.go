@@ -155,7 +155,7 @@ func TestAnInterruptedRunStopsEveryJobAndRemovesThePlot(t *testing.T) {
 
 func TestAnInterruptedAgentStopsItsJobs(t *testing.T) {
 	rt := agent.NewRuntime()
-	defer rt.Shutdown(context.Background())
+	defer func() { assert.NoError(t, rt.Shutdown(context.Background())) }()
 	w := workload{prime: nextPrime(1 << 46)} // some 4 million divisions: a few tens of milliseconds
 	for _, s := range strategies(2, 1)[1:] {
 		ctx, cancel := context.WithCancel(t.Context())

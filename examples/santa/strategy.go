@@ -94,20 +94,11 @@ func (n *naive) stop(context.Context) error {
 	return nil
 }
 
-// handle is what the pool uses of a parallel or an adaptive agent.
-type handle interface {
-	TryPost(v job) error
-	Post(ctx context.Context, v job) error
-	Close()
-	Wait(ctx context.Context) error
-	Stop(ctx context.Context) error
-}
-
 // pool runs jobs on an agent: a parallel agent with a fixed limit, or an
-// adaptive one.
-type pool struct {
-	h   handle
-	lim func(ctx context.Context) (int, error) // reads the agent's limit
+// adaptive one, whose status is a V.
+type pool[V any] struct {
+	h       agent.Handle[job, V]
+	limitOf func(V) int // the agent's limit, read from its status
 }
 
 // work returns the agent's work on a job: count it, do it, count it done.
@@ -123,43 +114,43 @@ func work(w workload, m *meter) parallel.Work[job, struct{}] {
 // startFixed returns a pool on a parallel agent that runs at most limit
 // jobs at once.
 func startFixed(rt *agent.Runtime, limit int, w workload, m *meter) (runner, error) {
-	a, err := parallel.New(rt, parallel.Config{Name: "fixed", Limit: limit, Unordered: true}, work(w, m), nil)
+	h, err := parallel.New(rt, parallel.Config{Name: "fixed", Limit: limit, Unordered: true}, work(w, m), nil)
 	if err != nil {
 		return nil, err
 	}
-	return pool{h: a, lim: func(ctx context.Context) (int, error) {
-		st, err := a.Status(ctx)
-		return st.Limit, err
-	}}, nil
+	return pool[parallel.Status]{h: h, limitOf: func(st parallel.Status) int { return st.Limit }}, nil
 }
 
 // startAdaptive returns a pool on an adaptive agent with the default
 // controller, its random source seeded with seed.
 func startAdaptive(rt *agent.Runtime, seed uint64, w workload, m *meter) (runner, error) {
-	a, err := adaptive.New(rt, adaptive.Config{Name: "adaptive", Unordered: true, Seed: seed}, work(w, m), nil)
+	h, err := adaptive.New(rt, adaptive.Config{Name: "adaptive", Unordered: true, Seed: seed}, work(w, m), nil)
 	if err != nil {
 		return nil, err
 	}
-	return pool{h: a, lim: func(ctx context.Context) (int, error) {
-		st, err := a.Status(ctx)
-		return st.Limit, err
-	}}, nil
+	return pool[adaptive.Status]{h: h, limitOf: func(st adaptive.Status) int { return st.Limit }}, nil
 }
 
 // tryPost posts j if the agent's input queue has room.
-func (p pool) tryPost(j job) bool { return p.h.TryPost(j) == nil }
+func (p pool[V]) tryPost(j job) bool { return p.h.TryPost(j) == nil }
 
 // limit returns the agent's limit now.
-func (p pool) limit(ctx context.Context) (int, error) { return p.lim(ctx) }
+func (p pool[V]) limit(ctx context.Context) (int, error) {
+	st, err := p.h.Status(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return p.limitOf(st), nil
+}
 
 // post posts j, waiting while the agent's input queue is full.
-func (p pool) post(ctx context.Context, j job) error { return p.h.Post(ctx, j) }
+func (p pool[V]) post(ctx context.Context, j job) error { return p.h.Post(ctx, j) }
 
 // finish closes the agent's input and waits for every job.
-func (p pool) finish(ctx context.Context) error {
+func (p pool[V]) finish(ctx context.Context) error {
 	p.h.Close()
 	return p.h.Wait(ctx)
 }
 
 // stop stops the agent, cancelling the jobs still running.
-func (p pool) stop(ctx context.Context) error { return p.h.Stop(ctx) }
+func (p pool[V]) stop(ctx context.Context) error { return p.h.Stop(ctx) }

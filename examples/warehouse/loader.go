@@ -41,7 +41,10 @@ type loader struct {
 // loaderBurst(rate)) / rate late, 150 ms, enough tokens there.
 func loaderBurst(rate float64) int { return max(1, burst(rate)/4) }
 
-// chain returns the plan of the loader's chain.
+// chain returns the loader's chain of stages, linked left to right: the
+// rate agent, the parallel agent that makes the GETs, and the buffer agent
+// that writes the files. It returns the error of the first stage whose
+// configuration is refused.
 //
 // The parallel agent's input queue holds a single id. The rate agent paces
 // the ids it emits, but ids that wait in a deeper queue would go out
@@ -50,20 +53,20 @@ func loaderBurst(rate float64) int { return max(1, burst(rate)/4) }
 // rate agent, whose small bucket bounds the burst that follows. Results go
 // on as they finish (Unordered), so a record waiting to be retried does not
 // hold up those behind it.
-func (l *loader) chain() (compose.Plan[int, []record], error) {
+func (l *loader) chain() (agent.Stage[int, []record], error) {
 	limit, err := rate.Stage(rate.Config[int]{Name: "rate", Rate: l.rate, Burst: loaderBurst(l.rate)})
 	if err != nil {
-		return compose.Plan[int, []record]{}, err
+		return agent.Stage[int, []record]{}, err
 	}
 	fetch, err := parallel.Stage(parallel.Config{Name: "fetch", Limit: l.parallel, Queue: 1, Unordered: true}, l.f.fetch)
 	if err != nil {
-		return compose.Plan[int, []record]{}, err
+		return agent.Stage[int, []record]{}, err
 	}
-	write, err := buffer.Stage(buffer.Config{Name: "files", Size: l.batch}, l.flush)
+	write, err := buffer.Stage(buffer.Config[record]{Name: "files", Size: l.batch}, l.flush)
 	if err != nil {
-		return compose.Plan[int, []record]{}, err
+		return agent.Stage[int, []record]{}, err
 	}
-	return compose.Then(compose.Then(compose.From(limit), fetch), write), nil
+	return compose.Pipe3(limit, fetch, write), nil
 }
 
 // flush writes one batch to its file. If that fails, every record in it is
@@ -82,11 +85,11 @@ func (l *loader) flush(ctx context.Context, batch []record) error {
 // written. It returns the chain's errors (a record or a batch that failed
 // for good), or ctx.Err() if ctx ends first, having stopped the chain.
 func (l *loader) load(ctx context.Context, rt *agent.Runtime) error {
-	plan, err := l.chain()
+	stages, err := l.chain()
 	if err != nil {
 		return err
 	}
-	c, err := compose.Start(rt, plan, func(b []record) { l.loaded.Add(int64(len(b))) }, compose.WithName("warehouse"))
+	c, err := compose.Start(rt, stages, func(b []record) { l.loaded.Add(int64(len(b))) }, compose.WithName("warehouse"))
 	if err != nil {
 		return err
 	}
@@ -107,7 +110,7 @@ func (l *loader) load(ctx context.Context, rt *agent.Runtime) error {
 const stopTimeout = 10 * time.Second
 
 // stop stops c, cancelling the GETs under way, and returns err.
-func stop(c *compose.Chain[int], err error) error {
+func stop(c agent.Handle[int, compose.Status], err error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	if serr := c.Stop(ctx); serr != nil {

@@ -1,0 +1,43 @@
+package agent
+
+import "github.com/rs/zerolog"
+
+// Load is what the status of every agent says the same way: how much work
+// it holds and has done, counted in items. Every status type embeds it, so
+// st.Queued means one thing whatever the agent, and compose reports it for
+// each stage of a chain without knowing the stage's type.
+type Load struct {
+	// Queued counts the items accepted and not yet taken up: not yet
+	// started (parallel, adaptive), passed on (rate) or handed to a flush
+	// (buffer). The agent's Queue setting bounds it.
+	Queued int
+	// InFlight counts the items handed to work (or to a flush) whose
+	// results have not come back yet.
+	InFlight int
+	// Done counts the items whose work has ended, failed or not, or that
+	// have passed through; Failed those of them that failed.
+	Done   int
+	Failed int
+	// Demand is how many more values the agent may pass on before the one
+	// after it takes more in. When nothing throttles the agent it starts at
+	// [Unbounded] and goes down by one per value passed on, so any demand
+	// of Unbounded/2 or more is unbounded, and logs show it as
+	// "unbounded".
+	Demand int
+}
+
+// MarshalZerologObject writes l as the fields queued, in_flight, done,
+// failed and demand of a zerolog object; a demand of Unbounded/2 or more
+// is written as the string "unbounded".
+func (l Load) MarshalZerologObject(e *zerolog.Event) {
+	e.Int("queued", l.Queued).Int("in_flight", l.InFlight).Int("done", l.Done).Int("failed", l.Failed)
+	if l.Demand >= Unbounded/2 {
+		e.Str("demand", "unbounded")
+	} else {
+		e.Int("demand", l.Demand)
+	}
+}
+
+// load returns l; a status that embeds a Load has it too, which is how the
+// runtime finds the Load in any status.
+func (l Load) load() Load { return l }

@@ -1,0 +1,486 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/bridge"
+	"github.com/rs/zerolog"
+)
+
+// Agent is one running agent: the agent.Handle[I, V] a program holds, and
+// what its cell, its workers and the agents beside it in a chain reach it
+// by. I is the type of the items its inbox takes, V that of its status.
+//
+// Its life has three parts that end on their own: the outcome (it finished,
+// failed or was stopped), its workers (all returned once it halted) and its
+// actor (gone from the runtime). Done is closed when all three have ended;
+// the agent then leaves the runtime and keeps only its outcome and final
+// status.
+type Agent[I, V any] struct {
+	rt   *bridge.Parts
+	id   string                    // the actor's ID
+	pid  atomic.Pointer[actor.PID] // nil once the actor is gone
+	name string
+	log  zerolog.Logger
+
+	in inbox[I] // what waits for the actor, and the input queue's credits
+
+	queries atomic.Uint64
+	qmu     sync.Mutex
+	pending map[uint64]chan V
+
+	workCtx context.Context
+	cancel  context.CancelCauseFunc
+	quit    chan struct{} // closed once no work may start: idle workers go
+
+	mu        sync.Mutex
+	outcome   error // what Wait returns, once ended
+	ended     bool
+	sinkErr   error // the first panic of the sink
+	halted    bool  // no work starts any more; quit is closed
+	running   int   // workers alive
+	workers   int   // workers ever started
+	actorGone bool
+	final     V // the status taken as the actor stopped
+	hasFinal  bool
+	logFinal  bool          // a LogStatus came while the actor was stopping
+	idle      chan struct{} // closed once halted and no worker runs
+	gone      chan struct{} // closed once the actor is gone, final set
+	done      chan struct{} // closed once ended, idle and gone
+	isIdle    bool
+	isDone    bool
+	onDone    []func()
+}
+
+// newAgent returns the handle of an agent about to start on rt.
+func newAgent[I, V any](rt *bridge.Parts, name string, queue int) *Agent[I, V] {
+	h := &Agent[I, V]{
+		rt:      rt,
+		name:    name,
+		in:      inbox[I]{credits: queue, bound: queue},
+		pending: make(map[uint64]chan V),
+		quit:    make(chan struct{}),
+		idle:    make(chan struct{}),
+		gone:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	h.workCtx, h.cancel = context.WithCancelCause(context.Background())
+	return h
+}
+
+// Name returns the agent's name, as it appears in logs.
+func (h *Agent[I, V]) Name() string { return h.name }
+
+// Post implements agent.Handle.
+func (h *Agent[I, V]) Post(ctx context.Context, v I) error {
+	for {
+		h.in.mu.Lock()
+		if h.in.closed {
+			h.in.mu.Unlock()
+			return agent.ErrClosed
+		}
+		if h.in.credits > 0 {
+			h.accept(v)
+			return nil
+		}
+		space := h.in.waitSpace()
+		h.in.mu.Unlock()
+		select {
+		case <-space:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// TryPost implements agent.Handle.
+func (h *Agent[I, V]) TryPost(v I) error {
+	h.in.mu.Lock()
+	switch {
+	case h.in.closed:
+		h.in.mu.Unlock()
+		return agent.ErrClosed
+	case h.in.credits == 0:
+		h.in.mu.Unlock()
+		return agent.ErrFull
+	}
+	h.accept(v)
+	return nil
+}
+
+// accept spends a credit on v and unlocks the inbox, which the caller
+// locked.
+func (h *Agent[I, V]) accept(v I) {
+	h.in.credits--
+	h.in.put(v)
+	h.notify()
+}
+
+// Close implements agent.Handle.
+func (h *Agent[I, V]) Close() {
+	h.in.mu.Lock()
+	if h.in.closed {
+		h.in.mu.Unlock()
+		return
+	}
+	h.in.closed = true
+	h.in.refill()
+	h.in.add(agent.Close{})
+	h.notify()
+}
+
+// Wait implements agent.Handle.
+func (h *Agent[I, V]) Wait(ctx context.Context) error {
+	select {
+	case <-h.done:
+		return h.outcome
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Done implements agent.Handle.
+func (h *Agent[I, V]) Done() <-chan struct{} { return h.done }
+
+// Status implements agent.Handle.
+func (h *Agent[I, V]) Status(ctx context.Context) (V, error) {
+	var zero V
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	if v, ok := h.finalStatus(); ok {
+		return v, nil
+	}
+	id := h.queries.Add(1)
+	reply := make(chan V, 1)
+	h.qmu.Lock()
+	h.pending[id] = reply
+	h.qmu.Unlock()
+	defer func() {
+		h.qmu.Lock()
+		delete(h.pending, id)
+		h.qmu.Unlock()
+	}()
+	if h.post(agent.Query{ID: id}) {
+		select {
+		case v := <-reply:
+			return v, nil
+		case <-h.gone:
+		case <-ctx.Done():
+			return zero, ctx.Err()
+		}
+	}
+	select {
+	case <-h.gone:
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+	if v, ok := h.finalStatus(); ok {
+		return v, nil
+	}
+	return zero, agent.ErrClosed
+}
+
+// LogStatus implements agent.Handle.
+func (h *Agent[I, V]) LogStatus() {
+	if h.post(agent.Query{ID: 0}) {
+		return
+	}
+	h.mu.Lock()
+	v, ok := h.final, h.hasFinal
+	h.logFinal = !h.actorGone
+	h.mu.Unlock()
+	if ok {
+		h.logStatus(v)
+	}
+}
+
+// Stop implements agent.Handle.
+func (h *Agent[I, V]) Stop(ctx context.Context) error {
+	h.Halt()
+	select {
+	case <-h.idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Halt stops the agent without waiting: the inbox takes nothing more, the
+// outcome is ErrStopped unless it was known, the context of running work is
+// cancelled, idle workers go and the actor is woken to stop itself. It is
+// what Stop and the runtime's Shutdown do first.
+//
+// The actor stops itself, rather than being sent protoactor's Stop, because
+// its ID is reused once it is gone: a Stop sent late would stop another
+// agent, while a wake sent late only makes one look at its inbox.
+func (h *Agent[I, V]) Halt() {
+	h.in.mu.Lock()
+	first := !h.in.stopped
+	h.in.closed, h.in.stopped = true, true
+	h.in.refill()
+	h.in.drop()
+	wake := first && h.in.schedule()
+	h.in.mu.Unlock()
+	h.cancel(agent.ErrStopped)
+	h.update(func() {
+		h.end(agent.ErrStopped)
+		h.halt()
+	})
+	if wake {
+		h.wake()
+	}
+}
+
+// Workers returns how many worker goroutines the agent has started, for
+// tests.
+func (h *Agent[I, V]) Workers() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.workers
+}
+
+// adjust hands the agent a Set message, unless it has ended.
+func (h *Agent[I, V]) adjust(m agent.Msg) error {
+	if !h.post(m) {
+		return agent.ErrClosed
+	}
+	return nil
+}
+
+// finalStatus returns the status taken as the actor stopped, if there is
+// one yet.
+func (h *Agent[I, V]) finalStatus() (V, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.final, h.hasFinal
+}
+
+// notify unlocks the inbox, which the caller locked to add to it, and wakes
+// the actor if it was idle.
+func (h *Agent[I, V]) notify() {
+	wake := h.in.schedule()
+	h.in.mu.Unlock()
+	if wake {
+		h.wake()
+	}
+}
+
+// wake tells the actor to take in its inbox.
+func (h *Agent[I, V]) wake() {
+	if pid := h.pid.Load(); pid != nil {
+		h.rt.System.Root.Send(pid, wake{})
+	}
+}
+
+// post hands m to the agent unless it has stopped, and reports whether it
+// did. Timers, settings and queries use it, so nothing lands in
+// protoactor's dead letters once the agent has ended.
+func (h *Agent[I, V]) post(m any) bool {
+	h.in.mu.Lock()
+	if h.in.stopped {
+		h.in.mu.Unlock()
+		return false
+	}
+	h.in.add(m)
+	h.notify()
+	return true
+}
+
+// grant returns n input slots. An agent that gives back more than it took
+// has a bug: the surplus is dropped, so the bound holds, and logged.
+func (h *Agent[I, V]) grant(n int) {
+	h.in.mu.Lock()
+	h.in.credits += n
+	surplus := h.in.credits - h.in.bound
+	if surplus > 0 {
+		h.in.credits = h.in.bound
+	}
+	h.in.refill()
+	h.in.mu.Unlock()
+	if surplus > 0 {
+		h.log.Warn().Int("surplus", surplus).Msg("agent gave back more input slots than it took")
+	}
+}
+
+// pull grants the agent demand for n more values.
+func (h *Agent[I, V]) pull(n int) {
+	h.in.mu.Lock()
+	if h.in.stopped {
+		h.in.mu.Unlock()
+		return
+	}
+	h.in.pull = min(h.in.pull+n, agent.Unbounded)
+	h.notify()
+}
+
+// feed passes items on to the agent from the agent before it, which holds
+// demand for them: no credit is spent.
+func (h *Agent[I, V]) feed(items []I) {
+	if len(items) == 0 {
+		return
+	}
+	h.in.mu.Lock()
+	if h.in.stopped {
+		h.in.mu.Unlock()
+		return
+	}
+	h.in.put(items...)
+	h.notify()
+}
+
+// answer completes the Status call with this id; id 0 is LogStatus's.
+func (h *Agent[I, V]) answer(id uint64, v V) {
+	if id == 0 {
+		h.logStatus(v)
+		return
+	}
+	h.qmu.Lock()
+	reply, ok := h.pending[id]
+	h.qmu.Unlock()
+	if ok {
+		reply <- v
+	}
+}
+
+// logStatus writes v as one event at info level.
+func (h *Agent[I, V]) logStatus(v V) {
+	ev := h.log.Info()
+	if m, ok := any(v).(zerolog.LogObjectMarshaler); ok {
+		ev = ev.Object("status", m)
+	} else {
+		ev = ev.Interface("status", v)
+	}
+	ev.Msg("status")
+}
+
+// status is Status for callers that do not know V.
+func (h *Agent[I, V]) status(ctx context.Context) (any, error) {
+	v, err := h.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// sinkFailed records the first panic of the sink for Wait.
+func (h *Agent[I, V]) sinkFailed(err error) {
+	h.mu.Lock()
+	if h.sinkErr == nil {
+		h.sinkErr = err
+	}
+	h.mu.Unlock()
+}
+
+// conclude ends an agent from its own actor: it finished, with err, or its
+// evolve broke, with err. The inbox takes nothing more and no work starts;
+// final, when ok, is the status it ended with.
+func (h *Agent[I, V]) conclude(err error, final V, ok bool) {
+	h.in.mu.Lock()
+	h.in.closed, h.in.stopped = true, true
+	h.in.refill()
+	h.in.drop()
+	h.in.mu.Unlock()
+	h.update(func() {
+		if ok && !h.hasFinal {
+			h.final, h.hasFinal = final, true
+		}
+		h.end(err)
+		h.halt()
+	})
+}
+
+// actorStopped records that the actor is gone from the runtime, with the
+// status it stopped with when ok.
+func (h *Agent[I, V]) actorStopped(final V, ok bool) {
+	h.pid.Store(nil)
+	var log bool
+	h.update(func() {
+		if ok && !h.hasFinal {
+			h.final, h.hasFinal = final, true
+		}
+		h.actorGone = true
+		close(h.gone)
+		log, final, ok = h.logFinal, h.final, h.hasFinal
+	})
+	if log && ok {
+		h.logStatus(final)
+	}
+}
+
+// startWorker counts one more worker, unless the agent has halted.
+func (h *Agent[I, V]) startWorker() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.halted {
+		return false
+	}
+	h.running++
+	h.workers++
+	return true
+}
+
+// worked counts one worker less.
+func (h *Agent[I, V]) worked() {
+	h.update(func() { h.running-- })
+}
+
+// whenDone calls f once the agent is done: at once if it is.
+func (h *Agent[I, V]) whenDone(f func()) {
+	h.mu.Lock()
+	if h.isDone {
+		h.mu.Unlock()
+		f()
+		return
+	}
+	h.onDone = append(h.onDone, f)
+	h.mu.Unlock()
+}
+
+// update runs f holding mu, then closes what f's changes let close, and
+// runs what waited for the agent to be done.
+func (h *Agent[I, V]) update(f func()) {
+	h.mu.Lock()
+	f()
+	if h.halted && h.running == 0 && !h.isIdle {
+		h.isIdle = true
+		close(h.idle)
+	}
+	var fire []func()
+	done := h.ended && h.isIdle && h.actorGone && !h.isDone
+	if done {
+		h.isDone = true
+		fire, h.onDone = h.onDone, nil
+		close(h.done)
+	}
+	h.mu.Unlock()
+	if done {
+		h.cancel(nil)
+		h.rt.Release(h)
+		h.rt.Free(h.id)
+		for _, g := range fire {
+			g()
+		}
+	}
+}
+
+// end records the outcome, once. The caller holds mu.
+func (h *Agent[I, V]) end(err error) {
+	if !h.ended {
+		h.ended = true
+		h.outcome = errors.Join(err, h.sinkErr)
+	}
+}
+
+// halt lets the workers go: no work starts any more. The caller holds mu.
+func (h *Agent[I, V]) halt() {
+	if !h.halted {
+		h.halted = true
+		close(h.quit)
+	}
+}

@@ -1,0 +1,334 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/evolvekit/evolve/agent"
+)
+
+// cell is the actor that runs one agent: it takes in its inbox, calls
+// evolve on each message, keeps the state and performs the effects. Its
+// fields are touched only from Receive, on the actor's goroutine, except
+// crew.results, which the inbox's mutex guards.
+type cell[S, I, W, R, O, V any] struct {
+	spec   Spec[S, W, R, O]
+	state  S
+	h      *Agent[I, V]
+	ports  ports[O]
+	crew   crew[W, R]
+	handed int              // Starts handed to workers since the cell last yielded
+	spare  []other          // the others slice the inbox takes next
+	timers map[uint64]timer // pending timers by tag
+	timerN uint64
+	over   bool // finished or broken: nothing more is evolved, the actor stops
+	final  bool // the final status was taken
+	asked  bool // the actor was told to stop itself
+	ended  bool // ports.ended was called
+}
+
+// timer is one pending timer: seq tells its firing from that of a timer it
+// replaced.
+type timer struct {
+	seq    uint64
+	cancel func() bool
+}
+
+// fired is what an armed timer sends its cell; the cell turns it into a Tick
+// if the timer is still the pending one for its tag.
+type fired struct {
+	seq, tag uint64
+}
+
+// rounds is how many times a cell takes in its inbox in one actor message
+// before it lets the mailbox run again (a Stop, say) and sends itself a new
+// wake.
+const rounds = 16
+
+// Receive implements actor.Actor.
+func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
+	switch ctx.Message().(type) {
+	case wake:
+		c.takeIn()
+	case *actor.Started:
+		c.step(agent.Pull{At: c.h.rt.Clock.Now(), N: c.ports.pull})
+	case *actor.Stopping:
+		c.disarmAll()
+	case *actor.Stopped:
+		var v V
+		ok := false
+		if !c.final {
+			v, ok = c.snapshot()
+		}
+		c.h.actorStopped(v, ok)
+		c.release()
+		return
+	}
+	if c.over && !c.asked {
+		c.asked = true
+		ctx.Stop(ctx.Self())
+	}
+}
+
+// takeIn hands evolve everything that gathered in the inbox: the demand
+// granted as one Pull, each work result as a Done, then the items and the
+// other messages in the order they came, the items between two other
+// messages as one Input. All are stamped with one instant. It goes on until
+// the inbox is empty, or for a bounded number of rounds.
+func (c *cell[S, I, W, R, O, V]) takeIn() {
+	in := &c.h.in
+	yielded := false
+	for range rounds {
+		in.mu.Lock()
+		if in.stopped {
+			// Stopped by Halt, or ended: the actor stops itself.
+			in.scheduled = false
+			in.mu.Unlock()
+			c.over = true
+			return
+		}
+		if in.empty() {
+			if c.handed > 0 && !yielded {
+				// Work was just handed out: let the workers run before
+				// going idle, so their results come in one round.
+				in.mu.Unlock()
+				c.handed, yielded = 0, true
+				runtime.Gosched()
+				continue
+			}
+			in.scheduled = false
+			in.mu.Unlock()
+			return
+		}
+		items, pull, others, results := in.items, in.pull, in.others, c.crew.results
+		in.items, in.pull, in.others, in.more = nil, 0, c.spare, false
+		in.size = len(items)
+		c.crew.results = c.crew.spare
+		in.mu.Unlock()
+
+		now := c.h.rt.Clock.Now()
+		if pull > 0 {
+			c.step(agent.Pull{At: now, N: pull})
+		}
+		for _, d := range results {
+			d.At = now
+			c.step(d)
+		}
+		// Items and other messages keep the order they came in: the items
+		// between two other messages make one Input.
+		next := 0
+		for _, o := range others {
+			if o.after > next {
+				c.step(agent.Input[I]{At: now, Items: items[next:o.after:o.after]})
+				next = o.after
+			}
+			c.receive(o.m, now)
+		}
+		if next < len(items) {
+			c.step(agent.Input[I]{At: now, Items: items[next:]})
+		}
+		clear(others)
+		clear(results)
+		c.spare, c.crew.spare = others[:0], results[:0]
+		if c.over {
+			return
+		}
+	}
+	// More may be waiting: let the mailbox run (a Stop, say), then go on.
+	c.h.wake()
+}
+
+// receive hands evolve one of the inbox's other messages.
+func (c *cell[S, I, W, R, O, V]) receive(o any, now time.Time) {
+	switch m := o.(type) {
+	case agent.Msg:
+		c.step(agent.Stamp(m, now))
+	case fired:
+		if t, ok := c.timers[m.tag]; ok && t.seq == m.seq {
+			delete(c.timers, m.tag)
+			c.step(agent.Tick{At: now, Tag: m.tag})
+		}
+	}
+}
+
+// step runs evolve on one stamped message and performs its effects. A panic
+// in evolve or in the runtime breaks the agent: it is logged with its stack
+// and becomes the agent's error.
+func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) {
+	if c.over {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			c.fail(&agent.PanicError{Value: p, Stack: debug.Stack()})
+		}
+	}()
+	var effects []agent.Effect
+	c.state, effects = c.spec.Evolve(c.state, m)
+	for _, e := range effects {
+		if c.over {
+			return
+		}
+		c.perform(e, m)
+	}
+}
+
+// perform carries out one effect of the message m.
+func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
+	switch e := e.(type) {
+	case agent.Emit[O]:
+		c.emit(e.Values)
+	case agent.Start[W]:
+		c.start(e)
+	case agent.Demand:
+		c.ports.demand(e.N)
+	case agent.Timer:
+		c.arm(e)
+	case agent.Disarm:
+		c.disarm(e.Tag)
+	case agent.Reply[V]:
+		c.h.answer(e.To, e.Value)
+	case agent.Cancel:
+		c.h.cancel(e.Cause)
+	case agent.Finish:
+		c.finish(e.Err)
+	case agent.Unhandled:
+		c.fail(fmt.Errorf("agent %s: evolve did not handle %T", c.spec.Name, m))
+	default:
+		c.fail(fmt.Errorf("agent %s: effect %T does not match this agent's types", c.spec.Name, e))
+	}
+}
+
+// emit hands values to the agent's outlet. Values it refuses leave the
+// demand they took with the agent, as a Pull; a panic in it is logged and
+// becomes the agent's error.
+func (c *cell[S, I, W, R, O, V]) emit(values []O) {
+	if len(values) == 0 {
+		return
+	}
+	refused, err := c.ports.deliver(values)
+	if err != nil {
+		ev := c.h.log.Error().Err(err)
+		var pe *agent.PanicError
+		if errors.As(err, &pe) {
+			ev = ev.Bytes("stack", pe.Stack)
+		}
+		ev.Msg("sink panicked")
+		c.h.sinkFailed(err)
+	}
+	if refused > 0 {
+		c.h.pull(refused)
+	}
+}
+
+// start hands the work to an idle worker of the agent, or to a new one if
+// all are busy. Once the agent has halted, no new worker starts.
+func (c *cell[S, I, W, R, O, V]) start(s agent.Start[W]) {
+	if c.spec.Work == nil {
+		c.fail(fmt.Errorf("agent %s: evolve asked to start work, but the agent has none", c.spec.Name))
+		return
+	}
+	c.handed++
+	select {
+	case c.crew.jobs <- s:
+		return
+	default:
+	}
+	if c.h.startWorker() {
+		go c.work(s)
+	}
+}
+
+func (c *cell[S, I, W, R, O, V]) arm(t agent.Timer) {
+	c.disarm(t.Tag)
+	c.timerN++
+	f := fired{seq: c.timerN, tag: t.Tag}
+	h := c.h
+	c.timers[t.Tag] = timer{seq: f.seq, cancel: h.rt.Clock.AfterFunc(t.Delay, func() { h.post(f) })}
+}
+
+func (c *cell[S, I, W, R, O, V]) disarm(tag uint64) {
+	if t, ok := c.timers[tag]; ok {
+		t.cancel()
+		delete(c.timers, tag)
+	}
+}
+
+// disarmAll cancels every pending timer.
+func (c *cell[S, I, W, R, O, V]) disarmAll() {
+	for _, t := range c.timers {
+		t.cancel()
+	}
+	clear(c.timers)
+}
+
+// finish ends the agent after its Finish: it takes the final status, lets
+// the workers go, passes its completion on and tells the actor to stop.
+func (c *cell[S, I, W, R, O, V]) finish(err error) {
+	c.over, c.final = true, true
+	final, ok := c.snapshot()
+	c.h.conclude(err, final, ok)
+	c.disarmAll()
+	c.end()
+}
+
+// fail breaks the agent: its evolve panicked or broke the contract. It is
+// logged, becomes the agent's error, and the agent ends. So that the agents
+// before it can still drain, a broken agent in a chain takes whatever it is
+// sent and drops it.
+func (c *cell[S, I, W, R, O, V]) fail(err error) {
+	if c.over {
+		return
+	}
+	c.over = true
+	ev := c.h.log.Error().Err(err)
+	if pe, ok := err.(*agent.PanicError); ok {
+		ev = ev.Bytes("stack", pe.Stack)
+	}
+	ev.Msg("agent failed")
+	var zero V
+	c.h.conclude(err, zero, false)
+	c.disarmAll()
+	if c.ports.upstream {
+		c.ports.demand(agent.Unbounded)
+	}
+	c.end()
+}
+
+// end passes the agent's completion on to whatever follows it, once.
+func (c *cell[S, I, W, R, O, V]) end() {
+	if c.ports.ended != nil && !c.ended {
+		c.ended = true
+		c.ports.ended()
+	}
+}
+
+// snapshot asks evolve for the agent's status without performing anything:
+// the final status, taken as the agent ends. It reports false when evolve
+// gives none (or panics).
+func (c *cell[S, I, W, R, O, V]) snapshot() (v V, ok bool) {
+	_ = protect(func() {
+		_, fx := c.spec.Evolve(c.state, agent.Query{At: c.h.rt.Clock.Now()})
+		for _, e := range fx {
+			if r, is := e.(agent.Reply[V]); is {
+				v, ok = r.Value, true
+			}
+		}
+	})
+	return v, ok
+}
+
+// release lets go of the state and of everything the cell held, once the
+// actor is gone.
+func (c *cell[S, I, W, R, O, V]) release() {
+	var zero S
+	c.state = zero
+	c.crew.spare, c.spare, c.timers = nil, nil, nil
+	c.h.in.mu.Lock()
+	c.crew.results = nil
+	c.h.in.mu.Unlock()
+}

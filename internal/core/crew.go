@@ -1,0 +1,44 @@
+package core
+
+import "github.com/evolvekit/evolve/agent"
+
+// crew is the workers of one agent. A worker is a goroutine that runs one
+// Start's work, hands its result to the inbox, and waits for the next Start;
+// the cell starts a new worker only when none is waiting. So an agent with N
+// items in flight keeps about N workers however many items pass through,
+// and a busy agent starts no goroutine per item. Idle workers go when the
+// agent halts (it finished, failed or was stopped): its handle closes quit.
+type crew[W, R any] struct {
+	jobs chan agent.Start[W] // unbuffered: a Start for a worker that waits
+
+	results []agent.Done[R] // finished work not yet taken in; the inbox's mu guards it
+	spare   []agent.Done[R] // the cell's: the results slice the inbox takes next
+}
+
+// work runs s and then every Start handed to it, until the agent halts.
+func (c *cell[S, I, W, R, O, V]) work(s agent.Start[W]) {
+	h := c.h
+	defer h.worked()
+	for {
+		r, err := safely(h.workCtx, c.spec.Work, s.ID, s.Work)
+		c.finished(agent.Done[R]{ID: s.ID, Result: r, Err: err})
+		select {
+		case s = <-c.crew.jobs:
+		case <-h.quit:
+			return
+		}
+	}
+}
+
+// finished puts a work result in the inbox, unless the agent has stopped.
+func (c *cell[S, I, W, R, O, V]) finished(d agent.Done[R]) {
+	in := &c.h.in
+	in.mu.Lock()
+	if in.stopped {
+		in.mu.Unlock()
+		return
+	}
+	c.crew.results = append(c.crew.results, d)
+	in.more = true
+	c.h.notify()
+}

@@ -1,0 +1,37 @@
+package core
+
+import "github.com/evolvekit/evolve/agent"
+
+// ports are where an agent's input slots, output and completion go: to its
+// handle and a sink when it runs alone, to its neighbours when it is a stage
+// of a chain.
+type ports[O any] struct {
+	pull     int                    // the demand the agent holds when it starts
+	deliver  func([]O) (int, error) // takes emitted values; says how many it refused
+	demand   func(n int)            // takes input slots given back
+	upstream bool                   // demand goes to another agent, not to Post
+	ended    func()                 // called once, after the agent finished or failed
+}
+
+// alone returns the ports of an agent that runs on its own: unbounded demand,
+// values to sink (nil discards them), input slots back to h's Post.
+func alone[I, V, O any](h *Agent[I, V], sink func(O)) ports[O] {
+	return ports[O]{pull: agent.Unbounded, deliver: sinkDeliver(sink), demand: h.grant}
+}
+
+// sinkDeliver hands values to sink one at a time; a value whose sink call
+// panics is lost, the others are not, and the first panic is returned.
+func sinkDeliver[O any](sink func(O)) func([]O) (int, error) {
+	if sink == nil {
+		return func([]O) (int, error) { return 0, nil }
+	}
+	return func(values []O) (int, error) {
+		var first error
+		for _, v := range values {
+			if err := protect(func() { sink(v) }); err != nil && first == nil {
+				first = err
+			}
+		}
+		return 0, first
+	}
+}

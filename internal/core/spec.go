@@ -1,0 +1,36 @@
+// Package core is the machinery that runs agents: the protoactor actor of
+// each agent (its cell), its inbox, its workers and its handle; and the
+// stages that link agents into chains. Package agent holds the types a
+// program sees (Runtime, Handle, Stage, the messages and effects); package
+// spawn, compose and the agent packages build on this one.
+//
+// A cell takes in what gathered in its inbox, calls evolve on each message,
+// keeps the state and performs the effects. Every goroutine it starts has an
+// owner that waits for it: its workers are counted on its handle, which
+// Wait and Stop wait on.
+package core
+
+import (
+	"context"
+
+	"github.com/evolvekit/evolve/agent"
+)
+
+// Spec describes an agent: its initial state, its evolve function, the
+// bound of its input queue and the work its Start effects run. The types
+// are the state S, the work W that Start carries, the result R that work
+// returns (delivered in Done) and the values O that Emit carries.
+type Spec[S, W, R, O any] struct {
+	// Name names the agent in logs and errors.
+	Name string
+	// State is the agent's initial state.
+	State S
+	// Evolve is the agent's behaviour.
+	Evolve agent.Evolve[S]
+	// Queue bounds the items accepted but not yet taken up (given back
+	// with Demand); at least 1.
+	Queue int
+	// Work performs one Start's work; id is the Start's ID. It is nil for
+	// an agent that starts none. A panic in it becomes a *PanicError.
+	Work func(ctx context.Context, id uint64, w W) (R, error)
+}

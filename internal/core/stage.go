@@ -1,0 +1,409 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/bridge"
+)
+
+// Stage is one agent, or several linked, described but not yet running: it
+// takes items of type I and its last agent emits values of type O. It is
+// what an agent.Stage holds. The zero Stage cannot start.
+type Stage[I, O any] struct {
+	name  string // its first agent's
+	first int    // its first agent's input bound
+	bound int    // the sum of its agents' input bounds
+	start func(rt *agent.Runtime, in Inlet, out Outlet[O]) (Run[I], error)
+}
+
+// Inlet says where a running stage gives its input slots back.
+type Inlet struct {
+	// Demand takes the input slots the stage gives back, as demand for the
+	// stage before it, on the stage's own goroutine. Nil gives them back to
+	// its first agent's Post, as a lone agent does.
+	Demand func(n int)
+}
+
+// Outlet says where a running stage's values and its completion go.
+type Outlet[O any] struct {
+	// Pull is the demand the stage holds when it starts: the input bound of
+	// whatever takes its values. Below 1 it means agent.Unbounded.
+	Pull int
+	// Deliver takes each batch of values the stage emits, in order, on the
+	// stage's own goroutine. It returns how many it refused, whose demand
+	// goes back to the stage, and an error that becomes the stage's (a sink
+	// that panicked, say). Nil discards the values.
+	Deliver func(values []O) (refused int, err error)
+	// Ended is called once, on the stage's goroutine, after the stage has
+	// finished or failed and after its last Deliver. Nil does nothing.
+	Ended func()
+}
+
+// SinkOutlet returns an Outlet that hands each value to sink, one at a time,
+// with unbounded demand. A panic in sink loses that value only and becomes
+// the stage's error.
+func SinkOutlet[O any](sink func(O)) Outlet[O] {
+	return Outlet[O]{Deliver: sinkDeliver(sink)}
+}
+
+// Run is a started stage: its first agent, its last, and all of them, first
+// to last.
+type Run[I any] struct {
+	Head    *Member[I]
+	Members []Runner
+	last    puller
+}
+
+// puller is the last agent of a running stage, as the stage after it sees
+// it.
+type puller interface{ pull(n int) }
+
+// Runner is a running agent of a chain, whatever its types.
+type Runner interface {
+	Name() string
+	Close()
+	Wait(ctx context.Context) error
+	Done() <-chan struct{}
+	// Status returns the agent's status snapshot, and the Load in it.
+	Status(ctx context.Context) (any, agent.Load, error)
+	LogStatus()
+	Halt()
+	Stop(ctx context.Context) error
+	// WhenDone calls f once the agent is done, at once if it is.
+	WhenDone(f func())
+}
+
+// NewStage returns the agent spec describes as a Stage: it takes items of
+// type I and answers queries with a V.
+func NewStage[I, V, S, W, R, O any](spec Spec[S, W, R, O]) Stage[I, O] {
+	start := func(rt *agent.Runtime, in Inlet, out Outlet[O]) (Run[I], error) {
+		h, err := spawn(rt, spec, func(h *Agent[I, V]) ports[O] { return wired(h, in, out) })
+		if err != nil {
+			return Run[I]{}, err
+		}
+		m := &Member[I]{h: h, post: h.Post, tryPost: h.TryPost, feed: h.feed, refused: new(refusals)}
+		return Run[I]{Head: m, Members: []Runner{m}, last: m}, nil
+	}
+	return Stage[I, O]{name: spec.Name, first: spec.Queue, bound: spec.Queue, start: start}
+}
+
+// Start runs the stage on rt, wired to in and out. It returns an error for
+// the zero Stage, and agent.ErrClosed once rt has shut down.
+func (s Stage[I, O]) Start(rt *agent.Runtime, in Inlet, out Outlet[O]) (Run[I], error) {
+	if s.start == nil {
+		return Run[I]{}, errors.New("the zero Stage cannot start")
+	}
+	return s.start(rt, in, out)
+}
+
+// Bound returns the sum of the input bounds of the stage's agents.
+func (s Stage[I, O]) Bound() int { return s.bound }
+
+// First returns the input bound of the stage's first agent.
+func (s Stage[I, O]) First() int { return s.first }
+
+// Zero reports whether s is the zero Stage.
+func (s Stage[I, O]) Zero() bool { return s.start == nil }
+
+// Link returns a followed by b: the values a's last agent emits are the
+// items b's first agent takes, as much as b's input bound allows, and a's
+// completion closes b.
+func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
+	if a.start == nil || b.start == nil {
+		return Stage[I, O]{}
+	}
+	start := func(rt *agent.Runtime, in Inlet, out Outlet[O]) (Run[I], error) {
+		// b starts first, so it is there when a's last agent passes it
+		// values; it gives its input slots back as demand for that agent,
+		// which exists before any value flows.
+		var before atomic.Pointer[puller]
+		rb, err := b.start(rt, Inlet{Demand: func(n int) { (*before.Load()).pull(n) }}, out)
+		if err != nil {
+			return Run[I]{}, err
+		}
+		head := rb.Head
+		feed := func(values []M) (int, error) {
+			head.Feed(values)
+			return 0, nil
+		}
+		ra, err := a.start(rt, in, Outlet[M]{Pull: b.first, Deliver: feed, Ended: head.Close})
+		if err != nil {
+			StopAll(context.Background(), rb.Members)
+			return Run[I]{}, err
+		}
+		last := ra.last
+		before.Store(&last)
+		return Run[I]{Head: ra.Head, Members: append(ra.Members, rb.Members...), last: rb.last}, nil
+	}
+	return Stage[I, O]{name: a.name, first: a.first, bound: a.bound + b.bound, start: start}
+}
+
+// StopAll halts every member, then waits for each.
+func StopAll(ctx context.Context, members []Runner) error {
+	for _, m := range members {
+		m.Halt()
+	}
+	var errs []error
+	for _, m := range members {
+		errs = append(errs, m.Stop(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// MapIn returns a Stage that takes items of type I and turns each into the J
+// that s takes with f, in the goroutine that posts or passes it on. An item f
+// fails on (by an error or a panic) is refused: Post returns the error, and
+// an item passed on by the stage before is dropped, its demand given back,
+// and counted in the error the stage's Wait returns.
+func MapIn[I, J, O any](s Stage[J, O], f func(I) (J, error)) Stage[I, O] {
+	if s.start == nil {
+		return Stage[I, O]{}
+	}
+	start := func(rt *agent.Runtime, in Inlet, out Outlet[O]) (Run[I], error) {
+		r, err := s.start(rt, in, out)
+		if err != nil {
+			return Run[I]{}, err
+		}
+		m := r.Head
+		conv := func(v I) (J, error) { return convert(f, v) }
+		head := &Member[I]{
+			h:       m.h,
+			refused: m.refused,
+			post: func(ctx context.Context, v I) error {
+				j, err := conv(v)
+				if err != nil {
+					return err
+				}
+				return m.post(ctx, j)
+			},
+			tryPost: func(v I) error {
+				j, err := conv(v)
+				if err != nil {
+					return err
+				}
+				return m.tryPost(j)
+			},
+			feed: func(items []I) { m.feed(admit(items, conv, m.refused, in.Demand)) },
+		}
+		members := append([]Runner{head}, r.Members[1:]...)
+		return Run[I]{Head: head, Members: members, last: r.last}, nil
+	}
+	return Stage[I, O]{name: s.name, first: s.first, bound: s.bound, start: start}
+}
+
+// MapOut returns a Stage that passes on f(v) for each value v that s emits,
+// on the stage's goroutine. A value f declines (ok false) is not passed on
+// and its demand goes back to the stage; a panic in f declines the value and
+// becomes the stage's error.
+func MapOut[I, O, P any](s Stage[I, O], f func(O) (P, bool)) Stage[I, P] {
+	if s.start == nil {
+		return Stage[I, P]{}
+	}
+	start := func(rt *agent.Runtime, in Inlet, out Outlet[P]) (Run[I], error) {
+		deliver := out.Deliver
+		if deliver == nil {
+			deliver = sinkDeliver[P](nil)
+		}
+		return s.start(rt, in, Outlet[O]{Pull: out.Pull, Ended: out.Ended, Deliver: func(values []O) (int, error) {
+			kept, declined, err := keep(values, f)
+			refused, err2 := deliver(kept)
+			return declined + refused, errors.Join(err, err2)
+		}})
+	}
+	return Stage[I, P]{name: s.name, first: s.first, bound: s.bound, start: start}
+}
+
+// convert runs f on v, turning a panic into a *PanicError.
+func convert[I, J any](f func(I) (J, error), v I) (j J, err error) {
+	if perr := protect(func() { j, err = f(v) }); perr != nil {
+		return j, perr
+	}
+	return j, err
+}
+
+// admit converts items with f, recording the ones it refuses and giving
+// their demand back.
+func admit[I, J any](items []I, f func(I) (J, error), r *refusals, demand func(int)) []J {
+	out := make([]J, 0, len(items))
+	for _, v := range items {
+		j, err := f(v)
+		if err != nil {
+			r.add(err)
+			continue
+		}
+		out = append(out, j)
+	}
+	if n := len(items) - len(out); n > 0 && demand != nil {
+		demand(n)
+	}
+	return out
+}
+
+// keep maps values with f, dropping those it declines or panics on.
+func keep[O, P any](values []O, f func(O) (P, bool)) (kept []P, declined int, err error) {
+	kept = make([]P, 0, len(values))
+	for _, v := range values {
+		var p P
+		var ok bool
+		if perr := protect(func() { p, ok = f(v) }); perr != nil {
+			if err == nil {
+				err = perr
+			}
+			ok = false
+		}
+		if ok {
+			kept = append(kept, p)
+		} else {
+			declined++
+		}
+	}
+	return kept, declined, err
+}
+
+// wired returns the ports of a stage: in and out, with defaults for what they
+// leave nil.
+func wired[I, V, O any](h *Agent[I, V], in Inlet, out Outlet[O]) ports[O] {
+	p := ports[O]{pull: out.Pull, deliver: out.Deliver, demand: in.Demand, upstream: in.Demand != nil, ended: out.Ended}
+	if p.pull < 1 {
+		p.pull = agent.Unbounded
+	}
+	if p.deliver == nil {
+		p.deliver = sinkDeliver[O](nil)
+	}
+	if p.demand == nil {
+		p.demand = h.grant
+	}
+	return p
+}
+
+// Wrap returns s as the agent.Stage a program holds.
+func Wrap[I, O any](s Stage[I, O]) agent.Stage[I, O] {
+	var out agent.Stage[I, O]
+	if s.start != nil {
+		bridge.SetStage(&out, s)
+	}
+	return out
+}
+
+// Unwrap returns what an agent.Stage holds: the zero Stage for the zero
+// agent.Stage.
+func Unwrap[I, O any](s agent.Stage[I, O]) Stage[I, O] {
+	impl, _ := bridge.StageOf(s).(Stage[I, O])
+	return impl
+}
+
+// Member is a running agent of a chain, with the type of the items it
+// takes: its Post, TryPost and Feed may convert them first (see MapIn).
+type Member[I any] struct {
+	h       member
+	post    func(context.Context, I) error
+	tryPost func(I) error
+	feed    func([]I)
+	refused *refusals
+}
+
+// member is what a Member needs of its agent, whatever the agent's types.
+type member interface {
+	Name() string
+	Close()
+	Wait(context.Context) error
+	Done() <-chan struct{}
+	LogStatus()
+	Halt()
+	Stop(context.Context) error
+	status(context.Context) (any, error)
+	pull(n int)
+	whenDone(func())
+}
+
+// Name returns the agent's name.
+func (m *Member[I]) Name() string { return m.h.Name() }
+
+// Post hands v to the agent, as agent.Handle's Post does.
+func (m *Member[I]) Post(ctx context.Context, v I) error { return m.post(ctx, v) }
+
+// TryPost hands v to the agent if its queue has room.
+func (m *Member[I]) TryPost(v I) error { return m.tryPost(v) }
+
+// Feed passes items on to the agent from the agent before it, which holds
+// demand for them. It is called on that agent's goroutine, so items arrive
+// in order and before Close.
+func (m *Member[I]) Feed(items []I) { m.feed(items) }
+
+func (m *Member[I]) pull(n int) { m.h.pull(n) }
+
+// Close ends the agent's input.
+func (m *Member[I]) Close() { m.h.Close() }
+
+// Wait returns once the agent is done, with its error joined to one that
+// counts the items MapIn refused.
+func (m *Member[I]) Wait(ctx context.Context) error {
+	err := m.h.Wait(ctx)
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return errors.Join(err, m.refused.err(m.h.Name()))
+}
+
+// Done returns a channel closed once the agent is done.
+func (m *Member[I]) Done() <-chan struct{} { return m.h.Done() }
+
+// Status returns the agent's status and the Load it embeds (zero if none).
+func (m *Member[I]) Status(ctx context.Context) (any, agent.Load, error) {
+	v, err := m.h.status(ctx)
+	if err != nil {
+		return nil, agent.Load{}, err
+	}
+	return v, LoadOf(v), nil
+}
+
+// LogStatus writes the agent's status to the runtime's logger.
+func (m *Member[I]) LogStatus() { m.h.LogStatus() }
+
+// Halt stops the agent without waiting.
+func (m *Member[I]) Halt() { m.h.Halt() }
+
+// Stop stops the agent and waits for its goroutines.
+func (m *Member[I]) Stop(ctx context.Context) error { return m.h.Stop(ctx) }
+
+// WhenDone calls f once the agent is done.
+func (m *Member[I]) WhenDone(f func()) { m.h.whenDone(f) }
+
+// LoadOf returns the agent.Load a status embeds, or the zero Load.
+func LoadOf(status any) agent.Load {
+	l, _ := bridge.LoadOf(status)
+	load, _ := l.(agent.Load)
+	return load
+}
+
+// refusals counts the items a stage refused to take in, and keeps the first
+// reason.
+type refusals struct {
+	mu    sync.Mutex
+	n     int
+	first error
+}
+
+func (r *refusals) add(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.n++
+	if r.first == nil {
+		r.first = err
+	}
+}
+
+// err describes the refusals, or returns nil if there were none.
+func (r *refusals) err(name string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == 0 {
+		return nil
+	}
+	return fmt.Errorf("agent %s: refused %d items passed on to it, the first because: %w", name, r.n, r.first)
+}

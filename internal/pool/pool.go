@@ -1,0 +1,133 @@
+// Package pool is what the parallel and adaptive agents share beyond their
+// state: the work a worker runs for one Start (a batch of items, one after
+// another, each with its own deadline), and how an agent of either kind is
+// started on its own or made a stage.
+package pool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/core"
+)
+
+// Pool describes an agent that runs Work on its items: S is its state, In
+// the items, Out what Work returns for one, R the result it emits for one
+// (parallel.Result[Out]), V its status.
+type Pool[S, In, Out, R, V any] struct {
+	Name   string
+	State  S
+	Evolve agent.Evolve[S]
+	Queue  int
+	// Work is the user's work on one item.
+	Work func(ctx context.Context, in In) (Out, error)
+	// Timeout, when positive, ends each item's context after it; an item
+	// whose work returns after it fails with context.DeadlineExceeded.
+	Timeout time.Duration
+	// Result makes the result of the item at input position seq.
+	Result func(seq uint64, v Out, err error) R
+	// Value is what a stage passes on of a result: its value, if the work
+	// succeeded.
+	Value func(R) (Out, bool)
+}
+
+// New starts the agent on rt, on its own, with its results going to sink.
+func (p Pool[S, In, Out, R, V]) New(rt *agent.Runtime, sink func(R)) (agent.Handle[In, V], error) {
+	h, err := core.Spawn[In, V](rt, p.spec(), sink)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Stage returns the agent as a stage that passes on the values of the
+// results that succeeded.
+func (p Pool[S, In, Out, R, V]) Stage() agent.Stage[In, Out] {
+	return core.Wrap(core.MapOut(core.NewStage[In, V](p.spec()), p.Value))
+}
+
+// spec is the agent's spec: its Start effects carry a batch of items, whose
+// ID is the input position of the first.
+func (p Pool[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
+	return core.Spec[S, []In, []R, R]{
+		Name:   p.Name,
+		State:  p.State,
+		Evolve: p.Evolve,
+		Queue:  p.Queue,
+		Work: func(ctx context.Context, seq uint64, items []In) ([]R, error) {
+			return p.run(ctx, seq, items), nil
+		},
+	}
+}
+
+// run does the work on each item in turn and returns one result per item,
+// in order. A panic fails its item alone, with an *agent.PanicError. Once
+// ctx has ended, the items not yet begun fail with its cause.
+func (p Pool[S, In, Out, R, V]) run(ctx context.Context, seq uint64, items []In) []R {
+	out := make([]R, len(items))
+	done := ctx.Done()
+	for i, in := range items {
+		select {
+		case <-done:
+			var zero Out
+			out[i] = p.Result(seq+uint64(i), zero, context.Cause(ctx))
+			continue
+		default:
+		}
+		v, err := p.one(ctx, seq+uint64(i), in)
+		out[i] = p.Result(seq+uint64(i), v, err)
+	}
+	return out
+}
+
+// one does the work on the item at seq, within its timeout. The item ran
+// past its timeout when its deadline passed before the work returned and
+// before ctx ended; it then fails with an error that Is
+// context.DeadlineExceeded, joined to the work's own error, unless that
+// already says so.
+func (p Pool[S, In, Out, R, V]) one(ctx context.Context, seq uint64, in In) (Out, error) {
+	if p.Timeout <= 0 {
+		return call(ctx, p.Work, in)
+	}
+	late := &lateError{name: p.Name, seq: seq, timeout: p.Timeout}
+	ictx, cancel := context.WithTimeoutCause(ctx, p.Timeout, late)
+	v, err := call(ictx, p.Work, in)
+	cancel() // settles the cause: late only if the deadline came first
+	if context.Cause(ictx) != error(late) || errors.Is(err, context.DeadlineExceeded) {
+		return v, err
+	}
+	if err != nil {
+		return v, fmt.Errorf("%w: %w", late, err)
+	}
+	return v, late
+}
+
+// lateError is the error of an item whose work ran past its timeout, and
+// the cause of its context's end.
+type lateError struct {
+	name    string
+	seq     uint64
+	timeout time.Duration
+}
+
+// Error names the item and its timeout.
+func (e *lateError) Error() string {
+	return fmt.Sprintf("%s: item %d ran past its timeout of %v: %v", e.name, e.seq, e.timeout, context.DeadlineExceeded)
+}
+
+// Unwrap returns context.DeadlineExceeded.
+func (e *lateError) Unwrap() error { return context.DeadlineExceeded }
+
+// call runs work on in, turning a panic into an *agent.PanicError.
+func call[In, Out any](ctx context.Context, work func(context.Context, In) (Out, error), in In) (v Out, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &agent.PanicError{Value: p, Stack: debug.Stack()}
+		}
+	}()
+	return work(ctx, in)
+}
