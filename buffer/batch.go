@@ -2,17 +2,34 @@ package buffer
 
 import "time"
 
+// take adds items that weigh nothing to the open batch, at instant at. The
+// items are copied: the message's slice is never kept.
+func (s State[T]) take(items []T, at time.Time) State[T] {
+	for _, v := range items {
+		s.add(v, 0, at)
+	}
+	return s
+}
+
+// takeWeighed adds weighed items to the open batch, at instant at.
+func (s State[T]) takeWeighed(items []Item[T], at time.Time) State[T] {
+	for _, it := range items {
+		s.add(it.Value, it.Weight, at)
+	}
+	return s
+}
+
 // add puts v, weighing w, into the open batch at instant at. With a maximum
 // weight, the open batch is cut first if v would take it over; a batch is
 // cut once it is full, so an item heavier than the maximum goes out alone.
-// A negative w counts as 0. The items are copied: the message's slice is
-// never kept.
-func (s State[T]) add(v T, w int, at time.Time) State[T] {
+// A negative w counts as 0. It changes s, a copy the caller owns, in place,
+// so that a long Input does not copy the State once per item.
+func (s *State[T]) add(v T, w int, at time.Time) {
 	w = max(w, 0)
 	// w > maxWeight-weight is weight+w > maxWeight, without overflow:
 	// the open batch weighs less than maxWeight.
 	if s.maxWeight > 0 && len(s.open) > 0 && w > s.maxWeight-s.weight {
-		s = s.cut()
+		*s = s.cut()
 	}
 	if len(s.open) == 0 {
 		s.openedAt = at
@@ -20,9 +37,8 @@ func (s State[T]) add(v T, w int, at time.Time) State[T] {
 	s.open = append(s.open, v)
 	s.weight += w
 	if s.full() {
-		s = s.cut()
+		*s = s.cut()
 	}
-	return s
 }
 
 // full reports whether the open batch is full: it holds Size items, or

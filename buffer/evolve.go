@@ -20,13 +20,9 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 	var fx []agent.Effect
 	switch m := m.(type) {
 	case agent.Input[T]:
-		for _, v := range m.Items {
-			s = s.add(v, 0, m.At)
-		}
+		s = s.take(m.Items, m.At)
 	case agent.Input[Item[T]]:
-		for _, it := range m.Items {
-			s = s.add(it.Value, it.Weight, m.At)
-		}
+		s = s.takeWeighed(m.Items, m.At)
 	case agent.Tick:
 		if m.Tag != s.gen || !s.armed {
 			return s, nil
