@@ -96,6 +96,9 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 		errs = append(errs, a.Stop(ctx))
 	}
 	for _, a := range agents {
+		if ctx.Err() != nil {
+			break // Stop has said so already
+		}
 		select {
 		case <-a.Done():
 		case <-ctx.Done():
