@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 
@@ -91,23 +90,30 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 	for _, a := range agents {
 		a.Halt()
 	}
-	var errs []error
+	err := settled(ctx, agents)
+	rt.parts.System.Shutdown()
+	if derr := rt.dispatch.stop(ctx); err == nil {
+		err = derr
+	}
+	return err
+}
+
+// settled waits until every agent's workers have returned and its actor is
+// gone, or ctx ends.
+func settled(ctx context.Context, agents []bridge.Agent) error {
 	for _, a := range agents {
-		errs = append(errs, a.Stop(ctx))
+		if err := a.Stop(ctx); err != nil {
+			return err
+		}
 	}
 	for _, a := range agents {
-		if ctx.Err() != nil {
-			break // Stop has said so already
-		}
 		select {
 		case <-a.Done():
 		case <-ctx.Done():
-			errs = append(errs, ctx.Err())
+			return ctx.Err()
 		}
 	}
-	rt.parts.System.Shutdown()
-	errs = append(errs, rt.dispatch.stop(ctx))
-	return errors.Join(errs...)
+	return nil
 }
 
 // adopt records a running agent so Shutdown can stop it.
