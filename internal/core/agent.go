@@ -237,14 +237,6 @@ func (h *Agent[I, V]) Halt() {
 	}
 }
 
-// Workers returns how many worker goroutines the agent has started, for
-// tests.
-func (h *Agent[I, V]) Workers() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.workers
-}
-
 // adjust hands the agent a Set message, unless it has ended.
 func (h *Agent[I, V]) adjust(m agent.Msg) error {
 	if !h.post(m) {

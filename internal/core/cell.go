@@ -45,8 +45,8 @@ type fired struct {
 }
 
 // rounds is how many times a cell takes in its inbox in one actor message
-// before it lets the mailbox run again (a Stop, say) and sends itself a new
-// wake.
+// before it lets the mailbox run again (for protoactor's system messages)
+// and sends itself a new wake.
 const rounds = 16
 
 // Receive implements actor.Actor.
@@ -138,7 +138,7 @@ func (c *cell[S, I, W, R, O, V]) takeIn() {
 			return
 		}
 	}
-	// More may be waiting: let the mailbox run (a Stop, say), then go on.
+	// More may be waiting: let the mailbox run, then go on.
 	c.h.wake()
 }
 

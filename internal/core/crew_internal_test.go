@@ -59,7 +59,7 @@ func TestABusyAgentKeepsItsWorkers(t *testing.T) {
 	h.Close()
 	require.NoError(t, h.Wait(ctx))
 	assert.Equal(t, n*(n-1), sum)
-	workers := h.Workers()
+	workers := WorkersForTest(h)
 	// Two in flight at most: a new worker starts only while every other
 	// is busy or has not yet come back to wait, so a handful serve all
 	// 2000 items (usually two or three; the bound leaves room for workers

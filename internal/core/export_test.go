@@ -10,3 +10,10 @@ func RunningForTest[I, V any](h *Agent[I, V]) int {
 	defer h.mu.Unlock()
 	return h.running
 }
+
+// WorkersForTest counts the worker goroutines the agent has ever started.
+func WorkersForTest[I, V any](h *Agent[I, V]) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.workers
+}

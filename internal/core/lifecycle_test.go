@@ -75,7 +75,7 @@ func TestAfterWaitTheActorIsGoneAndStatusStillAnswers(t *testing.T) {
 	}
 	h.Close()
 	require.NoError(t, h.Wait(context.Background()))
-	assert.Positive(t, h.Workers())
+	assert.Positive(t, core.WorkersForTest(h))
 	assert.Zero(t, core.RunningForTest(h), "every worker has returned")
 	st, err := h.Status(context.Background())
 	require.NoError(t, err)
