@@ -69,6 +69,14 @@ type Cancel struct {
 	Cause error
 }
 
+// Send hands Value to the port the agent's own package connected it to,
+// outside the runtime: a batch of items for a remote worker, say. The
+// runtime hands it over at once, in order with the other effects; the port
+// must not block. The events that come back arrive as [Event] messages.
+type Send[E any] struct {
+	Value E
+}
+
 // Unhandled is what an evolve function returns, alone and with its state
 // unchanged, for a message it does not take: a Done or Set of a type it does
 // not expect, say. Every message a driver sends is one the agent asked for
@@ -86,3 +94,4 @@ func (Reply[V]) effect()  {}
 func (Finish) effect()    {}
 func (Cancel) effect()    {}
 func (Unhandled) effect() {}
+func (Send[E]) effect()   {}

@@ -72,6 +72,15 @@ type Set[C any] struct {
 	Value C
 }
 
+// Event brings the agent something that happened outside the runtime, of a
+// kind its own package defines and feeds it: a remote worker that registered,
+// say, or the results it sent back. An agent that takes no events answers one
+// with [Unhandled].
+type Event[E any] struct {
+	At    time.Time
+	Value E
+}
+
 // Unbounded is the demand granted to an agent whose output nobody throttles.
 // It is large enough never to run out and small enough not to overflow when
 // added to.
@@ -84,3 +93,4 @@ func (m Tick) stamp(at time.Time) Msg     { m.At = at; return m }
 func (m Pull) stamp(at time.Time) Msg     { m.At = at; return m }
 func (m Query) stamp(at time.Time) Msg    { m.At = at; return m }
 func (m Set[C]) stamp(at time.Time) Msg   { m.At = at; return m }
+func (m Event[E]) stamp(at time.Time) Msg { m.At = at; return m }

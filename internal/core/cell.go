@@ -23,6 +23,7 @@ type cell[S, I, W, R, O, V any] struct {
 	crew   crew[W, R]
 	handed int              // Starts handed to workers since the cell last yielded
 	spare  []other          // the others slice the inbox takes next
+	port   Port             // where Send effects go, when spec.Open is set
 	timers map[uint64]timer // pending timers by tag
 	timerN uint64
 	over   bool // finished or broken: nothing more is evolved, the actor stops
@@ -63,6 +64,9 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 		ok := false
 		if !c.final {
 			v, ok = c.snapshot()
+		}
+		if c.port.Close != nil {
+			c.port.Close()
 		}
 		c.h.actorStopped(v, ok)
 		c.release()
@@ -199,6 +203,9 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 	case agent.Unhandled:
 		c.fail(fmt.Errorf("agent %s: evolve did not handle %T", c.spec.Name, m))
 	default:
+		if c.port.Send != nil && c.port.Send(e) {
+			return
+		}
 		c.fail(fmt.Errorf("agent %s: effect %T does not match this agent's types", c.spec.Name, e))
 	}
 }
@@ -327,7 +334,7 @@ func (c *cell[S, I, W, R, O, V]) snapshot() (v V, ok bool) {
 func (c *cell[S, I, W, R, O, V]) release() {
 	var zero S
 	c.state = zero
-	c.crew.spare, c.spare, c.timers = nil, nil, nil
+	c.crew.spare, c.spare, c.timers, c.port = nil, nil, nil, Port{}
 	c.h.in.mu.Lock()
 	c.crew.results = nil
 	c.h.in.mu.Unlock()

@@ -32,8 +32,20 @@ func spawn[I, V, S, W, R, O any](rt *agent.Runtime, spec Spec[S, W, R, O], wire 
 	h.log = parts.Log.With().Str("agent", spec.Name).Str("pid", id).Logger()
 	c := &cell[S, I, W, R, O, V]{spec: spec, state: spec.State, h: h, ports: wire(h), timers: make(map[uint64]timer)}
 	c.crew.jobs = make(chan agent.Start[W])
+	if spec.Open != nil {
+		port, err := spec.Open(func(m agent.Msg) bool { return h.post(m) })
+		if err != nil {
+			h.cancel(err)
+			parts.Release(h)
+			return nil, fmt.Errorf("agent %s: %w", spec.Name, err)
+		}
+		c.port = port
+	}
 	props := actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(parts.Dispatch))
 	if _, err := parts.System.Root.SpawnNamed(props, id); err != nil {
+		if c.port.Close != nil {
+			c.port.Close()
+		}
 		h.cancel(err)
 		parts.Release(h)
 		return nil, fmt.Errorf("agent %s: %w", spec.Name, err)

@@ -33,4 +33,22 @@ type Spec[S, W, R, O any] struct {
 	// Work performs one Start's work; id is the Start's ID. It is nil for
 	// an agent that starts none. A panic in it becomes a *PanicError.
 	Work func(ctx context.Context, id uint64, w W) (R, error)
+	// Open, when not nil, connects the agent to something outside the
+	// runtime, such as the workers of a remote stage. It is called once,
+	// before the agent's actor starts, with post, which hands the agent a
+	// message (an agent.Event) and reports false once the agent has ended.
+	// Open returns the Port that performs the agent's agent.Send effects.
+	Open func(post func(agent.Msg) bool) (Port, error)
+}
+
+// Port is what an agent's Open connected it to.
+type Port struct {
+	// Send performs one effect evolve returned that the runtime does not
+	// know: an agent.Send of the port's own type. It is called on the
+	// agent's goroutine and must not block; it reports false for an effect
+	// it does not take, which breaks the agent.
+	Send func(agent.Effect) bool
+	// Close is called once, when the agent's actor stops, before Wait
+	// returns; it lets go of whatever Open set up.
+	Close func()
 }

@@ -1,0 +1,110 @@
+package remote
+
+import (
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+)
+
+// Config sets up the master side of a remote stage: how many items it
+// accepts, how it hands them out and retries them, and how it routes them.
+// The zero value of every field but Name has a sensible default.
+type Config[I any] struct {
+	// Node is where the stage listens for its workers. [New] and [Stage]
+	// require it; [NewState] does not use it.
+	Node *Node
+	// Name names the stage in logs and errors, and is the name workers give
+	// [Work] to find it on the master's node: two stages on one node need
+	// different names. Default "remote".
+	Name string
+	// Queue bounds the items accepted and not yet handed to a worker.
+	// Default agent.DefaultQueue.
+	Queue int
+	// Window bounds the items handed to workers and not yet emitted: those
+	// leased to a worker, and the results held for an earlier item (in
+	// input order) or for downstream demand. Default DefaultWindow.
+	Window int
+	// Unordered emits each result as it comes back; by default results are
+	// emitted in input order.
+	Unordered bool
+	// MaxBatch is the most items one message to a worker carries. Default
+	// DefaultMaxBatch.
+	MaxBatch int
+	// MaxAttempts is how many times an item is tried before it fails with
+	// its last error: an attempt fails when the work returns an error, its
+	// worker dies, or its lease expires. A worker that leaves gracefully
+	// hands its items back, and that is no attempt. Default
+	// DefaultMaxAttempts.
+	MaxAttempts int
+	// Lease is how long a worker may hold an item before the master takes
+	// it back and hands it to another: it bounds the time one item's work
+	// may take. Default DefaultLease.
+	Lease time.Duration
+	// TagWait is how long an item waits while no registered worker has its
+	// tag (or, for an item with no tag, while no worker is registered at
+	// all) before it fails with ErrNoWorker. Default DefaultTagWait.
+	TagWait time.Duration
+	// Tag names the resource an item needs: it goes only to a worker that
+	// registered with that tag. Nil, or "", means any worker will do.
+	Tag func(I) string
+	// Codec turns items into bytes for the wire and results back; workers
+	// must use the same. Default JSON.
+	Codec Codec
+}
+
+// The defaults of Config.
+const (
+	DefaultWindow      = 1024
+	DefaultMaxBatch    = 64
+	DefaultMaxAttempts = 3
+	DefaultLease       = time.Minute
+	DefaultTagWait     = time.Minute
+)
+
+// validate reports the first setting out of range.
+func (c Config[I]) validate() error {
+	switch {
+	case c.Queue < 0:
+		return invalid("queue must not be negative, got %d", c.Queue)
+	case c.Window < 0:
+		return invalid("window must not be negative, got %d", c.Window)
+	case c.MaxBatch < 0:
+		return invalid("max batch must not be negative, got %d", c.MaxBatch)
+	case c.MaxAttempts < 0:
+		return invalid("max attempts must not be negative, got %d", c.MaxAttempts)
+	case c.Lease < 0:
+		return invalid("lease must not be negative, got %v", c.Lease)
+	case c.TagWait < 0:
+		return invalid("tag wait must not be negative, got %v", c.TagWait)
+	}
+	return nil
+}
+
+// withDefaults fills in the zero settings.
+func (c Config[I]) withDefaults() Config[I] {
+	if c.Name == "" {
+		c.Name = "remote"
+	}
+	if c.Queue == 0 {
+		c.Queue = agent.DefaultQueue
+	}
+	if c.Window == 0 {
+		c.Window = DefaultWindow
+	}
+	if c.MaxBatch == 0 {
+		c.MaxBatch = DefaultMaxBatch
+	}
+	if c.MaxAttempts == 0 {
+		c.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.Lease == 0 {
+		c.Lease = DefaultLease
+	}
+	if c.TagWait == 0 {
+		c.TagWait = DefaultTagWait
+	}
+	if c.Codec == nil {
+		c.Codec = JSON{}
+	}
+	return c
+}

@@ -1,0 +1,179 @@
+package remote
+
+import (
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+)
+
+// Evolve is the behaviour of a remote stage's master, an agent.Evolve over
+// [State]. It takes these messages:
+//
+//   - agent.Input[I]: items, each queued in the line of its tag
+//     (Config.Tag), with Seqs counted from 0;
+//   - agent.Event carrying a [Joined], [Asked], [Returned], [Left] or
+//     [Lost]: what the master's node learns of its workers;
+//   - agent.Tick: its lease timer and its tag wait timer (a stale Tick does
+//     what is due by its instant, which may be nothing);
+//   - agent.Pull, agent.Close, and agent.Query, answered with an
+//     agent.Reply[Status].
+//
+// After each message, in this order, it emits the results it may
+// ([agent.Emit] of [Result], in input order unless Config.Unordered, within
+// the demand it holds); hands queued items to the workers that asked for
+// them, oldest first, while fewer than Config.Window items are leased or
+// held ([agent.Send] of a [Dispatch], one per worker and MaxBatch items);
+// gives back the input slots of the items that left their line
+// ([agent.Demand]); keeps one timer at the earliest lease deadline and one
+// at the earliest tag wait ([agent.Timer], [agent.Disarm]); and once
+// closed with every item emitted, finishes ([agent.Finish] with the first
+// failure). After that it only answers Queries. It returns
+// [agent.Unhandled] for any other message.
+//
+// In input order, the next item to emit is handed out even when the window
+// is full, should it have been taken back from a worker: the results held
+// wait for it. So the window may be exceeded by that one item.
+//
+// Evolve updates the State it is given and returns it: see [State]. Each
+// message costs time proportional to the items it moves plus the tags
+// known; a Lost also walks the items not yet emitted. Items cost no
+// allocation of their own: a message allocates its effects, and a Dispatch
+// or an Emit its slice.
+func Evolve[I, O any](s State[I, O], m agent.Msg) (State[I, O], []agent.Effect) {
+	switch m := m.(type) {
+	case agent.Query:
+		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
+	case agent.Pull, agent.Input[I], agent.Close, agent.Tick,
+		agent.Event[Joined], agent.Event[Asked], agent.Event[Returned[O]], agent.Event[Left], agent.Event[Lost]:
+		if s.b.finished {
+			return s, nil
+		}
+		return s, s.b.take(m)
+	}
+	return s, []agent.Effect{agent.Unhandled{}}
+}
+
+// take handles m, one of the messages Evolve takes, then settles.
+func (b *book[I, O]) take(m agent.Msg) []agent.Effect {
+	var at time.Time
+	ok := true
+	switch m := m.(type) {
+	case agent.Pull:
+		ok, at = m.N > 0, m.At
+		if ok {
+			b.demand += min(m.N, agent.Unbounded-b.demand)
+		}
+	case agent.Input[I]:
+		b.accept(m.Items)
+		at = m.At
+	case agent.Close:
+		b.closed, at = true, m.At
+	case agent.Tick:
+		ok, at = b.tick(m), m.At
+	case agent.Event[Joined]:
+		ok, at = b.join(m.Value), m.At
+	case agent.Event[Asked]:
+		ok, at = b.ask(m.Value), m.At
+	case agent.Event[Returned[O]]:
+		b.returned(m.Value)
+		at = m.At
+	case agent.Event[Left]:
+		ok, at = b.leave(m.Value), m.At
+	case agent.Event[Lost]:
+		ok, at = b.lose(m.Value), m.At
+	}
+	if !ok {
+		return nil
+	}
+	return b.settle(at)
+}
+
+// accept queues items in the lines of their tags.
+func (b *book[I, O]) accept(items []I) {
+	for _, v := range items {
+		k := 0
+		if b.tagOf != nil {
+			k = b.line(b.tagOf(v))
+		}
+		b.items.pushBack(entry[I, O]{value: v, tag: k, slot: true})
+		b.lines[k].seqs.pushBack(b.accepted)
+		b.accepted++
+		b.queued++
+	}
+}
+
+// settle performs what the last message, at instant at, made possible:
+// emit, dispatch, give input slots back, arm the timers, finish.
+func (b *book[I, O]) settle(at time.Time) []agent.Effect {
+	fx := b.emit(nil)
+	fx = b.dispatch(fx, at)
+	if b.back > 0 {
+		fx = withEffect(fx, agent.Demand{N: b.back})
+		b.back = 0
+	}
+	b.watch(at)
+	fx = b.arm(fx, at)
+	return b.finish(fx)
+}
+
+// emit passes on the held results that may go out, as far as demand
+// allows: in input order, those that follow the last one emitted without a
+// gap; unordered, in the order they came.
+func (b *book[I, O]) emit(fx []agent.Effect) []agent.Effect {
+	if b.unordered {
+		return b.emitUnordered(fx)
+	}
+	n := 0
+	for n < b.demand && n < b.items.len() && b.items.at(n).phase == phaseHeld {
+		n++
+	}
+	if n == 0 {
+		return fx
+	}
+	out := make([]Result[O], n)
+	for i := range out {
+		e := b.items.popFront()
+		out[i] = Result[O]{Seq: b.base, Value: e.result, Err: e.err}
+		b.base++
+	}
+	return b.release(fx, out)
+}
+
+// emitUnordered passes on the held results in the order they came, as far
+// as demand allows, and forgets the items at the front that are emitted.
+func (b *book[I, O]) emitUnordered(fx []agent.Effect) []agent.Effect {
+	n := min(b.held.len(), b.demand)
+	if n == 0 {
+		return fx
+	}
+	out := make([]Result[O], n)
+	for i := range out {
+		seq := b.held.popFront()
+		e := b.entry(seq)
+		out[i] = Result[O]{Seq: seq, Value: e.result, Err: e.err}
+		*e = entry[I, O]{phase: phaseEmitted}
+	}
+	for b.items.len() > 0 && b.items.at(0).phase == phaseEmitted {
+		b.items.popFront()
+		b.base++
+	}
+	return b.release(fx, out)
+}
+
+// release counts the results out and asks for their Emit.
+func (b *book[I, O]) release(fx []agent.Effect, out []Result[O]) []agent.Effect {
+	b.nHeld -= len(out)
+	b.demand -= len(out)
+	b.emitted += len(out)
+	return withEffect(fx, agent.Emit[Result[O]]{Values: out})
+}
+
+// finish says the master is done, once: input closed and every item
+// accepted emitted.
+func (b *book[I, O]) finish(fx []agent.Effect) []agent.Effect {
+	if !b.closed || b.finished || uint64(b.emitted) != b.accepted {
+		return fx
+	}
+	b.finished = true
+	return withEffect(fx, agent.Finish{Err: b.firstErr})
+}

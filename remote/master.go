@@ -1,0 +1,309 @@
+package remote
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/remote/internal/wire"
+)
+
+// New starts the master of a remote stage on rt, on its own, listening for
+// its workers on cfg.Node under cfg.Name. Post items to the handle it
+// returns; workers that call [Work] with the node's address and the
+// stage's name pull them, and each item's [Result] goes to sink, in input
+// order unless cfg.Unordered. Items wait in the queue while no worker is
+// registered. After Close, Wait returns once every accepted item has been
+// emitted, with the first failure, as a parallel agent's does; the workers
+// are then told the stage has finished.
+func New[I, O any](rt *agent.Runtime, cfg Config[I], sink func(Result[O])) (agent.Handle[I, Status], error) {
+	if rt == nil {
+		return nil, invalid("runtime must not be nil")
+	}
+	spec, err := build[I, O](cfg)
+	if err != nil {
+		return nil, err
+	}
+	h, err := core.Spawn[I, Status](rt, spec, sink)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Stage returns a remote stage for a compose chain, in the place of a
+// parallel stage: it passes on the values of the items that succeeded, and
+// the chain's Wait reports the first failure, as with parallel.Stage. Each
+// time the chain starts, the stage listens on cfg.Node under cfg.Name.
+func Stage[I, O any](cfg Config[I]) (agent.Stage[I, O], error) {
+	spec, err := build[I, O](cfg)
+	if err != nil {
+		return agent.Stage[I, O]{}, err
+	}
+	return core.Wrap(core.MapOut(core.NewStage[I, Status](spec), value[O])), nil
+}
+
+// value passes on the value of a result that succeeded.
+func value[O any](r Result[O]) (O, bool) { return r.Value, r.Err == nil }
+
+// build checks cfg and describes the master's agent.
+func build[I, O any](cfg Config[I]) (core.Spec[State[I, O], struct{}, struct{}, Result[O]], error) {
+	var spec core.Spec[State[I, O], struct{}, struct{}, Result[O]]
+	if cfg.Node == nil {
+		return spec, invalid("node must not be nil")
+	}
+	s, err := NewState[I, O](cfg)
+	if err != nil {
+		return spec, err
+	}
+	cfg = cfg.withDefaults()
+	node, name, codec := cfg.Node, cfg.Name, cfg.Codec
+	spec = core.Spec[State[I, O], struct{}, struct{}, Result[O]]{
+		Name:   name,
+		State:  s,
+		Evolve: Evolve[I, O],
+		Queue:  cfg.Queue,
+		Open: func(post func(agent.Msg) bool) (core.Port, error) {
+			return open[I, O](node, name, codec, post)
+		},
+	}
+	return spec, nil
+}
+
+// WorkError is the error of an attempt whose work failed on a worker: the
+// text of the error the work returned there, and the worker's address.
+type WorkError struct {
+	Worker string
+	Text   string
+}
+
+// Error returns the text of the worker's error.
+func (e *WorkError) Error() string { return e.Text }
+
+// link is one running master's presence on its node: the actor its workers
+// talk to, which turns their messages into events for the master's agent,
+// and the port that performs the master's Dispatch effects.
+type link[I, O any] struct {
+	node  *Node
+	name  string
+	codec Codec
+	post  func(agent.Msg) bool
+	pid   *actor.PID
+
+	mu      sync.Mutex
+	workers map[WorkerID]*actor.PID // the registered workers
+	ids     map[string]WorkerID     // the same, by their PID's address and ID
+	next    WorkerID
+	closed  bool
+}
+
+// open puts a master named name on node.
+func open[I, O any](node *Node, name string, codec Codec, post func(agent.Msg) bool) (core.Port, error) {
+	if err := node.claim(name); err != nil {
+		return core.Port{}, err
+	}
+	l := &link[I, O]{node: node, name: name, codec: codec, post: post,
+		workers: make(map[WorkerID]*actor.PID), ids: make(map[string]WorkerID)}
+	pid, err := node.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return l }), name)
+	if err != nil {
+		node.free(name)
+		return core.Port{}, fmt.Errorf("remote: stage %q on the node at %s: %w", name, node.addr, err)
+	}
+	l.pid = pid
+	return core.Port{Send: l.send, Close: l.close}, nil
+}
+
+// key names a PID in ids.
+func key(pid *actor.PID) string { return pid.Address + "/" + pid.Id }
+
+// Receive implements actor.Actor: the workers' messages.
+func (l *link[I, O]) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *wire.Register:
+		l.register(ctx, m)
+	case *wire.Ask:
+		if m.N > 0 {
+			l.post(agent.Event[Asked]{Value: Asked{Worker: WorkerID(m.Worker), N: int(m.N)}})
+		}
+	case *wire.Results:
+		l.returned(m)
+	case *wire.Leave:
+		l.leave(ctx, m)
+	case *actor.Terminated:
+		l.lost(m.Who)
+	}
+}
+
+// register takes a worker in, watches it and welcomes it.
+func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
+	sender := ctx.Sender()
+	if sender == nil {
+		return
+	}
+	if m.Slots < 1 {
+		ctx.Respond(&wire.Welcome{Refused: fmt.Sprintf("slots must be at least 1, got %d", m.Slots)})
+		return
+	}
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		ctx.Respond(&wire.Welcome{Refused: "the stage has finished"})
+		return
+	}
+	l.next++
+	id := l.next
+	l.workers[id] = sender
+	l.ids[key(sender)] = id
+	l.mu.Unlock()
+	ctx.Watch(sender)
+	if !l.post(agent.Event[Joined]{Value: Joined{Worker: id, Addr: sender.Address, Slots: int(m.Slots), Tags: m.Tags}}) {
+		ctx.Respond(&wire.Welcome{Refused: "the stage has finished"})
+		return
+	}
+	ctx.Respond(&wire.Welcome{Worker: uint64(id)})
+}
+
+// returned decodes a worker's results and hands them to the master, with
+// the slots the worker has free again.
+func (l *link[I, O]) returned(m *wire.Results) {
+	n := len(m.Items)
+	if len(m.Attempts) != n || len(m.Sizes) != n || len(m.Failed) != len(m.Errors) {
+		return
+	}
+	id := WorkerID(m.Worker)
+	out := make([]Outcome[O], n)
+	var failed map[uint32]string
+	if len(m.Failed) > 0 {
+		failed = make(map[uint32]string, len(m.Failed))
+		for k, i := range m.Failed {
+			failed[i] = m.Errors[k]
+		}
+	}
+	off := 0
+	for i, item := range m.Items {
+		size := int(m.Sizes[i])
+		if off+size > len(m.Values) {
+			return
+		}
+		data := m.Values[off : off+size]
+		off += size
+		o := &out[i]
+		o.Item, o.Attempt = item, int(m.Attempts[i])
+		if text, bad := failed[uint32(i)]; bad {
+			o.Err = &WorkError{Worker: l.addr(id), Text: text}
+		} else if err := l.codec.Decode(data, &o.Value); err != nil {
+			o.Err = fmt.Errorf("remote: decoding the result of item %d: %w", item, err)
+		}
+	}
+	if n > 0 {
+		l.post(agent.Event[Returned[O]]{Value: Returned[O]{Worker: id, Results: out}})
+	}
+	if m.Ask > 0 {
+		l.post(agent.Event[Asked]{Value: Asked{Worker: id, N: int(m.Ask)}})
+	}
+}
+
+// addr returns a registered worker's address, or "" for one gone.
+func (l *link[I, O]) addr(id WorkerID) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if pid := l.workers[id]; pid != nil {
+		return pid.Address
+	}
+	return ""
+}
+
+// leave lets a worker go gracefully: what it hands back is requeued.
+func (l *link[I, O]) leave(ctx actor.Context, m *wire.Leave) {
+	id := WorkerID(m.Worker)
+	l.mu.Lock()
+	pid := l.workers[id]
+	if pid != nil {
+		delete(l.workers, id)
+		delete(l.ids, key(pid))
+	}
+	l.mu.Unlock()
+	if pid != nil {
+		ctx.Unwatch(pid)
+		l.post(agent.Event[Left]{Value: Left{Worker: id, Handed: m.Handed}})
+	}
+	ctx.Respond(&wire.Finished{})
+}
+
+// lost tells the master a worker died, unless it had left.
+func (l *link[I, O]) lost(who *actor.PID) {
+	l.mu.Lock()
+	id, ok := l.ids[key(who)]
+	if ok {
+		delete(l.ids, key(who))
+		delete(l.workers, id)
+	}
+	l.mu.Unlock()
+	if ok {
+		l.post(agent.Event[Lost]{Value: Lost{Worker: id}})
+	}
+}
+
+// send performs a Dispatch: it encodes the items and sends them to their
+// worker. An item that cannot be encoded comes back to the master as a
+// failed attempt, with its slot. A worker that is gone is sent nothing:
+// the master requeues its items when it hears it was lost.
+func (l *link[I, O]) send(e agent.Effect) bool {
+	d, ok := e.(agent.Send[Dispatch[I]])
+	if !ok {
+		return false
+	}
+	l.mu.Lock()
+	pid := l.workers[d.Value.Worker]
+	l.mu.Unlock()
+	if pid == nil {
+		return true
+	}
+	tasks := d.Value.Tasks
+	msg := &wire.Tasks{
+		Items:    make([]uint64, 0, len(tasks)),
+		Attempts: make([]uint32, 0, len(tasks)),
+		Sizes:    make([]uint32, 0, len(tasks)),
+		Values:   make([]byte, 0, 8*len(tasks)),
+	}
+	var bad []Outcome[O]
+	for i := range tasks {
+		t := &tasks[i]
+		before := len(msg.Values)
+		values, err := l.codec.Append(msg.Values, &t.Value)
+		if err != nil {
+			msg.Values = msg.Values[:before]
+			bad = append(bad, Outcome[O]{Item: t.Item, Attempt: t.Attempt, Err: fmt.Errorf("remote: encoding item %d: %w", t.Item, err)})
+			continue
+		}
+		msg.Values = values
+		msg.Items = append(msg.Items, t.Item)
+		msg.Attempts = append(msg.Attempts, uint32(t.Attempt))
+		msg.Sizes = append(msg.Sizes, uint32(len(values)-before))
+	}
+	if len(msg.Items) > 0 {
+		l.node.sys.Root.Send(pid, msg)
+	}
+	if len(bad) > 0 {
+		l.post(agent.Event[Returned[O]]{Value: Returned[O]{Worker: d.Value.Worker, Results: bad}})
+		l.post(agent.Event[Asked]{Value: Asked{Worker: d.Value.Worker, N: len(bad)}})
+	}
+	return true
+}
+
+// close tells the workers the stage has finished, and takes the master off
+// its node.
+func (l *link[I, O]) close() {
+	l.mu.Lock()
+	l.closed = true
+	workers := l.workers
+	l.workers, l.ids = map[WorkerID]*actor.PID{}, map[string]WorkerID{}
+	l.mu.Unlock()
+	for _, pid := range workers {
+		l.node.sys.Root.Send(pid, &wire.Finished{})
+	}
+	_ = l.node.sys.Root.StopFuture(l.pid).Wait()
+	l.node.free(l.name)
+}

@@ -1,0 +1,126 @@
+package remote
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/remote"
+)
+
+// Node is the place on the network where the masters of remote stages
+// listen for their workers: a protoactor actor system with remoting, bound
+// to one address. Several stages may share a node, each under its own name.
+// Build one with [Listen]; Close it once its stages have ended.
+type Node struct {
+	sys  *actor.ActorSystem
+	rem  *remote.Remote
+	addr string
+
+	mu     sync.Mutex
+	stages map[string]bool // the names of the stages running on the node
+	closed bool
+}
+
+// Listen starts a node listening at addr, a host and port such as
+// "127.0.0.1:7070"; port 0 picks a free one, which [Node.Addr] then
+// reports. Workers give that address to [Work]. Bind to a concrete host
+// (not "0.0.0.0" or ""), because the node tells its workers that address to
+// answer to.
+func Listen(addr string) (*Node, error) {
+	sys, rem, err := start(addr)
+	if err != nil {
+		return nil, err
+	}
+	return &Node{sys: sys, rem: rem, addr: sys.Address(), stages: make(map[string]bool)}, nil
+}
+
+// Addr returns the address the node listens at, as workers must give it.
+func (n *Node) Addr() string { return n.addr }
+
+// Close stops the node: it stops listening, and its workers see their
+// master gone. Stages still running on it lose their workers. Close waits
+// for the node's connections to end, and may be called more than once.
+func (n *Node) Close() error {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return nil
+	}
+	n.closed = true
+	n.mu.Unlock()
+	stop(n.sys, n.rem)
+	return nil
+}
+
+// claim reserves name for a stage on the node.
+func (n *Node) claim(name string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case n.closed:
+		return fmt.Errorf("remote: the node at %s is closed", n.addr)
+	case n.stages[name]:
+		return fmt.Errorf("remote: a stage named %q already runs on the node at %s", name, n.addr)
+	}
+	n.stages[name] = true
+	return nil
+}
+
+// free gives name back once its stage has ended.
+func (n *Node) free(name string) {
+	n.mu.Lock()
+	delete(n.stages, name)
+	n.mu.Unlock()
+}
+
+// start makes an actor system with remoting listening at addr. Its logs are
+// dropped: a remote stage reports what matters in its Status.
+func start(addr string) (sys *actor.ActorSystem, rem *remote.Remote, err error) {
+	host, portText, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, nil, invalid("address %q is not host:port: %v", addr, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 0 || port > 65535 {
+		return nil, nil, invalid("address %q has no valid port", addr)
+	}
+	if host == "" || net.ParseIP(host).IsUnspecified() {
+		return nil, nil, invalid("address %q must name a host to answer at, such as 127.0.0.1", addr)
+	}
+	// Messages to an actor that has gone (a late result to a stopped
+	// master, say) are dead letters. protoactor counts them over an
+	// interval, on a goroutine that lives as long: keep it short.
+	sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.DiscardHandler)
+	}), actor.WithDeadLetterThrottleInterval(time.Millisecond))
+	cfg := remote.Configure(host, port,
+		remote.WithEndpointWriterQueueSize(writerQueue),
+		remote.WithEndpointManagerQueueSize(writerQueue))
+	// A peer that cannot be reached is given up after one try, not five
+	// tries two seconds apart: a dead worker is requeued by its lease or
+	// its Terminated, not by waiting.
+	cfg.MaxRetryCount = 1
+	rem = remote.NewRemote(sys, cfg)
+	defer func() {
+		if p := recover(); p != nil {
+			sys, rem, err = nil, nil, fmt.Errorf("remote: cannot listen at %s: %v", addr, p)
+		}
+	}()
+	rem.Start()
+	return sys, rem, nil
+}
+
+// writerQueue bounds the messages waiting for one peer's connection;
+// protoactor's default of a million slots costs about 16 MB a peer.
+const writerQueue = 4096
+
+// stop shuts remoting down and waits for its connections to end.
+func stop(sys *actor.ActorSystem, rem *remote.Remote) {
+	rem.Shutdown(true)
+	sys.Shutdown()
+}

@@ -1,0 +1,115 @@
+package remote
+
+// returned takes the results a worker sent back, and clears its suspicion.
+// The worker need not be registered still: a dead worker's late result
+// counts as any other.
+func (b *book[I, O]) returned(r Returned[O]) {
+	w := b.member(r.Worker)
+	if w != nil {
+		w.suspect = false
+	}
+	for _, o := range r.Results {
+		b.outcome(r.Worker, w, o)
+	}
+}
+
+// outcome takes one result from worker from (w, if registered). The first
+// success for an item is its result, wherever the item is; a failure counts
+// only for the attempt the item is leased under, to the worker that sent
+// it. Anything else is a duplicate, dropped.
+func (b *book[I, O]) outcome(from WorkerID, w *member, o Outcome[O]) {
+	e := b.entry(o.Item)
+	if e == nil || e.phase >= phaseHeld {
+		b.duplicates++
+		return
+	}
+	if o.Err == nil {
+		if e.phase == phaseQueued {
+			b.dequeue(o.Item, e)
+		} else {
+			b.unlease(e)
+		}
+		b.conclude(o.Item, e, o.Value, nil)
+		if w != nil {
+			w.done++
+		}
+		return
+	}
+	if e.phase != phaseLeased || e.worker != from || e.attempt != o.Attempt {
+		b.duplicates++
+		return
+	}
+	b.unlease(e)
+	if w != nil {
+		w.failed++
+	}
+	if b.retry(o.Item, e, func() error { return o.Err }) {
+		b.retried++
+	}
+}
+
+// retry counts a failed attempt at item seq, which is in no line nor
+// leased, and requeues it; once it has failed maxAttempts times, it fails
+// for good with the error last returns instead. It reports whether the item
+// was requeued.
+func (b *book[I, O]) retry(seq uint64, e *entry[I, O], last func() error) bool {
+	e.failures++
+	if e.failures >= b.maxAttempts {
+		var none O
+		b.conclude(seq, e, none, last())
+		return false
+	}
+	b.requeue(seq, e)
+	return true
+}
+
+// requeue puts item seq back in its line, ahead of the newer items. It
+// takes no input slot.
+func (b *book[I, O]) requeue(seq uint64, e *entry[I, O]) {
+	e.phase = phaseQueued
+	b.lines[e.tag].seqs.add(seq)
+	b.queued++
+}
+
+// dequeue takes the queued item seq out of its line, and gives its input
+// slot back if it still holds one.
+func (b *book[I, O]) dequeue(seq uint64, e *entry[I, O]) {
+	b.lines[e.tag].seqs.drop(seq)
+	b.queued--
+	b.freeSlot(e)
+}
+
+// freeSlot gives the input slot of an item that leaves its line back, if
+// it holds one: the first time it does.
+func (b *book[I, O]) freeSlot(e *entry[I, O]) {
+	if e.slot {
+		e.slot = false
+		b.back++
+	}
+}
+
+// unlease takes the leased item e back from its worker.
+func (b *book[I, O]) unlease(e *entry[I, O]) {
+	b.leased--
+	if w := b.member(e.worker); w != nil {
+		w.flight--
+	}
+}
+
+// conclude holds the result of item seq, which is in no line nor leased,
+// for emission, and counts it.
+func (b *book[I, O]) conclude(seq uint64, e *entry[I, O], v O, err error) {
+	var none I
+	e.value, e.result, e.err, e.phase = none, v, err, phaseHeld
+	b.nHeld++
+	b.done++
+	if err != nil {
+		b.failed++
+		if b.firstErr == nil {
+			b.firstErr = err
+		}
+	}
+	if b.unordered {
+		b.held.pushBack(seq)
+	}
+}

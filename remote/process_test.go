@@ -1,0 +1,358 @@
+//go:build !race
+
+// The tests in this file run protoactor remote for real, with worker
+// processes. They do not run under the race detector: protoactor's remote
+// writes fields without a lock as it starts and shuts down (grpclog's
+// logger in Start; the endpoint manager's state in Shutdown, while a lost
+// connection is being handled), which the detector reports in any program
+// that starts and stops it. The master's own bookkeeping is tested under
+// -race by the evolve and property tests.
+
+package remote_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/remote"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func init() { asWorker = runWorker }
+
+// job is what the test workers return for an item: its value doubled and
+// the worker's label.
+type job struct {
+	V      int
+	Worker string
+}
+
+// runWorker is a worker process's main: its settings come from the
+// environment as master|stage|slots|tags|label|delay.
+func runWorker(spec string) int {
+	f := strings.Split(spec, "|")
+	if len(f) != 6 {
+		fmt.Fprintln(os.Stderr, "bad worker spec", spec)
+		return 2
+	}
+	slots, _ := strconv.Atoi(f[2])
+	delay, _ := time.ParseDuration(f[5])
+	var tags []string
+	if f[3] != "" {
+		tags = strings.Split(f[3], ",")
+	}
+	label := f[4]
+	// SIGTERM asks the worker to leave gracefully.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	fmt.Println("ready")
+	err := remote.Work(ctx, remote.WorkerConfig{Master: f[0], Stage: f[1], Slots: slots, Tags: tags},
+		func(ctx context.Context, v int) (job, error) {
+			if delay > 0 {
+				select {
+				case <-time.After(delay):
+				case <-ctx.Done():
+					return job{}, ctx.Err()
+				}
+			}
+			return job{V: 2 * v, Worker: label}, nil
+		})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// proc is a worker process the test started.
+type proc struct {
+	cmd   *exec.Cmd
+	label string
+	done  chan error
+}
+
+// startWorker runs a worker process for the stage at addr; t's cleanup
+// kills it if it is still running.
+func startWorker(t *testing.T, addr, stage string, slots int, tags, label string, delay time.Duration) *proc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), workerEnv+"="+strings.Join([]string{addr, stage, strconv.Itoa(slots), tags, label, delay.String()}, "|"))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "ready\n", line)
+	p := &proc{cmd: cmd, label: label, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGCONT)
+		_ = cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// signal sends the process sig.
+func (p *proc) signal(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	require.NoError(t, p.cmd.Process.Signal(sig))
+}
+
+// wait waits for the process to end by itself, within d.
+func (p *proc) wait(t *testing.T, d time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return err
+	case <-time.After(d):
+		t.Fatalf("worker %s did not end within %v", p.label, d)
+		return nil
+	}
+}
+
+// collector keeps what a master emits.
+type collector struct {
+	mu      sync.Mutex
+	results []remote.Result[job]
+	seen    map[uint64]int
+	step    chan struct{} // ticks once per result
+}
+
+func newCollector() *collector {
+	return &collector{seen: make(map[uint64]int), step: make(chan struct{}, 1<<16)}
+}
+
+func (c *collector) sink(r remote.Result[job]) {
+	c.mu.Lock()
+	c.results = append(c.results, r)
+	c.seen[r.Seq]++
+	c.mu.Unlock()
+	c.step <- struct{}{}
+}
+
+// await waits for n more results, within d.
+func (c *collector) await(t *testing.T, n int, d time.Duration) {
+	t.Helper()
+	deadline := time.After(d)
+	for range n {
+		select {
+		case <-c.step:
+		case <-deadline:
+			t.Fatalf("results did not come within %v", d)
+		}
+	}
+}
+
+// byWorker counts the results by the label of the worker that made them.
+func (c *collector) byWorker() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int)
+	for _, r := range c.results {
+		out[r.Value.Worker]++
+	}
+	return out
+}
+
+// checkOnce asserts that the n items came out once each, in input order,
+// each doubled.
+func (c *collector) checkOnce(t *testing.T, n int) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	require.Len(t, c.results, n)
+	for i, r := range c.results {
+		require.NoError(t, r.Err, "item %d", i)
+		require.Equal(t, uint64(i), r.Seq, "results out of order")
+		require.Equal(t, 2*i, r.Value.V)
+	}
+}
+
+// master starts a node and a master on it for the test.
+func master(t *testing.T, cfg remote.Config[int]) (*remote.Node, agent.Handle[int, remote.Status], *collector) {
+	t.Helper()
+	node, err := remote.Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	rt := agent.NewRuntime()
+	cfg.Node = node
+	c := newCollector()
+	h, err := remote.New[int, job](rt, cfg, c.sink)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		assert.NoError(t, rt.Shutdown(ctx))
+		assert.NoError(t, node.Close())
+	})
+	return node, h, c
+}
+
+// status returns the master's status.
+func status(t *testing.T, h agent.Handle[int, remote.Status]) remote.Status {
+	t.Helper()
+	st, err := h.Status(context.Background())
+	require.NoError(t, err)
+	return st
+}
+
+// eventually waits, within d, until ok holds of the master's status.
+func eventually(t *testing.T, h agent.Handle[int, remote.Status], d time.Duration, what string, ok func(remote.Status) bool) {
+	t.Helper()
+	require.Eventually(t, func() bool { return ok(status(t, h)) }, d, 5*time.Millisecond, what)
+}
+
+// post posts items from..to-1.
+func post(t *testing.T, h agent.Handle[int, remote.Status], from, to int) {
+	t.Helper()
+	for i := from; i < to; i++ {
+		require.NoError(t, h.Post(context.Background(), i))
+	}
+}
+
+// finish closes the master and waits for it.
+func finish(t *testing.T, h agent.Handle[int, remote.Status]) {
+	t.Helper()
+	h.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, h.Wait(ctx))
+}
+
+func TestKilledWorkerLosesNothing(t *testing.T) {
+	const n = 3000
+	node, h, c := master(t, remote.Config[int]{Name: "double"})
+	var ws []*proc
+	for _, label := range []string{"a", "b", "c"} {
+		ws = append(ws, startWorker(t, node.Addr(), "double", 4, "", label, time.Millisecond))
+	}
+	eventually(t, h, 10*time.Second, "three workers register", func(s remote.Status) bool { return len(s.Workers) == 3 })
+	done := make(chan struct{})
+	go func() { defer close(done); post(t, h, 0, n) }()
+	c.await(t, n/4, 20*time.Second)
+	ws[0].signal(t, syscall.SIGKILL)
+	<-done
+	finish(t, h)
+	c.checkOnce(t, n)
+	st := status(t, h)
+	assert.Positive(t, st.Requeued, "the killed worker's items are requeued")
+	assert.Zero(t, st.Failed)
+	for _, w := range ws[1:] {
+		assert.NoError(t, w.wait(t, 10*time.Second), "a worker ends cleanly once the stage has finished")
+	}
+	t.Logf("by worker: %v; requeued %d", c.byWorker(), st.Requeued)
+}
+
+func TestWorkerSeesTheMasterGone(t *testing.T) {
+	node, err := remote.Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	rt := agent.NewRuntime()
+	h, err := remote.New[int, job](rt, remote.Config[int]{Node: node}, nil)
+	require.NoError(t, err)
+	w := startWorker(t, node.Addr(), "remote", 1, "", "a", 0)
+	// The worker has joined once it has done an item.
+	require.NoError(t, h.Post(context.Background(), 21))
+	eventually(t, h, 10*time.Second, "the worker does an item", func(s remote.Status) bool { return s.Done == 1 })
+	require.NoError(t, node.Close())
+	var exit *exec.ExitError
+	require.ErrorAs(t, w.wait(t, 10*time.Second), &exit, "the worker fails once its master is gone")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, rt.Shutdown(ctx))
+}
+
+func TestStoppedWorkerIsLeasedAroundAndItsLateResultsDropped(t *testing.T) {
+	const n = 400
+	node, h, c := master(t, remote.Config[int]{Name: "lease", Lease: 300 * time.Millisecond})
+	stuck := startWorker(t, node.Addr(), "lease", 4, "", "stuck", 20*time.Millisecond)
+	eventually(t, h, 10*time.Second, "the first worker registers", func(s remote.Status) bool { return len(s.Workers) == 1 })
+	post(t, h, 0, 8)
+	eventually(t, h, 10*time.Second, "the first worker holds items", func(s remote.Status) bool { return s.InFlight > 0 })
+	stuck.signal(t, syscall.SIGSTOP)
+	startWorker(t, node.Addr(), "lease", 4, "", "live", time.Millisecond)
+	post(t, h, 8, n)
+	c.await(t, n, 20*time.Second)
+	st := status(t, h)
+	assert.Positive(t, st.Requeued, "the stopped worker's leases expired")
+	stuck.signal(t, syscall.SIGCONT)
+	eventually(t, h, 10*time.Second, "the stopped worker's late results are dropped", func(s remote.Status) bool { return s.Duplicates > 0 })
+	finish(t, h)
+	c.checkOnce(t, n)
+	t.Logf("by worker: %v; status %+v", c.byWorker(), status(t, h).Load)
+}
+
+func TestTaggedItemsWaitForATaggedWorker(t *testing.T) {
+	const n = 200
+	tag := func(v int) string {
+		if v%2 == 0 {
+			return "gpu"
+		}
+		return ""
+	}
+	node, h, c := master(t, remote.Config[int]{Name: "tags", Tag: tag})
+	startWorker(t, node.Addr(), "tags", 2, "", "plain", time.Millisecond)
+	gpu := startWorker(t, node.Addr(), "tags", 2, "gpu", "gpu1", 5*time.Millisecond)
+	eventually(t, h, 10*time.Second, "both workers register", func(s remote.Status) bool { return len(s.Workers) == 2 })
+	post(t, h, 0, 20)
+	c.await(t, 4, 10*time.Second)
+	gpu.signal(t, syscall.SIGKILL)
+	done := make(chan struct{})
+	go func() { defer close(done); post(t, h, 20, n) }()
+	eventually(t, h, 10*time.Second, "the tagged items wait", func(s remote.Status) bool { return s.Waiting > 0 && len(s.Workers) == 1 })
+	startWorker(t, node.Addr(), "tags", 2, "gpu", "gpu2", time.Millisecond)
+	<-done
+	finish(t, h)
+	c.checkOnce(t, n)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.results {
+		if r.Seq%2 == 0 {
+			assert.Contains(t, []string{"gpu1", "gpu2"}, r.Value.Worker, "item %d needs the tag", r.Seq)
+		}
+	}
+}
+
+func TestJoiningWorkerGetsWork(t *testing.T) {
+	const n = 600
+	node, h, c := master(t, remote.Config[int]{Name: "join"})
+	startWorker(t, node.Addr(), "join", 2, "", "first", 2*time.Millisecond)
+	done := make(chan struct{})
+	go func() { defer close(done); post(t, h, 0, n) }()
+	c.await(t, 50, 10*time.Second)
+	startWorker(t, node.Addr(), "join", 2, "", "second", 2*time.Millisecond)
+	<-done
+	finish(t, h)
+	c.checkOnce(t, n)
+	assert.Positive(t, c.byWorker()["second"], "the worker that joined mid-run did items")
+}
+
+func TestLeavingWorkerHandsBackWithoutFailing(t *testing.T) {
+	const n = 300
+	node, h, c := master(t, remote.Config[int]{Name: "leave", MaxAttempts: 1})
+	leaver := startWorker(t, node.Addr(), "leave", 4, "", "leaver", 20*time.Millisecond)
+	startWorker(t, node.Addr(), "leave", 4, "", "stayer", time.Millisecond)
+	done := make(chan struct{})
+	go func() { defer close(done); post(t, h, 0, n) }()
+	c.await(t, 20, 10*time.Second)
+	leaver.signal(t, syscall.SIGTERM)
+	require.NoError(t, leaver.wait(t, 10*time.Second), "a worker asked to stop leaves cleanly")
+	<-done
+	finish(t, h)
+	c.checkOnce(t, n)
+	st := status(t, h)
+	assert.Zero(t, st.Failed, "with one attempt allowed, nothing handed back counts as a failure")
+}

@@ -1,0 +1,124 @@
+package remote
+
+import (
+	"fmt"
+	"slices"
+)
+
+// member returns the registered worker id, or nil.
+func (b *book[I, O]) member(id WorkerID) *member {
+	i, ok := b.place(id)
+	if !ok {
+		return nil
+	}
+	return &b.workers[i]
+}
+
+// place returns where worker id is, or would go, in workers.
+func (b *book[I, O]) place(id WorkerID) (int, bool) {
+	return slices.BinarySearchFunc(b.workers, id, func(w member, id WorkerID) int {
+		switch {
+		case w.id < id:
+			return -1
+		case w.id > id:
+			return 1
+		}
+		return 0
+	})
+}
+
+// join registers the worker j describes, with no free slot: it asks for
+// work once it has joined. It reports false for a worker already known.
+func (b *book[I, O]) join(j Joined) bool {
+	i, known := b.place(j.Worker)
+	if known {
+		return false
+	}
+	w := member{id: j.Worker, addr: j.Addr, tags: slices.Clone(j.Tags), slots: j.Slots, lines: []int{0}}
+	for _, tag := range j.Tags {
+		k := b.line(tag)
+		if k == 0 || slices.Contains(w.lines, k) {
+			continue
+		}
+		w.lines = append(w.lines, k)
+		b.lines[k].capable++
+	}
+	b.workers = slices.Insert(b.workers, i, w)
+	return true
+}
+
+// ask adds the free slots a asks for, up to the worker's Slots, and clears
+// its suspicion. It reports false for a worker not registered.
+func (b *book[I, O]) ask(a Asked) bool {
+	w := b.member(a.Worker)
+	if w == nil {
+		return false
+	}
+	w.suspect = false
+	if a.N > 0 {
+		w.free += min(a.N, w.slots-w.free)
+	}
+	return true
+}
+
+// leave removes the worker l names, and requeues the items it handed back
+// that are still leased to it, with no attempt counted. The items it keeps
+// stay leased: their results may still come. It reports false for a worker
+// not registered.
+func (b *book[I, O]) leave(l Left) bool {
+	if b.member(l.Worker) == nil {
+		return false
+	}
+	for _, seq := range l.Handed {
+		e := b.entry(seq)
+		if e == nil || e.phase != phaseLeased || e.worker != l.Worker {
+			continue
+		}
+		b.unlease(e)
+		b.requeue(seq, e)
+		b.requeued++
+	}
+	b.remove(l.Worker)
+	return true
+}
+
+// lose removes the worker l names, and takes back every item leased to it
+// as a failed attempt. It reports false for a worker not registered.
+func (b *book[I, O]) lose(l Lost) bool {
+	w := b.member(l.Worker)
+	if w == nil {
+		return false
+	}
+	for i := 0; i < b.items.len() && w.flight > 0; i++ {
+		e := b.items.at(i)
+		if e.phase != phaseLeased || e.worker != l.Worker {
+			continue
+		}
+		seq := b.base + uint64(i)
+		b.unlease(e)
+		if b.retry(seq, e, lostWith(seq, e, ErrWorkerLost)) {
+			b.requeued++
+		}
+	}
+	b.remove(l.Worker)
+	return true
+}
+
+// remove forgets the registered worker id.
+func (b *book[I, O]) remove(id WorkerID) {
+	i, _ := b.place(id)
+	for _, k := range b.workers[i].lines[1:] {
+		b.lines[k].capable--
+	}
+	b.workers = slices.Delete(b.workers, i, i+1)
+}
+
+// lostWith returns the error an item fails with for good when its last
+// attempt was lost with its worker (cause ErrWorkerLost) or its lease
+// expired (cause ErrLeaseExpired); it is built only if it is used.
+func lostWith[I, O any](seq uint64, e *entry[I, O], cause error) func() error {
+	worker, attempts := e.worker, e.failures+1
+	return func() error {
+		return fmt.Errorf("remote: item %d failed %d attempts, the last on worker %d: %w", seq, attempts, worker, cause)
+	}
+}

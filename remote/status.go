@@ -1,0 +1,109 @@
+package remote
+
+import (
+	"sort"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/parallel"
+	"github.com/rs/zerolog"
+)
+
+// Result is what a remote stage emits for each item, as a parallel agent
+// does: the item's Seq (its place in the input, from 0), and its value or
+// the error of its last attempt.
+type Result[O any] = parallel.Result[O]
+
+// Status is a snapshot of a remote stage's master, as its handle's Status
+// returns it and LogStatus logs it. Its agent.Load counts items: Queued
+// those accepted and not handed to a worker, InFlight those leased to a
+// worker, Done those whose result is known, failed or not, and Failed those
+// that failed for good.
+type Status struct {
+	agent.Load
+	// Workers are the registered workers, by ID.
+	Workers []WorkerStatus
+	// Tags counts the queued items by the tag they need; "" is the items
+	// any worker may take. Waiting counts those whose tag no registered
+	// worker has.
+	Tags    map[string]int
+	Waiting int
+	// Held counts the results waiting to be emitted: for an earlier item,
+	// in input order, or for downstream demand.
+	Held int
+	// Requeued counts the attempts taken back from a worker that died,
+	// left, or let its lease expire; Retried the items tried again after
+	// their work failed; Duplicates the results dropped because the item's
+	// result was already known, or came from an attempt taken back.
+	Requeued   int
+	Retried    int
+	Duplicates int
+	// Accepted counts the items taken in, Emitted the results passed on.
+	Accepted int
+	Emitted  int
+	// Closed is true once the input has ended.
+	Closed bool
+}
+
+// WorkerStatus is what the master knows of one worker.
+type WorkerStatus struct {
+	ID    WorkerID
+	Addr  string
+	Tags  []string
+	Slots int
+	// Free is how many more items the worker asked for and was not given.
+	Free int
+	// InFlight counts the items leased to it; Done the results it sent
+	// back that were taken; Failed its failed attempts, by its work's error
+	// or an expired lease.
+	InFlight int
+	Done     int
+	Failed   int
+	// Suspect is true once one of its leases expired, until it is heard
+	// from again: it is given no work meanwhile.
+	Suspect bool
+}
+
+// MarshalZerologObject writes st as the fields of one zerolog object, with
+// snake_case names: the Load's, then the rest.
+func (st Status) MarshalZerologObject(e *zerolog.Event) {
+	st.Load.MarshalZerologObject(e)
+	e.Int("workers", len(st.Workers)).
+		Int("waiting", st.Waiting).
+		Int("held", st.Held).
+		Int("requeued", st.Requeued).
+		Int("retried", st.Retried).
+		Int("duplicates", st.Duplicates).
+		Int("accepted", st.Accepted).
+		Int("emitted", st.Emitted).
+		Bool("closed", st.Closed)
+	if len(st.Tags) > 0 {
+		tags := zerolog.Dict()
+		keys := make([]string, 0, len(st.Tags))
+		for k := range st.Tags {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			tags.Int(k, st.Tags[k])
+		}
+		e.Dict("queued_by_tag", tags)
+	}
+	arr := zerolog.Arr()
+	for _, w := range st.Workers {
+		arr.Object(w)
+	}
+	e.Array("worker_list", arr)
+}
+
+// MarshalZerologObject writes w as the fields of one zerolog object.
+func (w WorkerStatus) MarshalZerologObject(e *zerolog.Event) {
+	e.Uint64("id", uint64(w.ID)).
+		Str("addr", w.Addr).
+		Strs("tags", w.Tags).
+		Int("slots", w.Slots).
+		Int("free", w.Free).
+		Int("in_flight", w.InFlight).
+		Int("done", w.Done).
+		Int("failed", w.Failed).
+		Bool("suspect", w.Suspect)
+}

@@ -1,0 +1,409 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/remote/internal/wire"
+)
+
+// WorkerConfig tells [Work] where its master is and what the worker offers.
+type WorkerConfig struct {
+	// Master is the address of the master's node, as [Node.Addr] reports
+	// it, such as "127.0.0.1:7070". Required.
+	Master string
+	// Stage is the name of the stage to work for, its Config.Name. Default
+	// "remote".
+	Stage string
+	// Slots is how many items the worker works on at once. Default
+	// runtime.GOMAXPROCS(0).
+	Slots int
+	// Tags name the resources the worker has: items that need one of them
+	// may come to it, as well as items that need none.
+	Tags []string
+	// Listen is the address the worker answers the master at. Default
+	// "127.0.0.1:0": a free port on the loopback; a worker on another
+	// machine than its master names a host the master can reach.
+	Listen string
+	// Codec must be the master's. Default JSON.
+	Codec Codec
+	// Connect bounds how long the worker tries to reach the master and be
+	// registered before Work fails with ErrUnreachable. Default
+	// DefaultConnect.
+	Connect time.Duration
+}
+
+// DefaultConnect is WorkerConfig.Connect's default.
+const DefaultConnect = 5 * time.Second
+
+// validate reports the first setting out of range.
+func (c WorkerConfig) validate() error {
+	switch {
+	case c.Master == "":
+		return invalid("master address must not be empty")
+	case c.Slots < 0:
+		return invalid("slots must not be negative, got %d", c.Slots)
+	case c.Connect < 0:
+		return invalid("connect must not be negative, got %v", c.Connect)
+	}
+	for _, t := range c.Tags {
+		if t == "" {
+			return invalid("tags must not be empty strings")
+		}
+	}
+	return nil
+}
+
+// withDefaults fills in the zero settings.
+func (c WorkerConfig) withDefaults() WorkerConfig {
+	if c.Stage == "" {
+		c.Stage = "remote"
+	}
+	if c.Slots == 0 {
+		c.Slots = runtime.GOMAXPROCS(0)
+	}
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:0"
+	}
+	if c.Codec == nil {
+		c.Codec = JSON{}
+	}
+	if c.Connect == 0 {
+		c.Connect = DefaultConnect
+	}
+	return c
+}
+
+// Work makes this process a worker of the remote stage cfg names: it
+// registers with the master, pulls items whenever it has free slots, runs
+// work on each (at most cfg.Slots at once) and sends the results back,
+// several to a message when the work is quick. A panic in work fails that
+// item with an *agent.PanicError's text.
+//
+// Work returns nil once the master says the stage has finished, or once
+// ctx ends: then the worker leaves gracefully, handing back the items it
+// holds (the work running on them sees its context end). It returns an
+// error wrapping ErrMasterGone when the master goes away first, and one
+// wrapping ErrUnreachable, naming the address, when it cannot reach the
+// master or be registered within cfg.Connect.
+func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context.Context, in I) (O, error)) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if work == nil {
+		return invalid("work must not be nil")
+	}
+	cfg = cfg.withDefaults()
+	// Dial once first, so a master nobody listens for is reported at once,
+	// not after protoactor's retries.
+	dialer := net.Dialer{Timeout: cfg.Connect}
+	conn, err := dialer.DialContext(ctx, "tcp", cfg.Master)
+	if err != nil {
+		return fmt.Errorf("%w at %s: %v", ErrUnreachable, cfg.Master, err)
+	}
+	conn.Close()
+
+	sys, rem, err := start(cfg.Listen)
+	if err != nil {
+		return err
+	}
+	defer stop(sys, rem)
+
+	workCtx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &worker[I, O]{
+		cfg:    cfg,
+		work:   work,
+		ctx:    workCtx,
+		sys:    sys,
+		master: actor.NewPID(cfg.Master, cfg.Stage),
+		jobs:   make(chan task[I], cfg.Slots),
+		held:   make(map[uint64]uint32),
+		ended:  make(chan error, 1),
+		ready:  make(chan error, 1),
+	}
+	w.slots.Add(cfg.Slots)
+	for range cfg.Slots {
+		go w.slot()
+	}
+	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return w }))
+
+	result := w.await(ctx, sys, pid)
+	cancel()
+	_ = sys.Root.StopFuture(pid).Wait()
+	close(w.jobs)
+	w.slots.Wait()
+	return result
+}
+
+// task is one attempt at one item, decoded.
+type task[I any] struct {
+	item    uint64
+	attempt uint32
+	value   I
+}
+
+// outcome is one task's result, encoded.
+type outcome struct {
+	item    uint64
+	attempt uint32
+	data    []byte
+	err     string
+	failed  bool
+}
+
+// worker is the actor of one worker process, and the state its slots
+// share. Its fields are touched only by the actor, except what mu guards.
+type worker[I, O any] struct {
+	cfg    WorkerConfig
+	work   func(ctx context.Context, in I) (O, error)
+	ctx    context.Context // the work's; cancelled as Work ends
+	sys    *actor.ActorSystem
+	master *actor.PID
+	self   *actor.PID
+	jobs   chan task[I]
+	slots  sync.WaitGroup
+
+	id      uint64
+	held    map[uint64]uint32 // the items handed to it and not answered: their attempts
+	joined  bool
+	leaving bool
+	ready   chan error // the registration's outcome
+	ended   chan error // why the worker ends: nil for the stage finished
+
+	mu        sync.Mutex
+	pending   []outcome
+	scheduled bool // a flush is on its way to the actor
+}
+
+// Messages the worker's own parts send its actor.
+type (
+	flush struct{}
+	leave struct{}
+)
+
+// await registers, then waits for the end: the stage finished, the master
+// gone, or ctx ended, when the worker leaves.
+func (w *worker[I, O]) await(ctx context.Context, sys *actor.ActorSystem, pid *actor.PID) error {
+	timer := time.NewTimer(w.cfg.Connect)
+	defer timer.Stop()
+	select {
+	case err := <-w.ready:
+		if err != nil {
+			return err
+		}
+	case <-timer.C:
+		return fmt.Errorf("%w at %s: no answer to the registration within %v", ErrUnreachable, w.cfg.Master, w.cfg.Connect)
+	case <-ctx.Done():
+		return nil
+	}
+	select {
+	case err := <-w.ended:
+		return err
+	case <-ctx.Done():
+	}
+	sys.Root.Send(pid, leave{})
+	timer.Reset(w.cfg.Connect)
+	select {
+	case <-w.ended:
+	case <-timer.C:
+	}
+	return nil
+}
+
+// Receive implements actor.Actor.
+func (w *worker[I, O]) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		w.self = ctx.Self()
+		// Watching first: a master that goes away before it answers is
+		// seen at once.
+		ctx.Watch(w.master)
+		ctx.Request(w.master, &wire.Register{Stage: w.cfg.Stage, Slots: uint32(w.cfg.Slots), Tags: w.cfg.Tags})
+	case *wire.Welcome:
+		w.welcome(ctx, m)
+	case *wire.Tasks:
+		w.take(m)
+	case flush:
+		w.send(ctx)
+	case leave:
+		w.leave(ctx)
+	case *wire.Finished:
+		w.end(nil)
+	case *actor.Terminated:
+		if m.Who.Equal(w.master) {
+			w.gone(m)
+		}
+	}
+}
+
+// welcome takes the master's answer to the registration.
+func (w *worker[I, O]) welcome(ctx actor.Context, m *wire.Welcome) {
+	if w.joined {
+		return
+	}
+	if m.Refused != "" {
+		w.ready <- fmt.Errorf("remote: the master at %s refused the worker: %s", w.cfg.Master, m.Refused)
+		return
+	}
+	w.joined, w.id = true, m.Worker
+	ctx.Send(w.master, &wire.Ask{Worker: w.id, N: uint32(w.cfg.Slots)})
+	w.ready <- nil
+}
+
+// take hands the tasks of m to the slots.
+func (w *worker[I, O]) take(m *wire.Tasks) {
+	if w.leaving || len(m.Items) != len(m.Attempts) || len(m.Items) != len(m.Sizes) {
+		return
+	}
+	off := 0
+	for i, item := range m.Items {
+		size := int(m.Sizes[i])
+		if off+size > len(m.Values) {
+			return
+		}
+		data := m.Values[off : off+size]
+		off += size
+		t := task[I]{item: item, attempt: m.Attempts[i]}
+		w.held[item] = t.attempt
+		if err := w.cfg.Codec.Decode(data, &t.value); err != nil {
+			w.done(outcome{item: item, attempt: t.attempt, failed: true, err: fmt.Sprintf("remote: decoding item %d: %v", item, err)})
+			continue
+		}
+		select {
+		case w.jobs <- t:
+		default:
+			// The master gave more than the free slots: refuse it.
+			w.done(outcome{item: item, attempt: t.attempt, failed: true, err: fmt.Sprintf("remote: worker %d was handed item %d with no free slot", w.id, item)})
+		}
+	}
+}
+
+// slot runs the work on one task at a time until the worker ends.
+func (w *worker[I, O]) slot() {
+	defer w.slots.Done()
+	for t := range w.jobs {
+		o := outcome{item: t.item, attempt: t.attempt}
+		v, err := w.call(t.value)
+		if err == nil {
+			o.data, err = w.cfg.Codec.Append(nil, &v)
+		}
+		if err != nil {
+			o.failed, o.err, o.data = true, err.Error(), nil
+		}
+		w.done(o)
+	}
+}
+
+// call runs the work on one item, turning a panic into an error.
+func (w *worker[I, O]) call(in I) (v O, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &agent.PanicError{Value: p, Stack: debug.Stack()}
+		}
+	}()
+	return w.work(w.ctx, in)
+}
+
+// done adds an outcome to those to send, and asks the actor to send them
+// unless it was asked already: results that end while a message is on its
+// way go together in the next.
+func (w *worker[I, O]) done(o outcome) {
+	w.mu.Lock()
+	w.pending = append(w.pending, o)
+	wake := !w.scheduled
+	w.scheduled = true
+	w.mu.Unlock()
+	if wake {
+		w.wake()
+	}
+}
+
+// wake asks the actor to send what is pending. A slot reads w.self only
+// after the actor handed it a task, so after the actor set it.
+func (w *worker[I, O]) wake() {
+	w.sys.Root.Send(w.self, flush{})
+}
+
+// send sends the master the outcomes pending, and asks for as many items.
+func (w *worker[I, O]) send(ctx actor.Context) {
+	w.mu.Lock()
+	out := w.pending
+	w.pending, w.scheduled = nil, false
+	w.mu.Unlock()
+	if w.leaving || len(out) == 0 {
+		return
+	}
+	msg := &wire.Results{Worker: w.id, Ask: uint32(len(out))}
+	size := 0
+	for _, o := range out {
+		size += len(o.data)
+	}
+	msg.Values = make([]byte, 0, size)
+	for _, o := range out {
+		if _, ok := w.held[o.item]; !ok {
+			continue
+		}
+		delete(w.held, o.item)
+		msg.Items = append(msg.Items, o.item)
+		msg.Attempts = append(msg.Attempts, o.attempt)
+		msg.Sizes = append(msg.Sizes, uint32(len(o.data)))
+		msg.Values = append(msg.Values, o.data...)
+		if o.failed {
+			msg.Failed = append(msg.Failed, uint32(len(msg.Items)-1))
+			msg.Errors = append(msg.Errors, o.err)
+		}
+	}
+	ctx.Send(w.master, msg)
+}
+
+// leave hands back what the worker holds and says it goes; the master's
+// Finished acknowledges it.
+func (w *worker[I, O]) leave(ctx actor.Context) {
+	if w.leaving || !w.joined {
+		w.end(nil)
+		return
+	}
+	w.leaving = true
+	handed := make([]uint64, 0, len(w.held))
+	for item := range w.held {
+		handed = append(handed, item)
+	}
+	ctx.Request(w.master, &wire.Leave{Worker: w.id, Handed: handed})
+}
+
+// gone takes the news that the master's actor ended. A master that
+// stopped has ended its stage (its Finished may come after this news, or
+// not at all); one whose node went away is gone.
+func (w *worker[I, O]) gone(m *actor.Terminated) {
+	var err error
+	if m.Why != actor.TerminatedReason_Stopped {
+		err = fmt.Errorf("%w: %s stopped answering (%v)", ErrMasterGone, w.cfg.Master, m.Why)
+	}
+	if !w.joined {
+		if err == nil {
+			err = fmt.Errorf("%w: the stage %q at %s has ended", ErrMasterGone, w.cfg.Stage, w.cfg.Master)
+		}
+		select {
+		case w.ready <- err:
+		default:
+		}
+		return
+	}
+	w.end(err)
+}
+
+// end says why the worker ends, once.
+func (w *worker[I, O]) end(err error) {
+	select {
+	case w.ended <- err:
+	default:
+	}
+}
