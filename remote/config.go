@@ -17,12 +17,16 @@ type Config[I any] struct {
 	// [Work] to find it on the master's node: two stages on one node need
 	// different names. Default "remote".
 	Name string
-	// Queue bounds the items accepted and not yet handed to a worker.
-	// Default agent.DefaultQueue.
+	// Queue bounds the items accepted and not yet handed to a worker for
+	// the first time; items taken back from a worker queue again beside
+	// them. Default agent.DefaultQueue.
 	Queue int
 	// Window bounds the items handed to workers and not yet emitted: those
 	// leased to a worker, and the results held for an earlier item (in
-	// input order) or for downstream demand. Default DefaultWindow.
+	// input order) or for downstream demand. In input order, the item the
+	// output waits for is handed out even when the window is full, so the
+	// bound may be passed by one: otherwise an item taken back from a dead
+	// worker could wait for results that wait for it. Default DefaultWindow.
 	Window int
 	// Unordered emits each result as it comes back; by default results are
 	// emitted in input order.

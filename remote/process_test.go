@@ -25,6 +25,9 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/buffer"
+	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/rate"
 	"github.com/evolvekit/evolve/remote"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -355,4 +358,48 @@ func TestLeavingWorkerHandsBackWithoutFailing(t *testing.T) {
 	c.checkOnce(t, n)
 	st := status(t, h)
 	assert.Zero(t, st.Failed, "with one attempt allowed, nothing handed back counts as a failure")
+}
+
+func TestStageInAChain(t *testing.T) {
+	const n = 1000
+	node, err := remote.Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	rt := agent.NewRuntime()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		assert.NoError(t, rt.Shutdown(ctx))
+		assert.NoError(t, node.Close())
+	})
+	limit, err := rate.Stage(rate.Config[int]{Rate: 1e6, Burst: 100})
+	require.NoError(t, err)
+	double, err := remote.Stage[int, job](remote.Config[int]{Node: node, Name: "chain", Queue: 8})
+	require.NoError(t, err)
+	batches, err := buffer.Stage(buffer.Config[job]{Size: 100}, func(context.Context, []job) error { return nil })
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var got []int
+	h, err := compose.Start(rt, compose.Pipe3(limit, double, batches), func(b []job) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, j := range b {
+			got = append(got, j.V)
+		}
+	})
+	require.NoError(t, err)
+	startWorker(t, node.Addr(), "chain", 4, "", "a", 0)
+	startWorker(t, node.Addr(), "chain", 4, "", "b", 0)
+	for i := range n {
+		require.NoError(t, h.Post(context.Background(), i))
+	}
+	h.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, h.Wait(ctx))
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, got, n)
+	for i, v := range got {
+		require.Equal(t, 2*i, v, "the chain keeps input order")
+	}
 }

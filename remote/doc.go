@@ -1,0 +1,60 @@
+// Package remote runs a stage's work on worker processes, on this machine or
+// others, that pull it from the stage over protoactor-go's remote (gRPC):
+// the work-pulling pattern, with retries and resource routing.
+//
+// # Master and workers
+//
+// The master is an agent like any other: [New] starts it on its own, and
+// [Stage] makes it a stage of a compose chain, in the place of a parallel
+// stage, so that rate → remote → buffer works. It listens on a [Node], a
+// host and port that [Listen] opens. A worker process calls [Work] with the
+// node's address, the stage's name, its number of slots, the tags of the
+// resources it has, and the work function. It registers, asks for as many
+// items as it has free slots (and for one more each time one ends), runs
+// the work and sends the results back, several to a message when the work
+// is quick. Since workers ask, no mailbox overflows, and a worker joins or
+// leaves at any time.
+//
+// Items and results cross the wire as the bytes of a [Codec], [JSON] by
+// default; the messages around them are protobuf, generated from one
+// .proto in remote/internal/wire.
+//
+// # Failures
+//
+// The master watches every worker. A worker whose process dies, or whose
+// connection breaks, is seen within milliseconds (protoactor's
+// AddressTerminated), and its items are queued again at once. A worker
+// that hangs, or is stopped, or a message that is lost, is caught by the
+// item's lease ([Config.Lease]): the item is taken back and handed to
+// another worker, and the stuck worker gets nothing more until it is heard
+// from again. Each of these, and work that returns an error, is a failed
+// attempt; after [Config.MaxAttempts] the item fails with its last error,
+// and its failed Result reaches the sink as a parallel agent's does. A
+// worker whose context ends leaves gracefully: it hands back what it holds,
+// and that is no failed attempt.
+//
+// An item may need a resource, which [Config.Tag] names: it goes only to a
+// worker that registered with that tag. While no such worker is registered
+// it waits, counted in [Status].Waiting, and after [Config.TagWait] it
+// fails with [ErrNoWorker].
+//
+// # Guarantees
+//
+// Each accepted item's result is emitted exactly once: the first result
+// for an item wins, and later ones (from a worker whose lease expired and
+// came back, say) are dropped and counted in [Status].Duplicates. The work
+// itself runs at least once, and may run more than once for an item whose
+// worker died or stalled after starting it: work with side effects needs
+// an idempotency key. What is not guaranteed yet: the master keeps its
+// queue in memory, so a crash of the master's process loses the items it
+// has queued.
+//
+// # Evolve
+//
+// The master's bookkeeping is a pure [Evolve] over [State]: the registered
+// workers (address, slots, tags, items held), the queued items per tag,
+// and each item's attempts and lease. The events its node feeds it are
+// [Joined], [Asked], [Returned], [Left] and [Lost], in agent.Event
+// messages; it asks for items to go out with agent.Send effects carrying a
+// [Dispatch]. So it is tested, like every agent, by calling Evolve.
+package remote
