@@ -14,7 +14,11 @@
 // protoactor-go actor, stamps and delivers messages, runs the work that
 // [Start] effects ask for on goroutines it owns, arms the timers that [Timer]
 // effects ask for, and passes [Emit] values on as the demand downstream
-// allows. The agent packages (parallel, rate, buffer, adaptive) start agents
+// allows. An agent that talks to something outside the runtime, such as
+// the master of a remote stage and its worker processes, takes what happens
+// there as [Event] messages and asks for messages out with [Send] effects,
+// which its package's own port performs. The agent packages (parallel,
+// rate, buffer, adaptive, remote) start agents
 // on it and return a [Handle]; package compose links agents into chains,
 // which are Handles too; package agent/spawn runs evolve functions of your
 // own.
