@@ -25,10 +25,13 @@ type Asked struct {
 	N      int
 }
 
-// Returned brings results a worker sent back.
+// Returned brings results a worker sent back. Asked, when positive, is
+// how many more free slots the worker has, as in an [Asked]: a worker asks
+// again in the message that brings its results.
 type Returned[O any] struct {
 	Worker  WorkerID
 	Results []Outcome[O]
+	Asked   int
 }
 
 // Outcome is the result of one attempt at an item: its value, or the error

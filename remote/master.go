@@ -197,11 +197,8 @@ func (l *link[I, O]) returned(m *wire.Results) {
 			o.Err = fmt.Errorf("remote: decoding the result of item %d: %w", item, err)
 		}
 	}
-	if n > 0 {
-		l.post(agent.Event[Returned[O]]{Value: Returned[O]{Worker: id, Results: out}})
-	}
-	if m.Ask > 0 {
-		l.post(agent.Event[Asked]{Value: Asked{Worker: id, N: int(m.Ask)}})
+	if n > 0 || m.Ask > 0 {
+		l.post(agent.Event[Returned[O]]{Value: Returned[O]{Worker: id, Results: out, Asked: int(m.Ask)}})
 	}
 }
 
@@ -287,8 +284,7 @@ func (l *link[I, O]) send(e agent.Effect) bool {
 		l.node.sys.Root.Send(pid, msg)
 	}
 	if len(bad) > 0 {
-		l.post(agent.Event[Returned[O]]{Value: Returned[O]{Worker: d.Value.Worker, Results: bad}})
-		l.post(agent.Event[Asked]{Value: Asked{Worker: d.Value.Worker, N: len(bad)}})
+		l.post(agent.Event[Returned[O]]{Value: Returned[O]{Worker: d.Value.Worker, Results: bad, Asked: len(bad)}})
 	}
 	return true
 }

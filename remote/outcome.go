@@ -11,6 +11,9 @@ func (b *book[I, O]) returned(r Returned[O]) {
 	for _, o := range r.Results {
 		b.outcome(r.Worker, w, o)
 	}
+	if r.Asked > 0 {
+		b.ask(Asked{Worker: r.Worker, N: r.Asked})
+	}
 }
 
 // outcome takes one result from worker from (w, if registered). The first

@@ -403,3 +403,15 @@ func TestStageInAChain(t *testing.T) {
 		require.Equal(t, 2*i, v, "the chain keeps input order")
 	}
 }
+
+func TestWorkerForAStageNobodyRuns(t *testing.T) {
+	node, err := remote.Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	defer node.Close()
+	start := time.Now()
+	err = remote.Work(context.Background(), remote.WorkerConfig{Master: node.Addr(), Stage: "nobody"},
+		func(_ context.Context, v int) (int, error) { return v, nil })
+	require.ErrorIs(t, err, remote.ErrUnreachable)
+	assert.Contains(t, err.Error(), `"nobody"`)
+	assert.Less(t, time.Since(start), 5*time.Second)
+}

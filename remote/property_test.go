@@ -341,7 +341,12 @@ func (m *msim) answer(w *simWorker, n int, ok bool) {
 		outs = append(outs, o)
 		m.history = append(m.history, sentOutcome{worker: w.id, o: o})
 	}
-	m.deliver(agent.Event[remote.Returned[int]]{Value: remote.Returned[int]{Worker: w.id, Results: outs}})
+	// Half the time the worker asks for its free slots in the same message.
+	asked := 0
+	if spare := w.slots - len(w.holding) - w.credit; spare > 0 && m.r.IntN(2) == 0 {
+		asked = spare
+	}
+	m.deliver(agent.Event[remote.Returned[int]]{Value: remote.Returned[int]{Worker: w.id, Results: outs, Asked: asked}})
 }
 
 // resend sends a result again, as a duplicate.
@@ -592,6 +597,9 @@ func (m *msim) expect(msg agent.Msg) {
 		}
 		for _, o := range msg.Value.Results {
 			m.outcome(w, o)
+		}
+		if w != nil && w.registered && msg.Value.Asked > 0 {
+			w.credit += msg.Value.Asked
 		}
 	case agent.Event[remote.Left]:
 		if w := m.worker(msg.Value.Worker); w != nil && w.registered {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -129,6 +130,9 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		ended:  make(chan error, 1),
 		ready:  make(chan error, 1),
 	}
+	w.later = time.AfterFunc(time.Hour, w.flushLater)
+	w.later.Stop()
+	defer w.later.Stop()
 	w.slots.Add(cfg.Slots)
 	for range cfg.Slots {
 		go w.slot()
@@ -178,10 +182,20 @@ type worker[I, O any] struct {
 	ready   chan error // the registration's outcome
 	ended   chan error // why the worker ends: nil for the stage finished
 
+	running atomic.Int64 // tasks handed to the slots and not ended
+
 	mu        sync.Mutex
 	pending   []outcome
-	scheduled bool // a flush is on its way to the actor
+	scheduled bool        // a flush is on its way to the actor
+	timed     bool        // later is armed
+	later     *time.Timer // flushes the results that wait for company
 }
+
+// Results go back together: a result waits for others until half the slots'
+// worth have ended, every slot is idle, or flushSpan has passed since the
+// first of them, so quick work sends few messages and slow work loses at
+// most flushSpan.
+const flushSpan = 200 * time.Microsecond
 
 // Messages the worker's own parts send its actor.
 type (
@@ -277,9 +291,11 @@ func (w *worker[I, O]) take(m *wire.Tasks) {
 			w.done(outcome{item: item, attempt: t.attempt, failed: true, err: fmt.Sprintf("remote: decoding item %d: %v", item, err)})
 			continue
 		}
+		w.running.Add(1)
 		select {
 		case w.jobs <- t:
 		default:
+			w.running.Add(-1)
 			// The master gave more than the free slots: refuse it.
 			w.done(outcome{item: item, attempt: t.attempt, failed: true, err: fmt.Sprintf("remote: worker %d was handed item %d with no free slot", w.id, item)})
 		}
@@ -298,6 +314,7 @@ func (w *worker[I, O]) slot() {
 		if err != nil {
 			o.failed, o.err, o.data = true, err.Error(), nil
 		}
+		w.running.Add(-1)
 		w.done(o)
 	}
 }
@@ -312,14 +329,38 @@ func (w *worker[I, O]) call(in I) (v O, err error) {
 	return w.work(w.ctx, in)
 }
 
-// done adds an outcome to those to send, and asks the actor to send them
-// unless it was asked already: results that end while a message is on its
-// way go together in the next.
+// done adds an outcome to those to send. It asks the actor to send them
+// when enough have gathered or no slot is busy, and otherwise makes sure
+// they go within flushSpan; results that end while a message is on its way
+// go together in the next.
 func (w *worker[I, O]) done(o outcome) {
+	idle := w.running.Load() == 0
 	w.mu.Lock()
 	w.pending = append(w.pending, o)
-	wake := !w.scheduled
-	w.scheduled = true
+	if w.scheduled {
+		w.mu.Unlock()
+		return
+	}
+	if idle || 2*len(w.pending) >= w.cfg.Slots {
+		w.scheduled = true
+		w.mu.Unlock()
+		w.wake()
+		return
+	}
+	arm := !w.timed
+	w.timed = true
+	w.mu.Unlock()
+	if arm {
+		w.later.Reset(flushSpan)
+	}
+}
+
+// flushLater sends the results that waited flushSpan for company.
+func (w *worker[I, O]) flushLater() {
+	w.mu.Lock()
+	w.timed = false
+	wake := !w.scheduled && len(w.pending) > 0
+	w.scheduled = w.scheduled || wake
 	w.mu.Unlock()
 	if wake {
 		w.wake()
@@ -381,21 +422,24 @@ func (w *worker[I, O]) leave(ctx actor.Context) {
 
 // gone takes the news that the master's actor ended. A master that
 // stopped has ended its stage (its Finished may come after this news, or
-// not at all); one whose node went away is gone.
+// not at all); one whose node went away is gone. Before the worker is
+// welcomed, the news means that no such stage runs there: protoactor's
+// remote reports a stage that never ran as stopped too.
 func (w *worker[I, O]) gone(m *actor.Terminated) {
-	var err error
-	if m.Why != actor.TerminatedReason_Stopped {
-		err = fmt.Errorf("%w: %s stopped answering (%v)", ErrMasterGone, w.cfg.Master, m.Why)
-	}
 	if !w.joined {
-		if err == nil {
-			err = fmt.Errorf("%w: the stage %q at %s has ended", ErrMasterGone, w.cfg.Stage, w.cfg.Master)
+		err := fmt.Errorf("%w: no stage named %q runs at %s (or it ended before the worker joined)", ErrUnreachable, w.cfg.Stage, w.cfg.Master)
+		if m.Why != actor.TerminatedReason_Stopped {
+			err = fmt.Errorf("%w: %s stopped answering (%v)", ErrUnreachable, w.cfg.Master, m.Why)
 		}
 		select {
 		case w.ready <- err:
 		default:
 		}
 		return
+	}
+	var err error
+	if m.Why != actor.TerminatedReason_Stopped {
+		err = fmt.Errorf("%w: %s stopped answering (%v)", ErrMasterGone, w.cfg.Master, m.Why)
 	}
 	w.end(err)
 }
