@@ -12,6 +12,10 @@ type family struct {
 	per   string // what one op is: "item" (the default) or "msg"
 	ratio *ratio
 	extra func(*printer, Medians)
+	// also names other families shown in this one's section, and table,
+	// when set, replaces the table of every figure.
+	also  []string
+	table func(*printer, Medians)
 }
 
 // ratio is a column comparing each variant with evolve's.
@@ -107,6 +111,49 @@ var families = []family{
 			},
 		},
 	},
+	{
+		name: "Remote",
+		about: "b.N ints posted one by one to a remote stage (remote.New on its own, its node on the\n" +
+			"loopback) whose workers, 1 or 2 processes running the test binary, double them; the\n" +
+			"sink checks every result. Each worker has 256 slots, a message to a worker carries at\n" +
+			"most 256 items, the rest are the defaults (Queue 64, Window 1024, the JSON codec).\n" +
+			"The workers are started and registered before the timer starts; it stops once Close\n" +
+			"and Wait have returned. RemoteRaw: b.N `wrapperspb.Int64Value`s sent one way with\n" +
+			"Root.Send, over protoactor remote on the loopback, to an actor in a child process that\n" +
+			"counts them and answers once it has them all. Allocations and bytes are those of the\n" +
+			"benchmark's process alone (the master, or the raw sender), over the timed part.",
+		also:  []string{"RemoteRaw"},
+		table: remoteTable,
+	},
+}
+
+// remoteRows are the rows of the Remote table: the benchmark and its label.
+var remoteRows = [][2]string{
+	{"RemoteRaw", "raw protoactor, one way"},
+	{"Remote/workers-1", "remote stage, 1 worker"},
+	{"Remote/workers-2", "remote stage, 2 workers"},
+}
+
+// remoteTable writes the Remote section's table: items/s (msg/s for the raw
+// sends), its ratio to the raw msg/s, and the master's figures per item.
+func remoteTable(p *printer, m Medians) {
+	p.row([]string{"benchmark", "what", "items/s (msg/s)", "÷ raw msg/s", "allocs/item on the master", "B/item on the master", "ns/item"})
+	p.row(slices.Repeat([]string{"---"}, 7))
+	for _, r := range remoteRows {
+		if m.Runs[r[0]] == 0 {
+			continue
+		}
+		rate, allocs := "msg/s", "allocs/msg"
+		if r[0] != "RemoteRaw" {
+			rate, allocs = "items/s", "allocs/item"
+		}
+		ratio := ""
+		if x, ok := RemoteRatio(m, r[0]); ok {
+			ratio = Ratio(x)
+		}
+		p.row([]string{r[0], r[1], cell(m, r[0], rate), ratio, cell(m, r[0], allocs), cell(m, r[0], "B/op"), cell(m, r[0], "ns/op")})
+	}
+	p.printf("\n")
 }
 
 // timeOverEvolve returns a cell function that divides a variant's ns/op by

@@ -48,6 +48,9 @@ func Render(w io.Writer, r Report) error {
 	seen := map[string]bool{}
 	for _, f := range families {
 		seen[f.name] = true
+		for _, name := range f.also {
+			seen[name] = true
+		}
 		p.family(f, r.Medians)
 	}
 	for _, name := range familyNames(r.Medians) {
@@ -76,10 +79,11 @@ func (p *printer) printf(format string, args ...any) {
 func (p *printer) header(r Report) {
 	p.printf("# Benchmarks\n\n")
 	p.printf("evolve side by side with what a Go programmer would pick instead: hand-written\n")
-	p.printf("channels, conc, errgroup, ants, a bare protoactor actor, x/time/rate and\n")
-	p.printf("uber-go/ratelimit. The benchmarks are in [bench](../bench) (a module of its\n")
-	p.printf("own; its package documentation says what each variant does); this file is\n")
-	p.printf("written by `bench/run`. A benchmark reports; it does not fail.\n\n")
+	p.printf("channels, conc, errgroup, ants, a bare protoactor actor, x/time/rate,\n")
+	p.printf("uber-go/ratelimit and raw protoactor remote. The benchmarks are in\n")
+	p.printf("[bench](../bench) (a module of its own; its package documentation and its\n")
+	p.printf("benchmarks' doc comments say what each variant does); this file is written by\n")
+	p.printf("`bench/run`. A benchmark reports; it does not fail.\n\n")
 	p.printf("- Date: %s (when the report was written)\n", r.Date.UTC().Format("2006-01-02 15:04 UTC"))
 	p.printf("- Machine: %s\n", r.Machine)
 	p.printf("- Command: `%s`\n", r.Command)
@@ -91,7 +95,7 @@ func (p *printer) header(r Report) {
 	if r.Raw != "" {
 		p.printf(" Raw output: [%s](%s).", r.Raw, r.Raw)
 	}
-	p.printf("\n- One op is one item (one message in Agent): ns/item, B/item and allocs/item\n")
+	p.printf("\n- One op is one item (one message in Agent and RemoteRaw): ns/item, B/item and allocs/item\n")
 	p.printf("  are the testing package's ns/op, B/op and allocs/op.\n\n")
 }
 
@@ -129,6 +133,13 @@ func (p *printer) targets(ts []Target) {
 // figure of every variant, and its ratio column and extra tables, if any.
 func (p *printer) family(f family, m Medians) {
 	variants := variantsOf(m, f.name)
+	if f.table != nil {
+		if len(variants) > 0 || slices.ContainsFunc(f.also, func(name string) bool { return ran(m, name) }) {
+			p.printf("## %s\n\n%s\n\n", f.name, f.about)
+			f.table(p, m)
+		}
+		return
+	}
 	if len(variants) == 0 {
 		return
 	}
@@ -219,6 +230,11 @@ func unitsOf(m Medians, fam string, variants []string) []string {
 	}
 	slices.Sort(rest)
 	return append(units, rest...)
+}
+
+// ran reports whether fam ran: a benchmark named fam, or fam/something.
+func ran(m Medians, fam string) bool {
+	return m.Runs[fam] > 0 || len(variantsOf(m, fam)) > 0
 }
 
 // variantsOf returns the names of fam's benchmarks without the family prefix,

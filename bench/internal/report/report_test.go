@@ -36,6 +36,9 @@ BenchmarkAdaptiveCPU/fixed-2-2  	       1	    482243 ns/op	      2050 items/s
 BenchmarkAdaptiveCPU/fixed-8-2  	       1	    487547 ns/op	      2020 items/s
 BenchmarkOverload/evolve-2      	       1	    107422 ns/op	         10 peak-heap-MB
 BenchmarkOverload/unbounded-2   	       1	    106792 ns/op	         80 peak-heap-MB
+BenchmarkRemote/workers-1-2     	  200000	      5000 ns/op	        12.00 allocs/item	    200000 items/s	    1500 B/op	      12 allocs/op
+BenchmarkRemote/workers-2-2     	  200000	      4000 ns/op	         1.50 allocs/item	    250000 items/s	    1400 B/op	       1 allocs/op
+BenchmarkRemoteRaw-2            	  200000	      1000 ns/op	         5.03 allocs/msg	   1000000 msg/s	     300 B/op	       5 allocs/op
 PASS
 ok  	github.com/evolvekit/evolve/bench	10.045s
 `
@@ -51,7 +54,7 @@ func parse(t *testing.T) report.Output {
 
 func TestParseKeepsBenchmarkLinesAndConfig(t *testing.T) {
 	out := parse(t)
-	if got, want := len(out.Results), 18; got != want {
+	if got, want := len(out.Results), 21; got != want {
 		t.Fatalf("%d results, want %d", got, want)
 	}
 	first := out.Results[0]
@@ -155,16 +158,27 @@ func TestRatios(t *testing.T) {
 	if r, best, ok := report.AdaptiveRatio(m); !ok || best != "fixed-2" || r != 2000.0/2050 {
 		t.Errorf("AdaptiveRatio = %v, %q, %v", r, best, ok)
 	}
+	for name, want := range map[string]float64{"RemoteRaw": 1, "Remote/workers-1": 0.2, "Remote/workers-2": 0.25} {
+		if r, ok := report.RemoteRatio(m, name); !ok || r != want {
+			t.Errorf("RemoteRatio(%s) = %v, %v; want %v", name, r, ok, want)
+		}
+	}
+	if _, ok := report.RemoteRatio(m, "Remote/workers-3"); ok {
+		t.Error("RemoteRatio of a benchmark that did not run")
+	}
 }
 
 func TestTargets(t *testing.T) {
 	m := report.Summarize(parse(t).Results)
 	want := map[string]string{
-		"chain <= 250 ns/item":  "met",     // 240
-		"chain <= 1 alloc/item": "met",     // 1
-		"one agent":             "not met", // 0.25×
-		"rate":                  "not met", // +0.25% at 100,000/s
-		"adaptive":              "met",     // 0.976×
+		"chain <= 250 ns/item":         "met",     // 240
+		"chain <= 1 alloc/item":        "met",     // 1
+		"one agent":                    "not met", // 0.25×
+		"rate":                         "not met", // +0.25% at 100,000/s
+		"adaptive":                     "met",     // 0.976×
+		"remote, 2 workers >= 0.25×":   "met",     // 0.25×
+		"remote, 2 workers >= 100,000": "met",     // 250,000
+		"remote, 2 workers <= 2":       "met",     // 1.5
 	}
 	ts := report.Targets(m)
 	if len(ts) != len(want) {
@@ -175,6 +189,15 @@ func TestTargets(t *testing.T) {
 			if strings.HasPrefix(tg.Goal, prefix) && tg.Verdict() != verdict {
 				t.Errorf("%s: %s (%s), want %s", tg.Goal, tg.Verdict(), tg.Figure, verdict)
 			}
+		}
+	}
+	slow := report.Summarize([]report.Result{
+		{Name: "Remote/workers-2", Metrics: map[string]float64{"items/s": 99_999, "allocs/item": 2.01}},
+		{Name: "RemoteRaw", Metrics: map[string]float64{"msg/s": 400_000}},
+	})
+	for _, tg := range report.Targets(slow) {
+		if strings.HasPrefix(tg.Goal, "remote") && tg.Verdict() != "not met" {
+			t.Errorf("with 99,999 items/s, 0.2499× and 2.01 allocs/item, %s is %s (%s)", tg.Goal, tg.Verdict(), tg.Figure)
 		}
 	}
 	none := report.Targets(report.Summarize(nil))
@@ -235,6 +258,11 @@ func TestRenderShowsEveryFigureRatioAndTarget(t *testing.T) {
 		"| unbounded | 106,792 | 80.0 | 8.00× |",
 		"| adaptive | 460,820 | 2000 | 2.00 | 0.98× |",
 		"| fixed-2 | 482,243 | 2050 |  | 1.00× |",
+		"| benchmark | what | items/s (msg/s) | ÷ raw msg/s | allocs/item on the master | B/item on the master | ns/item |",
+		"| RemoteRaw | raw protoactor, one way | 1,000,000 | 1.00× | 5.03 | 300 | 1000 |",
+		"| Remote/workers-1 | remote stage, 1 worker | 200,000 | 0.20× | 12.0 | 1500 | 5000 |",
+		"| Remote/workers-2 | remote stage, 2 workers | 250,000 | 0.25× | 1.50 | 1400 | 4000 |",
+		"| remote, 2 workers >= 100,000 items/s | 250,000 items/s | met |",
 		"## benchstat",
 		"Chain/evolve-2   240n ± 20%",
 	} {

@@ -38,6 +38,10 @@ const (
 	AgentRatioTarget  = 0.5  // one agent's msg/s over a bare protoactor actor's, at least
 	RateErrTarget     = 0.2  // |err%| of the rate agent at each rate, at most
 	AdaptiveTarget    = 0.95 // adaptive items/s over the best fixed limit's, at least
+
+	RemoteRatioTarget  = 0.25    // remote items/s with 2 workers over raw protoactor one-way msg/s, at least
+	RemoteItemsTarget  = 100_000 // remote items/s with 2 workers, at least
+	RemoteAllocsTarget = 2       // allocations per item on the master with 2 workers, at most
 )
 
 // Rates are the configured rates of BenchmarkRate, in items a second.
@@ -45,7 +49,8 @@ var Rates = []string{"1000", "10000", "100000"}
 
 // Targets evaluates every target against m.
 func Targets(m Medians) []Target {
-	return []Target{chainNs(m), chainAllocs(m), agentRatio(m), rateErr(m), adaptiveBest(m)}
+	return []Target{chainNs(m), chainAllocs(m), agentRatio(m), rateErr(m), adaptiveBest(m),
+		remoteRatio(m), remoteItems(m), remoteAllocs(m)}
 }
 
 func notMeasured(goal, missing string) Target {
@@ -139,4 +144,50 @@ func adaptiveBest(m Medians) Target {
 		return notMeasured(goal, "AdaptiveCPU/adaptive or AdaptiveCPU/fixed-N")
 	}
 	return Target{Goal: goal, Figure: fmt.Sprintf("%s of %s", Ratio(r), best), Measured: true, Met: r >= AdaptiveTarget}
+}
+
+// remoteTargeted is the benchmark the remote targets are held to.
+const remoteTargeted = "Remote/workers-2"
+
+// RemoteRatio returns the items/s of a BenchmarkRemote variant (such as
+// "Remote/workers-2") over the msg/s of BenchmarkRemoteRaw; for
+// "RemoteRaw" itself, 1.
+func RemoteRatio(m Medians, name string) (float64, bool) {
+	unit := "items/s"
+	if name == "RemoteRaw" {
+		unit = "msg/s"
+	}
+	x, ok1 := m.Get(name, unit)
+	raw, ok2 := m.Get("RemoteRaw", "msg/s")
+	if !ok1 || !ok2 || raw == 0 {
+		return 0, false
+	}
+	return x / raw, true
+}
+
+func remoteRatio(m Medians) Target {
+	const goal = "remote, 2 workers >= 0.25× raw protoactor one way (items/s ÷ msg/s)"
+	r, ok := RemoteRatio(m, remoteTargeted)
+	if !ok {
+		return notMeasured(goal, remoteTargeted+" or RemoteRaw")
+	}
+	return Target{Goal: goal, Figure: Ratio(r), Measured: true, Met: r >= RemoteRatioTarget}
+}
+
+func remoteItems(m Medians) Target {
+	const goal = "remote, 2 workers >= 100,000 items/s"
+	v, ok := m.Get(remoteTargeted, "items/s")
+	if !ok {
+		return notMeasured(goal, remoteTargeted)
+	}
+	return Target{Goal: goal, Figure: Num(v) + " items/s", Measured: true, Met: v >= RemoteItemsTarget}
+}
+
+func remoteAllocs(m Medians) Target {
+	const goal = "remote, 2 workers <= 2 allocs/item on the master"
+	v, ok := m.Get(remoteTargeted, "allocs/item")
+	if !ok {
+		return notMeasured(goal, remoteTargeted)
+	}
+	return Target{Goal: goal, Figure: Num(v) + " allocs/item", Measured: true, Met: v <= RemoteAllocsTarget}
 }

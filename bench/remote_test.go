@@ -1,0 +1,170 @@
+//go:build !race
+
+package bench_test
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/remote"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// The remote stage's settings for tiny items: each worker runs remoteSlots
+// items at once, and a message to a worker carries at most remoteMaxBatch
+// items, so one message can fill all of a worker's slots; the other
+// settings are the defaults (Queue 64, Window 1024, the JSON codec).
+const (
+	remoteSlots    = 256
+	remoteMaxBatch = 256
+	remoteStage    = "double"
+	// remoteSetup bounds a child's start, its registration and its end.
+	remoteSetup = 10 * time.Second
+)
+
+// BenchmarkRemote posts b.N ints, one at a time from the benchmark's
+// goroutine, to a remote stage (remote.New on its own, on a node on the
+// loopback) whose workers, 1 or 2 processes running this test binary, double
+// them; the sink checks every result came once, doubled. One op is one item.
+// The workers are started and registered before the timer starts; the timer
+// stops once Close and Wait have returned. It reports items/s, and
+// allocs/item: the allocations of this process, the master's, over the timed
+// part, per item (the workers' are not counted).
+func BenchmarkRemote(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run("workers-"+strconv.Itoa(workers), func(b *testing.B) { remoteStageRun(b, workers) })
+	}
+}
+
+// remoteStageRun runs one call of BenchmarkRemote with the given number of
+// worker processes.
+func remoteStageRun(b *testing.B, workers int) {
+	node, err := remote.Listen("127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer node.Close()
+	rt := agent.NewRuntime()
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), remoteSetup)
+		defer cancel()
+		_ = rt.Shutdown(ctx)
+	}()
+	s := newSeen(b.N)
+	var bad int
+	h, err := remote.New(rt, remote.Config[int]{Node: node, Name: remoteStage, MaxBatch: remoteMaxBatch},
+		func(r remote.Result[int]) {
+			if r.Err != nil || r.Value != 2*int(r.Seq) {
+				bad++
+				return
+			}
+			s.mark(int(r.Seq))
+		})
+	if err != nil {
+		b.Fatal(err)
+	}
+	children := make([]*child, workers)
+	for i := range children {
+		children[i] = startChild(b, "worker", node.Addr(), remoteStage, strconv.Itoa(remoteSlots))
+	}
+	awaitWorkers(b, h, workers)
+
+	ctx := context.Background()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for i := range b.N {
+		if err := h.Post(ctx, i); err != nil {
+			b.Fatal(err)
+		}
+	}
+	h.Close()
+	if err := h.Wait(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "items/s")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N), "allocs/item")
+	if bad != 0 {
+		b.Fatalf("%d results failed or were not the item doubled", bad)
+	}
+	s.check(b)
+	// Told the stage has finished, the workers end by themselves. One
+	// that ends with an error is logged, not failed: the figures stand.
+	for _, c := range children {
+		if err := c.wait(remoteSetup); err != nil {
+			b.Logf("worker: %v", err)
+		}
+	}
+}
+
+// awaitWorkers waits, at most remoteSetup, until n workers have registered
+// with the master h.
+func awaitWorkers(b *testing.B, h agent.Handle[int, remote.Status], n int) {
+	b.Helper()
+	deadline := time.Now().Add(remoteSetup)
+	for {
+		st, err := h.Status(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(st.Workers) == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d workers registered within %v", len(st.Workers), n, remoteSetup)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// BenchmarkRemoteRaw sends b.N small protobuf messages (a
+// wrapperspb.Int64Value each), one way, with Root.Send from this process to
+// an actor in a child process that counts them, over protoactor remote on
+// the loopback; the child answers once it has them all. One op is one
+// message. The connection is made, by a first exchange, before the timer
+// starts; the timer stops when the answer is in. It reports msg/s, and
+// allocs/msg: this process's allocations over the timed part, per message.
+func BenchmarkRemoteRaw(b *testing.B) {
+	sink := startChild(b, "sink")
+	sys, rem := startRemoting()
+	defer func() {
+		rem.Shutdown(false)
+		sys.Shutdown()
+	}()
+	target := actor.NewPID(sink.line, "sink")
+	// Announcing none is answered at once: the connections both ways are
+	// then open.
+	if _, err := sys.Root.RequestFuture(target, wrapperspb.UInt64(0), remoteSetup).Result(); err != nil {
+		b.Fatalf("the sink at %s does not answer: %v", sink.line, err)
+	}
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	answer := sys.Root.RequestFuture(target, wrapperspb.UInt64(uint64(b.N)), time.Minute+time.Duration(b.N)*time.Microsecond)
+	for i := range b.N {
+		sys.Root.Send(target, wrapperspb.Int64(int64(i)))
+	}
+	got, err := answer.Result()
+	b.StopTimer()
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		b.Fatalf("the sink did not answer: %v", err)
+	}
+	if n := got.(*wrapperspb.UInt64Value).Value; n != uint64(b.N) {
+		b.Fatalf("the sink counted %d of %d messages", n, b.N)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msg/s")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N), "allocs/msg")
+	_ = sink.stdin.Close()
+	if err := sink.wait(remoteSetup); err != nil {
+		b.Errorf("sink: %v", err)
+	}
+}
