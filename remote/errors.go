@@ -20,9 +20,10 @@ var ErrWorkerLost = errors.New("remote: the worker was lost")
 // stopped, or the message was lost.
 var ErrLeaseExpired = errors.New("remote: the lease expired")
 
-// ErrNoWorker is the error of an item that needs a tag no registered worker
-// has, after it waited Config.TagWait for one.
-var ErrNoWorker = errors.New("remote: no worker has the tag")
+// ErrNoWorker is the error of an item that no registered worker could
+// take (none has its tag, or none is registered at all) after it waited
+// Config.TagWait for one.
+var ErrNoWorker = errors.New("remote: no worker to take the item")
 
 // ErrMasterGone is what [Work] returns when the master it worked for went
 // away without saying the stage was finished.

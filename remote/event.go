@@ -43,8 +43,10 @@ type Outcome[O any] struct {
 	Err     error
 }
 
-// Left says a worker left gracefully, handing back the items in Handed:
-// they are requeued, and that is no failed attempt.
+// Left says a worker left gracefully: it will send nothing more. Every
+// item still leased to it is requeued, and that is no failed attempt.
+// Handed lists the items the worker held as it left; items dispatched to it
+// while it was leaving are not among them, and are requeued all the same.
 type Left struct {
 	Worker WorkerID
 	Handed []uint64

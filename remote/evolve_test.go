@@ -272,19 +272,20 @@ func TestALeavingWorkerHandsItemsBackWithoutSpendingAnAttempt(t *testing.T) {
 	wait := 5 * time.Second
 	tr := play(t, remote.Config[string]{Lease: lease, MaxAttempts: 1, TagWait: wait},
 		pullAll, join(1, 2), ask(1, 2), items("a", "b"),
-		quit(1, 0, 7), // 7 was never leased to it: ignored
+		quit(1, 0, 7), // b was sent as it left, so it is not listed; 7 was never leased to it
 		join(2, 1), ask(2, 1),
-		ok(1, 1, 1, 11), // the worker that left still sends what it kept
+		ok(1, 1, 1, 11), // a late result from the worker that left still counts, being the first
 		ok(2, 0, 2, 10),
 	)
-	assert.Equal(t, []agent.Effect{agent.Timer{Tag: waitTag, Delay: wait}}, tr[4].Effects, "no worker left for a")
+	assert.Equal(t, []agent.Effect{agent.Disarm{Tag: leaseTag}, agent.Timer{Tag: waitTag, Delay: wait}}, tr[4].Effects,
+		"nothing is leased any more, and no worker is left for a and b")
 	st := tr[4].State.Status()
-	assert.Equal(t, 1, st.Requeued)
-	assert.Equal(t, 1, st.Queued)
-	assert.Equal(t, 1, st.InFlight, "b stays leased to the worker that left")
+	assert.Equal(t, 2, st.Requeued, "every item leased to the worker comes back, listed or not")
+	assert.Equal(t, 2, st.Queued)
+	assert.Zero(t, st.InFlight)
 	assert.Empty(t, st.Workers)
 	assert.Equal(t, []agent.Effect{agent.Disarm{Tag: waitTag}}, tr[5].Effects)
-	assert.Equal(t, []agent.Effect{send(2, task(0, 2, "a"))}, tr[6].Effects,
+	assert.Equal(t, []agent.Effect{send(2, task(0, 2, "a")), agent.Timer{Tag: leaseTag, Delay: lease}}, tr[6].Effects,
 		"a new attempt number, though MaxAttempts is 1: handing back is no failure")
 	assert.Empty(t, tr[7].Effects, "b's result waits for a's")
 	assert.Equal(t, []agent.Effect{
@@ -425,7 +426,7 @@ func TestAnItemNoWorkerCanTakeFailsAfterTagWait(t *testing.T) {
 	assert.Equal(t, uint64(0), rs[0].Seq)
 	assert.ErrorIs(t, rs[0].Err, remote.ErrNoWorker)
 	assert.EqualError(t, rs[0].Err,
-		`remote: item 0 needs tag "gpu", and no worker with it registered within 5s: `+remote.ErrNoWorker.Error())
+		`remote: item 0 needs tag "gpu" and waited 5s, and no worker with it registered: `+remote.ErrNoWorker.Error())
 	assert.Equal(t, agent.Demand{N: 2}, fx[1], "the items left their line")
 	st := tr[4].State.Status()
 	assert.Equal(t, 2, st.Failed)

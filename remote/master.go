@@ -3,6 +3,7 @@ package remote
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/evolvekit/evolve/agent"
@@ -224,9 +225,19 @@ func (l *link[I, O]) leave(ctx actor.Context, m *wire.Leave) {
 	l.mu.Unlock()
 	if pid != nil {
 		ctx.Unwatch(pid)
+		l.forget(pid)
 		l.post(agent.Event[Left]{Value: Left{Worker: id, Handed: m.Handed}})
 	}
 	ctx.Respond(&wire.Finished{})
+}
+
+// forget drops a worker that has gone from those watching the link, so
+// that the link's own end is not reported to it: protoactor would dial the
+// dead worker to tell it, and wait two seconds once the dial fails.
+func (l *link[I, O]) forget(worker *actor.PID) {
+	if self, ok := l.node.sys.ProcessRegistry.Get(l.pid); ok {
+		self.SendSystemMessage(l.pid, &actor.Unwatch{Watcher: worker})
+	}
 }
 
 // lost tells the master a worker died, unless it had left.
@@ -238,6 +249,7 @@ func (l *link[I, O]) lost(who *actor.PID) {
 		delete(l.workers, id)
 	}
 	l.mu.Unlock()
+	l.forget(who)
 	if ok {
 		l.post(agent.Event[Lost]{Value: Lost{Worker: id}})
 	}
@@ -289,17 +301,31 @@ func (l *link[I, O]) send(e agent.Effect) bool {
 	return true
 }
 
-// close tells the workers the stage has finished, and takes the master off
-// its node.
+// close tells the workers the stage has finished, waits a little for them
+// to take the news, and takes the master off its node. Waiting for their
+// answers means that a node closed at once after the stage does not lose
+// the news on its way; the workers are then dropped from those watching the
+// link, so that its end is not sent to workers that have already left.
 func (l *link[I, O]) close() {
 	l.mu.Lock()
 	l.closed = true
 	workers := l.workers
 	l.workers, l.ids = map[WorkerID]*actor.PID{}, map[string]WorkerID{}
 	l.mu.Unlock()
+	futures := make([]*actor.Future, 0, len(workers))
 	for _, pid := range workers {
-		l.node.sys.Root.Send(pid, &wire.Finished{})
+		futures = append(futures, l.node.sys.Root.RequestFuture(pid, &wire.Finished{}, finishWait))
+	}
+	for _, f := range futures {
+		_ = f.Wait()
+	}
+	for _, pid := range workers {
+		l.forget(pid)
 	}
 	_ = l.node.sys.Root.StopFuture(l.pid).Wait()
 	l.node.free(l.name)
 }
+
+// finishWait bounds how long a finished stage waits for each of its workers
+// to acknowledge the news; they wait together.
+const finishWait = time.Second

@@ -233,7 +233,7 @@ func finish(t *testing.T, h agent.Handle[int, remote.Status]) {
 	h.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	require.NoError(t, h.Wait(ctx))
+	require.NoError(t, h.Wait(ctx), "status: %+v", status(t, h))
 }
 
 func TestKilledWorkerLosesNothing(t *testing.T) {

@@ -603,8 +603,8 @@ func (m *msim) expect(msg agent.Msg) {
 		}
 	case agent.Event[remote.Left]:
 		if w := m.worker(msg.Value.Worker); w != nil && w.registered {
-			for _, seq := range msg.Value.Handed {
-				if it := m.item(seq); it != nil && it.phase == simLeased && it.holder == w.id {
+			for _, it := range m.items {
+				if it.phase == simLeased && it.holder == w.id {
 					it.phase = simQueued
 					m.requeued++
 				}

@@ -61,19 +61,20 @@ func (b *book[I, O]) ask(a Asked) bool {
 	return true
 }
 
-// leave removes the worker l names, and requeues the items it handed back
-// that are still leased to it, with no attempt counted. The items it keeps
-// stay leased: their results may still come. It reports false for a worker
-// not registered.
+// leave removes the worker l names, and requeues every item still leased to
+// it, with no attempt counted: it sends nothing more. It reports false for a
+// worker not registered.
 func (b *book[I, O]) leave(l Left) bool {
 	if b.member(l.Worker) == nil {
 		return false
 	}
-	for _, seq := range l.Handed {
-		e := b.entry(seq)
-		if e == nil || e.phase != phaseLeased || e.worker != l.Worker {
+	w := b.member(l.Worker)
+	for i := 0; i < b.items.len() && w.flight > 0; i++ {
+		e := b.items.at(i)
+		if e.phase != phaseLeased || e.worker != l.Worker {
 			continue
 		}
+		seq := b.base + uint64(i)
 		b.unlease(e)
 		b.requeue(seq, e)
 		b.requeued++

@@ -136,9 +136,9 @@ func (b *book[I, O]) giveUp(at time.Time) {
 // with tag.
 func (b *book[I, O]) noWorker(seq uint64, tag string) error {
 	if tag == "" {
-		return fmt.Errorf("remote: item %d needs a worker, and none registered within %v: %w", seq, b.tagWait, ErrNoWorker)
+		return fmt.Errorf("remote: item %d waited %v and no worker registered: %w", seq, b.tagWait, ErrNoWorker)
 	}
-	return fmt.Errorf("remote: item %d needs tag %q, and no worker with it registered within %v: %w", seq, tag, b.tagWait, ErrNoWorker)
+	return fmt.Errorf("remote: item %d needs tag %q and waited %v, and no worker with it registered: %w", seq, tag, b.tagWait, ErrNoWorker)
 }
 
 // arm keeps one timer per tag pending at the earliest instant it is due,

@@ -250,6 +250,9 @@ func (w *worker[I, O]) Receive(ctx actor.Context) {
 	case leave:
 		w.leave(ctx)
 	case *wire.Finished:
+		if ctx.Sender() != nil {
+			ctx.Respond(&wire.Finished{})
+		}
 		w.end(nil)
 	case *actor.Terminated:
 		if m.Who.Equal(w.master) {
@@ -405,13 +408,17 @@ func (w *worker[I, O]) send(ctx actor.Context) {
 	ctx.Send(w.master, msg)
 }
 
-// leave hands back what the worker holds and says it goes; the master's
-// Finished acknowledges it.
+// leave sends the results that have ended, hands back what the worker still
+// holds and says it goes; the master's Finished acknowledges it. Results
+// that end later are not sent: the master requeues everything still leased
+// to a worker that left.
 func (w *worker[I, O]) leave(ctx actor.Context) {
 	if w.leaving || !w.joined {
 		w.end(nil)
 		return
 	}
+	// The results that have ended go first; what is left is handed back.
+	w.send(ctx)
 	w.leaving = true
 	handed := make([]uint64, 0, len(w.held))
 	for item := range w.held {
