@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/buffer"
+	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/rate"
+	"github.com/evolvekit/evolve/remote"
+	"github.com/rs/zerolog"
+)
+
+// Settings of the chain.
+const (
+	logBatch  = 500                    // receipts per batch written to the campaign log
+	logLinger = 250 * time.Millisecond // how long a partial batch waits
+	lease     = 10 * time.Second       // how long a worker may hold an email
+	endWait   = 10 * time.Second       // how long workers get to end once the campaign has
+)
+
+// campaign is one run of the master: the mail server, the remote node its
+// workers reach, the worker processes, and what the chain's sink counts.
+type campaign struct {
+	cfg   config
+	out   io.Writer // stdout, safe for concurrent use
+	mail  *mailServer
+	node  *remote.Node
+	fleet *fleet
+	log   *campaignLog
+
+	victim  atomic.Pointer[proc] // the worker to kill
+	killed  atomic.Bool          // the kill has begun
+	joining atomic.Bool          // the join has been asked for
+	join    chan struct{}        // asks for the worker that joins
+
+	mu       sync.Mutex
+	receipts map[string]int // logged, by worker
+	logged   int            // receipts in the campaign log
+	batches  int            // batches written
+}
+
+// outcome is what the campaign did, for the report.
+type outcome struct {
+	sent    int           // receipts logged
+	batches int           // batches written to the campaign log
+	elapsed time.Duration // from the first email posted to the last receipt logged
+	status  remote.Status // the remote stage's, at the end
+	mail    mailCounts
+	workers []workerLine
+	err     error // the chain's
+}
+
+// runCampaign runs the master: it starts the mail server, the remote node
+// and the workers, sends cfg.n emails through the chain, kills and starts
+// workers as cfg says, and prints what happened to stdout, progress to
+// stderr. It returns the chain's error, or that of the check.
+func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) {
+	stdout, stderr = zerolog.SyncWriter(stdout), zerolog.SyncWriter(stderr)
+	c := &campaign{cfg: cfg, out: stdout, join: make(chan struct{}, 1), receipts: make(map[string]int)}
+	if c.node, err = remote.Listen(cfg.listen); err != nil {
+		return asFlagError(fmt.Errorf("-listen: %w", err))
+	}
+	defer c.node.Close()
+	if c.log, err = createLog(cfg.log); err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, c.log.close()) }()
+	if c.mail, err = startMailServer(c.taken); err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, closeMail(c.mail)) }()
+	if c.fleet, err = newFleet(c.node.Addr(), cfg.slots, stderr); err != nil {
+		return err
+	}
+	defer c.fleet.stop()
+	o, err := c.run(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	c.fleet.wait(endWait)
+	o.workers = c.workerLines()
+	o.mail = c.mail.counts()
+	report(stdout, cfg, c.log.path, o)
+	return errors.Join(failure(o.err, o.status), verify(stdout, cfg.n, c.log.path, o))
+}
+
+// closeMail stops the mail server.
+func closeMail(m *mailServer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), endWait)
+	defer cancel()
+	return m.close(ctx)
+}
+
+// run runs the chain on a runtime of its own and returns what it did: an
+// error only if the campaign could not run, or ctx ended; the chain's own
+// error (an email that failed for good) is in the outcome.
+func (c *campaign) run(ctx context.Context, stderr io.Writer) (outcome, error) {
+	rt := agent.NewRuntime(agent.WithLogger(zerolog.New(stderr).Level(zerolog.WarnLevel).With().Timestamp().Logger()))
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), endWait)
+		defer cancel()
+		_ = rt.Shutdown(sctx)
+	}()
+	stages, err := c.chain()
+	if err != nil {
+		return outcome{}, err
+	}
+	chain, err := compose.Start(rt, stages, c.logBatch, compose.WithName("mailer"))
+	if err != nil {
+		return outcome{}, err
+	}
+	c.header()
+	if err := c.startWorkers(); err != nil {
+		return outcome{}, stop(chain, err)
+	}
+	start := time.Now()
+	stopWatching := background(
+		func(quit <-chan struct{}) { c.joiner(quit) },
+		func(quit <-chan struct{}) { c.progress(stderr, chain, start, quit) })
+	err = c.post(ctx, chain)
+	elapsed := time.Since(start)
+	stopWatching()
+	if ctx.Err() != nil {
+		return outcome{}, fmt.Errorf("interrupted after %v: %d of %d emails sent", elapsed.Round(time.Millisecond), c.sent(), c.cfg.n)
+	}
+	c.mu.Lock()
+	o := outcome{sent: c.logged, batches: c.batches, elapsed: elapsed, err: err}
+	c.mu.Unlock()
+	st, serr := chain.Status(context.Background())
+	if serr != nil {
+		return o, serr
+	}
+	o.status, _ = st.Stages[1].Detail.(remote.Status)
+	return o, nil
+}
+
+// chain returns the campaign's chain of stages, left to right: the rate
+// agent, the remote stage whose workers send the emails, and the buffer
+// agent that writes their receipts to the campaign log.
+func (c *campaign) chain() (agent.Stage[email, []receipt], error) {
+	limit, err := rate.Stage(rate.Config[email]{Name: "rate", Rate: c.cfg.rate, Burst: burst(c.cfg.rate)})
+	if err != nil {
+		return agent.Stage[email, []receipt]{}, err
+	}
+	send, err := remote.Stage[email, receipt](remote.Config[email]{
+		Node: c.node, Name: stageName, Unordered: true, Lease: lease, TagWait: c.cfg.wait})
+	if err != nil {
+		return agent.Stage[email, []receipt]{}, err
+	}
+	write, err := buffer.Stage(buffer.Config[receipt]{Name: "log", Size: logBatch, MaxWait: logLinger}, c.log.write)
+	if err != nil {
+		return agent.Stage[email, []receipt]{}, err
+	}
+	return compose.Pipe3(limit, send, write), nil
+}
+
+// burst returns the rate agent's burst at rate: a twentieth of a second's
+// worth of emails, at least 1.
+func burst(rate float64) int { return max(1, int(rate/20)) }
+
+// header prints what the campaign is about to do.
+func (c *campaign) header() {
+	fmt.Fprintf(c.out, "mailer: mail server at %s: answers a POST in %v, delivers each Message-ID once and refuses repeats\n",
+		c.mail.url, mailLatency)
+	fmt.Fprintf(c.out, "mailer: %d emails at %g a second -> workers of the master at %s -> campaign log %s, in batches of %d\n",
+		c.cfg.n, c.cfg.rate, c.node.Addr(), c.log.path, logBatch)
+	if c.cfg.workers == 0 {
+		fmt.Fprintf(c.out, "mailer: waiting for workers: %s\n", c.fleet.command())
+		return
+	}
+	fmt.Fprintf(c.out, "mailer: starting %d workers of %d slots; another can join with: %s\n",
+		c.cfg.workers, c.cfg.slots, c.fleet.command())
+}
+
+// startWorkers starts the workers w1 to w<cfg.workers>; w1 is the one to
+// kill.
+func (c *campaign) startWorkers() error {
+	for i := 1; i <= c.cfg.workers; i++ {
+		p, err := c.fleet.start(fmt.Sprintf("w%d", i))
+		if err != nil {
+			return err
+		}
+		if i == 1 {
+			c.victim.Store(p)
+		}
+	}
+	return nil
+}
+
+// post posts every email to the chain, closes it and waits for the last
+// receipt to be logged. It returns the chain's error, or ctx.Err() if ctx
+// ends first, having stopped the chain.
+func (c *campaign) post(ctx context.Context, chain agent.Handle[email, compose.Status]) error {
+	for i := 1; i <= c.cfg.n; i++ {
+		if err := chain.Post(ctx, newEmail(i, c.mail.url)); err != nil {
+			return stop(chain, err)
+		}
+	}
+	chain.Close()
+	if err := chain.Wait(ctx); err != nil {
+		if ctx.Err() != nil {
+			return stop(chain, err)
+		}
+		return err
+	}
+	return nil
+}
+
+// stop stops the chain and returns err.
+func stop(chain agent.Handle[email, compose.Status], err error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), endWait)
+	defer cancel()
+	if serr := chain.Stop(ctx); serr != nil {
+		return fmt.Errorf("%w (stopping: %v)", err, serr)
+	}
+	return err
+}
+
+// logBatch is the chain's sink: it counts a batch written to the campaign
+// log.
+func (c *campaign) logBatch(batch []receipt) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.batches++
+	c.logged += len(batch)
+	for _, r := range batch {
+		c.receipts[r.Worker]++
+	}
+}
+
+// sent returns the receipts logged so far.
+func (c *campaign) sent() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.logged
+}
+
+// taken is the mail server's hook, called as it takes each POST, before
+// it answers. Once cfg.killAfter emails are delivered, the next email
+// delivered from the first worker gets it killed with SIGKILL there and
+// then: the email is delivered, and the worker never hears so, nor reports
+// it. Once cfg.joinAfter emails are delivered, it asks for one more worker.
+func (c *campaign) taken(id, worker string, total int, first bool) {
+	if v := c.victim.Load(); c.cfg.killAfter > 0 && total >= c.cfg.killAfter && first && v != nil && worker == v.name &&
+		c.killed.CompareAndSwap(false, true) {
+		c.fleet.kill(v)
+		fmt.Fprintf(c.out, "mailer: %d emails delivered: killed worker %s (pid %d) with SIGKILL as the mail server took %s from it\n",
+			total, v.name, v.pid, id)
+	}
+	if c.cfg.joinAfter > 0 && total >= c.cfg.joinAfter && c.joining.CompareAndSwap(false, true) {
+		c.join <- struct{}{}
+	}
+}
+
+// joiner starts one more worker when taken asks for it, until quit is
+// closed.
+func (c *campaign) joiner(quit <-chan struct{}) {
+	select {
+	case <-quit:
+		return
+	case <-c.join:
+	}
+	name := fmt.Sprintf("w%d", c.cfg.workers+1)
+	p, err := c.fleet.start(name)
+	if err != nil {
+		fmt.Fprintf(c.out, "mailer: %v\n", err)
+		return
+	}
+	fmt.Fprintf(c.out, "mailer: %d emails delivered: started worker %s (pid %d)\n", c.mail.delivered(), name, p.pid)
+}
+
+// progress writes a line to w every second until quit is closed.
+func (c *campaign) progress(w io.Writer, chain agent.Handle[email, compose.Status], start time.Time, quit <-chan struct{}) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-quit:
+			return
+		case <-tick.C:
+		}
+		workers := "?"
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		st, err := chain.Status(ctx)
+		cancel()
+		if err == nil {
+			if rs, ok := st.Stages[1].Detail.(remote.Status); ok {
+				workers = fmt.Sprint(len(rs.Workers))
+			}
+		}
+		fmt.Fprintf(w, "mailer: %v: %d of %d emails delivered, %d receipts logged, %s workers\n",
+			time.Since(start).Round(100*time.Millisecond), c.mail.delivered(), c.cfg.n, c.sent(), workers)
+	}
+}
+
+// background runs each function in a goroutine of its own until the
+// returned stop is called, which closes their quit channel and waits for
+// them.
+func background(fs ...func(quit <-chan struct{})) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, f := range fs {
+		wg.Go(func() { f(quit) })
+	}
+	return func() {
+		close(quit)
+		wg.Wait()
+	}
+}

@@ -1,0 +1,203 @@
+//go:build !race
+
+// The tests in this file run protoactor remote for real: a master in the
+// test, and worker processes (the test binary again, see TestMain). They do
+// not run under the race detector: protoactor's remote writes fields
+// without a lock as it starts and shuts down (grpclog's logger in Start;
+// the endpoint manager's state in Shutdown, while a lost connection is
+// being handled), which the detector reports in any program that starts
+// and stops it. The remote stage's own bookkeeping is tested under -race
+// in package remote.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// figure returns the number printed after label, as in "requeued:   8".
+func figure(t *testing.T, out, label string) int {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(label) + `:\s+(\d+)`).FindStringSubmatch(out)
+	require.NotNil(t, m, "%q in:\n%s", label, out)
+	n, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	return n
+}
+
+// row is one line of the report's table by worker.
+type row struct {
+	name                         string
+	receipts, delivered, refused int
+	ended                        string
+}
+
+// rows reads the report's table by worker.
+func rows(t *testing.T, out string) map[string]row {
+	t.Helper()
+	re := regexp.MustCompile(`(?m)^  (\S+)(?: \(pid \d+\))?\s+(\d+)\s+(\d+)\s+(\d+)  (.+)$`)
+	got := make(map[string]row)
+	for _, m := range re.FindAllStringSubmatch(out, -1) {
+		r := row{name: m[1], ended: m[5]}
+		r.receipts, _ = strconv.Atoi(m[2])
+		r.delivered, _ = strconv.Atoi(m[3])
+		r.refused, _ = strconv.Atoi(m[4])
+		got[r.name] = r
+	}
+	return got
+}
+
+// mailLine reads the mail server's line: POSTs, delivered, refused.
+func mailLine(t *testing.T, out string) (posts, delivered, refused int) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^mail server:\s+(\d+) POSTs for \d+ emails: (\d+) delivered, (\d+) refused`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	posts, _ = strconv.Atoi(m[1])
+	delivered, _ = strconv.Atoi(m[2])
+	refused, _ = strconv.Atoi(m[3])
+	return posts, delivered, refused
+}
+
+// readReceipts reads the campaign log on its own: the receipts by
+// Message-ID, and how many say already-delivered.
+func readReceipts(t *testing.T, path string) (byID map[string]int, repeats int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	byID = make(map[string]int)
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		m := regexp.MustCompile(`^\{"id":"(<\d+\.spring-sale@mailer\.example>)","worker":"\w+","outcome":"(delivered|already-delivered)"\}$`).FindStringSubmatch(line)
+		require.NotNil(t, m, line)
+		byID[m[1]]++
+		if m[2] == outcomeRepeat {
+			repeats++
+		}
+	}
+	return byID, repeats
+}
+
+func TestAKilledWorkerLosesNoEmailAndTheRepeatIsRefused(t *testing.T) {
+	const n = 3000
+	logPath := filepath.Join(t.TempDir(), "campaign.ndjson")
+	var out, progress bytes.Buffer
+	args := []string{"-n", strconv.Itoa(n), "-rate", "20000", "-kill-after", "1000", "-join-after", "1500", "-log", logPath}
+	start := time.Now()
+	require.NoError(t, run(t.Context(), args, &out, &progress), progress.String())
+	text := out.String()
+	t.Logf("%v\n%s", time.Since(start), text)
+
+	assert.Contains(t, text, "emails sent:        3000 of 3000, a receipt each in the campaign log")
+	assert.Regexp(t, `(?m)^mailer: \d+ emails delivered: killed worker w1 \(pid \d+\) with SIGKILL as the mail server took <\d+\.spring-sale@mailer\.example> from it$`, text)
+	assert.Regexp(t, `(?m)^mailer: \d+ emails delivered: started worker w4 \(pid \d+\)$`, text)
+
+	byWorker := rows(t, text)
+	require.Len(t, byWorker, 4, text)
+	assert.Equal(t, "killed (SIGKILL)", byWorker["w1"].ended)
+	for _, w := range []string{"w2", "w3", "w4"} {
+		assert.Equal(t, "finished", byWorker[w].ended, "%s ends cleanly once the campaign has finished", w)
+	}
+	assert.Positive(t, byWorker["w4"].receipts, "the worker that joined got its share")
+	assert.Zero(t, byWorker["w1"].refused, "nothing w1 sent was a repeat: it died first")
+
+	posts, delivered, refused := mailLine(t, text)
+	assert.Equal(t, n, delivered)
+	assert.Equal(t, n+refused, posts)
+	sum := row{}
+	for _, r := range byWorker {
+		sum.receipts += r.receipts
+		sum.delivered += r.delivered
+		sum.refused += r.refused
+	}
+	assert.Equal(t, row{receipts: n, delivered: n, refused: refused}, sum, "the table adds up")
+
+	requeued, retried := figure(t, text, "requeued"), figure(t, text, "retried")
+	assert.Positive(t, requeued, "w1's emails were requeued")
+	assert.LessOrEqual(t, requeued, 8, "no more than w1's slots")
+	assert.Positive(t, refused, "the email w1 was killed sending was delivered, sent again, and refused")
+	assert.LessOrEqual(t, refused, requeued+retried, "only an email tried again can be a repeat")
+	assert.LessOrEqual(t, figure(t, text, "duplicates dropped"), refused,
+		"a result dropped as a duplicate comes from a second send of its email, which the mail server refused")
+	assert.Less(t, byWorker["w1"].receipts, byWorker["w1"].delivered, "w1 delivered emails it never reported")
+
+	byID, repeats := readReceipts(t, logPath)
+	require.Len(t, byID, n)
+	for i := 1; i <= n; i++ {
+		require.Equal(t, 1, byID[messageID(i)], "email %d has one receipt", i)
+	}
+	assert.LessOrEqual(t, repeats, refused)
+	assert.Contains(t, text, "check:              every email of 3000 was delivered by the mail server exactly once: ok\n")
+	assert.Contains(t, text, "                    but sent at least once, not exactly once: "+strconv.Itoa(posts)+" POSTs for 3000 emails; the mail server's dedupe by Message-ID refused the "+strconv.Itoa(refused)+" repeats\n")
+	assert.Contains(t, text, "                    one receipt per email in the campaign log: ok ("+strconv.Itoa(repeats)+" of them say already-delivered)\n")
+}
+
+// watched is a writer safe for concurrent use that reports when what was
+// written contains a pattern.
+type watched struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	re  *regexp.Regexp
+	hit chan []string // the pattern's first match, once
+}
+
+// Write writes p, and sends the match once the text matches.
+func (w *watched) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if w.re != nil {
+		if m := w.re.FindStringSubmatch(w.buf.String()); m != nil {
+			w.hit <- m
+			w.re = nil
+		}
+	}
+	return n, err
+}
+
+// String returns what was written.
+func (w *watched) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+func TestAMasterWithoutWorkersWaitsForOneStartedByHand(t *testing.T) {
+	const n = 500
+	out := &watched{re: regexp.MustCompile(`waiting for workers: go run \./examples/mailer (-worker -master (\S+) -slots 4)\n`), hit: make(chan []string, 1)}
+	var progress bytes.Buffer
+	done := make(chan error, 1)
+	args := []string{"-n", strconv.Itoa(n), "-rate", "5000", "-workers", "0", "-slots", "4", "-log", filepath.Join(t.TempDir(), "log")}
+	go func() { done <- run(t.Context(), args, out, &progress) }()
+	var hint []string
+	select {
+	case hint = <-out.hit:
+	case err := <-done:
+		t.Fatalf("the master ended before it waited: %v\n%s", err, out.String())
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	worker := exec.CommandContext(ctx, os.Args[0], append(strings.Fields(hint[1]), "-name", "byhand")...)
+	worker.Stderr = os.Stderr
+	said, err := worker.Output()
+	require.NoError(t, err, "the worker ends cleanly once the campaign has finished")
+	assert.Equal(t, "mailer: worker byhand: joining the master at "+hint[2]+", to send 4 emails at once\n"+
+		"mailer: worker byhand: the campaign has finished; it sent 500 emails\n", string(said))
+	require.NoError(t, <-done)
+	text := out.String()
+	assert.Equal(t, map[string]row{"byhand": {name: "byhand", receipts: n, delivered: n, ended: "started by hand"}}, rows(t, text))
+	assert.Contains(t, text, "check:              every email of 500 was delivered by the mail server exactly once: ok\n")
+	assert.Contains(t, text, "                    and sent exactly once this time: 500 POSTs for 500 emails\n")
+	assert.Zero(t, figure(t, text, "requeued"))
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// email is one email of the campaign: what the master posts to the chain,
+// and what travels to a worker. ID is its Message-ID, which the mail
+// server dedupes by: the idempotency key that makes a repeated send
+// harmless. Relay is the mail server's URL, so a worker needs no setting
+// of its own to reach it.
+type email struct {
+	ID      string `json:"id"`
+	To      string `json:"to"`
+	Subject string `json:"subject"`
+	Relay   string `json:"relay"`
+}
+
+// campaignName is in every Message-ID.
+const campaignName = "spring-sale"
+
+// newEmail returns the i-th email of the campaign, from 1, for the mail
+// server at relay.
+func newEmail(i int, relay string) email {
+	return email{ID: messageID(i), To: fmt.Sprintf("reader%d@example.com", i), Subject: "Our spring sale", Relay: relay}
+}
+
+// messageID returns the Message-ID of the i-th email.
+func messageID(i int) string { return fmt.Sprintf("<%d.%s@mailer.example>", i, campaignName) }
+
+// receipt is what a worker returns for an email: its Message-ID, the
+// worker's name, and the mail server's answer: outcomeDelivered, or
+// outcomeRepeat when an earlier send of the same email had been delivered
+// (by a worker that died before it could report it, say).
+type receipt struct {
+	ID      string `json:"id"`
+	Worker  string `json:"worker"`
+	Outcome string `json:"outcome"`
+}
+
+// sendTimeout bounds one POST to the mail server.
+const sendTimeout = 10 * time.Second
+
+// sender POSTs emails to their mail server, as a worker named name. It is
+// safe for concurrent use.
+type sender struct {
+	name   string
+	client *http.Client
+}
+
+// newSender returns a sender that keeps up to slots connections open.
+func newSender(name string, slots int) *sender {
+	return &sender{name: name, client: &http.Client{Transport: &http.Transport{
+		MaxIdleConnsPerHost: slots,
+		IdleConnTimeout:     30 * time.Second,
+	}}}
+}
+
+// close closes the idle connections.
+func (s *sender) close() { s.client.CloseIdleConnections() }
+
+// send POSTs e to its relay and returns the receipt; an answer other than
+// 201 or 200 is an error, and the master tries the email again.
+func (s *sender) send(ctx context.Context, e email) (receipt, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return receipt{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.Relay+"/messages", bytes.NewReader(body))
+	if err != nil {
+		return receipt{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(workerHeader, s.name)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return receipt{}, err
+	}
+	defer resp.Body.Close()
+	var a answer
+	err = json.NewDecoder(resp.Body).Decode(&a)
+	_, _ = io.Copy(io.Discard, resp.Body) // so the connection is reused
+	switch {
+	case resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK:
+		return receipt{}, fmt.Errorf("email %s: the mail server answered %s", e.ID, resp.Status)
+	case err != nil:
+		return receipt{}, fmt.Errorf("email %s: the mail server's answer: %w", e.ID, err)
+	}
+	return receipt{ID: e.ID, Worker: s.name, Outcome: a.Outcome}, nil
+}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/evolvekit/evolve/remote"
+)
+
+// config is what the command line asks for: a campaign (the master), or,
+// with -worker, a worker for the campaign at -master.
+type config struct {
+	worker bool   // run as a worker
+	listen string // where this process listens: the master for its workers, a worker for its master
+
+	// The master's.
+	n         int           // emails to send
+	rate      float64       // emails a second
+	workers   int           // worker processes the master starts
+	slots     int           // emails each worker sends at once (also a worker's)
+	killAfter int           // SIGKILL the first worker after this many deliveries; 0 never
+	joinAfter int           // start one more worker after this many deliveries; 0 never
+	wait      time.Duration // how long emails wait while no worker is registered
+	log       string        // the campaign log; "" for a new temporary file
+
+	// A worker's.
+	master string // the master's address
+	name   string // the worker's name in receipts and on the mail server
+}
+
+// defaults returns the configuration of a bare `mailer`; killAfter and
+// joinAfter follow -n and -workers unless set (see parseFlags).
+func defaults() config {
+	return config{listen: "127.0.0.1:0", n: 20000, rate: 4000, workers: 3, slots: 8, wait: 2 * time.Minute}
+}
+
+// Bounds of the flags' values.
+const (
+	maxEmails  = 10_000_000
+	maxRate    = 1_000_000
+	maxWorkers = 64
+	maxSlots   = 1000
+)
+
+// usageText is what -h prints.
+const usageText = `usage: mailer [flags]
+       mailer -worker -master ADDR [-slots N] [-name NAME] [-listen ADDR]
+
+Sends a newsletter of -n emails through a chain of agents: a rate agent at
+-rate emails a second, a remote stage whose workers are other processes
+that POST each email to a mail server, and a buffer agent that writes the
+workers' receipts to the campaign log in batches. The mail server is a fake
+one on 127.0.0.1, started by the master: it keeps every email by its
+Message-ID and refuses one it has already delivered.
+
+The master starts -workers worker processes (this program again, with
+-worker). After -kill-after deliveries it kills the first with SIGKILL
+while the mail server is taking an email from it, and after -join-after
+deliveries it starts one more. At the end it prints the emails sent, the
+items requeued, the duplicate results dropped, each worker's counts and the
+time taken, and checks that the mail server delivered every email exactly
+once and that the campaign log has one receipt for each.
+
+master flags:
+  -n N              emails to send (default 20000)
+  -rate R           emails a second; fractions allowed (default 4000)
+  -workers N        worker processes to start; 0 to start none and wait for
+                    workers started by hand (default 3)
+  -slots N          emails each worker sends at once (default 8)
+  -kill-after N     SIGKILL the first worker after N emails are delivered; 0
+                    for never (default: -n / 4, or 0 with -workers 0)
+  -join-after N     start one more worker after N emails are delivered; 0
+                    for never (default: -n / 2, or 0 with -workers 0)
+  -wait D           how long emails wait while no worker is registered,
+                    before they fail (default 2m)
+  -listen ADDR      where workers reach the master (default 127.0.0.1:0, a
+                    free port; the address is printed)
+  -log FILE         the campaign log, one receipt a line, emptied first if it
+                    exists (default: a new file in the temporary directory)
+
+worker flags:
+  -worker           work for a master instead
+  -master ADDR      the master's address, as it prints it
+  -slots N          emails to send at once (default 8)
+  -name NAME        the worker's name in receipts (default: worker-PID)
+  -listen ADDR      where the master answers the worker (default 127.0.0.1:0)
+`
+
+// flagError is a command line that cannot be run: a bad flag, or a value out
+// of range.
+type flagError struct{ err error }
+
+// Error returns the error's message.
+func (e flagError) Error() string { return e.err.Error() }
+
+// Unwrap returns the error underneath.
+func (e flagError) Unwrap() error { return e.err }
+
+// asFlagError returns err as a flagError if it is remote's ErrConfig: a
+// setting remote refuses came from a flag (an address that names no host,
+// say).
+func asFlagError(err error) error {
+	if errors.Is(err, remote.ErrConfig) {
+		return flagError{err}
+	}
+	return err
+}
+
+// masterOnly and workerOnly name the flags of one role only.
+var (
+	masterOnly = []string{"n", "rate", "workers", "kill-after", "join-after", "wait", "log"}
+	workerOnly = []string{"master", "name"}
+)
+
+// parseFlags reads the command line. For -h it writes the usage to stdout
+// and returns flag.ErrHelp; for anything it cannot run it returns a
+// flagError naming the flag and the value.
+func parseFlags(args []string, stdout io.Writer) (config, error) {
+	cfg := defaults()
+	fs := flag.NewFlagSet("mailer", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the error is returned, and printed by main
+	fs.BoolVar(&cfg.worker, "worker", false, "")
+	fs.StringVar(&cfg.listen, "listen", cfg.listen, "")
+	fs.IntVar(&cfg.n, "n", cfg.n, "")
+	fs.Float64Var(&cfg.rate, "rate", cfg.rate, "")
+	fs.IntVar(&cfg.workers, "workers", cfg.workers, "")
+	fs.IntVar(&cfg.slots, "slots", cfg.slots, "")
+	fs.IntVar(&cfg.killAfter, "kill-after", cfg.killAfter, "")
+	fs.IntVar(&cfg.joinAfter, "join-after", cfg.joinAfter, "")
+	fs.DurationVar(&cfg.wait, "wait", cfg.wait, "")
+	fs.StringVar(&cfg.log, "log", cfg.log, "")
+	fs.StringVar(&cfg.master, "master", cfg.master, "")
+	fs.StringVar(&cfg.name, "name", cfg.name, "")
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usageText)
+		return cfg, err
+	}
+	if err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	set := given(fs)
+	if err == nil {
+		err = roles(set, cfg.worker)
+	}
+	if err == nil {
+		cfg = cfg.withMilestones(set)
+		err = cfg.check()
+	}
+	if err != nil {
+		return cfg, flagError{err}
+	}
+	return cfg, nil
+}
+
+// given returns the names of the flags set on the command line.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := make(map[string]bool)
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// roles refuses a flag of the other role, of those in set: a master flag
+// with -worker, or a worker flag without.
+func roles(set map[string]bool, worker bool) error {
+	if worker {
+		for _, name := range masterOnly {
+			if set[name] {
+				return fmt.Errorf("-%s is a flag of the master, not of -worker", name)
+			}
+		}
+		return nil
+	}
+	for _, name := range workerOnly {
+		if set[name] {
+			return fmt.Errorf("-%s needs -worker", name)
+		}
+	}
+	return nil
+}
+
+// withMilestones fills in the defaults of -kill-after and -join-after
+// unless set has them: a quarter and a half of -n, when the master starts
+// workers of its own, and 0 (never) when it does not.
+func (c config) withMilestones(set map[string]bool) config {
+	if !set["kill-after"] && c.workers > 0 {
+		c.killAfter = c.n / 4
+	}
+	if !set["join-after"] && c.workers > 0 {
+		c.joinAfter = c.n / 2
+	}
+	return c
+}
+
+// check reports the first value of c that is out of range.
+func (c config) check() error {
+	if c.slots < 1 || c.slots > maxSlots {
+		return fmt.Errorf("-slots must be between 1 and %d, got %d", maxSlots, c.slots)
+	}
+	if c.worker {
+		if c.master == "" {
+			return errors.New("-worker needs -master ADDR, the address the master prints")
+		}
+		return nil
+	}
+	switch {
+	case c.n < 1 || c.n > maxEmails:
+		return fmt.Errorf("-n must be between 1 and %d, got %d", maxEmails, c.n)
+	case !(c.rate > 0 && c.rate <= maxRate):
+		return fmt.Errorf("-rate must be above 0 and at most %d, got %v", maxRate, c.rate)
+	case c.workers < 0 || c.workers > maxWorkers:
+		return fmt.Errorf("-workers must be between 0 and %d, got %d", maxWorkers, c.workers)
+	case c.killAfter < 0 || c.killAfter >= c.n:
+		return fmt.Errorf("-kill-after must be between 0 and -n - 1 (%d), got %d", c.n-1, c.killAfter)
+	case c.killAfter > 0 && c.workers == 0:
+		return errors.New("-kill-after kills a worker the master started: it needs -workers 1 or more")
+	case c.joinAfter < 0 || c.joinAfter >= c.n:
+		return fmt.Errorf("-join-after must be between 0 and -n - 1 (%d), got %d", c.n-1, c.joinAfter)
+	case c.wait <= 0:
+		return fmt.Errorf("-wait must be above 0, got %v", c.wait)
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// fleet is the worker processes the master starts: this program again,
+// with -worker. It is safe for concurrent use.
+type fleet struct {
+	exe    string // this program
+	master string // the master's address
+	slots  int
+	stderr io.Writer // the workers' stderr
+
+	mu    sync.Mutex
+	procs []*proc // in the order started
+}
+
+// proc is one worker process.
+type proc struct {
+	name   string
+	pid    int
+	cmd    *exec.Cmd
+	done   chan struct{} // closed once the process has ended and been waited for
+	err    error         // what Wait returned, once done is closed
+	killed bool          // the fleet killed it on purpose; set before the signal
+}
+
+// newFleet returns a fleet of workers for the master at addr.
+func newFleet(addr string, slots int, stderr io.Writer) (*fleet, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding this program to start workers: %w", err)
+	}
+	return &fleet{exe: exe, master: addr, slots: slots, stderr: stderr}, nil
+}
+
+// command returns the command line that starts a worker for the fleet's
+// master, for the user to run by hand.
+func (f *fleet) command() string {
+	return fmt.Sprintf("go run ./examples/mailer -worker -master %s -slots %d", f.master, f.slots)
+}
+
+// start starts a worker process named name. A goroutine waits for it to
+// end; wait and stop wait for that goroutine.
+func (f *fleet) start(name string) (*proc, error) {
+	cmd := exec.Command(f.exe, "-worker", "-master", f.master, "-slots", strconv.Itoa(f.slots), "-name", name)
+	cmd.Stderr = f.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting worker %s: %w", name, err)
+	}
+	p := &proc{name: name, pid: cmd.Process.Pid, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	f.mu.Lock()
+	f.procs = append(f.procs, p)
+	f.mu.Unlock()
+	return p, nil
+}
+
+// kill kills p with SIGKILL and waits for it to end.
+func (f *fleet) kill(p *proc) {
+	f.mu.Lock()
+	p.killed = true
+	f.mu.Unlock()
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// wait waits up to d for every worker to end by itself (a worker ends once
+// the campaign has finished), then kills those still running.
+func (f *fleet) wait(d time.Duration) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for _, p := range f.all() {
+		select {
+		case <-p.done:
+		case <-deadline.C:
+			f.stop()
+			return
+		}
+	}
+}
+
+// stop kills every worker still running and waits for them.
+func (f *fleet) stop() {
+	for _, p := range f.all() {
+		select {
+		case <-p.done:
+		default:
+			f.kill(p)
+		}
+	}
+}
+
+// all returns the workers started so far.
+func (f *fleet) all() []*proc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*proc(nil), f.procs...)
+}
+
+// ended says how the worker p ended: "finished" for a clean exit, "killed
+// (SIGKILL)" for the one the fleet killed, "exit status 1" and such
+// otherwise, or "running".
+func (f *fleet) ended(p *proc) string {
+	select {
+	case <-p.done:
+	default:
+		return "running"
+	}
+	f.mu.Lock()
+	killed := p.killed
+	f.mu.Unlock()
+	var exit *exec.ExitError
+	switch {
+	case p.err == nil:
+		return "finished"
+	case killed:
+		return "killed (SIGKILL)"
+	case errors.As(p.err, &exit):
+		return exit.String()
+	}
+	return p.err.Error()
+}

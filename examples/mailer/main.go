@@ -1,0 +1,113 @@
+// Command mailer sends a newsletter campaign through a chain of agents
+// whose middle stage runs on other processes: a master and its workers,
+// with package remote. Part way through it kills a worker with SIGKILL,
+// and later starts a new one, and shows that every email still reached the
+// mail server exactly once.
+//
+// The master starts a fake mail server: a net/http server on 127.0.0.1
+// whose POST /messages takes an email as JSON, answers after 2 ms, keeps
+// every email by its Message-ID, and delivers an email only the first time
+// it sees its Message-ID: a repeat is answered 200 "already-delivered" and
+// counted as refused. That Message-ID is the idempotency key.
+//
+// The campaign is a chain of agents (package compose):
+//
+//	emails 1..N -> rate agent: -rate emails a second
+//	            -> remote stage "send": the workers, other processes, pull
+//	               emails when they have a free slot (-slots each) and POST
+//	               each to the mail server; each returns a receipt (the
+//	               Message-ID, the worker's name, the server's answer)
+//	            -> buffer agent: receipts in batches of 500 (or what came
+//	               in 250 ms), each batch appended to the campaign log, one
+//	               JSON receipt a line
+//
+// The workers are this program again, started with -worker: three by
+// default, named w1 to w3. Once -kill-after emails have been delivered,
+// the next email the mail server delivers from w1 gets w1 killed with
+// SIGKILL before the server answers: that email is delivered, and w1 never
+// reports it. The master sees w1's connection end and requeues every email
+// w1 held, so another worker sends that email again, and the mail server
+// refuses the repeat. Once -join-after emails have been delivered, the
+// master starts one more worker, w4, which registers and gets its share.
+//
+// This is the remote stage's promise, shown end to end: each email's
+// result (its receipt) comes out of the stage once, but an email is sent
+// at least once, not exactly once; a worker killed after sending and
+// before reporting makes a repeat. Exactly once delivery is the mail
+// server's doing, by Message-ID, and the report keeps the two apart.
+//
+// At the end it prints the emails sent (receipts logged), the emails
+// requeued and retried, the duplicate results the master dropped, each
+// worker's receipts and what the mail server delivered and refused from
+// it, and the time taken. Then it checks, from the mail server's records
+// and the campaign log read back, that every email was delivered exactly
+// once and has exactly one receipt, and prints how many were sent twice.
+// Progress goes to stderr every second.
+//
+//	go run ./examples/mailer [-n 20000] [-rate 4000] [-workers 3] [-slots 8] [-kill-after N] [-join-after N] [-listen ADDR] [-log FILE] [-wait D]
+//
+// With -workers 0 the master starts no worker and waits for workers
+// started by hand, from another terminal, with the address it prints:
+//
+//	go run ./examples/mailer -workers 0 -listen 127.0.0.1:7070
+//	go run ./examples/mailer -worker -master 127.0.0.1:7070 -slots 8
+//
+// A worker may also join a default run that way. Stop a worker with Ctrl-C
+// and it leaves gracefully, handing back the emails it holds; kill it and
+// the master requeues them; stop it with SIGSTOP and its lease (10 s)
+// expires. A worker whose master cannot be reached says so and exits 1;
+// bad flags exit 2.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	os.Exit(mainCode(os.Args[1:]))
+}
+
+// mainCode runs the program with args, and returns its exit status.
+func mainCode(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, args, os.Stdout, os.Stderr)
+	stop()
+	return exitCode(err, os.Stderr)
+}
+
+// exitCode writes err to stderr, if any, and returns the exit status: 0
+// for none, 2 for a command line that cannot be run, 1 for anything else.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "mailer: %v\n", err)
+	if errors.As(err, new(flagError)) {
+		fmt.Fprintln(stderr, "run mailer -h for the flags")
+		return 2
+	}
+	return 1
+}
+
+// run is the whole program: it reads args, and runs a worker or a
+// campaign.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if cfg.worker {
+		return work(ctx, cfg, stdout)
+	}
+	return runCampaign(ctx, cfg, stdout, stderr)
+}
