@@ -68,6 +68,15 @@
 // changes during the run. bench/run runs every benchmark once per count, in
 // turn, so such a change touches every variant alike.
 //
+// BenchmarkRemote/{workers-1,workers-2}: b.N ints posted to a remote stage
+// (remote.New on its own, its node on the loopback) whose workers, 1 or 2
+// processes running the test binary, double them; 256 slots a worker and
+// 256 items a message at most. It reports items/s, and the allocations and
+// bytes of the master's process alone per item. BenchmarkRemoteRaw: b.N
+// small protobuf messages sent one way over protoactor remote to an actor
+// in a child process, as msg/s: what the wire carries at most. Neither runs
+// under -race (protoactor's remote races as it starts and stops).
+//
 // Rate, Overload and AdaptiveCPU do a fixed amount of work, so each call runs
 // it once, whatever b.N: a run lasts about a second or more, which is the
 // default -benchtime, so the testing package calls them once (with
@@ -80,7 +89,7 @@
 // writes docs/benchmarks.md (the medians, evolve's ratios to its peers, and
 // the targets met or not) and the raw output in docs/benchmarks.txt:
 //
-//	bench/run                         # about 6 minutes on 2 cores
+//	bench/run                         # about 7 minutes on 2 cores
 //	bench/run -count 1 -bench Chain   # one family, once
 //
 // By hand, in this directory:
