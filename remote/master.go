@@ -182,14 +182,12 @@ func (l *link[I, O]) returned(m *wire.Results) {
 			failed[i] = m.Errors[k]
 		}
 	}
-	off := 0
+	pieces, ok := wire.Pieces(m.Sizes, m.Values)
+	if !ok {
+		return
+	}
 	for i, item := range m.Items {
-		size := int(m.Sizes[i])
-		if off+size > len(m.Values) {
-			return
-		}
-		data := m.Values[off : off+size]
-		off += size
+		data := pieces[i]
 		o := &out[i]
 		o.Item, o.Attempt = item, int(m.Attempts[i])
 		if text, bad := failed[uint32(i)]; bad {

@@ -280,14 +280,12 @@ func (w *worker[I, O]) take(m *wire.Tasks) {
 	if w.leaving || len(m.Items) != len(m.Attempts) || len(m.Items) != len(m.Sizes) {
 		return
 	}
-	off := 0
+	pieces, ok := wire.Pieces(m.Sizes, m.Values)
+	if !ok {
+		return
+	}
 	for i, item := range m.Items {
-		size := int(m.Sizes[i])
-		if off+size > len(m.Values) {
-			return
-		}
-		data := m.Values[off : off+size]
-		off += size
+		data := pieces[i]
 		t := task[I]{item: item, attempt: m.Attempts[i]}
 		w.held[item] = t.attempt
 		if err := w.cfg.Codec.Decode(data, &t.value); err != nil {
