@@ -4,6 +4,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/evolvekit/evolve/parallel"
+
 	"github.com/evolvekit/evolve/agent"
 )
 
@@ -46,6 +48,9 @@ type Config struct {
 	// CancelOnError makes the first failure cancel the rest, as
 	// parallel.Config's CancelOnError does.
 	CancelOnError bool
+	// Retry tries an item whose work failed again, after a backoff, as
+	// parallel.Config's Retry does.
+	Retry parallel.Retry
 }
 
 // Limit is the setting that changes a running agent's limit by hand: the

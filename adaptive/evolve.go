@@ -9,7 +9,8 @@ import (
 )
 
 // Evolve is the adaptive agent's whole behaviour, an agent.Evolve over
-// [State]. It takes agent.Input[In], agent.Pull, agent.Close, agent.Query
+// [State]. It takes agent.Input[In], agent.Pull, agent.Close, agent.Tick
+// (of the retry timer), agent.Query
 // (answered with an agent.Reply[Status]), agent.Set[Limit] of this package,
 // and agent.Done[[]parallel.Result[Out]] for the work it started with an
 // agent.Start[[]In] of one item; it answers any other message with
@@ -28,6 +29,13 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 		}
 		return s.account(m.At).pass(m)
 	case agent.Close:
+		return s.account(m.At).pass(m)
+	case agent.Tick:
+		// Only the retry timer of the parallel part ticks: ask it first
+		// whether it takes this one.
+		if _, fx := parallel.Evolve(s.p, m); len(fx) == 1 && fx[0] == agent.Effect(agent.Unhandled{}) {
+			return s, fx
+		}
 		return s.account(m.At).pass(m)
 	case agent.Done[[]parallel.Result[Out]]:
 		f, ok := s.p.Flight(m.ID)

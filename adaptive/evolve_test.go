@@ -211,7 +211,7 @@ func TestMessagesThatChangeNothingAreIgnored(t *testing.T) {
 func TestMessagesOfOtherTypesAreUnhandled(t *testing.T) {
 	s := agenttest.Last(agenttest.Run(evolve, newState(t, adaptive.Config{}), unbounded, input(0, "a")))
 	for _, m := range []agent.Msg{
-		agent.Tick{Tag: 1},
+		agent.Tick{Tag: 7}, // a timer it never arms
 		agent.Set[int]{Value: 3},
 		agent.Set[parallel.Limit]{Value: 3}, // parallel's, not this package's
 		agent.Done[string]{ID: 0},

@@ -41,7 +41,7 @@ func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 	}
 	p, err := parallel.NewState[In, Out](parallel.Config{
 		Limit: cfg.initial(), Queue: cfg.queue(), Unordered: cfg.Unordered,
-		MaxBatch: 1, CancelOnError: cfg.CancelOnError,
+		MaxBatch: 1, CancelOnError: cfg.CancelOnError, Retry: cfg.Retry,
 	})
 	if err != nil {
 		return State[In, Out]{}, invalid("%v", err)

@@ -32,7 +32,39 @@ type Config struct {
 	// CancelOnError makes the first failure cancel the rest: the context of
 	// the work in flight ends, and the items not yet started fail at once.
 	CancelOnError bool
+	// Retry tries an item whose work failed again, after a backoff. The
+	// zero Retry tries each item once.
+	Retry Retry
 }
+
+// Retry says how a failed item is tried again. Between two attempts the
+// item waits a backoff drawn at random between zero and a cap, full
+// jitter: the cap is Backoff for the first retry and doubles for each
+// one after, up to MaxBackoff. An error wrapping an
+// [agent.RetryAfterError] makes the wait at least its After. The wait is a
+// timer of the agent's, never a sleep inside the work, and the random
+// draws come from a generator seeded with Seed and kept in the State, so
+// Evolve stays pure and a run repeats with its seed.
+type Retry struct {
+	// Attempts is how many times an item is tried in all; 0 or 1 is once.
+	Attempts int
+	// Backoff is the cap of the first wait. Default DefaultBackoff.
+	Backoff time.Duration
+	// MaxBackoff bounds the cap. Default DefaultMaxBackoff.
+	MaxBackoff time.Duration
+	// If says whether a failure is worth another attempt. Nil retries
+	// every failure but a cancellation (context.Canceled), such as the one
+	// CancelOnError brings.
+	If func(error) bool
+	// Seed seeds the generator the waits are drawn from.
+	Seed uint64
+}
+
+// The defaults of Retry.
+const (
+	DefaultBackoff    = 100 * time.Millisecond
+	DefaultMaxBackoff = 10 * time.Second
+)
 
 // DefaultMaxBatch is the most items one worker takes at once when
 // [Config.MaxBatch] is 0.
@@ -59,6 +91,12 @@ func (c Config) validate() error {
 		return invalid("max batch must not be negative, got %d", c.MaxBatch)
 	case c.Timeout < 0:
 		return invalid("timeout must not be negative, got %v", c.Timeout)
+	case c.Retry.Attempts < 0:
+		return invalid("retry attempts must not be negative, got %d", c.Retry.Attempts)
+	case c.Retry.Backoff < 0:
+		return invalid("retry backoff must not be negative, got %v", c.Retry.Backoff)
+	case c.Retry.MaxBackoff < 0:
+		return invalid("retry max backoff must not be negative, got %v", c.Retry.MaxBackoff)
 	}
 	return nil
 }
@@ -81,6 +119,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxBatch == 0 {
 		c.MaxBatch = DefaultMaxBatch
+	}
+	if c.Retry.Attempts == 0 {
+		c.Retry.Attempts = 1
+	}
+	if c.Retry.Backoff == 0 {
+		c.Retry.Backoff = DefaultBackoff
+	}
+	if c.Retry.MaxBackoff == 0 {
+		c.Retry.MaxBackoff = max(DefaultMaxBackoff, c.Retry.Backoff)
 	}
 	return c
 }

@@ -47,15 +47,28 @@
 // that failure as its cause, and every item not yet started fails at once
 // with an error saying so. Each item still ends exactly once.
 //
+// # Retries
+//
+// [Config.Retry] tries an item whose work failed again, up to Attempts
+// times in all, for the failures its If accepts (by default all but a
+// cancellation). Between two attempts the item waits a backoff with full
+// jitter, at least what an [agent.RetryAfterError] in the failure asks for;
+// the wait is a timer of the agent's (a Tick), and its random draws come
+// from a generator seeded by Retry.Seed and kept in the State. A retried
+// item starts as a batch of its own whose ID is its Seq, ahead of the items
+// queued behind it; in input order the results after it wait for it. Only
+// the last attempt's failure is passed on; Status counts the retries.
+//
 // # Evolve
 //
 // The agent's whole behaviour is [Evolve], a pure function over a [State]
 // value: tests and simulators drive it directly, with no goroutines and no
 // clock (see package agenttest and the Evolve example). It takes
 // agent.Input[In], agent.Pull, agent.Close, agent.Query (answered with an
-// agent.Reply[Status]), agent.Set[Limit], and agent.Done[[]Result[Out]] for
-// the batch it started with an agent.Start[[]In], whose ID is the input
-// position of the batch's first item. A Done carries one Result per item of
+// agent.Reply[Status]), agent.Set[Limit], agent.Tick of its retry timer,
+// and agent.Done[[]Result[Out]] for the batch it started with an
+// agent.Start[[]In], whose ID is the input position of the batch's first
+// item (or, for a retry, the item's). A Done carries one Result per item of
 // its batch, in order (their Seqs are the batch's, whatever the Done says);
 // an item it carries no result for fails, and a Done for an ID not in
 // flight is ignored.

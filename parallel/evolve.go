@@ -42,6 +42,11 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 		s.limit, at = int(m.Value), m.At
 	case agent.Close:
 		s.closed, at = true, m.At
+	case agent.Tick:
+		if m.Tag != retryTag {
+			return s, []agent.Effect{agent.Unhandled{}}
+		}
+		s.armed, at = time.Time{}, m.At
 	case agent.Query:
 		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
 	default:
@@ -74,9 +79,10 @@ func (s State[In, Out]) complete(m agent.Done[[]Result[Out]], i int) (State[In, 
 	s = s.measured(m.At.Sub(f.at), f.n)
 	rs := results(m.Result, m.Err, f)
 	var fx []agent.Effect
+	s, rs = s.retryFailed(rs, f, m.At)
 	s, fx = s.count(rs, fx)
 	next := s.unordered && s.held.Len() == 0 || !s.unordered && f.id == s.emitted
-	if !next || s.demand < len(rs) {
+	if !next || s.demand < len(rs) || len(rs) < f.n {
 		s.held = withResults(s.held, rs, !s.unordered)
 		return s, fx
 	}
@@ -124,6 +130,7 @@ func (s State[In, Out]) count(rs []Result[Out], fx []agent.Effect) (State[In, Ou
 func (s State[In, Out]) settle(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
 	s, fx = s.emit(fx)
 	s, fx = s.start(fx, at)
+	s, fx = s.arm(fx, at)
 	s, fx = s.finish(fx)
 	return s, fx
 }
@@ -165,6 +172,7 @@ func (s State[In, Out]) start(fx []agent.Effect, at time.Time) (State[In, Out], 
 	if s.cancelled != nil {
 		return s.abandon(fx, at)
 	}
+	s, fx = s.startRetries(fx, at)
 	avail := s.startable()
 	room := s.limit - s.running.Len()
 	if avail == 0 || room <= 0 {
@@ -179,7 +187,7 @@ func (s State[In, Out]) start(fx []agent.Effect, at time.Time) (State[In, Out], 
 		var items []In
 		var wait time.Duration
 		s, items, wait = s.take(k, at)
-		s.running = s.running.Push(flight{id: id, n: k, at: at, wait: wait, among: s.running.Len() + 1})
+		s.running = s.running.Push(flight[In]{id: id, n: k, at: at, wait: wait, among: s.running.Len() + 1, items: items, attempt: 1})
 		fx = append(fx, agent.Start[[]In]{ID: id, Work: items})
 		s.assigned += k
 		avail -= k
@@ -192,6 +200,14 @@ func (s State[In, Out]) start(fx []agent.Effect, at time.Time) (State[In, Out], 
 // them, with the cause of the cancellation, and passes their results on as
 // any others.
 func (s State[In, Out]) abandon(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
+	for s.retrying.Len() > 0 {
+		var r retrial[In]
+		r, s.retrying = s.retrying.Pop()
+		s.done++
+		s.failed++
+		s.held = withResults(s.held, []Result[Out]{{Seq: r.seq, Err: s.cancelled}}, !s.unordered)
+	}
+	s, fx = s.emit(fx)
 	n := 0
 	for k := s.startable(); k > 0; k = s.startable() {
 		seq := s.started
@@ -220,7 +236,7 @@ func (s State[In, Out]) startable() int {
 	if !s.unordered && s.held.Len() >= s.limit*s.batch() {
 		return 0
 	}
-	unreserved := s.demand - s.assigned - s.held.Len()
+	unreserved := s.demand - s.assigned - s.held.Len() - s.retrying.Len()
 	return max(0, min(s.waiting.Len(), unreserved))
 }
 

@@ -289,7 +289,7 @@ func TestUnknownMessagesAreUnhandled(t *testing.T) {
 	s := agenttest.Last(agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1}),
 		unbounded, input("a", "b"), step(agent.Close{})))
 	for _, m := range []agent.Msg{
-		agent.Tick{Tag: 1}, // it arms no timers
+		agent.Tick{Tag: 7}, // a timer it never arms
 		agent.Input[int]{Items: []int{1}},
 		agent.Done[string]{ID: 0},
 		agent.Done[int]{ID: 0},

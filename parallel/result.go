@@ -24,7 +24,7 @@ func value[Out any](r Result[Out]) (Out, bool) { return r.Value, r.Err == nil }
 // results returns the results of the batch f from what its Done carried,
 // one per item, in order, with their Seqs. An item the Done carries no
 // result for fails with its error, or with an error saying so.
-func results[Out any](rs []Result[Out], err error, f flight) []Result[Out] {
+func results[In, Out any](rs []Result[Out], err error, f flight[In]) []Result[Out] {
 	if len(rs) == f.n && numbered(rs, f.id) {
 		return rs
 	}

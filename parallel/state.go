@@ -1,6 +1,7 @@
 package parallel
 
 import (
+	"math/rand/v2"
 	"sort"
 	"time"
 
@@ -29,7 +30,7 @@ type State[In, Out any] struct {
 	arrivals fifo.Queue[arrival]     // when the waiting items came, oldest first
 	accepted uint64                  // items taken in so far: the next item's Seq
 	started  uint64                  // items started (or failed unstarted) so far
-	running  fifo.Queue[flight]      // the batches in flight, by ID ascending
+	running  fifo.Queue[flight[In]]  // the batches in flight, by ID ascending
 	assigned int                     // the items of the batches in flight
 	held     fifo.Queue[Result[Out]] // finished, not emitted: by Seq in input order, else by finish
 	emitted  uint64                  // results emitted so far
@@ -38,11 +39,27 @@ type State[In, Out any] struct {
 	cost   time.Duration // the time an item has taken, on average of late
 	costed bool          // whether a batch has finished, so cost is known
 
+	retry    Retry                   // Config.Retry, with its defaults
+	rng      rand.PCG                // draws the backoffs
+	retrying fifo.Queue[retrial[In]] // failed items waiting to be tried again, by due instant
+	armed    time.Time               // the instant the retry timer is armed for; zero for none
+	retried  int                     // retries so far
+
 	done, failed int
 	firstErr     error
 	cancelled    error // the cause of the cancellation, once the first failure cancelled the rest
 	closed       bool
 	finished     bool
+}
+
+// retrial is an item whose work failed, waiting for its next attempt: its
+// Seq, the item, the attempt it waits for (2 for the first retry) and the
+// instant it may start.
+type retrial[In any] struct {
+	seq     uint64
+	item    In
+	attempt int
+	due     time.Time
 }
 
 // arrival is when the items up to (not including) Seq end were accepted.
@@ -54,12 +71,16 @@ type arrival struct {
 // flight is one batch in flight: its Start ID, which is the Seq of its
 // first item, how many items it holds, when it started, how long its first
 // item had waited, and how many batches were in flight once it started.
-type flight struct {
+type flight[In any] struct {
 	id    uint64
 	n     int
 	at    time.Time
 	wait  time.Duration
 	among int
+	// items are the batch's own, kept to try a failed one again; attempt
+	// is the batch's attempt at them, 1 unless it retries one item.
+	items   []In
+	attempt int
 }
 
 // Flight describes a batch in flight, as [State.Flight] reports it.
@@ -88,6 +109,7 @@ func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 	return State[In, Out]{
 		limit: cfg.Limit, queue: cfg.Queue, unordered: cfg.Unordered,
 		maxBatch: cfg.MaxBatch, cancels: cfg.CancelOnError,
+		retry: cfg.Retry, rng: *rand.NewPCG(cfg.Retry.Seed, cfg.Retry.Seed^pcgStream),
 	}, nil
 }
 
@@ -108,9 +130,13 @@ func (s State[In, Out]) flightOf(id uint64) (int, bool) {
 	return i, i < s.running.Len() && s.running.At(i).id == id
 }
 
-// drained reports whether nothing is left: nothing waits, runs or is held.
+// pcgStream picks the PCG stream of the retry generator from its seed.
+const pcgStream = 0x9e3779b97f4a7c15
+
+// drained reports whether nothing is left: nothing waits, runs, is held or
+// waits to be tried again.
 func (s State[In, Out]) drained() bool {
-	return s.waiting.Len() == 0 && s.running.Len() == 0 && s.held.Len() == 0
+	return s.waiting.Len() == 0 && s.running.Len() == 0 && s.held.Len() == 0 && s.retrying.Len() == 0
 }
 
 // batch returns how many items the next batch may hold, before the share

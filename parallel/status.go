@@ -26,6 +26,10 @@ type Status struct {
 	// Held counts the results finished but not yet emitted: waiting for an
 	// earlier item (in input order) or for downstream demand.
 	Held int
+	// Retried counts the retries so far: the failures that earned another
+	// attempt. Retrying counts the items waiting for theirs.
+	Retried  int
+	Retrying int
 	// Accepted counts the items taken in, Emitted the results passed on.
 	Accepted int
 	Emitted  int
@@ -50,6 +54,8 @@ func (s State[In, Out]) Status() Status {
 		Batches:   s.running.Len(),
 		Batch:     s.batch(),
 		Held:      s.held.Len(),
+		Retried:   s.retried,
+		Retrying:  s.retrying.Len(),
 		Accepted:  int(s.accepted),
 		Emitted:   int(s.emitted),
 		Closed:    s.closed,
@@ -67,6 +73,8 @@ func (st Status) MarshalZerologObject(e *zerolog.Event) {
 		Int("batches", st.Batches).
 		Int("batch", st.Batch).
 		Int("held", st.Held).
+		Int("retried", st.Retried).
+		Int("retrying", st.Retrying).
 		Int("accepted", st.Accepted).
 		Int("emitted", st.Emitted).
 		Bool("closed", st.Closed)

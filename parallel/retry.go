@@ -1,0 +1,117 @@
+package parallel
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+)
+
+// retryTag is the tag of the timer that wakes the agent when the next
+// failed item may be tried again.
+const retryTag = 1
+
+// retryFailed takes out of rs, the results of the batch f, the failures
+// worth another attempt, and queues their items to be tried again after a
+// backoff from instant at. It returns the results that stand.
+func (s State[In, Out]) retryFailed(rs []Result[Out], f flight[In], at time.Time) (State[In, Out], []Result[Out]) {
+	if f.attempt >= s.retry.Attempts || s.cancelled != nil {
+		return s, rs
+	}
+	var kept []Result[Out]
+	for i, r := range rs {
+		if r.Err == nil || i >= len(f.items) || !s.worthRetrying(r.Err) {
+			if kept != nil {
+				kept = append(kept, r)
+			}
+			continue
+		}
+		if kept == nil {
+			kept = append(make([]Result[Out], 0, len(rs)), rs[:i]...)
+		}
+		var wait time.Duration
+		s, wait = s.backoff(f.attempt, r.Err)
+		s = s.queueRetry(retrial[In]{seq: r.Seq, item: f.items[i], attempt: f.attempt + 1, due: at.Add(wait)})
+		s.retried++
+	}
+	if kept == nil {
+		return s, rs
+	}
+	return s, kept
+}
+
+// worthRetrying reports whether a failure earns another attempt.
+func (s State[In, Out]) worthRetrying(err error) bool {
+	if s.retry.If != nil {
+		return s.retry.If(err)
+	}
+	return !errors.Is(err, context.Canceled)
+}
+
+// backoff draws the wait after the attempt-th attempt failed with err: up
+// to Backoff doubled for each attempt after the first, at most MaxBackoff,
+// and at least the wait err asks for.
+func (s State[In, Out]) backoff(attempt int, err error) (State[In, Out], time.Duration) {
+	ceiling := s.retry.Backoff
+	for range attempt - 1 {
+		if ceiling >= s.retry.MaxBackoff/2 {
+			ceiling = s.retry.MaxBackoff
+			break
+		}
+		ceiling *= 2
+	}
+	ceiling = min(ceiling, s.retry.MaxBackoff)
+	rng := s.rng
+	wait := time.Duration(rng.Uint64() % (uint64(ceiling) + 1))
+	s.rng = rng
+	var after *agent.RetryAfterError
+	if errors.As(err, &after) {
+		wait = max(wait, after.After)
+	}
+	return s, wait
+}
+
+// queueRetry adds r to the items waiting to be tried again, by due instant.
+func (s State[In, Out]) queueRetry(r retrial[In]) State[In, Out] {
+	i := sort.Search(s.retrying.Len(), func(j int) bool { return s.retrying.At(j).due.After(r.due) })
+	s.retrying = s.retrying.Insert(i, r)
+	return s
+}
+
+// startRetries starts the items whose retry is due by instant at, each in a
+// batch of its own whose ID is its Seq, as the limit allows. Their demand
+// was reserved as they waited, and their input slots given back when they
+// first started.
+func (s State[In, Out]) startRetries(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
+	for s.retrying.Len() > 0 && s.running.Len() < s.limit && !s.retrying.At(0).due.After(at) {
+		var r retrial[In]
+		r, s.retrying = s.retrying.Pop()
+		items := []In{r.item}
+		f := flight[In]{id: r.seq, n: 1, at: at, wait: at.Sub(r.due), among: s.running.Len() + 1, items: items, attempt: r.attempt}
+		i := sort.Search(s.running.Len(), func(j int) bool { return s.running.At(j).id >= r.seq })
+		s.running = s.running.Insert(i, f)
+		s.assigned++
+		fx = append(fx, agent.Start[[]In]{ID: r.seq, Work: items})
+	}
+	return s, fx
+}
+
+// arm keeps the retry timer at the instant the next retry is due, or
+// disarms it when none waits.
+func (s State[In, Out]) arm(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
+	if s.retrying.Len() == 0 {
+		if !s.armed.IsZero() {
+			s.armed = time.Time{}
+			fx = append(fx, agent.Disarm{Tag: retryTag})
+		}
+		return s, fx
+	}
+	due := s.retrying.At(0).due
+	if due.Equal(s.armed) {
+		return s, fx
+	}
+	s.armed = due
+	return s, append(fx, agent.Timer{Tag: retryTag, Delay: max(due.Sub(at), 0)})
+}
