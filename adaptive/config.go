@@ -51,6 +51,9 @@ type Config struct {
 	// Retry tries an item whose work failed again, after a backoff, as
 	// parallel.Config's Retry does.
 	Retry parallel.Retry
+	// DeadLetters takes each item that failed for good, as
+	// parallel.Config's DeadLetters does.
+	DeadLetters func(agent.DeadLetter)
 }
 
 // Limit is the setting that changes a running agent's limit by hand: the

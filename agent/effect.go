@@ -77,6 +77,21 @@ type Send[E any] struct {
 	Value E
 }
 
+// DeadLetter hands an item that failed for good to the dead-letter sink of
+// the agent, or of the chain it is a stage of: the item itself, its Seq,
+// the error of its last attempt and how many attempts it had (0 for an item
+// failed without being tried, once a failure cancelled the rest). Without
+// a sink, the runtime drops it, and the agent's failed result stands for
+// the item as before. The runtime fills in Agent, the agent's name, before
+// it hands the DeadLetter to the sink.
+type DeadLetter struct {
+	Agent    string
+	Seq      uint64
+	Item     any
+	Err      error
+	Attempts int
+}
+
 // Unhandled is what an evolve function returns, alone and with its state
 // unchanged, for a message it does not take: a Done or Set of a type it does
 // not expect, say. Every message a driver sends is one the agent asked for
@@ -85,13 +100,14 @@ type Send[E any] struct {
 // package sim stops the run with its ErrBroken.
 type Unhandled struct{}
 
-func (Start[W]) effect()  {}
-func (Emit[O]) effect()   {}
-func (Timer) effect()     {}
-func (Disarm) effect()    {}
-func (Demand) effect()    {}
-func (Reply[V]) effect()  {}
-func (Finish) effect()    {}
-func (Cancel) effect()    {}
-func (Unhandled) effect() {}
-func (Send[E]) effect()   {}
+func (Start[W]) effect()   {}
+func (Emit[O]) effect()    {}
+func (Timer) effect()      {}
+func (Disarm) effect()     {}
+func (Demand) effect()     {}
+func (Reply[V]) effect()   {}
+func (Finish) effect()     {}
+func (Cancel) effect()     {}
+func (Unhandled) effect()  {}
+func (Send[E]) effect()    {}
+func (DeadLetter) effect() {}

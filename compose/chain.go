@@ -33,7 +33,7 @@ func Start[I, O any](rt *agent.Runtime, s agent.Stage[I, O], sink func(O), opts 
 	if o.overflow == DropOldest {
 		st = core.Link(gateStage[I](st.First()), st)
 	}
-	run, err := st.Start(rt, core.Inlet{}, core.SinkOutlet(sink))
+	run, err := st.Start(rt, core.Inlet{DeadLetters: o.dead}, core.SinkOutlet(sink))
 	if err != nil {
 		return nil, fmt.Errorf("compose: starting %s: %w", o.name, err)
 	}

@@ -1,6 +1,10 @@
 package compose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/evolvekit/evolve/agent"
+)
 
 // Overflow is what a chain's Post does when the chain's first stage is
 // full.
@@ -42,12 +46,23 @@ type Option func(*options)
 type options struct {
 	overflow Overflow
 	name     string
+	dead     func(agent.DeadLetter)
 }
 
 // WithOverflow sets what Post does when the chain's first stage is full.
 // Without it, Post blocks.
 func WithOverflow(o Overflow) Option {
 	return func(opts *options) { opts.overflow = o }
+}
+
+// WithDeadLetters hands f every item a stage of the chain gave up on (one
+// that failed for good, after its retries), with its error and attempts,
+// unless the stage has a dead-letter sink of its own. So every item the
+// chain accepts ends once: as a value at the end, or as a dead letter. f is
+// called on the goroutine of the stage that gave up, so stages may call it
+// at once; and Wait's error says how many items each stage gave up on.
+func WithDeadLetters(f func(agent.DeadLetter)) Option {
+	return func(opts *options) { opts.dead = f }
 }
 
 // WithName names the chain in its log events and errors; the default is

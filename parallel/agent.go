@@ -69,13 +69,14 @@ func build[In, Out any](cfg Config, work Work[In, Out]) (pool.Pool[State[In, Out
 	}
 	cfg = cfg.withDefaults()
 	return pool.Pool[State[In, Out], In, Out, Result[Out], Status]{
-		Name:    cfg.Name,
-		State:   s,
-		Evolve:  Evolve[In, Out],
-		Queue:   cfg.Queue,
-		Work:    work,
-		Timeout: cfg.Timeout,
-		Result:  result[Out],
-		Value:   value[Out],
+		Name:        cfg.Name,
+		State:       s,
+		Evolve:      Evolve[In, Out],
+		Queue:       cfg.Queue,
+		Work:        work,
+		Timeout:     cfg.Timeout,
+		Result:      result[Out],
+		Value:       value[Out],
+		DeadLetters: cfg.DeadLetters,
 	}, nil
 }

@@ -3,6 +3,7 @@ package parallel_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,6 +24,11 @@ func cancelOf(t *testing.T, fx []agent.Effect) error {
 	return cs[0].Cause
 }
 
+// withoutDeadLetters returns fx without its agent.DeadLetter effects.
+func withoutDeadLetters(fx []agent.Effect) []agent.Effect {
+	return slices.DeleteFunc(slices.Clone(fx), func(e agent.Effect) bool { _, ok := e.(agent.DeadLetter); return ok })
+}
+
 func TestTheFirstFailureCancelsTheRest(t *testing.T) {
 	boom := errors.New("boom")
 	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2, CancelOnError: true}),
@@ -34,9 +40,18 @@ func TestTheFirstFailureCancelsTheRest(t *testing.T) {
 		at(4*time.Millisecond, agent.Close{}),
 		at(5*time.Millisecond, agent.Pull{N: 5}),
 	)
+	var dead []agent.DeadLetter
+	for i := range tr {
+		dead = append(dead, agenttest.Of[agent.DeadLetter](tr[i].Effects)...)
+		tr[i].Effects = withoutDeadLetters(tr[i].Effects)
+	}
 	assert.Equal(t, []agent.Effect{start(0, "a"), start(1, "b"), agent.Demand{N: 2}}, tr[1].Effects)
 
 	cause := cancelOf(t, tr[2].Effects)
+	require.Len(t, dead, 5, "every item that failed is a dead letter: b, and c to f failed unstarted")
+	assert.Equal(t, agent.DeadLetter{Seq: 1, Item: "b", Err: boom, Attempts: 1}, dead[0])
+	assert.Equal(t, agent.DeadLetter{Seq: 2, Item: "c", Err: cause, Attempts: 0}, dead[1])
+	assert.Equal(t, agent.DeadLetter{Seq: 5, Item: "f", Err: cause, Attempts: 0}, dead[4])
 	assert.EqualError(t, cause, "parallel: cancelled after item 1 failed: boom")
 	assert.ErrorIs(t, cause, boom)
 	assert.Equal(t, []agent.Effect{agent.Cancel{Cause: cause}, agent.Demand{N: 2}}, tr[2].Effects,
@@ -77,6 +92,9 @@ func TestWorkInFlightWhenCancelledEndsOnce(t *testing.T) {
 		at(time.Millisecond, agent.Done[[]result]{ID: 1, Result: []result{{Seq: 1, Value: 11}}}),
 		step(agent.Close{}),
 	)
+	for i := range tr {
+		tr[i].Effects = withoutDeadLetters(tr[i].Effects)
+	}
 	cause := cancelOf(t, tr[2].Effects)
 	assert.EqualError(t, cause, "parallel: cancelled after item 2 failed: first")
 	assert.Equal(t, []agent.Effect{

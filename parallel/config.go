@@ -35,6 +35,13 @@ type Config struct {
 	// Retry tries an item whose work failed again, after a backoff. The
 	// zero Retry tries each item once.
 	Retry Retry
+	// DeadLetters, when not nil, takes each item that failed for good:
+	// the item, its error and its attempts. Its failed Result still goes
+	// to the sink in its place, and Wait's error, an
+	// *agent.DeadLettersError, says how many went there. It is called on
+	// the agent's goroutine. A stage of a chain without one hands its dead
+	// letters to the chain's (compose.WithDeadLetters).
+	DeadLetters func(agent.DeadLetter)
 }
 
 // Retry says how a failed item is tried again. Between two attempts the

@@ -81,6 +81,7 @@ func (s State[In, Out]) complete(m agent.Done[[]Result[Out]], i int) (State[In, 
 	var fx []agent.Effect
 	s, rs = s.retryFailed(rs, f, m.At)
 	s, fx = s.count(rs, fx)
+	fx = deadLetters(fx, rs, f.id, f.items, f.attempt)
 	next := s.unordered && s.held.Len() == 0 || !s.unordered && f.id == s.emitted
 	if !next || s.demand < len(rs) || len(rs) < f.n {
 		s.held = withResults(s.held, rs, !s.unordered)
@@ -206,16 +207,19 @@ func (s State[In, Out]) abandon(fx []agent.Effect, at time.Time) (State[In, Out]
 		s.done++
 		s.failed++
 		s.held = withResults(s.held, []Result[Out]{{Seq: r.seq, Err: s.cancelled}}, !s.unordered)
+		fx = append(fx, agent.DeadLetter{Seq: r.seq, Item: r.item, Err: s.cancelled, Attempts: r.attempt - 1})
 	}
 	s, fx = s.emit(fx)
 	n := 0
 	for k := s.startable(); k > 0; k = s.startable() {
 		seq := s.started
-		s, _, _ = s.take(k, at)
+		var items []In
+		s, items, _ = s.take(k, at)
 		rs := make([]Result[Out], k)
 		for i := range rs {
 			rs[i] = Result[Out]{Seq: seq + uint64(i), Err: s.cancelled}
 		}
+		fx = deadLetters(fx, rs, seq, items, 0)
 		s.done += k
 		s.failed += k
 		s.held = withResults(s.held, rs, !s.unordered)
@@ -247,4 +251,20 @@ func (s State[In, Out]) finish(fx []agent.Effect) (State[In, Out], []agent.Effec
 	}
 	s.finished = true
 	return s, append(fx, agent.Finish{Err: s.firstErr})
+}
+
+// deadLetters adds an agent.DeadLetter for each failure among rs, the
+// final results of items, whose first has Seq first, after attempts tries.
+func deadLetters[In, Out any](fx []agent.Effect, rs []Result[Out], first uint64, items []In, attempts int) []agent.Effect {
+	for _, r := range rs {
+		if r.Err == nil {
+			continue
+		}
+		d := agent.DeadLetter{Seq: r.Seq, Err: r.Err, Attempts: attempts}
+		if i := r.Seq - first; i < uint64(len(items)) {
+			d.Item = items[i]
+		}
+		fx = append(fx, d)
+	}
+	return fx
 }

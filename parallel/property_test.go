@@ -511,6 +511,9 @@ func sameEffects(a, b []agent.Effect) bool {
 		case agent.Start[[]int]:
 			ey, ok := y.(agent.Start[[]int])
 			return ok && ex.ID == ey.ID && slices.Equal(ex.Work, ey.Work)
+		case agent.DeadLetter:
+			ey, ok := y.(agent.DeadLetter)
+			return ok && ex.Seq == ey.Seq && ex.Item == ey.Item && ex.Attempts == ey.Attempts && sameError(ex.Err, ey.Err)
 		}
 		return x == y
 	})

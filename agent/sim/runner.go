@@ -210,6 +210,8 @@ func (r *runner[S, I, W, R, O]) perform(e agent.Effect) {
 		r.res.Finished, r.res.Err, r.stopped = true, e.Err, true
 	case agent.Cancel:
 		// Simulated work has no context to cancel: it takes its time.
+	case agent.DeadLetter:
+		// A run has no dead-letter sink: the failed result stands.
 	default:
 		if !isReply(e) {
 			r.violate("asked for an effect it cannot ask for: %T", e)

@@ -24,6 +24,8 @@ type cell[S, I, W, R, O, V any] struct {
 	handed int              // Starts handed to workers since the cell last yielded
 	spare  []other          // the others slice the inbox takes next
 	port   Port             // where Send effects go, when spec.Open is set
+	dead   int              // dead letters handed to a sink
+	first  agent.DeadLetter // the first of them
 	timers map[uint64]timer // pending timers by tag
 	timerN uint64
 	over   bool // finished or broken: nothing more is evolved, the actor stops
@@ -198,6 +200,8 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 		c.h.answer(e.To, e.Value)
 	case agent.Cancel:
 		c.h.cancel(e.Cause)
+	case agent.DeadLetter:
+		c.deadLetter(e)
 	case agent.Finish:
 		c.finish(e.Err)
 	case agent.Unhandled:
@@ -273,9 +277,31 @@ func (c *cell[S, I, W, R, O, V]) disarmAll() {
 	clear(c.timers)
 }
 
+// deadLetter hands d to the dead-letter sink, if there is one, and counts
+// it; a panic in the sink is logged and becomes the agent's error.
+func (c *cell[S, I, W, R, O, V]) deadLetter(d agent.DeadLetter) {
+	if c.ports.dead == nil {
+		return
+	}
+	d.Agent = c.spec.Name
+	if c.dead == 0 {
+		c.first = d
+	}
+	c.dead++
+	if err := protect(func() { c.ports.dead(d) }); err != nil {
+		c.h.log.Error().Err(err).Msg("dead-letter sink panicked")
+		c.h.sinkFailed(err)
+	}
+}
+
 // finish ends the agent after its Finish: it takes the final status, lets
-// the workers go, passes its completion on and tells the actor to stop.
+// the workers go, passes its completion on and tells the actor to stop. An
+// agent whose failed items went to a dead-letter sink ends with an
+// *agent.DeadLettersError saying how many.
 func (c *cell[S, I, W, R, O, V]) finish(err error) {
+	if c.dead > 0 {
+		err = &agent.DeadLettersError{Agent: c.spec.Name, N: c.dead, First: c.first}
+	}
 	c.over, c.final = true, true
 	final, ok := c.snapshot()
 	c.h.conclude(err, final, ok)

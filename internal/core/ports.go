@@ -11,6 +11,7 @@ type ports[O any] struct {
 	demand   func(n int)            // takes input slots given back
 	upstream bool                   // demand goes to another agent, not to Post
 	ended    func()                 // called once, after the agent finished or failed
+	dead     func(agent.DeadLetter) // takes the dead letters; nil drops them
 }
 
 // alone returns the ports of an agent that runs on its own: unbounded demand,

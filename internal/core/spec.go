@@ -39,6 +39,9 @@ type Spec[S, W, R, O any] struct {
 	// message (an agent.Event) and reports false once the agent has ended.
 	// Open returns the Port that performs the agent's agent.Send effects.
 	Open func(post func(agent.Msg) bool) (Port, error)
+	// DeadLetters, when not nil, takes the agent.DeadLetter effects of
+	// the agent: its own sink, ahead of that of the chain it runs in.
+	DeadLetters func(agent.DeadLetter)
 }
 
 // Port is what an agent's Open connected it to.

@@ -27,6 +27,9 @@ type Inlet struct {
 	// stage before it, on the stage's own goroutine. Nil gives them back to
 	// its first agent's Post, as a lone agent does.
 	Demand func(n int)
+	// DeadLetters takes the dead letters of the stage's agents that have
+	// no sink of their own, on their goroutines. Nil drops them.
+	DeadLetters func(agent.DeadLetter)
 }
 
 // Outlet says where a running stage's values and its completion go.
@@ -122,7 +125,7 @@ func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 		// values; it gives its input slots back as demand for that agent,
 		// which exists before any value flows.
 		var before atomic.Pointer[puller]
-		rb, err := b.start(rt, Inlet{Demand: func(n int) { (*before.Load()).pull(n) }}, out)
+		rb, err := b.start(rt, Inlet{Demand: func(n int) { (*before.Load()).pull(n) }, DeadLetters: in.DeadLetters}, out)
 		if err != nil {
 			return Run[I]{}, err
 		}
@@ -268,7 +271,7 @@ func keep[O, P any](values []O, f func(O) (P, bool)) (kept []P, declined int, er
 // wired returns the ports of a stage: in and out, with defaults for what they
 // leave nil.
 func wired[I, V, O any](h *Agent[I, V], in Inlet, out Outlet[O]) ports[O] {
-	p := ports[O]{pull: out.Pull, deliver: out.Deliver, demand: in.Demand, upstream: in.Demand != nil, ended: out.Ended}
+	p := ports[O]{pull: out.Pull, deliver: out.Deliver, demand: in.Demand, upstream: in.Demand != nil, ended: out.Ended, dead: in.DeadLetters}
 	if p.pull < 1 {
 		p.pull = agent.Unbounded
 	}

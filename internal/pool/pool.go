@@ -33,6 +33,8 @@ type Pool[S, In, Out, R, V any] struct {
 	// Value is what a stage passes on of a result: its value, if the work
 	// succeeded.
 	Value func(R) (Out, bool)
+	// DeadLetters is the agent's own dead-letter sink, or nil.
+	DeadLetters func(agent.DeadLetter)
 }
 
 // New starts the agent on rt, on its own, with its results going to sink.
@@ -54,10 +56,11 @@ func (p Pool[S, In, Out, R, V]) Stage() agent.Stage[In, Out] {
 // ID is the input position of the first.
 func (p Pool[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 	return core.Spec[S, []In, []R, R]{
-		Name:   p.Name,
-		State:  p.State,
-		Evolve: p.Evolve,
-		Queue:  p.Queue,
+		Name:        p.Name,
+		State:       p.State,
+		Evolve:      p.Evolve,
+		Queue:       p.Queue,
+		DeadLetters: p.DeadLetters,
 		Work: func(ctx context.Context, seq uint64, items []In) ([]R, error) {
 			return p.run(ctx, seq, items), nil
 		},
