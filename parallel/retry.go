@@ -99,9 +99,10 @@ func (s State[In, Out]) startRetries(fx []agent.Effect, at time.Time) (State[In,
 }
 
 // arm keeps the retry timer at the instant the next retry is due, or
-// disarms it when none waits.
+// disarms it when none waits. A retry already due waits for a free place,
+// which the Done of a batch in flight brings, not for a timer.
 func (s State[In, Out]) arm(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
-	if s.retrying.Len() == 0 {
+	if s.retrying.Len() == 0 || !s.retrying.At(0).due.After(at) {
 		if !s.armed.IsZero() {
 			s.armed = time.Time{}
 			fx = append(fx, agent.Disarm{Tag: retryTag})

@@ -229,3 +229,13 @@ func TestRandomRetriesEmitEachItemOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestADueRetryWaitsForAFreePlaceNotForATimer(t *testing.T) {
+	s := newState(t, parallel.Config{Limit: 1, MaxBatch: 1, Retry: parallel.Retry{Attempts: 2, Backoff: time.Millisecond}})
+	tr := agenttest.Run(evolve, s, unbounded, input("a", "b"), failed(0, errors.New("x")))
+	tick := timerOf(t, tr[2].Effects)
+	require.Equal(t, []agent.Start[batch]{start(1, "b")}, starts(tr[2].Effects), "b takes the only place")
+	tr = agenttest.Run(evolve, agenttest.Last(tr), at(tick.Delay, agent.Tick{Tag: tick.Tag}), at(time.Second, done(1, 2).Msg))
+	assert.Empty(t, tr[0].Effects, "a is due, but the place is b's: no Start, and no timer to spin on")
+	assert.Equal(t, []agent.Start[batch]{start(0, "a")}, starts(tr[1].Effects), "b's Done frees the place for a")
+}
