@@ -54,6 +54,10 @@ type Config[I any] struct {
 	// Codec turns items into bytes for the wire and results back; workers
 	// must use the same. Default JSON.
 	Codec Codec
+	// DeadLetters, when not nil, takes each item that failed for good, as
+	// parallel.Config's DeadLetters does; a stage without one hands its
+	// dead letters to its chain's.
+	DeadLetters func(agent.DeadLetter)
 }
 
 // The defaults of Config.

@@ -105,7 +105,16 @@ func (b *book[I, O]) accept(items []I) {
 // settle performs what the last message, at instant at, made possible:
 // emit, dispatch, give input slots back, arm the timers, finish.
 func (b *book[I, O]) settle(at time.Time) []agent.Effect {
-	fx := b.emit(nil)
+	var fx []agent.Effect
+	if len(b.dead) > 0 {
+		fx = make([]agent.Effect, 0, len(b.dead)+4)
+		for _, d := range b.dead {
+			fx = append(fx, d)
+		}
+		clear(b.dead)
+		b.dead = b.dead[:0]
+	}
+	fx = b.emit(fx)
 	fx = b.dispatch(fx, at)
 	if b.back > 0 {
 		fx = withEffect(fx, agent.Demand{N: b.back})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,10 +85,13 @@ func newMaster(t *testing.T, cfg remote.Config[string]) mstate {
 
 // play runs steps from a master built from cfg. Each step evolves a Clone
 // of the State before it, so every Trace keeps the State as it was then.
+// Its traces leave out the agent.DeadLetter effects, which
+// TestAnItemThatFailsForGoodIsADeadLetter looks at.
 func play(t *testing.T, cfg remote.Config[string], steps ...agenttest.Step) []agenttest.Trace[mstate] {
 	t.Helper()
 	return agenttest.Run(func(s mstate, m agent.Msg) (mstate, []agent.Effect) {
-		return remote.Evolve(s.Clone(), m)
+		s, fx := remote.Evolve(s.Clone(), m)
+		return s, slices.DeleteFunc(fx, func(e agent.Effect) bool { _, dead := e.(agent.DeadLetter); return dead })
 	}, newMaster(t, cfg), steps...)
 }
 
@@ -659,4 +663,23 @@ func BenchmarkEvolve(b *testing.B) {
 			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(emitted), "allocs/item")
 		})
 	}
+}
+
+func TestAnItemThatFailsForGoodIsADeadLetter(t *testing.T) {
+	boom := errors.New("boom")
+	s := newMaster(t, remote.Config[string]{MaxAttempts: 2, Lease: lease})
+	var fx []agent.Effect
+	for _, m := range []agent.Msg{
+		agent.Pull{N: agent.Unbounded},
+		event(remote.Joined{Worker: 1, Slots: 1}).Msg,
+		event(remote.Asked{Worker: 1, N: 1}).Msg,
+		agent.Input[string]{Items: []string{"a"}},
+		event(remote.Returned[int]{Worker: 1, Results: []remote.Outcome[int]{{Item: 0, Attempt: 1, Err: boom}}, Asked: 1}).Msg,
+		event(remote.Returned[int]{Worker: 1, Results: []remote.Outcome[int]{{Item: 0, Attempt: 2, Err: boom}}, Asked: 1}).Msg,
+	} {
+		s, fx = remote.Evolve(s, agent.Stamp(m, agenttest.T0))
+	}
+	assert.Equal(t, []agent.DeadLetter{{Seq: 0, Item: "a", Err: boom, Attempts: 2}}, agenttest.Of[agent.DeadLetter](fx))
+	assert.Equal(t, agent.Effect(agent.DeadLetter{Seq: 0, Item: "a", Err: boom, Attempts: 2}), fx[0], "dead letters come first")
+	assert.Equal(t, []remote.Result[int]{{Seq: 0, Err: boom}}, agenttest.Emitted[remote.Result[int]](fx), "its failed result still stands in its place")
 }

@@ -62,10 +62,11 @@ func build[I, O any](cfg Config[I]) (core.Spec[State[I, O], struct{}, struct{}, 
 	cfg = cfg.withDefaults()
 	node, name, codec := cfg.Node, cfg.Name, cfg.Codec
 	spec = core.Spec[State[I, O], struct{}, struct{}, Result[O]]{
-		Name:   name,
-		State:  s,
-		Evolve: Evolve[I, O],
-		Queue:  cfg.Queue,
+		Name:        name,
+		State:       s,
+		Evolve:      Evolve[I, O],
+		Queue:       cfg.Queue,
+		DeadLetters: cfg.DeadLetters,
 		Open: func(post func(agent.Msg) bool) (core.Port, error) {
 			return open[I, O](node, name, codec, post)
 		},

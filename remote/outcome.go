@@ -1,5 +1,7 @@
 package remote
 
+import "github.com/evolvekit/evolve/agent"
+
 // returned takes the results a worker sent back, and clears its suspicion.
 // The worker need not be registered still: a dead worker's late result
 // counts as any other.
@@ -102,6 +104,9 @@ func (b *book[I, O]) unlease(e *entry[I, O]) {
 // conclude holds the result of item seq, which is in no line nor leased,
 // for emission, and counts it.
 func (b *book[I, O]) conclude(seq uint64, e *entry[I, O], v O, err error) {
+	if err != nil {
+		b.dead = append(b.dead, agent.DeadLetter{Seq: seq, Item: e.value, Err: err, Attempts: e.failures})
+	}
 	var none I
 	e.value, e.result, e.err, e.phase = none, v, err, phaseHeld
 	b.nHeld++

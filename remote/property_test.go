@@ -145,6 +145,7 @@ type msim struct {
 	dispatches int
 
 	requeued, retried, duplicates, failedN, dispatched int
+	deadN                                              int // the dead letters seen
 }
 
 // simTimer is a timer the runtime holds for the master.
@@ -725,7 +726,8 @@ func (m *msim) conclude(it *simItem, r remote.Result[int], why error) {
 // Finish.
 func (m *msim) effects(fx []agent.Effect) {
 	const (
-		emitKind = iota
+		deadKind = iota
+		emitKind
 		sendKind
 		demandKind
 		timerKind
@@ -735,6 +737,12 @@ func (m *msim) effects(fx []agent.Effect) {
 	for _, e := range fx {
 		kind := -1
 		switch e := e.(type) {
+		case agent.DeadLetter:
+			kind = deadKind
+			m.deadN++
+			if it := m.item(e.Seq); it == nil || it.result.Err == nil || it.concluded != m.delivered || e.Err == nil {
+				m.fail("a dead letter for item %d, which did not just fail: %+v", e.Seq, e)
+			}
 		case agent.Emit[remote.Result[int]]:
 			kind = emitKind
 			m.emit(e.Values)
@@ -766,7 +774,7 @@ func (m *msim) effects(fx []agent.Effect) {
 		default:
 			m.fail("unexpected effect %#v", e)
 		}
-		if kind < last || kind == last && kind != sendKind && kind != timerKind {
+		if kind < last || kind == last && kind != sendKind && kind != timerKind && kind != deadKind {
 			m.fail("effects out of order: %v", fx)
 		}
 		last = kind
@@ -1039,6 +1047,9 @@ func (m *msim) checkEnd() {
 	}
 	if m.finishes != 1 {
 		m.fail("%d finishes", m.finishes)
+	}
+	if m.deadN != m.failedN {
+		m.fail("%d dead letters for %d items failed for good", m.deadN, m.failedN)
 	}
 }
 

@@ -24,6 +24,8 @@ type State[I, O any] struct {
 
 // book is the bookkeeping a State points to.
 type book[I, O any] struct {
+	dead []agent.DeadLetter // the items failed for good by the message in hand
+
 	window, maxBatch, maxAttempts int
 	unordered                     bool
 	lease, tagWait                time.Duration
@@ -139,6 +141,7 @@ func NewState[I, O any](cfg Config[I]) (State[I, O], error) {
 // one leaves the other as it was. Items and results are copied as values.
 func (s State[I, O]) Clone() State[I, O] {
 	b := *s.b
+	b.dead = slices.Clone(s.b.dead)
 	b.items = s.b.items.clone()
 	b.held = s.b.held.clone()
 	b.leases = s.b.leases.clone()
