@@ -14,6 +14,7 @@ import (
 	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/internal/fuzzin"
 	"github.com/evolvekit/evolve/parallel"
 )
 
@@ -50,9 +51,9 @@ func FuzzEvolve(f *testing.F) {
 		0, 2, 0, 0, 1, 2, 0, 0, 5, 2, 1, 0x41, 5, 0, 1, 0x41, 11, 0, 0, 0, 9, 1, 0, 0x21,
 		5, 0, 1, 0x41, 10, 2, 0, 0, 5, 0, 1, 0x41, 5, 0, 1, 0x41, 15, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := &fzBytes{data: data}
+		in := fuzzin.New(data)
 		m := fzNewModel(t, in)
-		for n := 0; in.more() && n < fzMaxSteps && m.finishes == 0; n++ {
+		for n := 0; in.More() && n < fzMaxSteps && m.finishes == 0; n++ {
 			fzStep(m, in)
 		}
 		m.drain()
@@ -64,30 +65,6 @@ func FuzzEvolve(f *testing.F) {
 // of the fuzz function short.
 const fzMaxSteps = 400
 
-// fzBytes reads a fuzz input a byte at a time; past its end it reads zeros.
-type fzBytes struct {
-	data []byte
-	i    int
-}
-
-func (b *fzBytes) more() bool { return b.i < len(b.data) }
-
-func (b *fzBytes) byte() byte {
-	if b.i >= len(b.data) {
-		return 0
-	}
-	b.i++
-	return b.data[b.i-1]
-}
-
-// fzDelay decodes a step of the clock from one byte: its low five bits
-// count units of 1µs to 1s, which its high three bits pick; 0 is no step.
-func fzDelay(b byte) time.Duration {
-	units := [8]time.Duration{0, time.Microsecond, 100 * time.Microsecond, time.Millisecond,
-		3 * time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond, time.Second}
-	return time.Duration(b&31) * units[b>>5]
-}
-
 // fzNewModel builds the harness for the configuration the input starts
 // with, as newModel does for a seed; the agent's own random source is
 // seeded by the input's first bytes, and so are the harness's draws (the
@@ -97,12 +74,9 @@ func fzDelay(b byte) time.Duration {
 //	b3%4 picks the controller (chaos, Hill, Fixed, a zero Hill), b3&4 the
 //	order, b3&8 cancel on error; b4%16 is the queue bound (0: the
 //	default), b4>>4 the first demand (0: unbounded).
-func fzNewModel(t *testing.T, in *fzBytes) *model {
-	var seed uint64
-	for _, c := range in.data[:min(len(in.data), 8)] {
-		seed = seed<<8 | uint64(c)
-	}
-	b0, b1, b2, b3, b4 := in.byte(), in.byte(), in.byte(), in.byte(), in.byte()
+func fzNewModel(t *testing.T, in *fuzzin.Bytes) *model {
+	seed := in.Seed()
+	b0, b1, b2, b3, b4 := in.Byte(), in.Byte(), in.Byte(), in.Byte(), in.Byte()
 	ctls := []adaptive.Controller{chaos{}, adaptive.Hill{MinSamples: 2}, adaptive.Fixed{}, nil}
 	lo := 1 + int(b0)%3
 	hi := lo + int(b1)%6
@@ -123,7 +97,7 @@ func fzNewModel(t *testing.T, in *fzBytes) *model {
 }
 
 // fzStep decodes one record: the clock moves on by its fourth byte (see
-// fzDelay), then comes what the kind says:
+// fuzzin.Delay), then comes what the kind says:
 //
 //	kind%16 0-4: 1 + a%3 items, within the input slots the feeder holds
 //	        5-7: the end of the work a picks, failed if b%8 is 0
@@ -133,9 +107,9 @@ func fzNewModel(t *testing.T, in *fzBytes) *model {
 //	         12: a message to ignore that a picks
 //	      13-14: nothing but the step of the clock
 //	         15: Close, once, if a%8 is 0 (else nothing but the clock)
-func fzStep(m *model, in *fzBytes) {
-	kind, a, b, dt := in.byte(), in.byte(), in.byte(), in.byte()
-	m.now += fzDelay(dt)
+func fzStep(m *model, in *fuzzin.Bytes) {
+	kind, a, b, dt := in.Byte(), in.Byte(), in.Byte(), in.Byte()
+	m.now += fuzzin.Delay(dt)
 	switch kind % 16 {
 	case 0, 1, 2, 3, 4:
 		fzPost(m, 1+int(a)%3)
@@ -232,9 +206,9 @@ func FuzzEvolveRetry(f *testing.F) {
 		0, 2, 0, 0, 5, 0, 0xff, 0x01, 5, 0xc0, 0x01, 0x01, 10, 3, 0, 0, 13, 0, 0, 0,
 		0, 1, 0, 0, 10, 3, 0, 0, 5, 0, 0, 0x21, 15, 0, 0, 0x61})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := &fzBytes{data: data}
+		in := fuzzin.New(data)
 		m := fzNewRetry(t, in)
-		for n := 0; in.more() && n < fzMaxSteps && m.finishes == 0; n++ {
+		for n := 0; in.More() && n < fzMaxSteps && m.finishes == 0; n++ {
 			m.step(in)
 		}
 		m.drain()
@@ -326,12 +300,9 @@ type fzRetry struct {
 //	c2: Backoff (the default, 1ms, 10ms or 1µs) and MaxBackoff (the
 //	    default, 2ms, 50ms or 1s) in its two lowest bit pairs; c2>>4 a first
 //	    demand of c2>>4 - 1, unbounded if 0
-func fzNewRetry(t *testing.T, in *fzBytes) *fzRetry {
-	var seed uint64
-	for _, c := range in.data[:min(len(in.data), 8)] {
-		seed = seed<<8 | uint64(c)
-	}
-	c0, c1, c2 := in.byte(), in.byte(), in.byte()
+func fzNewRetry(t *testing.T, in *fuzzin.Bytes) *fzRetry {
+	seed := in.Seed()
+	c0, c1, c2 := in.Byte(), in.Byte(), in.Byte()
 	retry := parallel.Retry{
 		Attempts:   1 + int(c1>>3)%4,
 		Backoff:    []time.Duration{0, time.Millisecond, 10 * time.Millisecond, time.Microsecond}[c2%4],
@@ -375,7 +346,7 @@ func fzNewRetry(t *testing.T, in *fzBytes) *fzRetry {
 }
 
 // step decodes one record: the clock moves on by its fourth byte (see
-// fzDelay), the retry timer ticking on the way at the instant it was armed
+// fuzzin.Delay), the retry timer ticking on the way at the instant it was armed
 // for, then comes what the kind says:
 //
 //	kind%16 0-4: 1 + a%3 items, within the slots the feeder holds, none
@@ -389,9 +360,9 @@ func fzNewRetry(t *testing.T, in *fzBytes) *fzRetry {
 //	         13: a query
 //	         14: nothing but the step of the clock
 //	         15: Close, once, if a%8 is 0 (else nothing but the clock)
-func (m *fzRetry) step(in *fzBytes) {
-	kind, a, b, dt := in.byte(), in.byte(), in.byte(), in.byte()
-	m.advance(fzDelay(dt))
+func (m *fzRetry) step(in *fuzzin.Bytes) {
+	kind, a, b, dt := in.Byte(), in.Byte(), in.Byte(), in.Byte()
+	m.advance(fuzzin.Delay(dt))
 	switch kind % 16 {
 	case 0, 1, 2, 3, 4:
 		m.post(1 + int(a)%3)

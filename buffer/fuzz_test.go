@@ -10,6 +10,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/buffer"
+	"github.com/evolvekit/evolve/internal/fuzzin"
 )
 
 // FuzzEvolve drives Evolve with message sequences decoded from the fuzzer's
@@ -44,9 +45,9 @@ func FuzzEvolve(f *testing.F) {
 		0, 3, 0x09, 0x61, 1, 3, 0x0d, 0x62, 9, 1, 0, 0x41, 6, 2, 0, 0x22, 2, 3, 0x31, 0xa1,
 		10, 1, 0, 0x82, 6, 2, 0, 0x21, 3, 1, 0x00, 0xa3, 6, 2, 0, 0, 14, 0, 0, 0xc1, 15, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := &fzBytes{data: data}
+		in := fuzzin.New(data)
 		m := fzNewSim(t, in)
-		for n := 0; in.more() && n < fzMaxSteps && m.finishes == 0; n++ {
+		for n := 0; in.More() && n < fzMaxSteps && m.finishes == 0; n++ {
 			fzStep(m, in)
 		}
 		if !m.closed {
@@ -61,30 +62,6 @@ func FuzzEvolve(f *testing.F) {
 // of the fuzz function short.
 const fzMaxSteps = 400
 
-// fzBytes reads a fuzz input a byte at a time; past its end it reads zeros.
-type fzBytes struct {
-	data []byte
-	i    int
-}
-
-func (b *fzBytes) more() bool { return b.i < len(b.data) }
-
-func (b *fzBytes) byte() byte {
-	if b.i >= len(b.data) {
-		return 0
-	}
-	b.i++
-	return b.data[b.i-1]
-}
-
-// fzDelay decodes a step of the clock from one byte: its low five bits
-// count units of 1µs to 1s, which its high three bits pick; 0 is no step.
-func fzDelay(b byte) time.Duration {
-	units := [8]time.Duration{0, time.Microsecond, 100 * time.Microsecond, time.Millisecond,
-		3 * time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond, time.Second}
-	return time.Duration(b&31) * units[b>>5]
-}
-
 // fzNewSim builds the harness for the configuration the input starts
 // with, as newSim does for a seed, and grants the first demand as run
 // does. The harness's own draws (the demand granted while draining) come
@@ -95,12 +72,9 @@ func fzDelay(b byte) time.Duration {
 //	maxWait:   1 + b2%64 ms if b2 >= 64, else none
 //	queue:     the default if b3 is 0, else at least one batch more b3%32
 //	throttled: b4 odd, with a first demand of b4/2 % 3
-func fzNewSim(t *testing.T, in *fzBytes) *sim {
-	var seed uint64
-	for _, c := range in.data[:min(len(in.data), 8)] {
-		seed = seed<<8 | uint64(c)
-	}
-	b0, b1, b2, b3, b4 := in.byte(), in.byte(), in.byte(), in.byte(), in.byte()
+func fzNewSim(t *testing.T, in *fuzzin.Bytes) *sim {
+	seed := in.Seed()
+	b0, b1, b2, b3, b4 := in.Byte(), in.Byte(), in.Byte(), in.Byte(), in.Byte()
 	cfg := buffer.Config[int]{Size: 1 + int(b0)%8}
 	if b1%32 != 0 {
 		cfg.MaxWeight = int(b1 % 32)
@@ -132,7 +106,7 @@ func fzNewSim(t *testing.T, in *fzBytes) *sim {
 }
 
 // fzStep decodes one record: the clock moves on by its fourth byte (see
-// fzDelay), delivering the timers due on the way, then comes what the kind
+// fuzzin.Delay), delivering the timers due on the way, then comes what the kind
 // says:
 //
 //	kind%16 0-5: 1 + a%4 items, within the input slots the feeder holds,
@@ -146,9 +120,9 @@ func fzNewSim(t *testing.T, in *fzBytes) *sim {
 //	             picks
 //	      13-14: nothing but the step of the clock
 //	         15: Close, once, if a%8 is 0 (else nothing but the clock)
-func fzStep(m *sim, in *fzBytes) {
-	kind, a, b, dt := in.byte(), in.byte(), in.byte(), in.byte()
-	m.advance(fzDelay(dt))
+func fzStep(m *sim, in *fuzzin.Bytes) {
+	kind, a, b, dt := in.Byte(), in.Byte(), in.Byte(), in.Byte()
+	m.advance(fuzzin.Delay(dt))
 	switch kind % 16 {
 	case 0, 1, 2, 3, 4, 5:
 		if m.credits > 0 && !m.closed {

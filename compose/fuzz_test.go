@@ -8,6 +8,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/internal/fuzzin"
 )
 
 // FuzzEvolveGate drives evolveGate, the overflow stage's behaviour, with
@@ -34,9 +35,9 @@ func FuzzEvolveGate(f *testing.F) {
 	f.Add([]byte{4, 0, 0, 7, 1, 0, 7, 0, 10, 2, 5, 11, 0, 0, 0, 3, 0, 12, 1, 0, 2, 0, 0, 15, 0, 0})
 	f.Add([]byte{7, 1, 9, 0, 1, 0, 3, 0, 0, 6, 0, 12, 2, 3, 14, 0, 0, 11, 9, 0, 15, 0, 1, 1, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := &fzBytes{data: data}
+		in := fuzzin.New(data)
 		m := fzNewGate(t, in)
-		for n := 0; in.more() && n < fzMaxSteps && m.finishes == 0; n++ {
+		for n := 0; in.More() && n < fzMaxSteps && m.finishes == 0; n++ {
 			fzGateStep(m, in)
 		}
 		m.drain()
@@ -46,22 +47,6 @@ func FuzzEvolveGate(f *testing.F) {
 // fzMaxSteps bounds the messages decoded from one input, to keep each run
 // of the fuzz function short.
 const fzMaxSteps = 500
-
-// fzBytes reads a fuzz input a byte at a time; past its end it reads zeros.
-type fzBytes struct {
-	data []byte
-	i    int
-}
-
-func (b *fzBytes) more() bool { return b.i < len(b.data) }
-
-func (b *fzBytes) byte() byte {
-	if b.i >= len(b.data) {
-		return 0
-	}
-	b.i++
-	return b.data[b.i-1]
-}
 
 // fzGate is the harness and the model of the overflow stage.
 type fzGate struct {
@@ -85,8 +70,8 @@ type fzGate struct {
 // fzNewGate builds the stage for the bound the input's first byte says
 // (1 + b%8) and grants it the demand its second byte says: all it will
 // ever need if 0, else b%8, which may be nothing.
-func fzNewGate(t *testing.T, in *fzBytes) *fzGate {
-	b0, b1 := in.byte(), in.byte()
+func fzNewGate(t *testing.T, in *fuzzin.Bytes) *fzGate {
+	b0, b1 := in.Byte(), in.Byte()
 	bound := 1 + int(b0)%8
 	m := &fzGate{t: t, s: gate[int]{bound: bound}, now: agenttest.T0, bound: bound, credits: bound}
 	if b1 == 0 {
@@ -106,8 +91,8 @@ func fzNewGate(t *testing.T, in *fzBytes) *fzGate {
 //	         12: a message of a type the stage does not take
 //	      13-14: nothing but the step of the clock
 //	         15: Close, once, if a%8 is 0 (else nothing but the clock)
-func fzGateStep(m *fzGate, in *fzBytes) {
-	kind, a, dt := in.byte(), in.byte(), in.byte()
+func fzGateStep(m *fzGate, in *fuzzin.Bytes) {
+	kind, a, dt := in.Byte(), in.Byte(), in.Byte()
 	m.now = m.now.Add(time.Duration(dt) * time.Microsecond)
 	switch kind % 16 {
 	case 0, 1, 2, 3, 4, 5, 6, 7:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/internal/fuzzin"
 	"github.com/evolvekit/evolve/parallel"
 )
 
@@ -44,9 +45,9 @@ func FuzzEvolve(f *testing.F) {
 		0, 2, 0, 0, 9, 3, 0, 0, 5, 0, 0, 0x02, 0, 2, 0, 0, 0, 2, 0, 0, 9, 3, 0, 0,
 		5, 0, 0, 0x01, 5, 0, 0, 0x01, 0, 2, 0, 0, 0, 2, 0, 0, 5, 0, 0, 0x01, 15, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := &fzBytes{data: data}
+		in := fuzzin.New(data)
 		m := fzNewSim(t, in)
-		for n := 0; in.more() && n < fzMaxSteps && m.finishes == 0; n++ {
+		for n := 0; in.More() && n < fzMaxSteps && m.finishes == 0; n++ {
 			fzStep(m, in)
 		}
 		m.drain()
@@ -57,30 +58,6 @@ func FuzzEvolve(f *testing.F) {
 // fzMaxSteps bounds the messages decoded from one input, to keep each run
 // of the fuzz function short.
 const fzMaxSteps = 400
-
-// fzBytes reads a fuzz input a byte at a time; past its end it reads zeros.
-type fzBytes struct {
-	data []byte
-	i    int
-}
-
-func (b *fzBytes) more() bool { return b.i < len(b.data) }
-
-func (b *fzBytes) byte() byte {
-	if b.i >= len(b.data) {
-		return 0
-	}
-	b.i++
-	return b.data[b.i-1]
-}
-
-// fzDelay decodes a step of the clock from one byte: its low five bits
-// count units of 1µs to 1s, which its high three bits pick; 0 is no step.
-func fzDelay(b byte) time.Duration {
-	units := [8]time.Duration{0, time.Microsecond, 10 * time.Microsecond, 100 * time.Microsecond,
-		time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond, time.Second}
-	return time.Duration(b&31) * units[b>>5]
-}
 
 // fzNewSim builds the harness for the configuration the input starts
 // with, as newSim does for a seed, and grants the first demand. The
@@ -93,12 +70,9 @@ func fzDelay(b byte) time.Duration {
 //	    cancel on error, bit 4 a Timeout of 1s
 //	c2: Queue 1 + (c2-1)%8, the default if 0
 //	c3: a first demand of c3 - 1 (0 is ignored), unbounded if 0
-func fzNewSim(t *testing.T, in *fzBytes) *sim {
-	var seed uint64
-	for _, c := range in.data[:min(len(in.data), 8)] {
-		seed = seed<<8 | uint64(c)
-	}
-	c0, c1, c2, c3 := in.byte(), in.byte(), in.byte(), in.byte()
+func fzNewSim(t *testing.T, in *fuzzin.Bytes) *sim {
+	seed := in.Seed()
+	c0, c1, c2, c3 := in.Byte(), in.Byte(), in.Byte(), in.Byte()
 	cfg := parallel.Config{
 		Limit: 1 + int(c0)%6, Unordered: c1&1 == 1, MaxBatch: []int{0, 1, 3, 8}[c1>>1&3],
 		CancelOnError: c1&8 != 0, Timeout: time.Duration(c1>>4&1) * time.Second,
@@ -136,10 +110,10 @@ func fzNewSim(t *testing.T, in *fzBytes) *sim {
 //	         15: close the input, once, if a%8 is 0 (else nothing but the
 //	             step of the clock)
 //
-// The clock moves by the record's fourth byte (see fzDelay) first.
-func fzStep(m *sim, in *fzBytes) {
-	kind, a, b, dt := in.byte(), in.byte(), in.byte(), in.byte()
-	m.now = m.now.Add(fzDelay(dt))
+// The clock moves by the record's fourth byte (see fuzzin.Delay) first.
+func fzStep(m *sim, in *fuzzin.Bytes) {
+	kind, a, b, dt := in.Byte(), in.Byte(), in.Byte(), in.Byte()
+	m.now = m.now.Add(fuzzin.Delay(dt))
 	switch kind % 16 {
 	case 0, 1, 2, 3, 4:
 		fzPost(m, 1+int(a)%3)
@@ -279,9 +253,9 @@ func FuzzEvolveRetry(f *testing.F) {
 		0, 2, 0, 0, 5, 0, 0xff, 0x01, 5, 0xc0, 0x01, 0x01, 10, 3, 0, 0, 13, 0, 0, 0,
 		0, 1, 0, 0, 10, 3, 0, 0, 5, 0, 0, 0x21, 15, 0, 0, 0x61})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := &fzBytes{data: data}
+		in := fuzzin.New(data)
 		m := fzNewRetry(t, in)
-		for n := 0; in.more() && n < fzMaxSteps && m.finishes == 0; n++ {
+		for n := 0; in.More() && n < fzMaxSteps && m.finishes == 0; n++ {
 			m.step(in)
 		}
 		m.drain()
@@ -371,12 +345,9 @@ type fzRetry struct {
 //	c2: Backoff (the default, 1ms, 10ms or 1µs) and MaxBackoff (the
 //	    default, 2ms, 50ms or 1s) in its two lowest bit pairs; c2>>4 a first
 //	    demand of c2>>4 - 1, unbounded if 0
-func fzNewRetry(t *testing.T, in *fzBytes) *fzRetry {
-	var seed uint64
-	for _, c := range in.data[:min(len(in.data), 8)] {
-		seed = seed<<8 | uint64(c)
-	}
-	c0, c1, c2 := in.byte(), in.byte(), in.byte()
+func fzNewRetry(t *testing.T, in *fuzzin.Bytes) *fzRetry {
+	seed := in.Seed()
+	c0, c1, c2 := in.Byte(), in.Byte(), in.Byte()
 	retry := parallel.Retry{
 		Attempts:   1 + int(c1>>3)%4,
 		Backoff:    []time.Duration{0, time.Millisecond, 10 * time.Millisecond, time.Microsecond}[c2%4],
@@ -417,7 +388,7 @@ func fzNewRetry(t *testing.T, in *fzBytes) *fzRetry {
 }
 
 // step decodes one record: the clock moves on by its fourth byte (see
-// fzDelay), the retry timer ticking on the way at the instant it was armed
+// fuzzin.Delay), the retry timer ticking on the way at the instant it was armed
 // for, then comes what the kind says:
 //
 //	kind%16 0-4: 1 + a%3 items, within the slots the feeder holds, none
@@ -431,9 +402,9 @@ func fzNewRetry(t *testing.T, in *fzBytes) *fzRetry {
 //	         13: a query
 //	         14: nothing but the step of the clock
 //	         15: Close, once, if a%8 is 0 (else nothing but the clock)
-func (m *fzRetry) step(in *fzBytes) {
-	kind, a, b, dt := in.byte(), in.byte(), in.byte(), in.byte()
-	m.advance(fzDelay(dt))
+func (m *fzRetry) step(in *fuzzin.Bytes) {
+	kind, a, b, dt := in.Byte(), in.Byte(), in.Byte(), in.Byte()
+	m.advance(fuzzin.Delay(dt))
 	switch kind % 16 {
 	case 0, 1, 2, 3, 4:
 		m.post(1 + int(a)%3)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/fuzzin"
 )
 
 // FuzzEvolve drives Evolve with message sequences decoded from the fuzzer's
@@ -43,9 +44,9 @@ func FuzzEvolve(f *testing.F) {
 		0, 3, 0x0b, 0x61, 1, 3, 0x6e, 0x41, 2, 3, 0x23, 0x7f, 6, 3, 1, 0x85,
 		3, 3, 0x1d, 0x62, 7, 2, 0, 0x81, 13, 0, 1, 0x9f, 8, 1, 0, 0x41, 15, 0, 0, 0x8f})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := &fzBytes{data: data}
+		in := fuzzin.New(data)
 		sm := fzNewSim(t, in)
-		for n := 0; in.more() && n < fzMaxSteps && sm.finish == 0; n++ {
+		for n := 0; in.More() && n < fzMaxSteps && sm.finish == 0; n++ {
 			fzStep(sm, in)
 		}
 		sm.drain()
@@ -56,30 +57,6 @@ func FuzzEvolve(f *testing.F) {
 // fzMaxSteps bounds the messages decoded from one input, to keep each run
 // of the fuzz function short.
 const fzMaxSteps = 300
-
-// fzBytes reads a fuzz input a byte at a time; past its end it reads zeros.
-type fzBytes struct {
-	data []byte
-	i    int
-}
-
-func (b *fzBytes) more() bool { return b.i < len(b.data) }
-
-func (b *fzBytes) byte() byte {
-	if b.i >= len(b.data) {
-		return 0
-	}
-	b.i++
-	return b.data[b.i-1]
-}
-
-// fzDelay decodes a step of the clock from one byte: its low five bits
-// count units of 1ns to 1s, which its high three bits pick; 0 is no step.
-func fzDelay(b byte) time.Duration {
-	units := [8]time.Duration{0, time.Nanosecond, time.Microsecond, 100 * time.Microsecond,
-		time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond, time.Second}
-	return time.Duration(b&31) * units[b>>5]
-}
 
 // fzLimit decodes a limit from two bytes: a rate from the list
 // randomExactLimit writes (a's high bit clear) or one of 0.1/s to 1000/s
@@ -99,12 +76,9 @@ func fzLimit(a, b byte) (Limit, *big.Rat) {
 // newScenario and newSim do for a seed. The harness's own draws come from a
 // generator seeded by the input's first bytes, so that an input replays
 // exactly.
-func fzNewSim(t *testing.T, in *fzBytes) *sim {
-	var seed uint64
-	for _, c := range in.data[:min(len(in.data), 8)] {
-		seed = seed<<8 | uint64(c)
-	}
-	a, b, q, flags := in.byte(), in.byte(), in.byte(), in.byte()
+func fzNewSim(t *testing.T, in *fuzzin.Bytes) *sim {
+	seed := in.Seed()
+	a, b, q, flags := in.Byte(), in.Byte(), in.Byte(), in.Byte()
 	l, exact := fzLimit(a, b)
 	sc := scenario{
 		limit: l, exact: exact, queue: 1 + int(q)%16,
@@ -120,7 +94,7 @@ func fzNewSim(t *testing.T, in *fzBytes) *sim {
 }
 
 // fzStep decodes one record and plays it as step does: the clock moves on
-// by the record's fourth byte (see fzDelay), delivering the Ticks that fall
+// by the record's fourth byte (see fuzzin.Delay), delivering the Ticks that fall
 // due on the way, then the message the record stands for comes, before the
 // Ticks due at its very instant if b is odd, after them if not:
 //
@@ -135,9 +109,9 @@ func fzNewSim(t *testing.T, in *fzBytes) *sim {
 //	         12: a message of a type it does not take
 //	      13-14: nothing but the step of the clock
 //	         15: Close, once, if a%8 is 0 (else nothing but the clock)
-func fzStep(sm *sim, in *fzBytes) {
-	kind, a, b, dt := in.byte(), in.byte(), in.byte(), in.byte()
-	next := sm.now.Add(fzDelay(dt))
+func fzStep(sm *sim, in *fuzzin.Bytes) {
+	kind, a, b, dt := in.Byte(), in.Byte(), in.Byte(), in.Byte()
+	next := sm.now.Add(fuzzin.Delay(dt))
 	first := b&1 == 1
 	sm.ticksUntil(next, !first)
 	sm.now = next

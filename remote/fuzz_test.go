@@ -9,6 +9,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/internal/fuzzin"
 	"github.com/evolvekit/evolve/remote"
 )
 
@@ -57,9 +58,9 @@ func FuzzEvolve(f *testing.F) {
 		5, 0, 0, 0xe3, 7, 0, 0x01, 0, 7, 1, 0x01, 0, 6, 1, 0, 0, 7, 0, 0x01, 0,
 		10, 1, 0, 0, 15, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := &fzBytes{data: data}
+		in := fuzzin.New(data)
 		m := fzNewMsim(t, in)
-		for n := 0; in.more() && n < fzMaxSteps && m.finishes == 0; n++ {
+		for n := 0; in.More() && n < fzMaxSteps && m.finishes == 0; n++ {
 			fzStep(m, in)
 		}
 		m.drain()
@@ -70,22 +71,6 @@ func FuzzEvolve(f *testing.F) {
 // fzMaxSteps bounds the messages decoded from one input, to keep each run
 // of the fuzz function short.
 const fzMaxSteps = 300
-
-// fzBytes reads a fuzz input a byte at a time; past its end it reads zeros.
-type fzBytes struct {
-	data []byte
-	i    int
-}
-
-func (b *fzBytes) more() bool { return b.i < len(b.data) }
-
-func (b *fzBytes) byte() byte {
-	if b.i >= len(b.data) {
-		return 0
-	}
-	b.i++
-	return b.data[b.i-1]
-}
 
 // fzDelay decodes a step of the clock from one byte: its low five bits
 // count units of 1ms to 500ms, which its high three bits pick, or no step
@@ -106,12 +91,9 @@ func fzDelay(b byte) time.Duration {
 //	MaxAttempts 1 + b3%3; b4&1 unordered, b4&2 no tags; Lease 1 +
 //	(b4>>2)%16 seconds; TagWait 1 + b5%16 seconds; b5>>4 the first demand (0:
 //	unbounded).
-func fzNewMsim(t *testing.T, in *fzBytes) *msim {
-	var seed uint64
-	for _, c := range in.data[:min(len(in.data), 8)] {
-		seed = seed<<8 | uint64(c)
-	}
-	b0, b1, b2, b3, b4, b5 := in.byte(), in.byte(), in.byte(), in.byte(), in.byte(), in.byte()
+func fzNewMsim(t *testing.T, in *fuzzin.Bytes) *msim {
+	seed := in.Seed()
+	b0, b1, b2, b3, b4, b5 := in.Byte(), in.Byte(), in.Byte(), in.Byte(), in.Byte(), in.Byte()
 	cfg := remote.Config[int]{
 		Queue:       1 + int(b0)%8,
 		Window:      int(b1) % 11,
@@ -164,8 +146,8 @@ func fzNewMsim(t *testing.T, in *fzBytes) *msim {
 //	         13: a stale Tick, of a timer the master armed or not
 //	         14: a query, or (a odd) a message to ignore or not taken
 //	         15: Close, once, if a%8 is 0 (else nothing but the clock)
-func fzStep(m *msim, in *fzBytes) {
-	kind, a, b, dt := in.byte(), in.byte(), in.byte(), in.byte()
+func fzStep(m *msim, in *fuzzin.Bytes) {
+	kind, a, b, dt := in.Byte(), in.Byte(), in.Byte(), in.Byte()
 	m.advance(fzDelay(dt))
 	switch kind % 16 {
 	case 0, 1, 2:
