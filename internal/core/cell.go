@@ -360,7 +360,7 @@ func (c *cell[S, I, W, R, O, V]) snapshot() (v V, ok bool) {
 func (c *cell[S, I, W, R, O, V]) release() {
 	var zero S
 	c.state = zero
-	c.crew.spare, c.spare, c.timers, c.port = nil, nil, nil, Port{}
+	c.crew.spare, c.spare, c.timers, c.port, c.first = nil, nil, nil, Port{}, agent.DeadLetter{}
 	c.h.in.mu.Lock()
 	c.crew.results = nil
 	c.h.in.mu.Unlock()
