@@ -65,6 +65,7 @@ func build[In, Out any](cfg Config, work parallel.Work[In, Out]) (pool.Pool[Stat
 	}
 	p.Name, p.State, p.Evolve, p.Queue = cfg.name(), s, Evolve[In, Out], cfg.queue()
 	p.Work, p.Timeout, p.DeadLetters = work, cfg.Timeout, cfg.DeadLetters
+	p.Reserves = cfg.Retry.Attempts > 1
 	p.Result = func(seq uint64, v Out, err error) parallel.Result[Out] {
 		return parallel.Result[Out]{Seq: seq, Value: v, Err: err}
 	}

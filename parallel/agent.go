@@ -78,5 +78,6 @@ func build[In, Out any](cfg Config, work Work[In, Out]) (pool.Pool[State[In, Out
 		Result:      result[Out],
 		Value:       value[Out],
 		DeadLetters: cfg.DeadLetters,
+		Reserves:    cfg.Retry.Attempts > 1,
 	}, nil
 }

@@ -47,6 +47,11 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 			return s, []agent.Effect{agent.Unhandled{}}
 		}
 		s.armed, at = time.Time{}, m.At
+	case agent.Pass:
+		n := min(max(m.N, 0), s.reserved)
+		s.reserved -= n
+		s.passes += n
+		at = m.At
 	case agent.Query:
 		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
 	default:
@@ -175,7 +180,7 @@ func (s State[In, Out]) start(fx []agent.Effect, at time.Time) (State[In, Out], 
 	}
 	s, fx = s.startRetries(fx, at)
 	avail := s.startable()
-	room := s.limit - s.running.Len()
+	room := s.limit - s.running.Len() - s.kept()
 	if avail == 0 || room <= 0 {
 		return s, fx
 	}

@@ -81,13 +81,17 @@ func (s State[In, Out]) queueRetry(r retrial[In]) State[In, Out] {
 }
 
 // startRetries starts the items whose retry is due by instant at, each in a
-// batch of its own whose ID is its Seq, as the limit allows. Their demand
-// was reserved as they waited, and their input slots given back when they
-// first started.
+// batch of its own whose ID is its Seq, as the limit and the passes held
+// allow. For each due one that has a free place but no pass it reserves
+// one (agent.Reserve), and the place stays free for it, so that a retry
+// starts as its pass comes: retries keep the pace of the chain, and go
+// ahead of new items. Their demand was reserved as they waited, and their
+// input slots given back when they first started.
 func (s State[In, Out]) startRetries(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
-	for s.retrying.Len() > 0 && s.running.Len() < s.limit && !s.retrying.At(0).due.After(at) {
+	for s.passes > 0 && s.retrying.Len() > 0 && s.running.Len() < s.limit && !s.retrying.At(0).due.After(at) {
 		var r retrial[In]
 		r, s.retrying = s.retrying.Pop()
+		s.passes--
 		items := []In{r.item}
 		f := flight[In]{id: r.seq, n: 1, at: at, wait: at.Sub(r.due), among: s.running.Len() + 1, items: items, attempt: r.attempt}
 		i := sort.Search(s.running.Len(), func(j int) bool { return s.running.At(j).id >= r.seq })
@@ -95,21 +99,33 @@ func (s State[In, Out]) startRetries(fx []agent.Effect, at time.Time) (State[In,
 		s.assigned++
 		fx = append(fx, agent.Start[[]In]{ID: r.seq, Work: items})
 	}
+	due := sort.Search(s.retrying.Len(), func(j int) bool { return s.retrying.At(j).due.After(at) })
+	s.passes = min(s.passes, due) // a pass kept for later would break the pace
+	if need := min(due, s.limit-s.running.Len()) - s.passes - s.reserved; need > 0 {
+		s.reserved += need
+		fx = append(fx, agent.Reserve{N: need})
+	}
 	return s, fx
 }
 
-// arm keeps the retry timer at the instant the next retry is due, or
-// disarms it when none waits. A retry already due waits for a free place,
-// which the Done of a batch in flight brings, not for a timer.
+// kept counts the places kept free for retries: one for each pass held or
+// reserved.
+func (s State[In, Out]) kept() int { return s.passes + s.reserved }
+
+// arm keeps the retry timer at the instant the next retry is due that
+// has no pass held or reserved, or disarms it when none waits. A retry
+// already due waits for a free place, which the Done of a batch in flight
+// brings, or for its pass, not for a timer.
 func (s State[In, Out]) arm(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
-	if s.retrying.Len() == 0 || !s.retrying.At(0).due.After(at) {
+	k := s.kept() // the first k retries, by due instant, have their passes coming
+	if s.retrying.Len() <= k || !s.retrying.At(k).due.After(at) {
 		if !s.armed.IsZero() {
 			s.armed = time.Time{}
 			fx = append(fx, agent.Disarm{Tag: retryTag})
 		}
 		return s, fx
 	}
-	due := s.retrying.At(0).due
+	due := s.retrying.At(k).due
 	if due.Equal(s.armed) {
 		return s, fx
 	}

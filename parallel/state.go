@@ -43,7 +43,10 @@ type State[In, Out any] struct {
 	rng      rand.PCG                // draws the backoffs
 	retrying fifo.Queue[retrial[In]] // failed items waiting to be tried again, by due instant
 	armed    time.Time               // the instant the retry timer is armed for; zero for none
-	retried  int                     // retries so far
+	// passes are those held to start retries with, reserved those asked
+	// for with agent.Reserve and not yet brought by an agent.Pass.
+	passes, reserved int
+	retried          int // retries so far
 
 	done, failed int
 	firstErr     error

@@ -126,6 +126,7 @@ func spec[T any](cfg Config[T]) core.Spec[State[T], struct{}, struct{}, T] {
 		State:  newState(cfg),
 		Evolve: Evolve[T],
 		Queue:  cfg.Queue,
+		Paces:  true,
 	}
 }
 

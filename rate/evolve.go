@@ -22,6 +22,12 @@ import (
 // [agent.Query] with a [Status], and returns [agent.Finish] once, when closed
 // and empty. It returns [agent.Unhandled] for any other message.
 //
+// In a chain, the agent after it may reserve passes of its pace, for
+// retries (see [agent.Reservation]): each pass costs a token, and the
+// passes owed are granted with [agent.Grant] ahead of the items waiting.
+// Closed and empty, the agent then says [agent.Drained] and finishes only
+// once a Reservation says that agent has ended.
+//
 // Each step costs O(items emitted) plus, when a timer is asked for, a few
 // float64 operations to find its nanosecond.
 func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
@@ -38,6 +44,8 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 	case agent.Close:
 		s.closed = true
 		return s.settle(m.At)
+	case agent.Reservation:
+		return s.reserve(m)
 	case agent.Query:
 		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status(m.At)}}
 	}
@@ -71,6 +79,19 @@ func (s State[T]) tick(m agent.Tick) (State[T], []agent.Effect) {
 	return s, append(early, fx...)
 }
 
+// reserve takes the reservation m: passes owed to the agent after this one,
+// or the news that it has ended, after which nothing more is owed.
+func (s State[T]) reserve(m agent.Reservation) (State[T], []agent.Effect) {
+	s.paced = true
+	switch {
+	case m.Last:
+		s.last, s.owed = true, 0
+	case m.N > 0 && !s.last:
+		s.owed += min(m.N, agent.Unbounded-s.owed)
+	}
+	return s.settle(m.At)
+}
+
 // reshape switches the bucket to the Limit m carries, if it is valid.
 func (s State[T]) reshape(m agent.Set[Limit]) (State[T], []agent.Effect) {
 	if m.Value.check() != nil {
@@ -89,8 +110,17 @@ func (s State[T]) settle(at time.Time) (State[T], []agent.Effect) {
 }
 
 // finish returns [agent.Finish] once input has ended and nothing waits.
+// While the agent after it may still reserve passes, it returns
+// [agent.Drained] instead, once, and finishes when that agent has ended.
 func (s State[T]) finish(fx []agent.Effect) (State[T], []agent.Effect) {
 	if !s.closed || s.finished || len(s.queue) > 0 {
+		return s, fx
+	}
+	if s.paced && !s.last {
+		if !s.drained {
+			s.drained = true
+			fx = append(fx, agent.Drained{})
+		}
 		return s, fx
 	}
 	s.finished = true

@@ -6,11 +6,20 @@ import (
 	"github.com/evolvekit/evolve/agent"
 )
 
-// pass emits waiting items, oldest first, while demand lasts and the bucket
-// holds the oldest one's cost at instant at. A costly item is never
-// overtaken: the items behind it wait with it. The emitted values are copied
-// into a new slice, and their input slots given back with [agent.Demand].
+// pass grants the passes owed, a token each, then emits waiting items,
+// oldest first, while demand lasts and the bucket holds the oldest one's
+// cost at instant at. A costly item is never overtaken: the items behind it
+// wait with it, and so do they behind an owed pass. The emitted values are
+// copied into a new slice, and their input slots given back with
+// [agent.Demand].
 func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
+	var fx []agent.Effect
+	if s.owed > 0 {
+		s, fx = s.grant(at)
+		if s.owed > 0 {
+			return s, fx
+		}
+	}
 	n := 0
 	for ; n < len(s.queue) && s.demand > 0; n++ {
 		cost := s.queue[n].price(s.bucket.limit.Burst)
@@ -21,7 +30,7 @@ func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
 		s.demand--
 	}
 	if n == 0 {
-		return s, nil
+		return s, fx
 	}
 	out := make([]T, n)
 	for i, it := range s.queue[:n] {
@@ -31,5 +40,20 @@ func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
 	if len(s.queue) == 0 {
 		s.queue = nil // let the emitted items go
 	}
-	return s, []agent.Effect{agent.Emit[T]{Values: out}, agent.Demand{N: n}}
+	return s, append(fx, agent.Emit[T]{Values: out}, agent.Demand{N: n})
+}
+
+// grant grants as many of the passes owed as the bucket holds tokens for
+// at instant at, one a pass.
+func (s State[T]) grant(at time.Time) (State[T], []agent.Effect) {
+	n := 0
+	for ; n < s.owed && covers(s.bucket.level(at), 1); n++ {
+		s.bucket = s.bucket.take(at, 1)
+	}
+	if n == 0 {
+		return s, nil
+	}
+	s.owed -= n
+	s.granted += n
+	return s, []agent.Effect{agent.Grant{N: n}}
 }

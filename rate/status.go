@@ -17,6 +17,10 @@ type Status struct {
 	Tokens float64 // tokens in the bucket at the instant of the snapshot
 	Queue  int     // bound of the input queue, in items
 	Closed bool    // input has ended
+	// Reserved counts the passes the agent after this one in a chain
+	// reserved and waits for, Granted those it was granted (see
+	// agent.Reservation): retries that spent this agent's tokens.
+	Reserved, Granted int
 }
 
 // Status returns a snapshot of s at instant at, with the bucket refilled up
@@ -26,6 +30,7 @@ func (s State[T]) Status(at time.Time) Status {
 		Load: agent.Load{Queued: len(s.queue), Done: s.passed, Demand: s.demand},
 		Rate: s.bucket.limit.Rate, Burst: s.bucket.limit.Burst,
 		Tokens: max(s.bucket.level(at), 0), Queue: s.bound, Closed: s.closed,
+		Reserved: s.owed, Granted: s.granted,
 	}
 }
 
@@ -34,5 +39,5 @@ func (s State[T]) Status(at time.Time) Status {
 func (st Status) MarshalZerologObject(e *zerolog.Event) {
 	st.Load.MarshalZerologObject(e)
 	e.Float64("rate", st.Rate).Int("burst", st.Burst).Float64("tokens", st.Tokens).
-		Int("queue", st.Queue).Bool("closed", st.Closed)
+		Int("queue", st.Queue).Bool("closed", st.Closed).Int("reserved", st.Reserved).Int("granted", st.Granted)
 }

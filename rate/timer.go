@@ -6,8 +6,9 @@ import (
 	"github.com/evolvekit/evolve/agent"
 )
 
-// arm makes sure a timer is pending for the instant the oldest item's tokens
-// are due, when that item waits for tokens only (it holds demand). A timer
+// arm makes sure a timer is pending for the instant the token of the next
+// pass owed is due, or else the oldest item's tokens, when that item waits
+// for tokens only (it holds demand). A timer
 // already pending for that instant is kept; otherwise the pending one is
 // disarmed and a new one is asked for with a new tag, which makes the Tick of
 // the earlier one stale should it still arrive. When no item waits for
@@ -15,10 +16,15 @@ import (
 // time, its Tick always lets an item through, and an agent with waiting items
 // and demand always has one.
 func (s State[T]) arm(at time.Time, fx []agent.Effect) (State[T], []agent.Effect) {
-	if len(s.queue) == 0 || s.demand < 1 {
+	var due time.Time
+	switch {
+	case s.owed > 0:
+		due = s.bucket.due(1)
+	case len(s.queue) == 0 || s.demand < 1:
 		return s.disarm(fx)
+	default:
+		due = s.bucket.due(s.head())
 	}
-	due := s.bucket.due(s.head())
 	if s.armed && due.Equal(s.due) {
 		return s, fx
 	}

@@ -14,6 +14,8 @@
 //     at once. Items arrive as the [Arrivals] say; those that find the input
 //     queue full wait outside it, in a backlog.
 //   - Emit counts completed values against the demand granted downstream.
+//   - Reserve is granted at once, as the runtime grants the passes of an
+//     agent with no pacer before it: a Pass arrives at the same instant.
 //   - Finish ends the run.
 //   - Cancel changes nothing: simulated work has no context to end, so it
 //     takes its service time and its Done arrives as it would have.

@@ -11,6 +11,7 @@ const (
 	tick                   // a timer fires
 	sample                 // the trace takes a sample
 	end                    // arrivals end
+	pass                   // passes reserved are granted
 )
 
 // event is something that happens at a virtual instant. Events at the same
@@ -20,7 +21,7 @@ type event[R any] struct {
 	at   time.Duration
 	seq  uint64
 	kind kind
-	id   uint64        // the work's ID, or the timer's tag
+	id   uint64        // the work's ID, the timer's tag, or the passes
 	gen  uint64        // the timer's generation
 	from time.Duration // when the work started
 	res  R

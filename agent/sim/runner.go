@@ -108,6 +108,8 @@ func (r *runner[S, I, W, R, O]) handle(e event[R]) {
 		}
 	case end:
 		r.ending()
+	case pass:
+		r.deliver(agent.Pass{At: r.at(), N: int(e.id)})
 	}
 }
 
@@ -212,6 +214,11 @@ func (r *runner[S, I, W, R, O]) perform(e agent.Effect) {
 		// Simulated work has no context to cancel: it takes its time.
 	case agent.DeadLetter:
 		// A run has no dead-letter sink: the failed result stands.
+	case agent.Reserve:
+		// A lone agent paces nobody but itself: its passes come at once.
+		if e.N > 0 {
+			r.schedule(event[R]{at: r.now, kind: pass, id: uint64(e.N)})
+		}
 	default:
 		if !isReply(e) {
 			r.violate("asked for an effect it cannot ask for: %T", e)

@@ -58,7 +58,11 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 	case wake:
 		c.takeIn()
 	case *actor.Started:
-		c.step(agent.Pull{At: c.h.rt.Clock.Now(), N: c.ports.pull})
+		now := c.h.rt.Clock.Now()
+		c.step(agent.Pull{At: now, N: c.ports.pull})
+		if c.ports.paced {
+			c.step(agent.Reservation{At: now})
+		}
 	case *actor.Stopping:
 		c.disarmAll()
 	case *actor.Stopped:
@@ -204,6 +208,14 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 		c.deadLetter(e)
 	case agent.Finish:
 		c.finish(e.Err)
+	case agent.Reserve:
+		c.reserve(e.N)
+	case agent.Grant:
+		if c.ports.grant != nil && e.N > 0 {
+			c.ports.grant(e.N)
+		}
+	case agent.Drained:
+		c.end()
 	case agent.Unhandled:
 		c.fail(fmt.Errorf("agent %s: evolve did not handle %T", c.spec.Name, m))
 	default:
@@ -233,6 +245,18 @@ func (c *cell[S, I, W, R, O, V]) emit(values []O) {
 	}
 	if refused > 0 {
 		c.h.pull(refused)
+	}
+}
+
+// reserve hands a reservation of n passes to the pacer before the agent,
+// or grants them at once when there is none.
+func (c *cell[S, I, W, R, O, V]) reserve(n int) {
+	switch {
+	case n < 1:
+	case c.ports.reserve != nil:
+		c.ports.reserve(n)
+	default:
+		c.h.post(agent.Pass{N: n})
 	}
 }
 

@@ -12,6 +12,9 @@ type ports[O any] struct {
 	upstream bool                   // demand goes to another agent, not to Post
 	ended    func()                 // called once, after the agent finished or failed
 	dead     func(agent.DeadLetter) // takes the dead letters; nil drops them
+	reserve  func(n int)            // takes the passes it reserves; nil grants them at once
+	grant    func(n int)            // takes the passes it grants the agent after it
+	paced    bool                   // the agent after it reserves passes of it
 }
 
 // alone returns the ports of an agent that runs on its own: unbounded demand,

@@ -18,7 +18,10 @@ type Stage[I, O any] struct {
 	name  string // its first agent's
 	first int    // its first agent's input bound
 	bound int    // the sum of its agents' input bounds
-	start func(rt *agent.Runtime, in Inlet, out Outlet[O]) (Run[I], error)
+	// paces says its last agent keeps a pace (Spec.Paces); reserves that
+	// its first agent reserves passes (Spec.Reserves).
+	paces, reserves bool
+	start           func(rt *agent.Runtime, in Inlet, out Outlet[O]) (Run[I], error)
 }
 
 // Inlet says where a running stage gives its input slots back.
@@ -30,6 +33,10 @@ type Inlet struct {
 	// DeadLetters takes the dead letters of the stage's agents that have
 	// no sink of their own, on their goroutines. Nil drops them.
 	DeadLetters func(agent.DeadLetter)
+	// Reserve takes the passes the stage's first agent reserves (see
+	// agent.Reserve), on its goroutine, for the pacer before it. Nil
+	// grants them at once.
+	Reserve func(n int)
 }
 
 // Outlet says where a running stage's values and its completion go.
@@ -43,8 +50,14 @@ type Outlet[O any] struct {
 	// that panicked, say). Nil discards the values.
 	Deliver func(values []O) (refused int, err error)
 	// Ended is called once, on the stage's goroutine, after the stage has
-	// finished or failed and after its last Deliver. Nil does nothing.
+	// finished or failed, or said agent.Drained, and after its last
+	// Deliver. Nil does nothing.
 	Ended func()
+	// Paced says that whatever takes the values reserves passes of the
+	// stage's last agent, which keeps a pace; Grant takes the passes that
+	// agent grants, on its goroutine.
+	Paced bool
+	Grant func(n int)
 }
 
 // SinkOutlet returns an Outlet that hands each value to sink, one at a time,
@@ -63,8 +76,11 @@ type Run[I any] struct {
 }
 
 // puller is the last agent of a running stage, as the stage after it sees
-// it.
-type puller interface{ pull(n int) }
+// it: it takes demand, and reservations of passes if it keeps a pace.
+type puller interface {
+	pull(n int)
+	reserve(n int, last bool) bool
+}
 
 // Runner is a running agent of a chain, whatever its types.
 type Runner interface {
@@ -92,7 +108,7 @@ func NewStage[I, V, S, W, R, O any](spec Spec[S, W, R, O]) Stage[I, O] {
 		m := &Member[I]{h: h, post: h.Post, tryPost: h.TryPost, feed: h.feed, refused: new(refusals)}
 		return Run[I]{Head: m, Members: []Runner{m}, last: m}, nil
 	}
-	return Stage[I, O]{name: spec.Name, first: spec.Queue, bound: spec.Queue, start: start}
+	return Stage[I, O]{name: spec.Name, first: spec.Queue, bound: spec.Queue, paces: spec.Paces, reserves: spec.Reserves, start: start}
 }
 
 // Start runs the stage on rt, wired to in and out. It returns an error for
@@ -115,35 +131,54 @@ func (s Stage[I, O]) Zero() bool { return s.start == nil }
 
 // Link returns a followed by b: the values a's last agent emits are the
 // items b's first agent takes, as much as b's input bound allows, and a's
-// completion closes b.
+// completion closes b. When a's last agent keeps a pace and b's first
+// reserves passes, b's passes come from a's pace: a's last agent grants
+// them, and finishes only after b's first has ended.
 func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 	if a.start == nil || b.start == nil {
 		return Stage[I, O]{}
 	}
+	paced := a.paces && b.reserves
 	start := func(rt *agent.Runtime, in Inlet, out Outlet[O]) (Run[I], error) {
 		// b starts first, so it is there when a's last agent passes it
 		// values; it gives its input slots back as demand for that agent,
-		// which exists before any value flows.
+		// and reserves passes of it, which exists before any value flows.
 		var before atomic.Pointer[puller]
-		rb, err := b.start(rt, Inlet{Demand: func(n int) { (*before.Load()).pull(n) }, DeadLetters: in.DeadLetters}, out)
+		bin := Inlet{Demand: func(n int) { (*before.Load()).pull(n) }, DeadLetters: in.DeadLetters}
+		var head *Member[M]
+		if paced {
+			bin.Reserve = func(n int) {
+				if !(*before.Load()).reserve(n, false) {
+					head.pass(n) // the pacer has ended: its pace with it
+				}
+			}
+		}
+		rb, err := b.start(rt, bin, out)
 		if err != nil {
 			return Run[I]{}, err
 		}
-		head := rb.Head
+		head = rb.Head
 		feed := func(values []M) (int, error) {
 			head.Feed(values)
 			return 0, nil
 		}
-		ra, err := a.start(rt, in, Outlet[M]{Pull: b.first, Deliver: feed, Ended: head.Close})
+		aout := Outlet[M]{Pull: b.first, Deliver: feed, Ended: head.Close}
+		if paced {
+			aout.Paced, aout.Grant = true, head.pass
+		}
+		ra, err := a.start(rt, in, aout)
 		if err != nil {
 			StopAll(context.Background(), rb.Members)
 			return Run[I]{}, err
 		}
 		last := ra.last
 		before.Store(&last)
+		if paced {
+			head.WhenDone(func() { last.reserve(0, true) })
+		}
 		return Run[I]{Head: ra.Head, Members: append(ra.Members, rb.Members...), last: rb.last}, nil
 	}
-	return Stage[I, O]{name: a.name, first: a.first, bound: a.bound + b.bound, start: start}
+	return Stage[I, O]{name: a.name, first: a.first, bound: a.bound + b.bound, paces: b.paces, reserves: a.reserves, start: start}
 }
 
 // StopAll halts every member, then waits for each.
@@ -196,7 +231,7 @@ func MapIn[I, J, O any](s Stage[J, O], f func(I) (J, error)) Stage[I, O] {
 		members := append([]Runner{head}, r.Members[1:]...)
 		return Run[I]{Head: head, Members: members, last: r.last}, nil
 	}
-	return Stage[I, O]{name: s.name, first: s.first, bound: s.bound, start: start}
+	return Stage[I, O]{name: s.name, first: s.first, bound: s.bound, paces: s.paces, reserves: s.reserves, start: start}
 }
 
 // MapOut returns a Stage that passes on f(v) for each value v that s emits,
@@ -212,13 +247,13 @@ func MapOut[I, O, P any](s Stage[I, O], f func(O) (P, bool)) Stage[I, P] {
 		if deliver == nil {
 			deliver = sinkDeliver[P](nil)
 		}
-		return s.start(rt, in, Outlet[O]{Pull: out.Pull, Ended: out.Ended, Deliver: func(values []O) (int, error) {
+		return s.start(rt, in, Outlet[O]{Pull: out.Pull, Ended: out.Ended, Paced: out.Paced, Grant: out.Grant, Deliver: func(values []O) (int, error) {
 			kept, declined, err := keep(values, f)
 			refused, err2 := deliver(kept)
 			return declined + refused, errors.Join(err, err2)
 		}})
 	}
-	return Stage[I, P]{name: s.name, first: s.first, bound: s.bound, start: start}
+	return Stage[I, P]{name: s.name, first: s.first, bound: s.bound, paces: s.paces, reserves: s.reserves, start: start}
 }
 
 // convert runs f on v, turning a panic into a *PanicError.
@@ -271,7 +306,8 @@ func keep[O, P any](values []O, f func(O) (P, bool)) (kept []P, declined int, er
 // wired returns the ports of a stage: in and out, with defaults for what they
 // leave nil.
 func wired[I, V, O any](h *Agent[I, V], in Inlet, out Outlet[O]) ports[O] {
-	p := ports[O]{pull: out.Pull, deliver: out.Deliver, demand: in.Demand, upstream: in.Demand != nil, ended: out.Ended, dead: in.DeadLetters}
+	p := ports[O]{pull: out.Pull, deliver: out.Deliver, demand: in.Demand, upstream: in.Demand != nil, ended: out.Ended, dead: in.DeadLetters,
+		reserve: in.Reserve, grant: out.Grant, paced: out.Paced}
 	if p.pull < 1 {
 		p.pull = agent.Unbounded
 	}
@@ -321,6 +357,7 @@ type member interface {
 	Stop(context.Context) error
 	status(context.Context) (any, error)
 	pull(n int)
+	post(m any) bool
 	whenDone(func())
 }
 
@@ -339,6 +376,16 @@ func (m *Member[I]) TryPost(v I) error { return m.tryPost(v) }
 func (m *Member[I]) Feed(items []I) { m.feed(items) }
 
 func (m *Member[I]) pull(n int) { m.h.pull(n) }
+
+// reserve hands the agent, a pacer, a reservation of n passes, or the
+// news that the agent after it has ended (last); it reports false once the
+// agent has ended.
+func (m *Member[I]) reserve(n int, last bool) bool {
+	return m.h.post(agent.Reservation{N: n, Last: last})
+}
+
+// pass brings the agent n passes it reserved.
+func (m *Member[I]) pass(n int) { m.h.post(agent.Pass{N: n}) }
 
 // Close ends the agent's input.
 func (m *Member[I]) Close() { m.h.Close() }

@@ -35,6 +35,9 @@ type Pool[S, In, Out, R, V any] struct {
 	Value func(R) (Out, bool)
 	// DeadLetters is the agent's own dead-letter sink, or nil.
 	DeadLetters func(agent.DeadLetter)
+	// Reserves says the agent retries items, each retry at the pace of
+	// the rate stage before it in a chain (see agent.Reserve).
+	Reserves bool
 }
 
 // New starts the agent on rt, on its own, with its results going to sink.
@@ -61,6 +64,7 @@ func (p Pool[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		Evolve:      p.Evolve,
 		Queue:       p.Queue,
 		DeadLetters: p.DeadLetters,
+		Reserves:    p.Reserves,
 		Work: func(ctx context.Context, seq uint64, items []In) ([]R, error) {
 			return p.run(ctx, seq, items), nil
 		},

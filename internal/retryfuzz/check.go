@@ -3,6 +3,7 @@ package retryfuzz
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
@@ -35,6 +36,11 @@ func (m *model[S, T]) effects(fx []agent.Effect) {
 				m.fail("disarmed %+v, pending: %v", e, m.timer.on)
 			}
 			m.timer.on = false
+		case agent.Reserve:
+			if e.N < 1 {
+				m.fail("reserved %+v", e)
+			}
+			m.reserved += e.N
 		}
 	}
 	if m.given != m.starts {
@@ -112,7 +118,10 @@ func (m *model[S, T]) start(e agent.Start[[]int]) {
 		m.fail("retry %+v at %v, before its wait ended at %v", e, m.now.Sub(agenttest.T0), it.minDue.Sub(agenttest.T0))
 	case it.tries >= m.attempts:
 		m.fail("retry %+v after %d attempts of %d", e, it.tries, m.attempts)
+	case m.passes == 0:
+		m.fail("retry %+v without a pass", e)
 	}
+	m.passes--
 	it.tries++
 	it.phase = phaseRunning
 	m.running[e.ID] = &batch{seqs: []uint64{e.ID}, attempt: it.tries}
@@ -203,16 +212,22 @@ func (m *model[S, T]) invariants() {
 	st := m.status()
 	count := [phaseEmitted + 1]int{}
 	var minDue, maxDue time.Time
+	var latest []time.Time
 	for _, it := range m.items {
 		count[it.phase]++
 		if it.phase == phaseRetrying {
 			if minDue.IsZero() || it.minDue.Before(minDue) {
 				minDue = it.minDue
 			}
-			if maxDue.IsZero() || it.maxDue.Before(maxDue) {
-				maxDue = it.maxDue
-			}
+			latest = append(latest, it.maxDue)
 		}
+	}
+	// The timer waits for the first retry with no pass coming: the
+	// (k+1)th due, k the passes held or reserved, which is due by the
+	// (k+1)th of the latest instants.
+	slices.SortFunc(latest, time.Time.Compare)
+	if k := m.reserved + m.passes; k < len(latest) {
+		maxDue = latest[k]
 	}
 	switch {
 	case st.Queued != count[phaseQueued] || st.Queued+m.credits != m.bound:
@@ -229,8 +244,10 @@ func (m *model[S, T]) invariants() {
 		m.fail("%d in flight, %d held and %d waiting for a retry exceed the demand of %d", st.InFlight, st.Held, st.Retrying, st.Demand)
 	case m.timer.on && st.Retrying == 0:
 		m.fail("the retry timer is pending with no item waiting for a retry")
-	case !m.timer.on && st.Retrying > 0 && st.Batches < st.Limit:
-		m.fail("%d items wait for a retry with no timer pending and room for %d more batches", st.Retrying, st.Limit-st.Batches)
+	case m.cause == nil && m.reserved+m.passes > count[phaseRetrying]:
+		m.fail("%d passes reserved and %d held for %d items waiting for a retry", m.reserved, m.passes, count[phaseRetrying])
+	case !m.timer.on && st.Retrying > 0 && st.Batches < st.Limit && m.reserved == 0:
+		m.fail("%d items wait for a retry with no timer pending, no pass reserved and room for %d more batches", st.Retrying, st.Limit-st.Batches)
 	case m.timer.on && m.timer.due.Before(minDue):
 		m.fail("the retry timer is due at %v, before any retry may be", m.timer.due.Sub(agenttest.T0))
 	case m.timer.on && m.timer.due.After(maxTime(m.timer.armed, maxDue)):

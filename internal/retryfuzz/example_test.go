@@ -40,11 +40,11 @@ func Example() {
 		0, 1, 0, 0, // two items
 		5, 0, 0x01, 0x81, // 1ms on, the first batch ends, its item failing
 		5, 0, 0x01, 0x81, // and 1ms on the second
-		14, 0, 0, 0x82, // 2ms on: both retried
+		14, 0x40, 0, 0x82, // 2ms on: both due, and granted their passes
 		5, 0, 0, 0x81, // the retry of the first ends well
 		5, 0, 0, 0x81, // and of the second
 		15, 0, 0, 0} // Close
 	fmt.Printf("%+v\n", retryfuzz.Run(fatal{}, a, data, 400))
 	// Output:
-	// {Messages:9 Items:2 Retried:2 Failed:0}
+	// {Messages:10 Items:2 Retried:2 Failed:0}
 }

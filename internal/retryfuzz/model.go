@@ -66,6 +66,8 @@ type model[S any, T comparable] struct {
 	demand         int // granted and not used
 	emitted        int
 	retried        int
+	reserved       int // passes reserved and not yet brought
+	passes         int // passes brought and not yet spent on a retry
 	timer          struct {
 		on         bool
 		due, armed time.Time
@@ -165,6 +167,10 @@ func (m *model[S, T]) expect(msg agent.Msg) {
 		}
 	case agent.Close:
 		m.closed = true
+	case agent.Pass:
+		n := min(msg.N, m.reserved)
+		m.reserved -= n
+		m.passes += n
 	case agent.Done[[]result]:
 		m.ended(msg)
 	}
@@ -237,6 +243,8 @@ func (m *model[S, T]) drain() {
 				m.fail("finished with %d of %d items emitted", m.emitted, len(m.items))
 			}
 			return
+		case m.reserved > 0:
+			m.deliver(agent.Pass{N: m.reserved})
 		case len(m.running) > 0:
 			fails := byte(0)
 			if m.r.IntN(3) == 0 {

@@ -7,12 +7,13 @@
 // input slots the agent gave back, a Done only for a batch in flight (its
 // items failing or not, with errors worth a retry or not, asking for a
 // wait or not, or too few results), the Tick of the retry timer at the
-// instant it was armed for and stale ones, demand, limits, queries and
-// Close once. A model of the agent predicts which failures are retried
-// and which stand, and after every message it checks the effects and the
-// Status against it: the items started and retried, each retry of an item
-// waiting for one, no sooner than the wait it asked for and within its
-// attempts; the results emitted, each once, within demand, in order when
+// instant it was armed for and stale ones, the passes reserved, demand,
+// limits, queries and Close once. A model of the agent predicts which
+// failures are retried and which stand, and after every message it checks
+// the effects and the Status against it: the items started and retried,
+// each retry of an item waiting for one, no sooner than the wait it asked
+// for, within its attempts and with a pass, no more passes reserved than
+// items wait; the results emitted, each once, within demand, in order when
 // ordered, with the value or error of its last attempt; the input slots;
 // the limit; the timer pending while items wait for a retry (or, their
 // wait over, for a batch to end), never early, and not firing again and
@@ -39,7 +40,9 @@
 //	      10-11: a grant of 1 + a%4 demand
 //	         12: the limit set as Agent.SetLimit decodes a
 //	         13: a query
-//	         14: nothing but the step of the clock
+//	         14: a grant of the passes reserved with agent.Reserve: all
+//	             of them if bit 6 of a is set, else 1 + a%4 at most, and
+//	             one more that was not reserved if bit 7 is set
 //	         15: Close, once, if a%8 is 0 (else nothing but the clock)
 package retryfuzz
 

@@ -36,6 +36,8 @@ func (m *model[S, T]) step(in *fuzzin.Bytes) {
 		if fx := m.deliver(agent.Query{ID: uint64(a)}); !m.a.Same(fx, want) {
 			m.fail("query answered with %v", fx)
 		}
+	case 14:
+		m.grant(a)
 	case 15:
 		if !m.closed && a%8 == 0 {
 			m.deliver(agent.Close{})
@@ -68,6 +70,21 @@ func maxTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// grant brings the agent passes it reserved, as the pacer before it in a
+// chain would: all of them if bit 6 of a is set, else 1 + a%4 at most,
+// and one more that it did not reserve if bit 7 is set.
+func (m *model[S, T]) grant(a byte) {
+	n := min(1+int(a)%4, m.reserved)
+	if a&64 != 0 {
+		n = m.reserved
+	}
+	extra := int(a >> 7)
+	if n+extra == 0 {
+		return
+	}
+	m.deliver(agent.Pass{N: n + extra})
 }
 
 // post sends n items, no more than the feeder holds slots for, none after
