@@ -80,6 +80,8 @@ func spec[T any](cfg Config[T], flush Flush[T]) core.Spec[State[T], []T, struct{
 		State:  s,
 		Evolve: Evolve[T],
 		Queue:  cfg.Queue,
+		// The dead letters of failed flushes.
+		DeadLetters: cfg.DeadLetters,
 		Work: func(ctx context.Context, _ uint64, b []T) (struct{}, error) {
 			return struct{}{}, flush(ctx, b)
 		},

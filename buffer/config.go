@@ -43,6 +43,12 @@ type Config[T any] struct {
 	Queue int
 	// Name names the agent in logs. Empty means "buffer".
 	Name string
+	// DeadLetters, when not nil, takes each item of a batch whose flush
+	// failed, with the flush's error, and Wait's error, an
+	// *agent.DeadLettersError, says how many went there. It is called on
+	// the agent's goroutine. A stage of a chain without one hands its dead
+	// letters to the chain's (compose.WithDeadLetters).
+	DeadLetters func(agent.DeadLetter)
 }
 
 // withDefaults checks c and fills in the default Queue and Name. Its errors

@@ -7,7 +7,8 @@
 // function (a bulk insert, a bulk API call), and once that succeeds it is
 // emitted downstream. A flush that fails or panics is counted, its batch is
 // not emitted, the first such error is what Wait returns, and the agent goes
-// on with the next batch.
+// on with the next batch. Its items go to the dead letters
+// ([Config.DeadLetters], or the chain's), each with the flush's error.
 //
 // Flushes never overlap and happen in input order: a batch that fills while
 // another is being flushed waits for it. The input queue is bounded by

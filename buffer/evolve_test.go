@@ -159,11 +159,12 @@ func TestFailedFlushIsCountedNotEmittedAndFinishCarriesTheFirstError(t *testing.
 		step{Msg: agent.Close{}},
 		step{Msg: fail(4, second)},
 	)
-	assert.Equal(t, []agent.Effect{start(2, 2), agent.Demand{N: 1}}, tr[2].Effects, "no Emit, next batch")
-	assert.Equal(t, []agent.Effect{start(3, 3), agent.Demand{N: 1}}, tr[3].Effects)
+	assert.Equal(t, []agent.Effect{agent.DeadLetter{Seq: 0, Item: 1, Err: first, Attempts: 1}, start(2, 2), agent.Demand{N: 1}}, tr[2].Effects,
+		"no Emit: a dead letter, and the next batch")
+	assert.Equal(t, []agent.Effect{agent.DeadLetter{Seq: 1, Item: 2, Err: panicked, Attempts: 1}, start(3, 3), agent.Demand{N: 1}}, tr[3].Effects)
 	assert.Equal(t, []agent.Effect{emit(3), start(4, 4), agent.Demand{N: 1}}, tr[4].Effects)
 	assert.Empty(t, tr[5].Effects)
-	assert.Equal(t, []agent.Effect{agent.Finish{Err: first}}, tr[6].Effects)
+	assert.Equal(t, []agent.Effect{agent.DeadLetter{Seq: 3, Item: 4, Err: second, Attempts: 1}, agent.Finish{Err: first}}, tr[6].Effects)
 	st := tr[6].State.Status()
 	assert.Equal(t, 3, st.FailedBatches)
 	assert.Equal(t, 3, st.Failed, "items of failed batches")

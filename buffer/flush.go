@@ -18,10 +18,13 @@ func (s State[T]) flush(fx []agent.Effect) (State[T], []agent.Effect) {
 
 // flushed ends the running flush. A batch whose flush succeeded is
 // emitted, using the unit of demand its start reserved; a failed one is
-// counted and dropped, and the first failure is kept for Finish.
+// counted, the first failure is kept for Finish, and each of its items
+// goes to the dead letters, with its position among the items the agent
+// took as its Seq.
 func (s State[T]) flushed(m agent.Done[struct{}]) (State[T], []agent.Effect) {
 	batch := s.flight
 	s.flight = nil
+	first := s.done
 	s.done += len(batch)
 	if m.Err != nil {
 		s.lost++
@@ -29,7 +32,11 @@ func (s State[T]) flushed(m agent.Done[struct{}]) (State[T], []agent.Effect) {
 		if s.err == nil {
 			s.err = m.Err
 		}
-		return s, nil
+		fx := make([]agent.Effect, len(batch))
+		for i, v := range batch {
+			fx[i] = agent.DeadLetter{Seq: uint64(first + i), Item: v, Err: m.Err, Attempts: 1}
+		}
+		return s, fx
 	}
 	s.emitted++
 	s.demand--

@@ -99,6 +99,8 @@ type sim struct {
 	started   [][]int // batches in the order their flush started
 	emitted   [][]int
 	failed    [][]int
+	dead      []int // the items of the batch whose failure is being checked
+	deadErr   error // and its error
 	pulled    int
 	firstErr  error
 	closed    bool
@@ -409,9 +411,17 @@ func (m *sim) effects(msg agent.Msg, fx []agent.Effect) {
 			m.finishes++
 			m.finishErr = e.Err
 		case agent.Reply[buffer.Status]:
+		case agent.DeadLetter:
+			if len(m.dead) == 0 || e.Item != any(m.dead[0]) || e.Seq != uint64(m.dead[0]) || e.Err != m.deadErr || e.Attempts != 1 {
+				m.fatalf("dead letter %+v, want item %v of the failed batch, with %v", e, m.dead, m.deadErr)
+			}
+			m.dead = m.dead[1:]
 		default:
 			m.fatalf("unexpected effect %#v", e)
 		}
+	}
+	if len(m.dead) > 0 {
+		m.fatalf("the items %v of a failed batch did not go to the dead letters", m.dead)
 	}
 	if ok != nil {
 		m.fatalf("batch %v flushed fine but was not emitted", ok)
@@ -437,6 +447,7 @@ func (m *sim) ended(msg agent.Msg) []int {
 		return batch
 	}
 	m.failed = append(m.failed, batch)
+	m.dead, m.deadErr = batch, d.Err
 	m.tally.failed++
 	if m.firstErr == nil {
 		m.firstErr = d.Err
