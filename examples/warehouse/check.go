@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/evolvekit/evolve/agent"
 )
 
 // tally is what the batch files in a directory hold, read back.
@@ -56,10 +58,10 @@ func (t *tally) read(name string) error {
 }
 
 // check reports whether every id from 1 to n appears exactly once in t,
-// except the ids in failed, which must not appear at all, and whether
+// except the ids in failed (the dead letters), which must not appear at all, and whether
 // anything else appears. Its error lists the ids at fault, at most a few of
 // each kind.
-func (t tally) check(n int, failed map[int]error) error {
+func (t tally) check(n int, failed map[int]agent.DeadLetter) error {
 	var missing, twice, reported, unexpected []int
 	for id := 1; id <= n; id++ {
 		_, gone := failed[id]

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/evolvekit/evolve/agent"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -32,7 +36,7 @@ func TestTheCheckFindsEveryKindOfFault(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, tl.files)
 	assert.Equal(t, 9, tl.records)
-	err = tl.check(7, map[int]error{4: errors.New("gone"), 6: errors.New("gone")})
+	err = tl.check(7, map[int]agent.DeadLetter{4: {Err: errors.New("gone")}, 6: {Err: errors.New("gone")}})
 	assert.EqualError(t, err, "1 ids missing: 7\n"+
 		"1 ids written more than once: 3\n"+
 		"1 ids written though reported failed: 6\n"+
@@ -44,7 +48,7 @@ func TestTheCheckFindsEveryKindOfFault(t *testing.T) {
 	writeBatch(t, clean, 2, 4)
 	tl, err = readBack(clean)
 	require.NoError(t, err)
-	assert.NoError(t, tl.check(4, map[int]error{3: errors.New("gone")}))
+	assert.NoError(t, tl.check(4, map[int]agent.DeadLetter{3: {Err: errors.New("gone")}}))
 	assert.ErrorContains(t, tl.check(4, nil), "1 ids missing: 3")
 }
 
@@ -65,16 +69,15 @@ func TestABatchFileIsWholeOrAbsent(t *testing.T) {
 	assert.Equal(t, []string{filepath.Join(dir, batchName(1))}, names, "no temporary file left")
 }
 
-func TestBackoffDoublesUpToItsCeilingWithJitter(t *testing.T) {
-	p := retryPolicy{attempts: 8, base: 100 * time.Millisecond, ceiling: time.Second}
-	for attempt, full := range map[int]time.Duration{1: 100 * time.Millisecond, 2: 200 * time.Millisecond,
-		4: 800 * time.Millisecond, 5: time.Second, 60: time.Second} {
-		for range 100 {
-			d := p.backoff(attempt)
-			assert.GreaterOrEqual(t, d, full/2, attempt)
-			assert.LessOrEqual(t, d, full, attempt)
-		}
-	}
+func TestRetryAfterIsReadInSeconds(t *testing.T) {
+	h := http.Header{}
+	assert.Zero(t, retryAfter(h))
+	h.Set("Retry-After", "2")
+	assert.Equal(t, 2*time.Second, retryAfter(h))
+	h.Set("Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT")
+	assert.Zero(t, retryAfter(h), "a date is not read")
+	h.Set("Retry-After", "-1")
+	assert.Zero(t, retryAfter(h))
 }
 
 func TestWhatIsRetried(t *testing.T) {
@@ -83,4 +86,5 @@ func TestWhatIsRetried(t *testing.T) {
 	assert.True(t, retryable(errors.New("connection reset by peer")))
 	assert.False(t, retryable(statusError{404}))
 	assert.False(t, retryable(errAnswer))
+	assert.False(t, retryable(fmt.Errorf("record 3: %w", context.Canceled)), "the load stops")
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/evolvekit/evolve/parallel"
 )
 
 // config is what the command line asks for.
@@ -16,13 +18,15 @@ type config struct {
 	parallel int     // GETs at once
 	batch    int     // records per file
 	out      string  // directory of the batch files; "" for a new temporary one
+	fail     float64 // share of the requests let through that the API fails with 503
+	seed     uint64  // of the API's failures and the retries' jitter
 
-	retry retryPolicy // not a flag
+	retry parallel.Retry // not a flag
 }
 
 // defaults returns the configuration of a bare `warehouse`.
 func defaults() config {
-	return config{records: 2000, rate: 200, parallel: 8, batch: 100, retry: defaultRetry}
+	return config{records: 2000, rate: 200, parallel: 8, batch: 100, fail: 0.02, seed: 1, retry: retry(1)}
 }
 
 // Bounds of the flags' values.
@@ -39,15 +43,19 @@ Loads records 1 to -records from an HTTP API into files of -batch records
 each (NDJSON, one record a line). The program starts the API itself, on
 127.0.0.1: it lets -api-rate requests a second through (bursts of a fifth
 of a second's worth), answers 429 Too Many Requests beyond that, takes
-20ms to answer, and answers 503 to the first request for every 50th record.
+20ms to answer, and fails a share (-fail) of the requests it lets through
+with 503 Service Unavailable.
 
 The loader is a chain of agents: a rate agent at -rate requests a second,
 a parallel agent making -parallel GETs at once (a 429, a 5xx or no answer
-is retried with exponential backoff, up to 8 requests), and a buffer agent
-writing a file per batch. It prints the records loaded, the 429s received
-(the goal is none), the time taken beside the least possible (-records /
--rate), and the peak memory; then it reads the files back and checks that
-every id is in them exactly once. Progress goes to stderr.
+is retried after a backoff, up to 8 requests, and every retry waits for a
+token of the rate agent, as a first request does), and a buffer agent
+writing a file per batch. It prints the records loaded, the retries, the
+records that failed for good (the dead letters), the 429s received (the
+goal is none), the most requests the API saw in one second, the time
+taken beside the least possible (-records / -rate), and the peak memory;
+then it reads the files back and checks that every id is in them exactly
+once, but the dead letters. Progress goes to stderr.
 
 flags:
   -records N    records to load (default 2000)
@@ -56,6 +64,8 @@ flags:
                 lower to see 429s and retries)
   -parallel N   GETs at once (default 8)
   -batch N      records per file (default 100)
+  -fail P       share of the requests the API fails with 503, from 0 to 1
+                (default 0.02)
   -out DIR      where to write the files; created if need be, and must not hold
                 batch files already (default: a new temporary directory)
 `
@@ -83,6 +93,7 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	fs.IntVar(&cfg.parallel, "parallel", cfg.parallel, "")
 	fs.IntVar(&cfg.batch, "batch", cfg.batch, "")
 	fs.StringVar(&cfg.out, "out", cfg.out, "")
+	fs.Float64Var(&cfg.fail, "fail", cfg.fail, "")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usageText)
@@ -116,6 +127,8 @@ func (c config) check() error {
 		return fmt.Errorf("-parallel must be between 1 and %d, got %d", maxParallel, c.parallel)
 	case c.batch < 1 || c.batch > maxBatch:
 		return fmt.Errorf("-batch must be between 1 and %d, got %d", maxBatch, c.batch)
+	case !(c.fail >= 0 && c.fail <= 1):
+		return fmt.Errorf("-fail must be between 0 and 1, got %v", c.fail)
 	}
 	return nil
 }

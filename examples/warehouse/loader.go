@@ -19,17 +19,56 @@ import (
 // of agents:
 //
 //	ids -> rate agent (the API's rate, a quarter of its burst)
-//	    -> parallel agent (GETs, with retries)
+//	    -> parallel agent (GETs, with a timeout and retries, each retry
+//	       spending a token of the rate agent)
 //	    -> buffer agent (a file per batch) -> loaded
+//
+// A record that fails for good goes to the chain's dead letters: its last
+// request's error, or its batch file's.
 type loader struct {
 	n        int
 	rate     float64
 	parallel int
 	batch    int
+	retry    parallel.Retry
 
 	f      *fetcher
 	out    *files
 	loaded atomic.Int64 // records in files written
+	dead   deadLetters
+
+	retried, granted int // retries made, and passes the rate agent granted them
+}
+
+// deadLetters keeps the chain's dead letters. It is safe for concurrent
+// use.
+type deadLetters struct {
+	mu   sync.Mutex
+	list []agent.DeadLetter
+}
+
+// add keeps d.
+func (d *deadLetters) add(l agent.DeadLetter) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.list = append(d.list, l)
+}
+
+// byID returns the records that went to the dead letters, by id, with
+// their errors.
+func (d *deadLetters) byID() map[int]agent.DeadLetter {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make(map[int]agent.DeadLetter, len(d.list))
+	for _, l := range d.list {
+		switch v := l.Item.(type) {
+		case int: // a request that failed for good
+			out[v] = l
+		case record: // a record whose batch file could not be written
+			out[v.ID] = l
+		}
+	}
+	return out
 }
 
 // loaderBurst returns the rate agent's burst at rate: a quarter of the
@@ -58,38 +97,29 @@ func (l *loader) chain() (agent.Stage[int, []record], error) {
 	if err != nil {
 		return agent.Stage[int, []record]{}, err
 	}
-	fetch, err := parallel.Stage(parallel.Config{Name: "fetch", Limit: l.parallel, Queue: 1, Unordered: true}, l.f.fetch)
+	fetch, err := parallel.Stage(parallel.Config{Name: "fetch", Limit: l.parallel, Queue: 1, Unordered: true,
+		Timeout: requestTimeout, Retry: l.retry}, l.f.fetch)
 	if err != nil {
 		return agent.Stage[int, []record]{}, err
 	}
-	write, err := buffer.Stage(buffer.Config[record]{Name: "files", Size: l.batch}, l.flush)
+	write, err := buffer.Stage(buffer.Config[record]{Name: "files", Size: l.batch}, l.out.write)
 	if err != nil {
 		return agent.Stage[int, []record]{}, err
 	}
 	return compose.Pipe3(limit, fetch, write), nil
 }
 
-// flush writes one batch to its file. If that fails, every record in it is
-// noted as failed for good: it will not be in any file.
-func (l *loader) flush(ctx context.Context, batch []record) error {
-	err := l.out.write(ctx, batch)
-	if err != nil && ctx.Err() == nil {
-		for _, r := range batch {
-			l.f.fail(r.ID, fmt.Errorf("record %d: writing its batch: %w", r.ID, err))
-		}
-	}
-	return err
-}
-
 // load posts every id to the chain and waits until the last batch is
-// written. It returns the chain's errors (a record or a batch that failed
-// for good), or ctx.Err() if ctx ends first, having stopped the chain.
+// written. It returns the chain's error (an *agent.DeadLettersError if
+// records failed for good), or ctx.Err() if ctx ends first, having stopped
+// the chain.
 func (l *loader) load(ctx context.Context, rt *agent.Runtime) error {
 	stages, err := l.chain()
 	if err != nil {
 		return err
 	}
-	c, err := compose.Start(rt, stages, func(b []record) { l.loaded.Add(int64(len(b))) }, compose.WithName("warehouse"))
+	c, err := compose.Start(rt, stages, func(b []record) { l.loaded.Add(int64(len(b))) },
+		compose.WithName("warehouse"), compose.WithDeadLetters(l.dead.add))
 	if err != nil {
 		return err
 	}
@@ -99,10 +129,29 @@ func (l *loader) load(ctx context.Context, rt *agent.Runtime) error {
 		}
 	}
 	c.Close()
-	if err := c.Wait(ctx); err != nil {
+	err = c.Wait(ctx)
+	if ctx.Err() != nil {
 		return stop(c, err)
 	}
-	return nil
+	l.count(c)
+	return err
+}
+
+// count reads the retries made and the passes granted for them from the
+// chain's final status.
+func (l *loader) count(c agent.Handle[int, compose.Status]) {
+	st, err := c.Status(context.Background())
+	if err != nil {
+		return
+	}
+	for _, s := range st.Stages {
+		switch v := s.Detail.(type) {
+		case parallel.Status:
+			l.retried = v.Retried
+		case rate.Status:
+			l.granted = v.Granted
+		}
+	}
 }
 
 // stopTimeout bounds the wait for the chain's goroutines when it is stopped
@@ -129,9 +178,9 @@ func (l *loader) watch(w io.Writer, start time.Time, period time.Duration, quit 
 			return
 		case <-tick.C:
 		}
-		fmt.Fprintf(w, "warehouse: %v: %d of %d records loaded, %d fetched, %d 429s, %d retries\n",
+		fmt.Fprintf(w, "warehouse: %v: %d of %d records loaded, %d fetched in %d requests, %d 429s\n",
 			time.Since(start).Round(100*time.Millisecond), l.loaded.Load(), l.n, l.f.fetched.Load(),
-			l.f.tooMany.Load(), l.f.retries.Load())
+			l.f.requests.Load(), l.f.tooMany.Load())
 	}
 }
 

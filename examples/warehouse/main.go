@@ -6,37 +6,45 @@
 // serves GET /records/{id} as JSON, lets -api-rate requests a second
 // through (golang.org/x/time/rate, bursts of a fifth of a second's worth;
 // -api-rate is -rate unless set), answers 429 Too Many Requests beyond it,
-// takes 20 ms to answer, and answers 503 Service Unavailable to the first
-// request for every 50th record (in front of its rate limit, as a gateway
-// would), so that retries are exercised.
+// takes 20 ms to answer, and fails a share (-fail, 2% unless set) of the
+// requests it lets through with 503 Service Unavailable: those count
+// against its limit too.
 //
 // The loader is a chain of agents (package compose):
 //
 //	ids 1..N -> rate agent: -rate a second, bursts of a quarter of the API's
-//	         -> parallel agent: -parallel GETs at once; a 429, a 5xx or no
-//	            answer is retried after an exponential backoff (50 ms
-//	            doubling to 2 s, with jitter), up to 8 requests
+//	         -> parallel agent: -parallel GETs at once, each within 10 s; a
+//	            429, a 5xx or no answer is retried after a backoff (up to
+//	            50 ms doubling to 2 s, full jitter, at least what a
+//	            Retry-After asks), up to 8 requests
 //	         -> buffer agent: batches of -batch records, each written to a
 //	            file batch-NNNNNN.ndjson in -out, one JSON record a line
 //
+// The retries, the timeout and the list of what failed are the library's
+// (parallel.Config's Retry and Timeout, compose.WithDeadLetters), and every
+// retry waits for a token of the rate agent in front, as a first request
+// does: retries included, the loader sends the API no more than -rate.
 // Backpressure flows back up the chain, so the ids wait in the rate agent,
 // not in memory all at once. A record that fails for good (8 failed
 // requests, or an answer that will not change, or a batch file that could
-// not be written) is listed, never dropped silently, and the program exits
-// with status 1.
+// not be written) goes to the dead letters, which are listed, and the
+// program exits with status 1.
 //
-// It prints the records loaded, the 429s received (the goal is 0), how long
-// it took beside the least possible (-records at the lower of -rate and
-// -api-rate), and the peak memory: the most Go heap held by objects (the
-// runtime/metrics /memory/classes/heap/objects:bytes, sampled every 10 ms),
-// API server included, since it runs in the same process. Then it reads the
-// files back and checks that every id appears in them exactly once.
-// Progress goes to stderr every second.
+// It prints the records loaded, the retries, the dead letters, the 429s
+// received (the goal is 0), the most requests the API received in any one
+// second, how long it took beside the least possible (-records at the
+// lower of -rate and -api-rate), and the peak memory: the most Go heap held
+// by objects (the runtime/metrics /memory/classes/heap/objects:bytes,
+// sampled every 10 ms), API server included, since it runs in the same
+// process. Then it reads the files back and checks that every id appears
+// in them exactly once, but the dead letters. Progress goes to stderr
+// every second.
 //
-//	go run ./examples/warehouse [-records 2000] [-rate 200] [-parallel 8] [-batch 100] [-out DIR] [-api-rate R]
+//	go run ./examples/warehouse [-records 2000] [-rate 200] [-parallel 8] [-batch 100] [-fail 0.02] [-out DIR] [-api-rate R]
 //
-// Set -api-rate below -rate to see 429s, and the retries that still load
-// every record.
+// Set -fail 0.1 to see a tenth of the requests fail and be retried within
+// the API's limit; set -api-rate below -rate to see 429s, and the retries
+// that still load every record.
 package main
 
 import (
@@ -45,6 +53,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"slices"
@@ -86,7 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return warehouse(ctx, cfg, flaky, stdout, stderr)
+	return warehouse(ctx, cfg, randomFaults(cfg.fail, cfg.seed), stdout, stderr)
 }
 
 // latency is how long the API takes to answer a record.
@@ -109,9 +118,9 @@ func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Wri
 	fmt.Fprintf(stdout, "warehouse: loading %d records: rate agent at %g a second (bursts of %d) -> %d GETs at once -> files of %d records in %s\n",
 		cfg.records, cfg.rate, loaderBurst(cfg.rate), cfg.parallel, cfg.batch, dir)
 
-	f := newFetcher(a.url, cfg.parallel, cfg.retry)
+	f := newFetcher(a.url, cfg.parallel)
 	defer f.close()
-	l := &loader{n: cfg.records, rate: cfg.rate, parallel: cfg.parallel, batch: cfg.batch, f: f, out: &files{dir: dir}}
+	l := &loader{n: cfg.records, rate: cfg.rate, parallel: cfg.parallel, batch: cfg.batch, retry: cfg.retry, f: f, out: &files{dir: dir}}
 	var mem peakMemory
 	start := time.Now()
 	stopWatching := background(mem.watch, func(quit <-chan struct{}) { l.watch(stderr, start, time.Second, quit) })
@@ -122,9 +131,9 @@ func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Wri
 		return fmt.Errorf("interrupted after %v: %d of %d records loaded into %s", elapsed.Round(time.Millisecond), l.loaded.Load(), cfg.records, dir)
 	}
 	summarize(stdout, cfg, l, a, elapsed, mem.peak.Load())
-	failed := f.failures()
-	reportFailures(stdout, failed)
-	return errors.Join(failure(err, failed), verify(stdout, dir, cfg.records, failed))
+	dead := l.dead.byID()
+	reportDeadLetters(stdout, dead)
+	return errors.Join(failure(err, dead), verify(stdout, dir, cfg.records, dead))
 }
 
 // loadOn runs l on a runtime of its own, and shuts the runtime down.
@@ -149,39 +158,54 @@ func closeAPI(a *api, stderr io.Writer) {
 func summarize(w io.Writer, cfg config, l *loader, a *api, elapsed time.Duration, peak uint64) {
 	least := float64(cfg.records) / min(cfg.rate, cfg.apiRate)
 	fmt.Fprintf(w, "records loaded:  %d of %d, in %d files\n", l.loaded.Load(), cfg.records, l.out.written.Load())
+	fmt.Fprintf(w, "requests:        %d\n", l.f.requests.Load())
+	fmt.Fprintf(w, "retries:         %d (after a 429, a 5xx or no answer, with backoff; %d took a token of the rate agent)\n", l.retried, l.granted)
 	fmt.Fprintf(w, "429s received:   %d (goal: 0)\n", l.f.tooMany.Load())
 	fmt.Fprintf(w, "5xx received:    %d\n", l.f.serverErrors.Load())
-	fmt.Fprintf(w, "retries:         %d (after a 429, a 5xx or no answer, with backoff)\n", l.f.retries.Load())
+	fmt.Fprintf(w, "busiest second:  %d requests at the API (its limit: %g a second, bursts of %d)\n", a.busiest(), cfg.apiRate, burst(cfg.apiRate))
 	fmt.Fprintf(w, "elapsed:         %v (least possible: %v, %d records at %g a second)\n",
 		elapsed.Round(time.Millisecond), time.Duration(least*float64(time.Second)).Round(time.Millisecond), cfg.records, min(cfg.rate, cfg.apiRate))
 	fmt.Fprintf(w, "peak memory:     %.1f MiB of Go heap in objects (sampled every %v, API server included)\n", mib(peak), memoryEvery)
-	fmt.Fprintf(w, "the API:         %d records served, %d 429s and %d 5xx answered\n", a.served.Load(), a.limited.Load(), a.failed.Load())
+	fmt.Fprintf(w, "the API:         %d requests, %d records served, %d 429s and %d 5xx answered\n",
+		a.requests.Load(), a.served.Load(), a.limited.Load(), a.failed.Load())
 }
 
-// reportFailures prints the records that failed for good, a line each.
-func reportFailures(w io.Writer, failed map[int]error) {
-	fmt.Fprintf(w, "failed for good: %d\n", len(failed))
-	ids := make([]int, 0, len(failed))
-	for id := range failed {
-		ids = append(ids, id)
+// listed is how many dead letters reportDeadLetters lists, a line each.
+const listed = 20
+
+// reportDeadLetters prints the records that failed for good, a line each
+// for the first few by id: its error and its attempts.
+func reportDeadLetters(w io.Writer, dead map[int]agent.DeadLetter) {
+	fmt.Fprintf(w, "dead letters:    %d\n", len(dead))
+	ids := slices.Sorted(maps.Keys(dead))
+	for _, id := range ids[:min(len(ids), listed)] {
+		d := dead[id]
+		fmt.Fprintf(w, "  %v (%s, after %s)\n", d.Err, d.Agent, plural(d.Attempts, "attempt"))
 	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		fmt.Fprintf(w, "  %v\n", failed[id])
+	if len(ids) > listed {
+		fmt.Fprintf(w, "  ... and %d more\n", len(ids)-listed)
 	}
+}
+
+// plural returns n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // failure returns the error of a load that lost records, or err.
-func failure(err error, failed map[int]error) error {
-	if len(failed) > 0 {
-		return fmt.Errorf("%d records failed for good", len(failed))
+func failure(err error, dead map[int]agent.DeadLetter) error {
+	if len(dead) > 0 {
+		return fmt.Errorf("%d records failed for good", len(dead))
 	}
 	return err
 }
 
 // verify reads the files back, checks that every id is there exactly once
-// (those that failed for good excepted), and prints the outcome.
-func verify(w io.Writer, dir string, n int, failed map[int]error) error {
+// (the dead letters excepted), and prints the outcome.
+func verify(w io.Writer, dir string, n int, failed map[int]agent.DeadLetter) error {
 	t, err := readBack(dir)
 	if err == nil {
 		err = t.check(n, failed)
@@ -192,7 +216,7 @@ func verify(w io.Writer, dir string, n int, failed map[int]error) error {
 	}
 	fmt.Fprintf(w, "check:           every id from 1 to %d is in %d files exactly once", n, t.files)
 	if len(failed) > 0 {
-		fmt.Fprintf(w, ", but the %d that failed for good, which are in none", len(failed))
+		fmt.Fprintf(w, ", but the %d dead letters, which are in none", len(failed))
 	}
 	fmt.Fprintln(w)
 	return nil

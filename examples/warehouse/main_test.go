@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evolvekit/evolve/parallel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -67,17 +69,17 @@ func readFiles(t *testing.T, dir string) (seen map[int]int, sizes map[string]int
 func TestAtTheAPIsRateEveryRecordIsLoadedOnceWithoutA429(t *testing.T) {
 	dir := t.TempDir()
 	var out, progress bytes.Buffer
-	args := []string{"-records", "200", "-rate", "500", "-parallel", "16", "-batch", "30", "-out", dir}
+	args := []string{"-records", "200", "-rate", "500", "-parallel", "16", "-batch", "30", "-fail", "0", "-out", dir}
 	require.NoError(t, run(t.Context(), args, &out, &progress))
 	text := out.String()
 
 	assert.Equal(t, 200, figure(t, text, "records loaded"))
 	assert.Contains(t, text, "records loaded:  200 of 200, in 7 files\n")
 	assert.Zero(t, figure(t, text, "429s received"))
-	assert.Equal(t, 4, figure(t, text, "5xx received"), "ids 50, 100, 150 and 200 fail once")
-	assert.Equal(t, 4, figure(t, text, "retries"))
-	assert.Zero(t, figure(t, text, "failed for good"))
-	assert.Contains(t, text, "the API:         200 records served, 0 429s and 4 5xx answered\n")
+	assert.Zero(t, figure(t, text, "5xx received"))
+	assert.Zero(t, figure(t, text, "retries"))
+	assert.Zero(t, figure(t, text, "dead letters"))
+	assert.Contains(t, text, "the API:         200 requests, 200 records served, 0 429s and 0 5xx answered\n")
 	assert.Contains(t, text, "check:           every id from 1 to 200 is in 7 files exactly once\n")
 	assert.Regexp(t, `peak memory:     \d+\.\d MiB`, text)
 	// The rate agent lets its burst through at once, then one id every
@@ -97,20 +99,40 @@ func TestAtTheAPIsRateEveryRecordIsLoadedOnceWithoutA429(t *testing.T) {
 	assert.Equal(t, 20, sizes[batchName(7)], "the last batch, flushed on close")
 }
 
+func TestWithATenthOfTheRequestsFailingTheRetriesKeepWithinTheAPIsLimit(t *testing.T) {
+	dir := t.TempDir()
+	var out, progress bytes.Buffer
+	args := []string{"-records", "600", "-rate", "400", "-parallel", "16", "-batch", "100", "-fail", "0.1", "-out", dir}
+	require.NoError(t, run(t.Context(), args, &out, &progress))
+	text := out.String()
+
+	failed := figure(t, text, "5xx received")
+	assert.Greater(t, failed, 30, "about a tenth of some 660 requests")
+	assert.Equal(t, failed, figure(t, text, "retries"), "each 503 is retried")
+	assert.Equal(t, 600+failed, figure(t, text, "requests"))
+	assert.Contains(t, text, fmt.Sprintf("%d took a token of the rate agent", failed), "every retry waited for its token")
+	assert.Zero(t, figure(t, text, "429s received"), "retries included, the API's limit was kept")
+	assert.LessOrEqual(t, figure(t, text, "busiest second"), 400+burst(400), "a bucket of 400 a second lets no more through in a second")
+	assert.Zero(t, figure(t, text, "dead letters"))
+	assert.Contains(t, text, "check:           every id from 1 to 600 is in 6 files exactly once\n")
+	seen, _ := readFiles(t, dir)
+	assert.Len(t, seen, 600)
+}
+
 func TestAboveTheAPIsRateThe429sAreCountedAndRetried(t *testing.T) {
 	dir := t.TempDir()
 	var out, progress bytes.Buffer
-	args := []string{"-records", "100", "-rate", "400", "-api-rate", "100", "-parallel", "16", "-batch", "25", "-out", dir}
+	args := []string{"-records", "100", "-rate", "400", "-api-rate", "100", "-parallel", "16", "-batch", "25", "-fail", "0", "-out", dir}
 	require.NoError(t, run(t.Context(), args, &out, &progress))
 	text := out.String()
 
 	tooMany := figure(t, text, "429s received")
 	assert.Positive(t, tooMany, "four times the API's rate")
-	assert.Contains(t, text, "the API:         100 records served, "+strconv.Itoa(tooMany)+" 429s and 2 5xx answered\n",
+	assert.Contains(t, text, fmt.Sprintf("the API:         %d requests, 100 records served, %d 429s and 0 5xx answered\n", 100+tooMany, tooMany),
 		"the loader counts every 429 the API sent")
-	assert.Equal(t, tooMany+2, figure(t, text, "retries"), "every 429 and 5xx is retried")
+	assert.Equal(t, tooMany, figure(t, text, "retries"), "every 429 is retried")
 	assert.Equal(t, 100, figure(t, text, "records loaded"))
-	assert.Zero(t, figure(t, text, "failed for good"))
+	assert.Zero(t, figure(t, text, "dead letters"))
 	assert.Contains(t, text, "check:           every id from 1 to 100 is in 4 files exactly once\n")
 	assert.GreaterOrEqual(t, elapsed(t, text), 800*time.Millisecond, "the API's own limit: (100-20)/100 s")
 	seen, _ := readFiles(t, dir)
@@ -121,7 +143,7 @@ func TestARecordThatFailsForGoodIsReportedNotLost(t *testing.T) {
 	dir := t.TempDir()
 	cfg, err := parseFlags([]string{"-records", "40", "-rate", "1000", "-batch", "10", "-out", dir}, nil)
 	require.NoError(t, err)
-	cfg.retry = retryPolicy{attempts: 3, base: time.Millisecond, ceiling: time.Millisecond}
+	cfg.retry = parallel.Retry{Attempts: 3, Backoff: time.Millisecond, MaxBackoff: time.Millisecond, If: retryable}
 	fail := faults{about: "500 for record 7, 403 for 13, 502 twice for 21", status: func(id, attempt int) int {
 		switch {
 		case id == 7:
@@ -140,11 +162,11 @@ func TestARecordThatFailsForGoodIsReportedNotLost(t *testing.T) {
 	text := out.String()
 	assert.Contains(t, text, "answers in 20ms, and 500 for record 7, 403 for 13, 502 twice for 21\n")
 	assert.Contains(t, text, "records loaded:  38 of 40, in 4 files\n")
-	assert.Contains(t, text, "failed for good: 2\n"+
-		"  record 7: 500 Internal Server Error (request 3 of at most 3)\n"+
-		"  record 13: 403 Forbidden (request 1 of at most 3)\n")
+	assert.Contains(t, text, "dead letters:    2\n"+
+		"  record 7: 500 Internal Server Error (fetch, after 3 attempts)\n"+
+		"  record 13: 403 Forbidden (fetch, after 1 attempt)\n")
 	assert.Equal(t, 3+2, figure(t, text, "5xx received"))
-	assert.Contains(t, text, "check:           every id from 1 to 40 is in 4 files exactly once, but the 2 that failed for good, which are in none\n")
+	assert.Contains(t, text, "check:           every id from 1 to 40 is in 4 files exactly once, but the 2 dead letters, which are in none\n")
 	seen, _ := readFiles(t, dir)
 	assert.Len(t, seen, 38)
 	assert.Zero(t, seen[7])
@@ -198,6 +220,8 @@ func TestBadFlagsAreRefusedByName(t *testing.T) {
 		{[]string{"-api-rate", "-5"}, "-api-rate must be above 0 and at most 100000, got -5"},
 		{[]string{"-parallel", "0"}, "-parallel must be between 1 and 1000, got 0"},
 		{[]string{"-batch", "-1"}, "-batch must be between 1 and 1000000, got -1"},
+		{[]string{"-fail", "1.5"}, "-fail must be between 0 and 1, got 1.5"},
+		{[]string{"-fail", "NaN"}, "-fail must be between 0 and 1, got NaN"},
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
@@ -230,7 +254,7 @@ func TestAnOutputDirectoryWithEarlierFilesIsRefused(t *testing.T) {
 func TestHelpPrintsTheUsageAndSucceeds(t *testing.T) {
 	var out, errs bytes.Buffer
 	require.NoError(t, run(t.Context(), []string{"-h"}, &out, &errs))
-	for _, f := range []string{"-records", "-rate", "-api-rate", "-parallel", "-batch", "-out"} {
+	for _, f := range []string{"-records", "-rate", "-api-rate", "-parallel", "-batch", "-fail", "-out"} {
 		assert.Contains(t, out.String(), f)
 	}
 	assert.Empty(t, errs.String())

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
@@ -24,28 +25,28 @@ type apiConfig struct {
 	faults  faults
 }
 
-// faults are the requests the API fails before looking at its rate limit,
-// as a gateway in front of it would: status returns the status it answers
-// the attempt-th request for id with, or 0 to let the request through.
+// faults are the requests the API fails once its rate limit let them
+// through, so that a failed request counts against the limit as any other:
+// status returns the status it answers the attempt-th request for id with,
+// or 0 to serve it. It is called for one request at a time.
 type faults struct {
 	status func(id, attempt int) int
 	about  string // says which requests fail, for the program's output
 }
 
-// flakyEvery is the share of records whose first request the API answers
-// with 503 Service Unavailable: one in flakyEvery.
-const flakyEvery = 50
-
-// flaky are the API's faults: 503 for the first request of every
-// flakyEvery-th record.
-var flaky = faults{
-	status: func(id, attempt int) int {
-		if id%flakyEvery == 0 && attempt == 1 {
-			return http.StatusServiceUnavailable
-		}
-		return 0
-	},
-	about: fmt.Sprintf("503 to the first request for every %dth record", flakyEvery),
+// randomFaults fails each request with 503 Service Unavailable with
+// probability p, drawn from a generator seeded with seed.
+func randomFaults(p float64, seed uint64) faults {
+	r := rand.New(rand.NewPCG(seed, 0x503))
+	return faults{
+		status: func(int, int) int {
+			if p > 0 && r.Float64() < p {
+				return http.StatusServiceUnavailable
+			}
+			return 0
+		},
+		about: fmt.Sprintf("fails %g%% of the requests it lets through with 503", 100*p),
+	}
 }
 
 // burst returns the API's burst at rate: a fifth of a second's worth of
@@ -54,8 +55,9 @@ func burst(rate float64) int { return max(2, int(math.Ceil(rate/5))) }
 
 // api is an HTTP server on 127.0.0.1 that serves records at GET
 // /records/{id}, no faster than its rate limit (429 Too Many Requests
-// beyond it), each after its latency, with the failures its fail function
-// asks for. It counts what it answers. It is safe for concurrent use.
+// beyond it, with Retry-After: 1), each after its latency, with the
+// failures its faults ask for. It counts what it answers, and the most
+// requests it received in any one second. It is safe for concurrent use.
 type api struct {
 	cfg   apiConfig
 	lim   *xrate.Limiter
@@ -65,8 +67,10 @@ type api struct {
 
 	mu       sync.Mutex
 	attempts map[int]int // requests seen, by id
+	recent   []time.Time // when the requests of the last second came
+	peak     int         // the most requests in any one second
 
-	served, limited, failed atomic.Int64
+	requests, served, limited, failed atomic.Int64
 }
 
 // startAPI starts the API on a free port of 127.0.0.1.
@@ -101,14 +105,17 @@ func (a *api) record(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such record", http.StatusNotFound)
 		return
 	}
-	if code := a.cfg.faults.status(id, a.attempt(id)); code != 0 {
-		a.failed.Add(1)
-		http.Error(w, http.StatusText(code), code)
-		return
-	}
+	a.requests.Add(1)
+	attempt := a.attempt(id, time.Now())
 	if !a.lim.Allow() {
 		a.limited.Add(1)
+		w.Header().Set("Retry-After", "1")
 		http.Error(w, "rate limit exceeded", http.StatusTooManyRequests)
+		return
+	}
+	if code := a.fault(id, attempt); code != 0 {
+		a.failed.Add(1)
+		http.Error(w, http.StatusText(code), code)
 		return
 	}
 	t := time.NewTimer(a.cfg.latency)
@@ -124,11 +131,35 @@ func (a *api) record(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// attempt counts one more request for id, and returns how many there have
-// been.
-func (a *api) attempt(id int) int {
+// attempt counts one more request for id, come at instant at, and returns
+// how many there have been for id.
+func (a *api) attempt(id int, at time.Time) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.attempts[id]++
+	i := 0
+	for i < len(a.recent) && at.Sub(a.recent[i]) >= time.Second {
+		i++
+	}
+	a.recent = append(a.recent[i:], at)
+	a.peak = max(a.peak, len(a.recent))
 	return a.attempts[id]
+}
+
+// fault returns the status the faults answer the attempt-th request for id
+// with, or 0.
+func (a *api) fault(id, attempt int) int {
+	if a.cfg.faults.status == nil {
+		return 0
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.faults.status(id, attempt)
+}
+
+// busiest returns the most requests the API received in any one second.
+func (a *api) busiest() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.peak
 }
