@@ -3,6 +3,7 @@ package adaptive
 import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/evolvekit/evolve/internal/pool"
 	"github.com/evolvekit/evolve/parallel"
 )
@@ -66,6 +67,10 @@ func build[In, Out any](cfg Config, work parallel.Work[In, Out]) (pool.Pool[Stat
 	p.Name, p.State, p.Evolve, p.Queue = cfg.name(), s, Evolve[In, Out], cfg.queue()
 	p.Work, p.Timeout, p.DeadLetters = work, cfg.Timeout, cfg.DeadLetters
 	p.Reserves = cfg.Retry.Attempts > 1
+	p.Measure = func(v any) meter.Extra {
+		st, _ := v.(Status)
+		return meter.Extra{Limit: int64(st.Limit), Retried: int64(st.Retried)}
+	}
 	p.Result = func(seq uint64, v Out, err error) parallel.Result[Out] {
 		return parallel.Result[Out]{Seq: seq, Value: v, Err: err}
 	}

@@ -7,7 +7,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/evolvekit/evolve/internal/bridge"
+	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/metric"
 )
 
 // Runtime runs agents: one protoactor actor system shared by every agent
@@ -24,6 +26,8 @@ type Runtime struct {
 	parts    bridge.Parts
 	dispatch *dispatcher
 
+	provider metric.MeterProvider // WithMeterProvider's
+
 	mu      sync.Mutex
 	stopped bool
 	agents  map[bridge.Agent]struct{}
@@ -39,6 +43,29 @@ type Option func(*Runtime)
 // at info level unless asked for by LogStatus.
 func WithLogger(l zerolog.Logger) Option {
 	return func(rt *Runtime) { rt.parts.Log = l }
+}
+
+// WithMeterProvider publishes the status of every agent started on the
+// runtime as OpenTelemetry instruments of mp's meter
+// "github.com/evolvekit/evolve", each measurement with the agent's name as
+// the attribute "agent":
+//
+//   - counters evolve.items.in, evolve.items.out, evolve.items.failed,
+//     evolve.items.retried and evolve.items.dropped;
+//   - gauges evolve.queued, evolve.in_flight, evolve.demand (not while
+//     unbounded), evolve.limit (agents that have one) and evolve.tokens
+//     (rate agents);
+//   - histograms evolve.work.duration, of each piece of work, and
+//     evolve.queue.wait, of each item's wait in the input queue, in
+//     seconds.
+//
+// Nothing polls the agents: each publishes its status as it goes, once per
+// batch of messages it takes in, and the instruments read what was
+// published last. An agent is observed until it ends. Without this option
+// the agents measure nothing. If mp refuses an instrument, the runtime logs
+// it and measures nothing.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(rt *Runtime) { rt.provider = mp }
 }
 
 // WithClock makes the runtime stamp messages and arm timers with c instead
@@ -58,6 +85,13 @@ func NewRuntime(opts ...Option) *Runtime {
 	}
 	for _, o := range opts {
 		o(rt)
+	}
+	if rt.provider != nil {
+		m, err := meter.New(rt.provider)
+		if err != nil {
+			rt.parts.Log.Error().Err(err).Msg("metrics are off: the meter provider refused an instrument")
+		}
+		rt.parts.Meter = m
 	}
 	handler := slogHandler(rt.parts.Log)
 	rt.parts.System = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
@@ -91,6 +125,9 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 		a.Halt()
 	}
 	err := settled(ctx, agents)
+	if rt.parts.Meter != nil {
+		_ = rt.parts.Meter.Close() // fails only if already unregistered
+	}
 	rt.parts.System.Shutdown()
 	if derr := rt.dispatch.stop(ctx); err == nil {
 		err = derr

@@ -13,6 +13,7 @@ import (
 	"github.com/evolvekit/evolve/rate"
 	"github.com/panjf2000/ants/v2"
 	"github.com/sourcegraph/conc/pool"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -27,6 +28,7 @@ const (
 // The benchmark's goroutine feeds the items in every variant.
 func BenchmarkChain(b *testing.B) {
 	b.Run("evolve", chainEvolve)
+	b.Run("evolve-metrics", chainEvolveMetrics)
 	b.Run("channels", chainChannels)
 	b.Run("conc", chainConc)
 	b.Run("errgroup", chainErrgroup)
@@ -36,8 +38,20 @@ func BenchmarkChain(b *testing.B) {
 // chainEvolve is a compose chain, compose.Pipe3 of a rate stage with no real
 // limit, a parallel stage of limit 4 (in input order, its default) and a
 // buffer stage of batches of 100, started with the sink and fed with Post.
-func chainEvolve(b *testing.B) {
-	rt := agent.NewRuntime()
+func chainEvolve(b *testing.B) { chainEvolveOn(b) }
+
+// chainEvolveMetrics is chainEvolve on a runtime that publishes its agents'
+// metrics to an OpenTelemetry SDK meter provider (read by nobody): the
+// cost of agent.WithMeterProvider.
+func chainEvolveMetrics(b *testing.B) {
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	defer mp.Shutdown(context.Background())
+	chainEvolveOn(b, agent.WithMeterProvider(mp))
+}
+
+// chainEvolveOn runs chainEvolve on a runtime made with opts.
+func chainEvolveOn(b *testing.B, opts ...agent.Option) {
+	rt := agent.NewRuntime(opts...)
 	defer rt.Shutdown(context.Background())
 	limit, err := rate.Stage(rate.Config[int]{Rate: math.MaxFloat64, Burst: 1 << 30})
 	if err != nil {

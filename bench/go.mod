@@ -9,6 +9,7 @@ require (
 	github.com/evolvekit/evolve v0.0.0-00010101000000-000000000000
 	github.com/panjf2000/ants/v2 v2.12.1
 	github.com/sourcegraph/conc v0.3.0
+	go.opentelemetry.io/otel/sdk/metric v1.21.0
 	go.uber.org/ratelimit v0.3.1
 	golang.org/x/sync v0.24.0
 	golang.org/x/time v0.16.0
@@ -43,7 +44,6 @@ require (
 	go.opentelemetry.io/otel/exporters/prometheus v0.44.0 // indirect
 	go.opentelemetry.io/otel/metric v1.21.0 // indirect
 	go.opentelemetry.io/otel/sdk v1.21.0 // indirect
-	go.opentelemetry.io/otel/sdk/metric v1.21.0 // indirect
 	go.opentelemetry.io/otel/trace v1.21.0 // indirect
 	go.uber.org/atomic v1.9.0 // indirect
 	go.uber.org/multierr v1.9.0 // indirect

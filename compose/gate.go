@@ -3,6 +3,7 @@ package compose
 import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/rs/zerolog"
 )
 
@@ -88,5 +89,9 @@ func gateStage[T any](bound int) core.Stage[T, T] {
 		State:  gate[T]{bound: bound},
 		Evolve: evolveGate[T],
 		Queue:  bound,
+		Measure: func(v any) meter.Extra {
+			st, _ := v.(overflowStatus)
+			return meter.Extra{Dropped: int64(st.Dropped)}
+		},
 	})
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/evolvekit/evolve/internal/pool"
 )
 
@@ -79,5 +80,9 @@ func build[In, Out any](cfg Config, work Work[In, Out]) (pool.Pool[State[In, Out
 		Value:       value[Out],
 		DeadLetters: cfg.DeadLetters,
 		Reserves:    cfg.Retry.Attempts > 1,
+		Measure: func(v any) meter.Extra {
+			st, _ := v.(Status)
+			return meter.Extra{Limit: int64(st.Limit), Retried: int64(st.Retried)}
+		},
 	}, nil
 }

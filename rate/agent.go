@@ -8,6 +8,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/meter"
 )
 
 // New starts a rate agent on rt that lets the values posted to it through at
@@ -127,6 +128,10 @@ func spec[T any](cfg Config[T]) core.Spec[State[T], struct{}, struct{}, T] {
 		Evolve: Evolve[T],
 		Queue:  cfg.Queue,
 		Paces:  true,
+		Measure: func(v any) meter.Extra {
+			st, _ := v.(Status)
+			return meter.Extra{Tokens: st.Tokens, HasTokens: true}
+		},
 	}
 }
 

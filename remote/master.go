@@ -67,6 +67,7 @@ func build[I, O any](cfg Config[I]) (core.Spec[State[I, O], struct{}, struct{}, 
 		Evolve:      Evolve[I, O],
 		Queue:       cfg.Queue,
 		DeadLetters: cfg.DeadLetters,
+		Measure:     measure,
 		Open: func(post func(agent.Msg) bool) (core.Port, error) {
 			return open[I, O](node, name, codec, post)
 		},

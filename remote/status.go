@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/rs/zerolog"
 )
@@ -106,4 +107,15 @@ func (w WorkerStatus) MarshalZerologObject(e *zerolog.Event) {
 		Int("done", w.Done).
 		Int("failed", w.Failed).
 		Bool("suspect", w.Suspect)
+}
+
+// measure reads what the metrics show of a master's Status beyond its
+// Load: the workers' slots as its limit, and its retries.
+func measure(v any) meter.Extra {
+	st, _ := v.(Status)
+	slots := 0
+	for _, w := range st.Workers {
+		slots += w.Slots
+	}
+	return meter.Extra{Limit: int64(slots), Retried: int64(st.Retried)}
 }

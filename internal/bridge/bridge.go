@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/rs/zerolog"
 )
 
@@ -36,6 +37,9 @@ type Parts struct {
 	// bytes a shard, until each had been used.
 	ID   func() string
 	Free func(id string)
+	// Meter is where the agents publish their status as metrics; nil
+	// without a meter provider.
+	Meter *meter.Meter
 }
 
 // Clock is agent.Clock.

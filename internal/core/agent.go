@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/bridge"
+	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/rs/zerolog"
 )
 
@@ -29,6 +30,8 @@ type Agent[I, V any] struct {
 	log  zerolog.Logger
 
 	in inbox[I] // what waits for the actor, and the input queue's credits
+
+	gauges *meter.Gauges // where the agent publishes its metrics; nil for none
 
 	queries atomic.Uint64
 	qmu     sync.Mutex
@@ -70,6 +73,9 @@ func newAgent[I, V any](rt *bridge.Parts, name string, queue int) *Agent[I, V] {
 		done:    make(chan struct{}),
 	}
 	h.workCtx, h.cancel = context.WithCancelCause(context.Background())
+	if rt.Meter != nil {
+		h.gauges = rt.Meter.Agent(name)
+	}
 	return h
 }
 

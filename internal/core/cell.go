@@ -28,6 +28,7 @@ type cell[S, I, W, R, O, V any] struct {
 	first  agent.DeadLetter // the first of them
 	timers map[uint64]timer // pending timers by tag
 	timerN uint64
+	meters      // what the agent's metrics count, when it has any
 	over   bool // finished or broken: nothing more is evolved, the actor stops
 	final  bool // the final status was taken
 	asked  bool // the actor was told to stop itself
@@ -133,17 +134,20 @@ func (c *cell[S, I, W, R, O, V]) takeIn() {
 		next := 0
 		for _, o := range others {
 			if o.after > next {
+				c.arrived(now, o.after-next)
 				c.step(agent.Input[I]{At: now, Items: items[next:o.after:o.after]})
 				next = o.after
 			}
 			c.receive(o.m, now)
 		}
 		if next < len(items) {
+			c.arrived(now, len(items)-next)
 			c.step(agent.Input[I]{At: now, Items: items[next:]})
 		}
 		clear(others)
 		clear(results)
 		c.spare, c.crew.spare = others[:0], results[:0]
+		c.publish()
 		if c.over {
 			return
 		}
@@ -195,6 +199,7 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 	case agent.Start[W]:
 		c.start(e)
 	case agent.Demand:
+		c.left(e.N)
 		c.ports.demand(e.N)
 	case agent.Timer:
 		c.arm(e)
@@ -234,6 +239,7 @@ func (c *cell[S, I, W, R, O, V]) emit(values []O) {
 		return
 	}
 	refused, err := c.ports.deliver(values)
+	c.out += int64(len(values) - refused)
 	if err != nil {
 		ev := c.h.log.Error().Err(err)
 		var pe *agent.PanicError
@@ -385,6 +391,8 @@ func (c *cell[S, I, W, R, O, V]) release() {
 	var zero S
 	c.state = zero
 	c.crew.spare, c.spare, c.timers, c.port, c.first = nil, nil, nil, Port{}, agent.DeadLetter{}
+	c.waits = nil
+	c.h.unmeter()
 	c.h.in.mu.Lock()
 	c.crew.results = nil
 	c.h.in.mu.Unlock()

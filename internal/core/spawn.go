@@ -50,6 +50,7 @@ func spawn[I, V, S, W, R, O any](rt *agent.Runtime, spec Spec[S, W, R, O], wire 
 			c.port.Close()
 		}
 		h.cancel(err)
+		h.unmeter()
 		parts.Release(h)
 		return nil, fmt.Errorf("agent %s: %w", spec.Name, err)
 	}

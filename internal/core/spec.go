@@ -14,6 +14,7 @@ import (
 	"context"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/meter"
 )
 
 // Spec describes an agent: its initial state, its evolve function, the
@@ -49,6 +50,10 @@ type Spec[S, W, R, O any] struct {
 	// Reserves says the agent may return agent.Reserve, for passes at the
 	// pace of the agent before it in a chain, if that one Paces.
 	Reserves bool
+	// Measure, when not nil, reads what the agent's status (a Reply's
+	// value) says beyond its agent.Load that its metrics show: its limit,
+	// tokens, retries, drops.
+	Measure func(status any) meter.Extra
 }
 
 // Port is what an agent's Open connected it to.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/meter"
 )
 
 // Pool describes an agent that runs Work on its items: S is its state, In
@@ -38,6 +39,8 @@ type Pool[S, In, Out, R, V any] struct {
 	// Reserves says the agent retries items, each retry at the pace of
 	// the rate stage before it in a chain (see agent.Reserve).
 	Reserves bool
+	// Measure reads its status for its metrics (see core.Spec).
+	Measure func(status any) meter.Extra
 }
 
 // New starts the agent on rt, on its own, with its results going to sink.
@@ -65,6 +68,7 @@ func (p Pool[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		Queue:       p.Queue,
 		DeadLetters: p.DeadLetters,
 		Reserves:    p.Reserves,
+		Measure:     p.Measure,
 		Work: func(ctx context.Context, seq uint64, items []In) ([]R, error) {
 			return p.run(ctx, seq, items), nil
 		},

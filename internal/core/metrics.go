@@ -1,0 +1,89 @@
+package core
+
+import (
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/meter"
+)
+
+// meters is what a cell counts for its agent's metrics (see
+// agent.WithMeterProvider), on the actor's goroutine: the items taken in
+// and passed on, and when the items still in the input queue came, oldest
+// first, for their wait. A cell whose agent has no metrics counts nothing
+// but the values passed on, which costs an addition.
+type meters struct {
+	in, out int64
+	waits   []arrival
+}
+
+// arrival is n items that came into the input queue at one instant.
+type arrival struct {
+	at time.Time
+	n  int
+}
+
+// arrived notes n items that came into the input queue at instant at.
+func (c *cell[S, I, W, R, O, V]) arrived(at time.Time, n int) {
+	if c.h.gauges == nil {
+		return
+	}
+	c.in += int64(n)
+	if k := len(c.waits); k > 0 && c.waits[k-1].at.Equal(at) {
+		c.waits[k-1].n += n
+		return
+	}
+	c.waits = append(c.waits, arrival{at: at, n: n})
+}
+
+// left records the wait of the n oldest items in the input queue, which
+// left it now (evolve gave their slots back), the queue being first in,
+// first out.
+func (c *cell[S, I, W, R, O, V]) left(n int) {
+	g := c.h.gauges
+	if g == nil {
+		return
+	}
+	now := c.h.rt.Clock.Now()
+	for n > 0 && len(c.waits) > 0 {
+		a := &c.waits[0]
+		k := min(n, a.n)
+		g.Waited(now.Sub(a.at), k)
+		a.n -= k
+		n -= k
+		if a.n == 0 {
+			c.waits = c.waits[1:]
+		}
+	}
+	if len(c.waits) == 0 {
+		c.waits = c.waits[:0:0] // let the backing array go
+	}
+}
+
+// publish hands the agent's metrics its status as it stands.
+func (c *cell[S, I, W, R, O, V]) publish() {
+	g := c.h.gauges
+	if g == nil {
+		return
+	}
+	v, ok := c.snapshot()
+	if !ok {
+		return
+	}
+	l := LoadOf(v)
+	s := meter.Snapshot{In: c.in, Out: c.out, Failed: int64(l.Failed), Queued: int64(l.Queued),
+		InFlight: int64(l.InFlight), Demand: int64(l.Demand), Unbounded: l.Demand >= agent.Unbounded/2}
+	if c.spec.Measure != nil {
+		x := c.spec.Measure(v)
+		s.Limit, s.Retried, s.Dropped, s.Tokens, s.HasTokens = x.Limit, x.Retried, x.Dropped, x.Tokens, x.HasTokens
+	}
+	g.Publish(s)
+}
+
+// unmeter forgets the agent's metrics, once it has ended: it is observed no
+// more.
+func (h *Agent[I, V]) unmeter() {
+	if h.gauges != nil {
+		h.gauges.Close()
+	}
+}

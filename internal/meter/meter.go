@@ -1,0 +1,171 @@
+// Package meter publishes the status of a runtime's agents as OpenTelemetry
+// instruments: counters of the items in, out, failed, retried and dropped;
+// gauges of the items queued and in flight, the demand, the limit and the
+// tokens; histograms of the work's duration and the items' wait in the
+// input queue. Every measurement carries the agent's name as the attribute
+// "agent".
+//
+// Nothing polls the agents. Each agent publishes a [Snapshot] of its own
+// state as it goes, on its own goroutine, and the observable instruments'
+// one callback reads what the agents published last. A runtime without a
+// meter provider has no [Meter], and its agents publish nothing.
+package meter
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// Name is the instrumentation scope of the instruments.
+const Name = "github.com/evolvekit/evolve"
+
+// Meter is the instruments of one runtime, and the agents that publish to
+// them. It is safe for concurrent use.
+type Meter struct {
+	in, out, failed, retried, dropped metric.Int64ObservableCounter
+	queued, inFlight, demand, limit   metric.Int64ObservableGauge
+	tokens                            metric.Float64ObservableGauge
+	work, wait                        metric.Float64Histogram
+	reg                               metric.Registration
+
+	mu     sync.Mutex
+	agents map[*Gauges]struct{}
+}
+
+// New makes the instruments on mp's meter for package evolve, and
+// registers the callback that observes the agents.
+func New(mp metric.MeterProvider) (*Meter, error) {
+	m := &Meter{agents: make(map[*Gauges]struct{})}
+	mt := mp.Meter(Name)
+	items := metric.WithUnit("{item}")
+	var errs [12]error
+	m.in, errs[0] = mt.Int64ObservableCounter("evolve.items.in", items, metric.WithDescription("Items the agent took in."))
+	m.out, errs[1] = mt.Int64ObservableCounter("evolve.items.out", items, metric.WithDescription("Values the agent passed on."))
+	m.failed, errs[2] = mt.Int64ObservableCounter("evolve.items.failed", items, metric.WithDescription("Items whose work failed for good."))
+	m.retried, errs[3] = mt.Int64ObservableCounter("evolve.items.retried", items, metric.WithDescription("Attempts made again after a failure."))
+	m.dropped, errs[4] = mt.Int64ObservableCounter("evolve.items.dropped", items, metric.WithDescription("Items dropped by an overflow policy."))
+	m.queued, errs[5] = mt.Int64ObservableGauge("evolve.queued", items, metric.WithDescription("Items accepted and not yet taken up."))
+	m.inFlight, errs[6] = mt.Int64ObservableGauge("evolve.in_flight", items, metric.WithDescription("Items handed to work whose results have not come back."))
+	m.demand, errs[7] = mt.Int64ObservableGauge("evolve.demand", items, metric.WithDescription("Values the agent may still pass on; not observed while unbounded."))
+	m.limit, errs[8] = mt.Int64ObservableGauge("evolve.limit", metric.WithUnit("{work}"), metric.WithDescription("Work the agent may have in flight at once."))
+	m.tokens, errs[9] = mt.Float64ObservableGauge("evolve.tokens", metric.WithUnit("{token}"), metric.WithDescription("Tokens in a rate agent's bucket."))
+	m.work, errs[10] = mt.Float64Histogram("evolve.work.duration", metric.WithUnit("s"), metric.WithDescription("How long each piece of work took."))
+	m.wait, errs[11] = mt.Float64Histogram("evolve.queue.wait", metric.WithUnit("s"), metric.WithDescription("How long each item waited in the agent's input queue."))
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
+	}
+	reg, err := mt.RegisterCallback(m.observe, m.in, m.out, m.failed, m.retried, m.dropped,
+		m.queued, m.inFlight, m.demand, m.limit, m.tokens)
+	if err != nil {
+		return nil, err
+	}
+	m.reg = reg
+	return m, nil
+}
+
+// Close unregisters the callback: the agents are observed no more.
+func (m *Meter) Close() error { return m.reg.Unregister() }
+
+// Agent registers the agent named name, whose measurements carry that name,
+// and returns where it publishes.
+func (m *Meter) Agent(name string) *Gauges {
+	g := &Gauges{m: m, attrs: metric.WithAttributeSet(attribute.NewSet(attribute.String("agent", name)))}
+	m.mu.Lock()
+	m.agents[g] = struct{}{}
+	m.mu.Unlock()
+	return g
+}
+
+// observe observes what every agent published last.
+func (m *Meter) observe(_ context.Context, o metric.Observer) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for g := range m.agents {
+		g.mu.Lock()
+		s := g.last
+		g.mu.Unlock()
+		o.ObserveInt64(m.in, s.In, g.attrs)
+		o.ObserveInt64(m.out, s.Out, g.attrs)
+		o.ObserveInt64(m.failed, s.Failed, g.attrs)
+		o.ObserveInt64(m.retried, s.Retried, g.attrs)
+		o.ObserveInt64(m.dropped, s.Dropped, g.attrs)
+		o.ObserveInt64(m.queued, s.Queued, g.attrs)
+		o.ObserveInt64(m.inFlight, s.InFlight, g.attrs)
+		if !s.Unbounded {
+			o.ObserveInt64(m.demand, s.Demand, g.attrs)
+		}
+		if s.Limit > 0 {
+			o.ObserveInt64(m.limit, s.Limit, g.attrs)
+		}
+		if s.HasTokens {
+			o.ObserveFloat64(m.tokens, s.Tokens, g.attrs)
+		}
+	}
+	return nil
+}
+
+// Snapshot is what an agent publishes of its state.
+type Snapshot struct {
+	// In counts the items taken in, Out the values passed on; Failed,
+	// Retried and Dropped the items failed for good, tried again and
+	// dropped. All count from the agent's start.
+	In, Out, Failed, Retried, Dropped int64
+	// Queued, InFlight and Demand are the agent's Load; Demand is not
+	// observed while Unbounded.
+	Queued, InFlight, Demand int64
+	Unbounded                bool
+	// Limit is the most work in flight, 0 for an agent with none.
+	Limit int64
+	// Tokens are a rate agent's, if HasTokens.
+	Tokens    float64
+	HasTokens bool
+}
+
+// Extra is what a status says beyond its Load that the instruments show:
+// the agent package's own reading of its status.
+type Extra struct {
+	Limit, Retried, Dropped int64
+	Tokens                  float64
+	HasTokens               bool
+}
+
+// Gauges is where one agent publishes. Publish, Worked and Waited may be
+// called from any goroutine; Close once, as the agent ends.
+type Gauges struct {
+	m     *Meter
+	attrs metric.MeasurementOption
+
+	mu   sync.Mutex
+	last Snapshot
+}
+
+// Publish makes s what the instruments observe of the agent.
+func (g *Gauges) Publish(s Snapshot) {
+	g.mu.Lock()
+	g.last = s
+	g.mu.Unlock()
+}
+
+// Worked records that a piece of the agent's work took d.
+func (g *Gauges) Worked(d time.Duration) {
+	g.m.work.Record(context.Background(), d.Seconds(), g.attrs)
+}
+
+// Waited records that n items waited d each in the agent's input queue.
+func (g *Gauges) Waited(d time.Duration, n int) {
+	for range n {
+		g.m.wait.Record(context.Background(), d.Seconds(), g.attrs)
+	}
+}
+
+// Close forgets the agent: it is observed no more.
+func (g *Gauges) Close() {
+	g.m.mu.Lock()
+	delete(g.m.agents, g)
+	g.m.mu.Unlock()
+}
