@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/evolvekit/evolve/agent"
 )
 
 // config is what the command line asks for.
@@ -18,6 +20,9 @@ type config struct {
 	path       string        // the output file
 	workDelay  time.Duration // each key's work
 	flushDelay time.Duration // the wait before a line is appended
+	metrics    string        // where to serve the agents' metrics; "" for nowhere
+
+	meter agent.Option // publishes to the metrics server; nil for none (not a flag)
 }
 
 // defaults returns the configuration of a bare `typewriter`.
@@ -78,6 +83,8 @@ flags:
   -f, --file-path PATH     output file, created or truncated at start (default typewriter.txt)
       --work-delay D       how long the work on each key takes (default 1s)
       --flush-delay D      wait before each line is appended (default 5s)
+      --metrics ADDR       serve the agents' metrics at http://ADDR/metrics, for
+                           Prometheus (host:port; port 0 picks one)
 
 keys on a terminal:
   any printable key   send it down the chain
@@ -109,6 +116,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	fs.DurationVar(&cfg.workDelay, "work-delay", cfg.workDelay, "")
 	fs.DurationVar(&cfg.flushDelay, "flush-delay", cfg.flushDelay, "")
+	fs.StringVar(&cfg.metrics, "metrics", cfg.metrics, "")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/promserve"
 	"github.com/rs/zerolog"
 	"golang.org/x/term"
 )
@@ -32,6 +33,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	st, err := newStages(cfg)
 	if err != nil {
 		return fail(stderr, err)
+	}
+	meter, srv, stopMetrics, err := promserve.Option(cfg.metrics)
+	if err != nil {
+		return fail(stderr, fmt.Errorf("--metrics: %w", err))
+	}
+	defer stopMetrics(context.Background())
+	if srv != nil {
+		fmt.Fprintf(stderr, "typewriter: the agents' metrics are at %s\n", srv.URL())
+	}
+	if srv != nil {
+		cfg.meter = meter
 	}
 	out, err := createOutput(cfg.path)
 	if err != nil {
@@ -71,9 +83,13 @@ func newLogger(w io.Writer) zerolog.Logger {
 	return zerolog.New(zerolog.SyncWriter(w)).With().Timestamp().Logger()
 }
 
-// newRuntime returns the runtime the chain's agents run on.
-func newRuntime(log zerolog.Logger) *agent.Runtime {
-	return agent.NewRuntime(agent.WithLogger(log))
+// newRuntime returns the runtime the chain's agents run on, publishing
+// their metrics with meter unless it is nil.
+func newRuntime(log zerolog.Logger, meter agent.Option) *agent.Runtime {
+	if meter == nil {
+		return agent.NewRuntime(agent.WithLogger(log))
+	}
+	return agent.NewRuntime(meter, agent.WithLogger(log))
 }
 
 // shutdownTimeout bounds the wait for the agents' goroutines at exit; the

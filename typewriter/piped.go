@@ -16,7 +16,7 @@ import (
 // a newline logs every agent's status to stderr. At the end of in it closes
 // the chain, waits until every key is in the file, and reports on stdout.
 func piped(cfg config, st stages, out *output, in io.Reader, stdout, stderr io.Writer) int {
-	rt := newRuntime(newLogger(stderr))
+	rt := newRuntime(newLogger(stderr), cfg.meter)
 	defer shutdown(rt, stderr)
 	var lines atomic.Int64
 	chain, err := st.start(rt, cfg, out, watch{written: func([]rune) { lines.Add(1) }})

@@ -22,7 +22,7 @@ import (
 // waited for before it returns.
 func interactive(cfg config, st stages, out *output, tty *os.File, stdout, stderr io.Writer) int {
 	logs := newLogPane(200)
-	rt := newRuntime(logs.logger())
+	rt := newRuntime(logs.logger(), cfg.meter)
 	defer shutdown(rt, stderr)
 	feed := newFeeder()
 	var chain agent.Handle[rune, compose.Status]

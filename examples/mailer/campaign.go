@@ -12,6 +12,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/internal/promserve"
 	"github.com/evolvekit/evolve/rate"
 	"github.com/evolvekit/evolve/remote"
 	"github.com/rs/zerolog"
@@ -102,7 +103,15 @@ func closeMail(m *mailServer) error {
 // error only if the campaign could not run, or ctx ended; the chain's own
 // error (an email that failed for good) is in the outcome.
 func (c *campaign) run(ctx context.Context, stderr io.Writer) (outcome, error) {
-	rt := agent.NewRuntime(agent.WithLogger(zerolog.New(stderr).Level(zerolog.WarnLevel).With().Timestamp().Logger()))
+	metrics, srv, stopMetrics, err := promserve.Option(c.cfg.metrics)
+	if err != nil {
+		return outcome{}, fmt.Errorf("-metrics: %w", err)
+	}
+	defer stopMetrics(context.Background())
+	if srv != nil {
+		fmt.Fprintf(c.out, "mailer: the agents' metrics are at %s\n", srv.URL())
+	}
+	rt := agent.NewRuntime(metrics, agent.WithLogger(zerolog.New(stderr).Level(zerolog.WarnLevel).With().Timestamp().Logger()))
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), endWait)
 		defer cancel()

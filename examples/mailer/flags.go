@@ -25,6 +25,7 @@ type config struct {
 	joinAfter int           // start one more worker after this many deliveries; 0 never
 	wait      time.Duration // how long emails wait while no worker is registered
 	log       string        // the campaign log; "" for a new temporary file
+	metrics   string        // where to serve the agents' metrics; "" for nowhere
 
 	// A worker's.
 	master string // the master's address
@@ -80,6 +81,8 @@ master flags:
                     free port; the address is printed)
   -log FILE         the campaign log, one receipt a line, emptied first if it
                     exists (default: a new file in the temporary directory)
+  -metrics ADDR     serve the agents' metrics at http://ADDR/metrics, for
+                    Prometheus (host:port; port 0 picks one)
 
 worker flags:
   -worker           work for a master instead
@@ -132,6 +135,7 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	fs.IntVar(&cfg.joinAfter, "join-after", cfg.joinAfter, "")
 	fs.DurationVar(&cfg.wait, "wait", cfg.wait, "")
 	fs.StringVar(&cfg.log, "log", cfg.log, "")
+	fs.StringVar(&cfg.metrics, "metrics", cfg.metrics, "")
 	fs.StringVar(&cfg.master, "master", cfg.master, "")
 	fs.StringVar(&cfg.name, "name", cfg.name, "")
 	err := fs.Parse(args)

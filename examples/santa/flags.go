@@ -20,6 +20,7 @@ type config struct {
 	limit    int           // the fixed strategy's limit
 	job      time.Duration // how long one job should take on one core
 	plot     string        // the PNG to write, if any
+	metrics  string        // where to serve the agents' metrics; "" for nowhere
 }
 
 // defaults returns the configuration of a bare `santa`.
@@ -68,6 +69,8 @@ flags:
   -limit N       the fixed strategy's limit (default: the number of cores, %d)
   -job D         how long one job takes on one core, calibrated at start (default 50ms)
   -plot FILE     write a PNG of the queue and the parallelism over time for each strategy
+  -metrics ADDR  serve the agents' metrics at http://ADDR/metrics, for Prometheus
+                 (host:port; port 0 picks one)
 `
 
 // flagError is a command line that cannot be run: a bad flag, or a value out
@@ -94,6 +97,7 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	fs.IntVar(&cfg.limit, "limit", cfg.limit, "")
 	fs.DurationVar(&cfg.job, "job", cfg.job, "")
 	fs.StringVar(&cfg.plot, "plot", cfg.plot, "")
+	fs.StringVar(&cfg.metrics, "metrics", cfg.metrics, "")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(stdout, usageText, runtime.NumCPU())

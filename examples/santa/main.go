@@ -58,6 +58,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/promserve"
 	"github.com/rs/zerolog"
 )
 
@@ -120,7 +121,15 @@ func compare(ctx context.Context, cfg config, stdout, stderr io.Writer) ([]outco
 		n, len(plan), cfg.maxBatch, cfg.interval, cfg.duration, cfg.seed, 100*load, cores)
 	fmt.Fprintf(stdout, "santa: 3 strategies, one after another on the same arrivals: about %v\n", 3*cfg.duration)
 
-	rt := agent.NewRuntime(agent.WithLogger(zerolog.New(zerolog.SyncWriter(stderr)).Level(zerolog.WarnLevel).With().Timestamp().Logger()))
+	metrics, srv, stopMetrics, err := promserve.Option(cfg.metrics)
+	if err != nil {
+		return nil, fmt.Errorf("-metrics: %w", err)
+	}
+	defer stopMetrics(context.Background())
+	if srv != nil {
+		fmt.Fprintf(stdout, "santa: the agents' metrics are at %s\n", srv.URL())
+	}
+	rt := agent.NewRuntime(metrics, agent.WithLogger(zerolog.New(zerolog.SyncWriter(stderr)).Level(zerolog.WarnLevel).With().Timestamp().Logger()))
 	defer shutdown(rt, stderr)
 	every := min(max(cfg.duration/600, 10*time.Millisecond), time.Second)
 	progress := max(int(cfg.duration/12/every), 1)

@@ -19,6 +19,7 @@ type config struct {
 	batch    int     // records per file
 	out      string  // directory of the batch files; "" for a new temporary one
 	fail     float64 // share of the requests let through that the API fails with 503
+	metrics  string  // where to serve the agents' metrics to Prometheus; "" for nowhere
 	seed     uint64  // of the API's failures and the retries' jitter
 
 	retry parallel.Retry // not a flag
@@ -66,6 +67,8 @@ flags:
   -batch N      records per file (default 100)
   -fail P       share of the requests the API fails with 503, from 0 to 1
                 (default 0.02)
+  -metrics ADDR serve the agents' metrics at http://ADDR/metrics, for
+                Prometheus (host:port; port 0 picks one)
   -out DIR      where to write the files; created if need be, and must not hold
                 batch files already (default: a new temporary directory)
 `
@@ -94,6 +97,7 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	fs.IntVar(&cfg.batch, "batch", cfg.batch, "")
 	fs.StringVar(&cfg.out, "out", cfg.out, "")
 	fs.Float64Var(&cfg.fail, "fail", cfg.fail, "")
+	fs.StringVar(&cfg.metrics, "metrics", cfg.metrics, "")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usageText)

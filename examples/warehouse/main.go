@@ -40,7 +40,10 @@
 // in them exactly once, but the dead letters. Progress goes to stderr
 // every second.
 //
-//	go run ./examples/warehouse [-records 2000] [-rate 200] [-parallel 8] [-batch 100] [-fail 0.02] [-out DIR] [-api-rate R]
+//	go run ./examples/warehouse [-records 2000] [-rate 200] [-parallel 8] [-batch 100] [-fail 0.02] [-out DIR] [-api-rate R] [-metrics ADDR]
+//
+// With -metrics it serves the agents' metrics (see agent.WithMeterProvider)
+// at http://ADDR/metrics for Prometheus while it runs.
 //
 // Set -fail 0.1 to see a tenth of the requests fail and be retried within
 // the API's limit; set -api-rate below -rate to see 429s, and the retries
@@ -60,6 +63,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/promserve"
 	"github.com/rs/zerolog"
 )
 
@@ -108,6 +112,11 @@ func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Wri
 	if err != nil {
 		return fmt.Errorf("-out: %w", err)
 	}
+	metrics, srv, stopMetrics, err := promserve.Option(cfg.metrics)
+	if err != nil {
+		return fmt.Errorf("-metrics: %w", err)
+	}
+	defer stopMetrics(context.Background())
 	a, err := startAPI(apiConfig{records: cfg.records, rate: cfg.apiRate, latency: latency, faults: fs})
 	if err != nil {
 		return err
@@ -115,6 +124,9 @@ func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Wri
 	defer closeAPI(a, stderr)
 	fmt.Fprintf(stdout, "warehouse: the API at %s lets %g requests a second through (bursts of %d), answers in %v, and %s\n",
 		a.url, cfg.apiRate, burst(cfg.apiRate), latency, fs.about)
+	if srv != nil {
+		fmt.Fprintf(stdout, "warehouse: the agents' metrics are at %s\n", srv.URL())
+	}
 	fmt.Fprintf(stdout, "warehouse: loading %d records: rate agent at %g a second (bursts of %d) -> %d GETs at once -> files of %d records in %s\n",
 		cfg.records, cfg.rate, loaderBurst(cfg.rate), cfg.parallel, cfg.batch, dir)
 
@@ -124,7 +136,7 @@ func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Wri
 	var mem peakMemory
 	start := time.Now()
 	stopWatching := background(mem.watch, func(quit <-chan struct{}) { l.watch(stderr, start, time.Second, quit) })
-	err = loadOn(ctx, l, stderr)
+	err = loadOn(ctx, l, stderr, metrics)
 	elapsed := time.Since(start)
 	stopWatching()
 	if ctx.Err() != nil {
@@ -136,9 +148,10 @@ func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Wri
 	return errors.Join(failure(err, dead), verify(stdout, dir, cfg.records, dead))
 }
 
-// loadOn runs l on a runtime of its own, and shuts the runtime down.
-func loadOn(ctx context.Context, l *loader, stderr io.Writer) error {
-	rt := agent.NewRuntime(agent.WithLogger(zerolog.New(zerolog.SyncWriter(stderr)).Level(zerolog.WarnLevel).With().Timestamp().Logger()))
+// loadOn runs l on a runtime of its own, made with metrics, and shuts the
+// runtime down.
+func loadOn(ctx context.Context, l *loader, stderr io.Writer, metrics agent.Option) error {
+	rt := agent.NewRuntime(metrics, agent.WithLogger(zerolog.New(zerolog.SyncWriter(stderr)).Level(zerolog.WarnLevel).With().Timestamp().Logger()))
 	err := l.load(ctx, rt)
 	sctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()

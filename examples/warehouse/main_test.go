@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -258,4 +259,43 @@ func TestHelpPrintsTheUsageAndSucceeds(t *testing.T) {
 		assert.Contains(t, out.String(), f)
 	}
 	assert.Empty(t, errs.String())
+}
+
+func TestTheMetricsEndpointShowsEveryAgentWhileTheLoadRuns(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	progress := &scrapeOn{t: t, out: &out}
+	args := []string{"-records", "300", "-rate", "200", "-batch", "50", "-fail", "0", "-metrics", "127.0.0.1:0", "-out", dir}
+	require.NoError(t, run(t.Context(), args, &out, progress))
+	require.NotEmpty(t, progress.body, "scraped during the load")
+	for _, name := range []string{"rate", "fetch", "files"} {
+		assert.Regexp(t, `(?m)^evolve_queued\{agent="`+name+`"\} \d+$`, progress.body, "the gauges of %s", name)
+	}
+	assert.Regexp(t, `(?m)^evolve_limit\{agent="fetch"\} 8$`, progress.body)
+	assert.Regexp(t, `(?m)^evolve_tokens\{agent="rate"\} `, progress.body)
+	assert.Regexp(t, `(?m)^evolve_work_duration_seconds_count\{agent="fetch"\} [1-9]`, progress.body)
+}
+
+// scrapeOn is a progress writer that, on the first progress line, scrapes
+// the metrics endpoint whose URL the program printed to out.
+type scrapeOn struct {
+	t    *testing.T
+	out  *bytes.Buffer
+	body string
+}
+
+// Write scrapes the endpoint once, when p is a progress line.
+func (s *scrapeOn) Write(p []byte) (int, error) {
+	if s.body == "" && bytes.Contains(p, []byte("records loaded,")) {
+		m := regexp.MustCompile(`metrics are at (\S+)`).FindStringSubmatch(s.out.String())
+		if m != nil {
+			resp, err := http.Get(m[1])
+			if err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				s.body = string(b)
+			}
+		}
+	}
+	return len(p), nil
 }

@@ -206,6 +206,7 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 	case agent.Disarm:
 		c.disarm(e.Tag)
 	case agent.Reply[V]:
+		c.publish() // so that what a Status call saw is published by the time it returns
 		c.h.answer(e.To, e.Value)
 	case agent.Cancel:
 		c.h.cancel(e.Cause)
