@@ -13,18 +13,22 @@ import (
 
 // FuzzEvolve drives Evolve with message sequences decoded from the fuzzer's
 // bytes, through the harness of TestProperties, so that every message is
-// checked as there: the input slots, the demand, the one live timer and no
-// stall after every message; after Close and the drain, that everything
-// came out once, in order, and for a fixed limit no faster than the bucket
-// allows and no later than the exact model says.
+// checked as there: the input slots, the demand, the passes owed and
+// granted ahead of the items, the one live timer, no stall, and Drained and
+// Finish when due after every message; after Close and the drain, that
+// everything came out once, in order, and for a fixed limit and Ticks on
+// time items and passes alike no faster than the bucket allows and no
+// later than the exact model says.
 //
 // The first four bytes are the scenario (rate, burst, queue bound, whether
-// items have costs, the limit changes and demand comes a little at a
-// time); the rest are records of four bytes, a kind, two arguments and a
-// step of the clock (see fzStep). The Ticks of the timers the agent armed
-// are delivered at their due instants as the clock passes them, as the
-// runtime would; Input comes only within the input slots the agent gave
-// back, and only once it has finished does the sequence stop.
+// the agent after it reserves passes, Ticks come late, items have costs,
+// the limit changes and demand comes a little at a time); the rest are
+// records of four bytes, a kind, two arguments and a step of the clock
+// (see fzStep). The Ticks of the timers the agent armed are delivered as
+// the clock passes their instants, at their due instants or, if the
+// scenario says so, as late as the runtime may; Input comes only within
+// the input slots the agent gave back and before Close, and only once it
+// has finished does the sequence stop.
 func FuzzEvolve(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0})
 	// 0.5/s, burst 3, queue 4, items with costs, demand a little at a time:
@@ -43,6 +47,24 @@ func FuzzEvolve(f *testing.F) {
 	f.Add([]byte{0xff, 7, 15, 0x3d,
 		0, 3, 0x0b, 0x61, 1, 3, 0x6e, 0x41, 2, 3, 0x23, 0x7f, 6, 3, 1, 0x85,
 		3, 3, 0x1d, 0x62, 7, 2, 0, 0x81, 13, 0, 1, 0x9f, 8, 1, 0, 0x41, 15, 0, 0, 0x8f})
+	// 3/s, burst 2, queue 4, paced, items with costs: passes reserved
+	// while items wait for tokens go first, Close, Drained once the items
+	// are out, a pass reserved and granted after it, then Last.
+	f.Add([]byte{0, 1, 0x13, 1,
+		0, 3, 0x02, 0, 13, 2, 1, 0x41, 1, 1, 0x05, 0x42, 13, 3, 0, 0x21, 15, 0, 0, 0xa3,
+		13, 1, 1, 0x45, 11, 0, 0, 0xe5, 13, 1, 0, 0x41, 14, 0, 0, 0xe1})
+	// 10/s, burst 1, queue 2, paced, items with costs, more demand at the
+	// start: an item that the bucket could pay waits behind a pass, till
+	// Last forgets the pass and lets it through; a Reservation after Last
+	// is ignored.
+	f.Add([]byte{2, 0, 0x11, 0x3d,
+		0, 1, 12, 0, 13, 1, 0, 0x41, 0, 0, 1, 0x21, 14, 0, 0, 0x82, 13, 4, 0, 0x22,
+		15, 0, 0, 0x61})
+	// 10/s, burst 1, queue 2, paced, items with costs, Ticks that come
+	// late: the Tick of a pass comes when the item waiting behind it is
+	// due too, and both go out on it, the pass first.
+	f.Add([]byte{2, 0, 0x31, 0x31,
+		0, 1, 12, 0, 13, 1, 0, 0x41, 0, 0, 1, 0x21, 11, 0, 0, 0xe1, 15, 0, 0, 0x61})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := fuzzin.New(data)
 		sm := fzNewSim(t, in)
@@ -73,7 +95,9 @@ func fzLimit(a, b byte) (Limit, *big.Rat) {
 }
 
 // fzNewSim builds the harness for the scenario the input starts with, as
-// newScenario and newSim do for a seed. The harness's own draws come from a
+// newScenario and newSim do for a seed: the third byte's low four bits are
+// the queue bound less one, its fifth bit whether the agent is paced, its
+// sixth whether Ticks may come late. The harness's own draws come from a
 // generator seeded by the input's first bytes, so that an input replays
 // exactly.
 func fzNewSim(t *testing.T, in *fuzzin.Bytes) *sim {
@@ -81,7 +105,7 @@ func fzNewSim(t *testing.T, in *fuzzin.Bytes) *sim {
 	a, b, q, flags := in.Byte(), in.Byte(), in.Byte(), in.Byte()
 	l, exact := fzLimit(a, b)
 	sc := scenario{
-		limit: l, exact: exact, queue: 1 + int(q)%16,
+		limit: l, exact: exact, queue: 1 + int(q)%16, paced: q&0x10 != 0, late: q&0x20 != 0,
 		costs: flags&1 != 0, reshape: flags&2 != 0, throttled: flags&4 != 0,
 	}
 	sc.gap = time.Duration(float64(time.Second) / l.Rate)
@@ -95,11 +119,12 @@ func fzNewSim(t *testing.T, in *fuzzin.Bytes) *sim {
 
 // fzStep decodes one record and plays it as step does: the clock moves on
 // by the record's fourth byte (see fuzzin.Delay), delivering the Ticks that fall
-// due on the way, then the message the record stands for comes, before the
-// Ticks due at its very instant if b is odd, after them if not:
+// due on the way, then, unless a Tick finished the agent, the message the
+// record stands for comes, before the Ticks due at its very instant if b is
+// odd, after them if not:
 //
 //	kind%16 0-5: 1 + a%4 items, within the input slots the feeder holds,
-//	             the costs of which b picks
+//	             the costs of which b picks, until Close
 //	        6-8: a grant of 1 + a%4 demand, if demand comes a little at a
 //	             time
 //	          9: a new limit (see fzLimit) if the limit changes; an invalid
@@ -107,13 +132,20 @@ func fzNewSim(t *testing.T, in *fuzzin.Bytes) *sim {
 //	         10: a stale Tick
 //	         11: a query
 //	         12: a message of a type it does not take
-//	      13-14: nothing but the step of the clock
+//	         13: if paced, a Reservation of a%5 passes (none: one like
+//	             the first), after Last too, which forgets them; else
+//	             nothing but the step of the clock
+//	         14: the Reservation with Last, once, if paced and a%8 is 0
+//	             (else nothing but the clock)
 //	         15: Close, once, if a%8 is 0 (else nothing but the clock)
 func fzStep(sm *sim, in *fuzzin.Bytes) {
 	kind, a, b, dt := in.Byte(), in.Byte(), in.Byte(), in.Byte()
 	next := sm.now.Add(fuzzin.Delay(dt))
 	first := b&1 == 1
 	sm.ticksUntil(next, !first)
+	if sm.finish > 0 {
+		return
+	}
 	sm.now = next
 	if m := fzMessage(sm, kind, a, b); m != nil {
 		sm.deliver(m)
@@ -126,7 +158,7 @@ func fzStep(sm *sim, in *fuzzin.Bytes) {
 func fzMessage(sm *sim, kind, a, b byte) agent.Msg {
 	switch kind % 16 {
 	case 0, 1, 2, 3, 4, 5:
-		if sm.credits > 0 {
+		if sm.credits > 0 && !sm.closed {
 			return fzInput(sm, 1+int(a)%min(sm.credits, 4), b)
 		}
 	case 6, 7, 8:
@@ -149,7 +181,15 @@ func fzMessage(sm *sim, kind, a, b byte) agent.Msg {
 		return agent.Query{ID: uint64(a)}
 	case 12:
 		return []agent.Msg{agent.Done[int]{ID: 1}, agent.Done[struct{}]{ID: 1},
-			agent.Set[float64]{Value: 9}, agent.Input[int]{Items: []int{9}}}[a%4]
+			agent.Set[float64]{Value: 9}, agent.Input[int]{Items: []int{9}}, agent.Pass{N: 1}}[a%5]
+	case 13:
+		if sm.sc.paced {
+			return agent.Reservation{N: int(a) % 5}
+		}
+	case 14:
+		if sm.sc.paced && !sm.last && a%8 == 0 {
+			return agent.Reservation{Last: true}
+		}
 	case 15:
 		if !sm.closed && a%8 == 0 {
 			return agent.Close{}
