@@ -62,6 +62,14 @@
 // [Pull]. Every status embeds a [Load], which counts what an agent holds in
 // the same terms for every kind of agent.
 //
+// An attempt that no new item brings, such as a retry, spends a pass: the
+// agent asks for one with [Reserve] and starts the attempt on the [Pass]
+// that brings it. In a chain whose stage before it keeps a pace (a rate
+// agent), that stage grants the passes from its own bucket ([Reservation],
+// [Grant]), so retries keep the chain's rate; elsewhere the runtime grants
+// them at once. A pacer finishes only after the agent it paces, saying
+// [Drained] in between.
+//
 // # Batches
 //
 // What is sent to an agent gathers in its inbox, and the first arrival after
