@@ -57,14 +57,16 @@ type Agent[S, I, W, R, O any] struct {
 	Limit func(S) int
 }
 
-// Result is what a run saw.
+// Result is what a run saw: of one agent ([Run]), or of a chain
+// ([RunChain]), whose agents each have a [StageResult] in Stages.
 type Result struct {
 	// Trace holds the periodic samples, if Config.Every was set.
 	Trace Trace
 	// Digest is a hash of every event of the run, in order: two runs that
 	// agree on it delivered the same messages at the same instants.
 	Digest uint64
-	// Messages counts the messages delivered to the agent's evolve.
+	// Messages counts the messages delivered to the agent's evolve (to
+	// those of all its agents, for a chain).
 	Messages int64
 	// Arrived counts the items that arrived, Posted those handed to the
 	// agent, Started, Done and Emitted the work started and finished and the
@@ -72,12 +74,17 @@ type Result struct {
 	Arrived, Posted, Started, Done, Emitted int64
 	// End is the virtual time the run stopped at.
 	End time.Duration
-	// Finished is true when the agent sent Finish; Err is what it carried.
+	// Finished is true when the agent sent Finish (every agent, for a
+	// chain); Err is what it carried (their errors, each prefixed with the
+	// agent's name, joined).
 	Finished bool
 	Err      error
 	// Service holds the service time of every piece of work done, from its
-	// Start to its Done.
+	// Start to its Done (for a chain, that of each agent is in Stages).
 	Service Histogram
+	// Stages holds what a chain run saw of each agent, first to last; nil
+	// for a run of one agent.
+	Stages []StageResult
 }
 
 // Throughput returns the values emitted per second of virtual time.

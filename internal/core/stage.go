@@ -22,6 +22,7 @@ type Stage[I, O any] struct {
 	// its first agent reserves passes (Spec.Reserves).
 	paces, reserves bool
 	start           func(rt *agent.Runtime, in Inlet, out Outlet[O]) (Run[I], error)
+	plan            func() Plan // describes its agents (see Plan), when asked
 }
 
 // Inlet says where a running stage gives its input slots back.
@@ -108,7 +109,8 @@ func NewStage[I, V, S, W, R, O any](spec Spec[S, W, R, O]) Stage[I, O] {
 		m := &Member[I]{h: h, post: h.Post, tryPost: h.TryPost, feed: h.feed, refused: new(refusals)}
 		return Run[I]{Head: m, Members: []Runner{m}, last: m}, nil
 	}
-	return Stage[I, O]{name: spec.Name, first: spec.Queue, bound: spec.Queue, paces: spec.Paces, reserves: spec.Reserves, start: start}
+	return Stage[I, O]{name: spec.Name, first: spec.Queue, bound: spec.Queue, paces: spec.Paces, reserves: spec.Reserves, start: start,
+		plan: func() Plan { return planOf[I, V](spec) }}
 }
 
 // Start runs the stage on rt, wired to in and out. It returns an error for
@@ -178,7 +180,8 @@ func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 		}
 		return Run[I]{Head: ra.Head, Members: append(ra.Members, rb.Members...), last: rb.last}, nil
 	}
-	return Stage[I, O]{name: a.name, first: a.first, bound: a.bound + b.bound, paces: b.paces, reserves: a.reserves, start: start}
+	return Stage[I, O]{name: a.name, first: a.first, bound: a.bound + b.bound, paces: b.paces, reserves: a.reserves, start: start,
+		plan: func() Plan { return linked(a.Plan(), b.Plan()) }}
 }
 
 // StopAll halts every member, then waits for each.
@@ -231,7 +234,8 @@ func MapIn[I, J, O any](s Stage[J, O], f func(I) (J, error)) Stage[I, O] {
 		members := append([]Runner{head}, r.Members[1:]...)
 		return Run[I]{Head: head, Members: members, last: r.last}, nil
 	}
-	return Stage[I, O]{name: s.name, first: s.first, bound: s.bound, paces: s.paces, reserves: s.reserves, start: start}
+	return Stage[I, O]{name: s.name, first: s.first, bound: s.bound, paces: s.paces, reserves: s.reserves, start: start,
+		plan: func() Plan { return mappedIn(s.Plan(), f) }}
 }
 
 // MapOut returns a Stage that passes on f(v) for each value v that s emits,
@@ -253,7 +257,8 @@ func MapOut[I, O, P any](s Stage[I, O], f func(O) (P, bool)) Stage[I, P] {
 			return declined + refused, errors.Join(err, err2)
 		}})
 	}
-	return Stage[I, P]{name: s.name, first: s.first, bound: s.bound, paces: s.paces, reserves: s.reserves, start: start}
+	return Stage[I, P]{name: s.name, first: s.first, bound: s.bound, paces: s.paces, reserves: s.reserves, start: start,
+		plan: func() Plan { return mappedOut(s.Plan(), f) }}
 }
 
 // convert runs f on v, turning a panic into a *PanicError.

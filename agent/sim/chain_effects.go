@@ -1,0 +1,174 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+)
+
+// perform carries out one effect agent i asked for in answer to m.
+func (r *chainRunner) perform(i int, e agent.Effect, m agent.Msg) {
+	a := &r.agents[i]
+	switch e := e.(type) {
+	case agent.Demand:
+		r.giveBack(i, e.N)
+	case agent.Timer:
+		a.gen++
+		a.timers[e.Tag] = a.gen
+		r.schedule(happening{at: r.now + max(e.Delay, 0), kind: stepTick, agent: i, n: e.Tag, gen: a.gen})
+	case agent.Disarm:
+		delete(a.timers, e.Tag)
+	case agent.Reserve:
+		r.reserve(i, e.N)
+	case agent.Grant:
+		if a.paces && e.N > 0 {
+			a.st.Granted += int64(e.N)
+			r.send(i+1, stepPass, uint64(e.N))
+		}
+	case agent.Drained:
+		r.end(i)
+	case agent.Finish:
+		r.finish(i, e.Err)
+	case agent.Cancel:
+		// Simulated work has no context to cancel: it takes its time.
+	case agent.DeadLetter:
+		a.st.DeadLetters++
+	case agent.Unhandled:
+		r.violate(i, "did not handle %T", m)
+	default:
+		if values, n, ok := a.m.Emitted(e); ok {
+			r.emit(i, values, n)
+		} else if id, ok := a.m.Start(r.ctx, e); ok {
+			r.start(i, id)
+		} else if !isReply(e) {
+			r.violate(i, "asked for an effect it cannot ask for: %T", e)
+		}
+	}
+}
+
+// giveBack takes n input slots agent i gives back: demand for the agent
+// before it, or room for the feeder.
+func (r *chainRunner) giveBack(i, n int) {
+	a := &r.agents[i]
+	if n < 0 || n > a.held {
+		r.violate(i, "gave back %d input slots, holding %d items", n, a.held)
+		return
+	}
+	a.held -= n
+	if i > 0 && n > 0 {
+		r.send(i-1, stepPull, uint64(n))
+	}
+}
+
+// reserve hands a reservation of n passes to the pacer before agent i, or
+// grants them at once when there is none, or it has ended.
+func (r *chainRunner) reserve(i, n int) {
+	if n < 1 {
+		return
+	}
+	r.agents[i].st.Reserved += int64(n)
+	if i > 0 && r.agents[i-1].paces && !r.agents[i-1].over {
+		r.send(i-1, stepReserve, uint64(n))
+		return
+	}
+	r.send(i, stepPass, uint64(n))
+}
+
+// emit passes the n values agent i emitted through its conversions to the
+// next agent, or to the sink. Values a conversion drops give their demand
+// back to agent i.
+func (r *chainRunner) emit(i int, values any, n int) {
+	a := &r.agents[i]
+	if n == 0 {
+		return
+	}
+	if n > a.demand {
+		r.violate(i, "emitted %d values holding demand for %d", n, a.demand)
+		return
+	}
+	a.demand -= n
+	a.st.Emitted += int64(n)
+	back := 0
+	for _, c := range a.out {
+		if n == 0 {
+			break
+		}
+		kept, dropped, err := c.Apply(values)
+		values, n, back = kept, n-dropped, back+dropped
+		switch {
+		case c.Refuses:
+			r.refuse(i+1, dropped, err)
+		default:
+			a.st.Declined += int64(dropped)
+			if a.sinkErr == nil {
+				a.sinkErr = err
+			}
+		}
+	}
+	if back > 0 {
+		r.send(i, stepPull, uint64(back))
+	}
+	switch {
+	case n == 0:
+	case i == len(r.agents)-1:
+		r.res.Emitted += int64(n)
+		r.sink(r.now, values)
+	default:
+		r.schedule(happening{at: r.now, kind: stepInput, agent: i + 1, n: uint64(n), batch: values})
+	}
+}
+
+// refuse counts the n items the MapIn functions of agent i refused, the
+// first for reason err.
+func (r *chainRunner) refuse(i, n int, err error) {
+	if n == 0 {
+		return
+	}
+	a := &r.agents[i]
+	a.st.Refused += int64(n)
+	if a.refusal == nil {
+		a.refusal = err
+	}
+}
+
+// start runs a piece of agent i's work: its Done comes after the service
+// time the agent's capacity gives at the concurrency of its work in flight.
+func (r *chainRunner) start(i int, id uint64) {
+	a := &r.agents[i]
+	if _, ok := a.running[id]; ok {
+		r.violate(i, "started work %d while it was in flight", id)
+		return
+	}
+	a.running[id] = struct{}{}
+	a.st.Started++
+	var d time.Duration
+	if a.capa != nil {
+		d = max(a.capa.Service(a.service, r.now, len(a.running)), 0)
+	}
+	r.schedule(happening{at: r.now + d, kind: stepDone, agent: i, n: id, gen: uint64(r.now)})
+}
+
+// end closes the agent after agent i, once: it has finished, or said
+// agent.Drained.
+func (r *chainRunner) end(i int) {
+	a := &r.agents[i]
+	if a.ended || i == len(r.agents)-1 {
+		return
+	}
+	a.ended = true
+	r.send(i+1, stepClose, 0)
+}
+
+// finish ends agent i with err: it takes its final status, closes the
+// agent after it and tells a pacer before it that it has ended.
+func (r *chainRunner) finish(i int, err error) {
+	a := &r.agents[i]
+	a.over, a.st.Finished, a.failed = true, true, err
+	a.st.Status, _ = a.m.Status(r.at())
+	clear(a.timers)
+	r.left--
+	r.end(i)
+	if i > 0 && r.agents[i-1].paces {
+		r.send(i-1, stepLast, 0)
+	}
+}

@@ -1,0 +1,207 @@
+package core
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+)
+
+// Plan describes the agents of a Stage with their types erased, first to
+// last, for a driver other than the runtime: package sim runs a chain in
+// virtual time from it. It holds what the runtime links: each agent's
+// spec (as a Machine it can bring to life), its bound, whether it paces the
+// agent after it or reserves passes of the one before, and the
+// conversions (MapIn, MapOut) that values go through between neighbours.
+//
+// A Stage builds its Plan only when asked, so the runtime pays nothing for
+// it. The zero Plan has no agents.
+type Plan struct {
+	// Agents are the stage's agents, first to last.
+	Agents []PlanAgent
+	// In holds the conversions an item goes through, in order, before the
+	// first agent takes it: the MapIn functions of the stage.
+	In []Convert
+	// Out holds the conversions the last agent's values go through, in
+	// order, before they leave the stage: its MapOut functions.
+	Out []Convert
+}
+
+// PlanAgent is one agent of a Plan.
+type PlanAgent struct {
+	// Name, Queue, Paces and Reserves are those of the agent's Spec.
+	Name            string
+	Queue           int
+	Paces, Reserves bool
+	// Outside says the agent connects to something outside the runtime
+	// (its Spec has Open), which only the runtime can do.
+	Outside bool
+	// Next holds the conversions, in order, between the values this agent
+	// emits and the items of the agent after it: this agent's MapOut
+	// functions, then that one's MapIn functions. The last agent has none
+	// (see Plan.Out).
+	Next []Convert
+	// New returns a fresh Machine running the agent: its Spec's initial
+	// State, Evolve and Work.
+	New func() Machine
+}
+
+// Convert is a MapIn or MapOut function applied to a batch: Apply takes a
+// slice of one type (as an any) and returns a new slice of the next type
+// holding the values it kept, in order, and how many it dropped. A drop
+// gives its demand back to the agent that emitted the value.
+type Convert struct {
+	// Refuses is true for a MapIn function: the items it drops are refused,
+	// which the stage it feeds counts and reports, and err is the first
+	// reason. Otherwise (MapOut) a value declined is dropped silently, and
+	// err is that of a panic, which becomes the emitting agent's error.
+	Refuses bool
+	Apply   func(batch any) (kept any, dropped int, err error)
+}
+
+// Machine is an agent of a Plan run by a driver of its own, one message at
+// a time: it keeps the agent's state and builds and reads the messages and
+// effects whose types are the agent's. It is not safe for concurrent use.
+type Machine interface {
+	// Step evolves the state with m, already stamped, and returns the
+	// effects evolve asked for.
+	Step(m agent.Msg) []agent.Effect
+	// Input returns the Input message that brings items, a slice of the
+	// agent's item type; the agent owns the slice from then on.
+	Input(at time.Time, items any) agent.Msg
+	// Start reads e as a Start of the agent's work type and runs its work
+	// at once, with ctx, keeping the result (the zero result for an agent
+	// without work; a panic becomes an *agent.PanicError) for Done. It
+	// returns the Start's ID, and false when e is no such Start.
+	Start(ctx context.Context, e agent.Effect) (id uint64, ok bool)
+	// Done returns the Done message of the work id that Start ran, and
+	// forgets its result.
+	Done(at time.Time, id uint64) agent.Msg
+	// Emitted reads e as an Emit of the agent's value type: its values, a
+	// slice, and how many; false when e is no such Emit.
+	Emitted(e agent.Effect) (values any, n int, ok bool)
+	// Status asks evolve for the agent's status, as the runtime does for
+	// a final status, leaving the state as it was; false when evolve
+	// gives none.
+	Status(at time.Time) (any, bool)
+}
+
+// Plan returns the description of s's agents; the zero Stage has none.
+// Each call builds it anew.
+func (s Stage[I, O]) Plan() Plan {
+	if s.plan == nil {
+		return Plan{}
+	}
+	return s.plan()
+}
+
+// planOf describes the lone agent spec describes, whose status is a V.
+func planOf[I, V, S, W, R, O any](spec Spec[S, W, R, O]) Plan {
+	return Plan{Agents: []PlanAgent{{
+		Name: spec.Name, Queue: spec.Queue, Paces: spec.Paces, Reserves: spec.Reserves, Outside: spec.Open != nil,
+		New: func() Machine {
+			return &machine[S, I, W, R, O, V]{spec: spec, state: spec.State, results: make(map[uint64]outcome[R])}
+		},
+	}}}
+}
+
+// linked describes a followed by b: a's values, through a's Out and b's
+// In, are the items of b's first agent.
+func linked(a, b Plan) Plan {
+	agents := slices.Concat(a.Agents, b.Agents)
+	last := &agents[len(a.Agents)-1]
+	last.Next = slices.Concat(a.Out, b.In)
+	return Plan{Agents: agents, In: a.In, Out: b.Out}
+}
+
+// mappedIn describes p with f applied to its items first.
+func mappedIn[I, J any](p Plan, f func(I) (J, error)) Plan {
+	p.In = slices.Concat([]Convert{{Refuses: true, Apply: func(batch any) (any, int, error) {
+		items := batch.([]I)
+		out := make([]J, 0, len(items))
+		var first error
+		for _, v := range items {
+			j, err := convert(f, v)
+			if err != nil {
+				if first == nil {
+					first = err
+				}
+				continue
+			}
+			out = append(out, j)
+		}
+		return out, len(items) - len(out), first
+	}}}, p.In)
+	return p
+}
+
+// mappedOut describes p with f applied to its values last.
+func mappedOut[O, P any](p Plan, f func(O) (P, bool)) Plan {
+	p.Out = slices.Concat(p.Out, []Convert{{Apply: func(batch any) (any, int, error) {
+		return keep(batch.([]O), f)
+	}}})
+	return p
+}
+
+// machine runs one agent's spec outside the runtime.
+type machine[S, I, W, R, O, V any] struct {
+	spec    Spec[S, W, R, O]
+	state   S
+	results map[uint64]outcome[R]
+}
+
+// outcome is what a piece of work returned.
+type outcome[R any] struct {
+	r   R
+	err error
+}
+
+func (m *machine[S, I, W, R, O, V]) Step(msg agent.Msg) []agent.Effect {
+	var fx []agent.Effect
+	m.state, fx = m.spec.Evolve(m.state, msg)
+	return fx
+}
+
+func (m *machine[S, I, W, R, O, V]) Input(at time.Time, items any) agent.Msg {
+	return agent.Input[I]{At: at, Items: items.([]I)}
+}
+
+func (m *machine[S, I, W, R, O, V]) Start(ctx context.Context, e agent.Effect) (uint64, bool) {
+	s, ok := e.(agent.Start[W])
+	if !ok {
+		return 0, false
+	}
+	var o outcome[R]
+	if m.spec.Work != nil {
+		o.r, o.err = safely(ctx, m.spec.Work, s.ID, s.Work)
+	}
+	m.results[s.ID] = o
+	return s.ID, true
+}
+
+func (m *machine[S, I, W, R, O, V]) Done(at time.Time, id uint64) agent.Msg {
+	o := m.results[id]
+	delete(m.results, id)
+	return agent.Done[R]{At: at, ID: id, Result: o.r, Err: o.err}
+}
+
+func (m *machine[S, I, W, R, O, V]) Emitted(e agent.Effect) (any, int, bool) {
+	em, ok := e.(agent.Emit[O])
+	if !ok {
+		return nil, 0, false
+	}
+	return em.Values, len(em.Values), true
+}
+
+func (m *machine[S, I, W, R, O, V]) Status(at time.Time) (v any, ok bool) {
+	_ = protect(func() {
+		_, fx := m.spec.Evolve(m.state, agent.Query{At: at})
+		for _, e := range fx {
+			if r, is := e.(agent.Reply[V]); is {
+				v, ok = r.Value, true
+			}
+		}
+	})
+	return v, ok
+}
