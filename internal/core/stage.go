@@ -48,7 +48,8 @@ type Outlet[O any] struct {
 	// Deliver takes each batch of values the stage emits, in order, on the
 	// stage's own goroutine. It returns how many it refused, whose demand
 	// goes back to the stage, and an error that becomes the stage's (a sink
-	// that panicked, say). Nil discards the values.
+	// that panicked, say). Nil discards the values. It must not keep the
+	// slice once it returns: the caller may reuse it.
 	Deliver func(values []O) (refused int, err error)
 	// Ended is called once, on the stage's goroutine, after the stage has
 	// finished or failed, or said agent.Drained, and after its last
@@ -251,9 +252,12 @@ func MapOut[I, O, P any](s Stage[I, O], f func(O) (P, bool)) Stage[I, P] {
 		if deliver == nil {
 			deliver = sinkDeliver[P](nil)
 		}
+		var scratch []P // the kept values of one delivery, reused: deliver keeps no slice
 		return s.start(rt, in, Outlet[O]{Pull: out.Pull, Ended: out.Ended, Paced: out.Paced, Grant: out.Grant, Deliver: func(values []O) (int, error) {
-			kept, declined, err := keep(values, f)
+			kept, declined, err := keep(scratch[:0], values, f)
 			refused, err2 := deliver(kept)
+			clear(kept) // let go of what the values hold
+			scratch = kept[:0]
 			return declined + refused, errors.Join(err, err2)
 		}})
 	}
@@ -287,22 +291,27 @@ func admit[I, J any](items []I, f func(I) (J, error), r *refusals, demand func(i
 	return out
 }
 
-// keep maps values with f, dropping those it declines or panics on.
-func keep[O, P any](values []O, f func(O) (P, bool)) (kept []P, declined int, err error) {
-	kept = make([]P, 0, len(values))
-	for _, v := range values {
-		var p P
-		var ok bool
-		if perr := protect(func() { p, ok = f(v) }); perr != nil {
+// keep appends to dst the values f maps values to, dropping those it
+// declines or panics on.
+func keep[O, P any](dst []P, values []O, f func(O) (P, bool)) (kept []P, declined int, err error) {
+	kept = dst
+	// One protected loop for all the values; a panic declines its value,
+	// and the loop goes on from the next one.
+	for i := 0; i < len(values); i++ {
+		perr := protect(func() {
+			for ; i < len(values); i++ {
+				if p, ok := f(values[i]); ok {
+					kept = append(kept, p)
+				} else {
+					declined++
+				}
+			}
+		})
+		if perr != nil {
+			declined++
 			if err == nil {
 				err = perr
 			}
-			ok = false
-		}
-		if ok {
-			kept = append(kept, p)
-		} else {
-			declined++
 		}
 	}
 	return kept, declined, err
