@@ -35,15 +35,21 @@ import (
 // a lower one that costs little is taken, noise alone moves nothing, and
 // no pair of limits can each beat the other.
 //
-// It starts by doubling the limit while that wins; then it searches around
-// the best limit found with steps that halve (or double while a direction
-// keeps winning) down to one; then it holds. While holding it measures its
-// limit again every window, and every few windows (doubling up to
-// Patience after each probe that loses) it probes one step up or down, at
-// random. Estimates older than Memory windows are forgotten, and when the
-// held limit's throughput changes by more than 10% beyond noise, it forgets
-// every estimate, measures the held limit afresh and searches again: that
-// is how it follows a change of capacity.
+// It starts by doubling the limit while that wins by the stricter measure
+// of half of perfect scaling: a doubling is a long jump, which past a sharp
+// knee can buy a little throughput with much contention, so it is taken
+// only when it pays well, and the search that follows finds the limits in
+// between. It searches around the best limit found with steps that halve
+// (or double while a direction keeps winning) down to one; then it holds.
+// While holding it measures its limit again every window, and every few
+// windows (doubling up to Patience after each probe that loses) it probes
+// one step up or down, at random; or only up, while the last probe up cost
+// 1% of the throughput or less: there probing up is free, probing down
+// costs what the limit below lacks, and a fall of capacity shows at the
+// held limit anyway. Estimates older than Memory windows are forgotten, and
+// when the held limit's throughput changes by more than 10% beyond noise,
+// it forgets every estimate, measures the held limit afresh and searches
+// again: that is how it follows a change of capacity.
 //
 // Hill's zero value is ready to use, with the defaults below.
 type Hill struct {
@@ -57,7 +63,8 @@ type Hill struct {
 	// it at half the weight each step back) the agent must have been
 	// saturated for the limit to move; 0 means 0.9.
 	Busy float64
-	// Gain is the share of perfect scaling a move must beat; 0 means 0.5.
+	// Gain is the share of perfect scaling a move must beat, once the
+	// start's doublings are over; 0 means 0.1.
 	Gain float64
 	// Memory is how many windows an estimate stays fresh; 0 means 12.
 	Memory int
@@ -74,6 +81,7 @@ type Hill struct {
 	tried   uint8    // directions tried at this step: 1 up, 2 down
 	quiet   int      // windows to wait before the next probe
 	backoff int      // the wait after the last probe
+	flat    bool     // whether the last probe up cost next to nothing: probe up only
 	windows int      // windows finished: the clock estimates age by
 	marks   []mark   // recent estimates, newest last; copied on change
 	w       window
@@ -186,6 +194,9 @@ func (h Hill) decide(e estimate, s Sample, r *rand.Rand) Hill {
 		return h.atBase(e, s, r)
 	}
 	won, dir := h.wins(h.level, e), 1
+	if h.mode == starting {
+		won = h.beats(h.level, e, startGain)
+	}
 	if h.level < h.base {
 		dir = -1
 	}
@@ -203,6 +214,9 @@ func (h Hill) decide(e estimate, s Sample, r *rand.Rand) Hill {
 		if won {
 			h.mode, h.step, h.dir, h.grow, h.tried = searching, 1, dir, true, 0
 			return h.next(s)
+		}
+		if dir > 0 {
+			h.flat = h.even(e)
 		}
 		h.level = h.base
 		h.backoff = min(2*max(h.backoff, 1), or(h.Patience, 16))
@@ -236,7 +250,10 @@ func (h Hill) atBase(e estimate, s Sample, r *rand.Rand) Hill {
 	if h.quiet--; h.quiet > 0 {
 		return h
 	}
-	dir := 1 - 2*r.IntN(2)
+	dir := 1
+	if !h.flat {
+		dir = 1 - 2*r.IntN(2)
+	}
 	if t := clamp(h.base+dir, s.Min, s.Max); t != h.base {
 		h.level = t
 	} else if t := clamp(h.base-dir, s.Min, s.Max); t != h.base {
@@ -324,14 +341,27 @@ func (h Hill) next(s Sample) Hill {
 
 // hold keeps the best limit and probes again soon.
 func (h Hill) hold() Hill {
-	h.mode, h.level, h.backoff, h.quiet = holding, h.base, 2, 2
+	h.mode, h.level, h.backoff, h.quiet, h.flat = holding, h.base, 2, 2, false
 	return h
 }
 
-// wins reports whether limit a, with estimate e, beats the best limit.
-func (h Hill) wins(a int, e estimate) bool {
+// even reports whether estimate e, of a probe one step up, is within 1% of
+// the best limit's: the throughput is flat above.
+func (h Hill) even(e estimate) bool { return e.x >= 0.99*h.best.x }
+
+// startGain is the share of perfect scaling a doubling must beat while
+// starting.
+const startGain = 0.5
+
+// wins reports whether limit a, with estimate e, beats the best limit by
+// Gain.
+func (h Hill) wins(a int, e estimate) bool { return h.beats(a, e, or(h.Gain, 0.1)) }
+
+// beats reports whether limit a, with estimate e, beats the best limit by
+// the share gain of perfect scaling, beyond noise.
+func (h Hill) beats(a int, e estimate, gain float64) bool {
 	b := h.base
-	scale := 1 + or(h.Gain, 0.5)*float64(a-b)/float64(b)
+	scale := 1 + gain*float64(a-b)/float64(b)
 	return e.x-h.best.x*scale > 2*math.Hypot(e.se, h.best.se*scale)
 }
 

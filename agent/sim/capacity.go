@@ -11,10 +11,10 @@ import (
 // (itself included) are in flight. It may draw from r, the simulator's
 // seeded source for service times, and must use no other randomness.
 //
-// [Curve] is the usual Capacity; [Step] changes it at an instant. Write your
-// own to model something else. [Run] checks the settings of the Capacities
-// of this package, and calls the Validate() error method of one of your own
-// that has one.
+// [Curve] is the usual Capacity; [Gradual] has no sharp knee; [Step]
+// changes either at an instant. Write your own to model something else.
+// [Run] checks the settings of the Capacities of this package, and calls
+// the Validate() error method of one of your own that has one.
 type Capacity interface {
 	Service(r *rand.Rand, at time.Duration, concurrency int) time.Duration
 }
@@ -49,6 +49,11 @@ func (c Curve) Service(r *rand.Rand, _ time.Duration, concurrency int) time.Dura
 	d := float64(c.Base) * c.slowdown(concurrency) * c.Noise.factor(r)
 	return time.Duration(math.Min(d, float64(math.MaxInt64/4)))
 }
+
+// Slowdown returns the service time at this concurrency in units of Base,
+// without noise: 1 up to the knee, more beyond it. It makes a Curve a
+// [Shareable] capacity, which [Sharing] can serve.
+func (c Curve) Slowdown(_ time.Duration, concurrency int) float64 { return c.slowdown(concurrency) }
 
 // slowdown is the service time at concurrency in units of Base, without
 // noise: 1 up to the knee, more beyond it.
@@ -155,6 +160,30 @@ func (s Step) Service(r *rand.Rand, at time.Duration, concurrency int) time.Dura
 	return s.After.Service(r, at, concurrency)
 }
 
+// Slowdown returns the slowdown of the capacity in force at at; a side that
+// is not [Shareable] slows nothing down.
+func (s Step) Slowdown(at time.Duration, concurrency int) float64 {
+	c := s.After
+	if at < s.At {
+		c = s.Before
+	}
+	if sh, ok := c.(Shareable); ok {
+		return sh.Slowdown(at, concurrency)
+	}
+	return 1
+}
+
+// change returns the first instant after at at which the capacity changes.
+func (s Step) change(at time.Duration) (time.Duration, bool) {
+	if at < s.At {
+		if t, ok := changeAfter(s.Before, at); ok && t < s.At {
+			return t, true
+		}
+		return s.At, true
+	}
+	return changeAfter(s.After, at)
+}
+
 // validate reports a missing side or the first bad setting of either.
 func (s Step) validate() error {
 	if s.Before == nil || s.After == nil {
@@ -164,4 +193,75 @@ func (s Step) validate() error {
 		return err
 	}
 	return verify(s.After)
+}
+
+// Gradual is a capacity curve with no sharp knee: service time rises from
+// the first piece of work on, and throughput peaks at Peak well after
+// latency has started to rise. With c in flight work takes
+//
+//	Base × (1 + (c/Peak)^Power / (Power-1))
+//
+// so throughput (c divided by the service time) is highest at Peak, where
+// work takes Power/(Power-1) times Base (1.5 times with the default Power
+// of 3). At three quarters of Peak work already takes 1.21 times Base,
+// while throughput is still 7% below its peak; at twice Peak throughput is
+// 60% of the peak. Noise, if set, multiplies each service time by a random
+// factor.
+//
+// The zero Gradual is not valid: Base and Peak are required.
+type Gradual struct {
+	// Base is the service time of work alone, near enough: at concurrency 1
+	// it is Base × (1 + Peak^-Power / (Power-1)). Required, positive.
+	Base time.Duration
+	// Peak is the concurrency at which throughput peaks. Required, at
+	// least 1.
+	Peak int
+	// Power is how sharply service time rises; 0 means 3, otherwise it
+	// must be a finite number above 1.
+	Power float64
+	// Noise makes service times random; its zero value adds none.
+	Noise Noise
+}
+
+// Service returns the service time at this concurrency, with noise.
+func (g Gradual) Service(r *rand.Rand, at time.Duration, concurrency int) time.Duration {
+	d := float64(g.Base) * g.Slowdown(at, concurrency) * g.Noise.factor(r)
+	return time.Duration(math.Min(d, float64(math.MaxInt64/4)))
+}
+
+// Slowdown returns the service time at this concurrency in units of Base,
+// without noise. It makes a Gradual a [Shareable] capacity.
+func (g Gradual) Slowdown(_ time.Duration, concurrency int) float64 {
+	p := g.power()
+	return 1 + math.Pow(float64(max(concurrency, 0))/float64(g.Peak), p)/(p-1)
+}
+
+// Throughput is the throughput at a fixed concurrency, in pieces of work
+// per second, without noise.
+func (g Gradual) Throughput(concurrency int) float64 {
+	if concurrency < 1 {
+		return 0
+	}
+	return float64(concurrency) / (g.Slowdown(0, concurrency) * g.Base.Seconds())
+}
+
+// power returns Power with its default filled in.
+func (g Gradual) power() float64 {
+	if g.Power == 0 {
+		return 3
+	}
+	return g.Power
+}
+
+// validate reports the first setting of g that is out of range.
+func (g Gradual) validate() error {
+	switch {
+	case g.Base <= 0:
+		return invalid("base service time must be positive, got %v", g.Base)
+	case g.Peak < 1:
+		return invalid("peak must be at least 1, got %d", g.Peak)
+	case g.Power != 0 && !(g.Power > 1) || math.IsInf(g.Power, 1):
+		return invalid("power must be a finite number above 1, got %v", g.Power)
+	}
+	return g.Noise.validate()
 }

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -42,4 +43,25 @@ func TestAStepChangesTheCapacityAtItsInstant(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	assert.Equal(t, time.Millisecond, s.Service(r, time.Second-1, 8))
 	assert.Equal(t, 2*time.Millisecond, s.Service(r, time.Second, 8))
+}
+
+func TestRunChecksAGradualCurve(t *testing.T) {
+	for _, c := range []struct {
+		g    sim.Gradual
+		want string
+	}{
+		{sim.Gradual{Peak: 1}, "sim: base service time must be positive, got 0s"},
+		{sim.Gradual{Base: 1}, "sim: peak must be at least 1, got 0"},
+		{sim.Gradual{Base: 1, Peak: 1, Power: 1}, "sim: power must be a finite number above 1, got 1"},
+		{sim.Gradual{Base: 1, Peak: 1, Power: math.Inf(1)}, "sim: power must be a finite number above 1, got +Inf"},
+		{sim.Gradual{Base: 1, Peak: 1, Noise: sim.Noise{Jitter: -1}}, "sim: jitter must be between 0 and 3, got -1"},
+	} {
+		_, err := sim.Run(sim.Config{Capacity: c.g, Arrivals: sim.Flood{}, Duration: time.Second}, parallelAgent(t, 1))
+		assert.EqualError(t, err, c.want)
+		assert.ErrorIs(t, err, sim.ErrConfig)
+	}
+	res, err := sim.Run(sim.Config{Capacity: sim.Gradual{Base: time.Millisecond, Peak: 4}, Arrivals: sim.Flood{}, Duration: time.Second},
+		parallelAgent(t, 4))
+	assert.NoError(t, err)
+	assert.InEpsilon(t, sim.Gradual{Base: time.Millisecond, Peak: 4}.Throughput(4), res.Throughput(), 0.01)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -9,21 +10,21 @@ import (
 )
 
 // AIMD is additive increase, multiplicative decrease, as Netflix's
-// concurrency-limits library does it: a piece of work that failed or took
-// longer than Timeout is a drop, and cuts the limit by Backoff; any other
-// raises it by one, provided the work ran with at least half the limit in
-// flight (so an idle agent does not grow its limit).
+// concurrency-limits library does it (AIMDLimit): a sample that failed or
+// took longer than Timeout is a drop, and multiplies the limit by Backoff,
+// rounded down; any other raises it by one, provided the work ran with at
+// least half the limit in flight (so an idle agent does not grow its
+// limit). Per completion, it is fed every sample; wrapped in [Windowed],
+// one per window.
 //
-// AIMD's zero value is ready to use, with the defaults below; its Timeout
-// should be set from what the work is expected to take.
+// AIMD's zero value is ready to use, with the library's defaults below; its
+// Timeout should be set from what the work is expected to take.
 type AIMD struct {
 	// Timeout is the service time beyond which work counts as a drop; 0
 	// means 5 seconds.
 	Timeout time.Duration
 	// Backoff is the factor a drop multiplies the limit by; 0 means 0.9.
 	Backoff float64
-
-	drops int
 }
 
 // Name returns "aimd".
@@ -31,6 +32,11 @@ func (AIMD) Name() string { return "aimd" }
 
 // View reports the phase "aimd".
 func (a AIMD) View() adaptive.View { return adaptive.View{Phase: "aimd"} }
+
+// String reports the settings, as the sweep prints them.
+func (a AIMD) String() string {
+	return fmt.Sprintf("timeout=%v backoff=%v", or(a.Timeout, 5*time.Second), or(a.Backoff, 0.9))
+}
 
 // Validate reports a timeout or backoff out of range.
 func (a AIMD) Validate() error {
@@ -43,13 +49,8 @@ func (a AIMD) Validate() error {
 
 // Observe raises the limit by one or cuts it.
 func (a AIMD) Observe(s adaptive.Sample, _ *rand.Rand) (adaptive.Controller, int) {
-	timeout := a.Timeout
-	if timeout == 0 {
-		timeout = 5 * time.Second
-	}
 	switch {
-	case s.Failed || s.Service > timeout:
-		a.drops++
+	case s.Failed || s.Service > or(a.Timeout, 5*time.Second):
 		return a, int(math.Floor(float64(s.Limit) * or(a.Backoff, 0.9)))
 	case 2*s.Started >= s.Limit:
 		return a, s.Limit + 1

@@ -1,6 +1,9 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // invalid is the error a baseline controller's Validate returns for a
 // setting out of range; adaptive.NewState reports it as an
@@ -11,7 +14,7 @@ func invalid(format string, args ...any) error { return fmt.Errorf(format, args.
 func clamp(n, lo, hi int) int { return min(max(n, lo), hi) }
 
 // or returns v, or def when v is zero.
-func or[T int | float64](v, def T) T {
+func or[T int | float64 | time.Duration](v, def T) T {
 	if v == 0 {
 		return def
 	}

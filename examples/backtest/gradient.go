@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -8,21 +9,25 @@ import (
 	"github.com/evolvekit/evolve/adaptive"
 )
 
-// Gradient2 follows Netflix's Gradient2 limit: it compares a short-term
-// latency (the last service time) with a long-term one (an exponential
-// average over LongWindow samples) and shrinks the limit by their ratio
-// when the short term is slower, while letting it grow by QueueSize when
-// they agree:
+// Gradient2 follows Netflix's Gradient2Limit as the library has it now
+// (with its RTT tolerance): it compares the last service time (short) with
+// a long-term one (long: a plain mean over the first ten samples, then an
+// exponential average over LongWindow samples) and shrinks the limit when
+// the short term is slower than Tolerance times the long term, while
+// letting it grow by QueueSize when it is not:
 //
-//	gradient = clamp(long/short, 0.5, 1)
+//	gradient = clamp(Tolerance·long/short, 0.5, 1)
 //	limit    = (1-Smoothing)·limit + Smoothing·(limit·gradient + QueueSize)
 //
 // When the long-term latency is more than twice the short-term one (load
-// has just dropped), the long-term one is cut by 10%; and when the work
-// ran with fewer than half the limit in flight, the limit stays as it is.
+// has just dropped), the long-term one decays by 5%; and when the work ran
+// with fewer than half the limit in flight, the limit stays as it is. Per
+// completion, it is fed every sample; wrapped in [Windowed], one per window
+// (the window's mean service time), which is how the library's README sets
+// it up.
 //
-// Gradient2's zero value is ready to use, with the defaults below, which
-// are the library's.
+// Gradient2's zero value is ready to use, with the library's defaults
+// below.
 type Gradient2 struct {
 	// QueueSize is how much the limit may grow per sample while latency is
 	// steady; 0 means 4.
@@ -33,10 +38,14 @@ type Gradient2 struct {
 	// LongWindow is the number of samples the long-term latency averages
 	// over; 0 means 600.
 	LongWindow int
+	// Tolerance is how much slower than the long-term latency the short
+	// term may be before the limit shrinks; 0 means 1.5, otherwise at
+	// least 1.
+	Tolerance float64
 
-	limit       float64 // the estimated limit; 0 before the first sample
-	long, short float64 // latencies, in nanoseconds
-	n           int     // samples in the long-term average so far
+	limit float64 // the estimated limit; 0 before the first sample
+	long  float64 // the long-term latency, in nanoseconds
+	n     int     // samples in the long-term average so far
 }
 
 // Name returns "gradient2".
@@ -47,11 +56,18 @@ func (g Gradient2) View() adaptive.View {
 	return adaptive.View{Phase: "gradient", Latency: time.Duration(g.long)}
 }
 
+// String reports the settings, as the sweep prints them.
+func (g Gradient2) String() string {
+	return fmt.Sprintf("queue=%v smoothing=%v long=%d tolerance=%v",
+		or(g.QueueSize, 4), or(g.Smoothing, 0.2), or(g.LongWindow, 600), or(g.Tolerance, 1.5))
+}
+
 // Validate reports a setting out of range.
 func (g Gradient2) Validate() error {
-	if !(g.QueueSize >= 0) || !(g.Smoothing >= 0 && g.Smoothing <= 1) || g.LongWindow < 0 {
-		return invalid("gradient2: queue size, smoothing (at most 1) and long window must not be negative, got %v, %v and %d",
-			g.QueueSize, g.Smoothing, g.LongWindow)
+	if !(g.QueueSize >= 0) || !(g.Smoothing >= 0 && g.Smoothing <= 1) || g.LongWindow < 0 ||
+		g.Tolerance != 0 && !(g.Tolerance >= 1) {
+		return invalid("gradient2: queue size, smoothing (at most 1) and long window must not be negative, and tolerance must be at least 1, got %v, %v, %d and %v",
+			g.QueueSize, g.Smoothing, g.LongWindow, g.Tolerance)
 	}
 	return nil
 }
@@ -61,18 +77,19 @@ func (g Gradient2) Observe(s adaptive.Sample, _ *rand.Rand) (adaptive.Controller
 	if g.limit == 0 || int(g.limit) != s.Limit {
 		g.limit = float64(s.Limit)
 	}
-	rtt := math.Max(float64(s.Service), 1)
-	g.short = rtt
-	g = g.average(rtt)
-	if g.long/g.short > 2 {
-		g.long *= 0.9
+	short := math.Max(float64(s.Service), 1)
+	g = g.average(short)
+	long := g.long
+	if long/short > 2 {
+		g.long *= 0.95
 	}
 	if float64(s.Started) < g.limit/2 {
 		return g, int(g.limit)
 	}
-	gradient := math.Max(0.5, math.Min(1, g.long/g.short))
+	gradient := math.Max(0.5, math.Min(1, or(g.Tolerance, 1.5)*long/short))
+	smoothing := or(g.Smoothing, 0.2)
 	next := g.limit*gradient + or(g.QueueSize, 4)
-	next = g.limit*(1-or(g.Smoothing, 0.2)) + next*or(g.Smoothing, 0.2)
+	next = g.limit*(1-smoothing) + next*smoothing
 	g.limit = math.Max(float64(s.Min), math.Min(float64(s.Max), next))
 	return g, int(g.limit)
 }

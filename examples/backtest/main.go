@@ -1,29 +1,40 @@
 // Command backtest compares controllers of the adaptive agent in the
 // simulator, on the same scenarios and with the same seed, against the best
-// fixed limit for each scenario: adaptive.Hill, the agent's default, and
-// three baselines kept here, written as any controller outside package
-// adaptive would be (Santa, the algorithm the adaptive agent descends from,
-// and AIMD and Gradient2, after Netflix's concurrency-limits library). It
+// fixed limit for each scenario: adaptive.Hill, the agent's default, and the
+// baselines kept here, written as any controller outside package adaptive
+// would be: Santa, the algorithm the adaptive agent descends from, and
+// AIMD, Gradient2 and Vegas after Netflix's concurrency-limits library,
+// each fed every sample (aimd, gradient2, vegas) and, as the library's
+// README sets them up, one sample per window (aimd-windowed and so on:
+// Windowed). The baselines run with the settings a sweep chose (-sweep). It
 // prints one line per scenario and controller:
 //
-//	scenario=NAME controller=NAME efficiency=PCT converge=N drift=N p99=DURATION
+//	scenario=NAME controller=NAME efficiency=PCT converge=N drift=N p99=DURATION p99e2e=DURATION
 //
-// efficiency is throughput as a percentage of the best fixed limit's;
-// converge is the completions until throughput stays within 5% of its final
-// value (counted from the capacity step, or from the start of light load,
-// in the scenarios that have one); drift is the largest rise of the limit
-// under light load (measured in the light scenario only; 0 elsewhere); p99
-// is the 99th percentile of service time, from the start of a piece of work
-// to its end, queue wait excluded. The first line of each scenario is the
+// efficiency is goodput (results that did not fail, per second) as a
+// percentage of the best fixed limit's; converge is the completions until
+// throughput stays within 5% of its final value (counted from the capacity
+// step, or from the start of light load, in the scenarios that have one);
+// drift is the largest rise of the limit under light load (measured in the
+// light scenarios only; 0 elsewhere); p99 is the 99th percentile of service
+// time, from the start of a piece of work to its end; p99e2e the 99th
+// percentile of the time from an item's arrival to its result (from its
+// entry into the agent's queue under a flood, where every item arrives at
+// the start), queue wait included. The first line of each scenario is the
 // best fixed limit's, named fixed-N.
 //
 // With -plot DIR it writes DIR/NAME.png for each scenario: the limit and the
 // queue length (the items waiting: in the agent's input queue, and arrived
-// but not yet let in) over time for each controller.
+// but not yet let in) over time for each controller. With -markdown it
+// prints the results as markdown tables, a column per scenario. With -sweep
+// it runs, instead, a grid of settings for each baseline in every scenario,
+// and prints each setting's mean and worst efficiency over the scenarios,
+// then the setting with the best mean for each baseline: those are the ones
+// controllers() gives them.
 //
 // Usage:
 //
-//	go run ./examples/backtest [-seed N] [-scale F] [-plot DIR]
+//	go run ./examples/backtest [-seed N] [-scale F] [-plot DIR] [-markdown] [-sweep]
 package main
 
 import (
@@ -48,6 +59,8 @@ func run(args []string, w io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the simulator and of the agents' random sources")
 	scale := fs.Float64("scale", 1, "multiplies every scenario's duration")
 	dir := fs.String("plot", "", "write a PNG per scenario to this directory")
+	tune := fs.Bool("sweep", false, "run every baseline's grid of settings instead, and print how each did and the ones chosen")
+	md := fs.Bool("markdown", false, "print the results as markdown tables, a column per scenario, instead of a line per run")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(w)
 		fs.PrintDefaults()
@@ -58,13 +71,21 @@ func run(args []string, w io.Writer) error {
 	if !(*scale > 0 && *scale <= 100) {
 		return fmt.Errorf("scale must be above 0 and at most 100, got %v", *scale)
 	}
-	reports, err := backtest(scenarios(*scale), *seed)
+	if *tune {
+		return sweep(scenarios(*scale), families(), *seed, w)
+	}
+	reports, err := backtest(scenarios(*scale), controllers(), *seed)
 	if err != nil {
 		return err
 	}
+	if *md {
+		markdown(reports, w)
+	}
 	for _, r := range reports {
 		for _, l := range r.lines() {
-			fmt.Fprintln(w, l)
+			if !*md {
+				fmt.Fprintln(w, l)
+			}
 		}
 		if *dir != "" {
 			if err := draw(r, *dir); err != nil {

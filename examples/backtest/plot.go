@@ -15,14 +15,18 @@ import (
 	"github.com/evolvekit/evolve/agent/sim"
 )
 
-// palette colours the lines: the best fixed limit grey, then each
-// controller.
+// palette colours the lines: the best fixed limit grey, hill red, santa
+// blue, then each of Netflix's limits dark and its windowed form light.
 var palette = []color.Color{
 	color.Gray{Y: 150},
 	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
 	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
 	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+	color.RGBA{R: 0x98, G: 0xdf, B: 0x8a, A: 0xff},
 	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+	color.RGBA{R: 0xc5, G: 0xb0, B: 0xd5, A: 0xff},
+	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
+	color.RGBA{R: 0xff, G: 0xbb, B: 0x78, A: 0xff},
 }
 
 // draw writes dir/NAME.png for r: the limit over time on top, the items
@@ -67,6 +71,7 @@ func panel(title, ylabel string, outcomes []outcome, y func(sim.Sample) float64)
 	p.X.Label.Text = "virtual time (s)"
 	p.Y.Label.Text = ylabel
 	p.Legend.Top = true
+	lines := make([]*plotter.Line, len(outcomes))
 	for i, o := range outcomes {
 		pts := make(plotter.XYs, len(o.res.Trace))
 		for j, s := range o.res.Trace {
@@ -78,8 +83,13 @@ func panel(title, ylabel string, outcomes []outcome, y func(sim.Sample) float64)
 		}
 		l.Color = palette[i%len(palette)]
 		l.Width = vg.Points(1)
-		p.Add(l)
+		lines[i] = l
 		p.Legend.Add(o.name, l)
+	}
+	// The first outcomes (the best fixed limit, hill) are drawn last, on
+	// top.
+	for i := len(lines) - 1; i >= 0; i-- {
+		p.Add(lines[i])
 	}
 	return p, nil
 }

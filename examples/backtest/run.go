@@ -19,57 +19,76 @@ const (
 const every = 10 * time.Millisecond
 
 // controllers returns the controllers compared, the adaptive agent's
-// default (adaptive.Hill) first, then the baselines, with the settings the
-// backtest gives them.
+// default (adaptive.Hill, with its defaults) first, then the baselines,
+// with the settings the sweep chose for them (see sweep.go: go run
+// ./examples/backtest -sweep prints the grid and its choice).
 func controllers() []adaptive.Controller {
 	return []adaptive.Controller{
 		adaptive.Hill{},
-		Santa{},
-		AIMD{Timeout: 2 * base},
-		Gradient2{},
+		Santa{Rate: 0.05, Explore: 0.01},
+		AIMD{Timeout: 15 * time.Millisecond, Backoff: 0.5},
+		Windowed{Limit: AIMD{Timeout: 11 * time.Millisecond, Backoff: 0.9}, MinWindow: 100 * time.Millisecond},
+		Gradient2{QueueSize: 2, Smoothing: 0.2, Tolerance: 1},
+		Windowed{Limit: Gradient2{QueueSize: 1, Smoothing: 1, Tolerance: 1}, MinWindow: 100 * time.Millisecond},
+		Vegas{Smoothing: 0.2, ProbeMultiplier: 3000},
+		Windowed{Limit: Vegas{ProbeMultiplier: 300}, MinWindow: 100 * time.Millisecond},
 	}
 }
 
+// trial is one run: the simulator's result and the meter's measurements.
+type trial struct {
+	res *sim.Result
+	m   *meter
+}
+
+// goodput is the results that did not fail, per second.
+func (r trial) goodput() float64 {
+	if r.res.End <= 0 {
+		return 0
+	}
+	return float64(r.m.good) / r.res.End.Seconds()
+}
+
+// trim returns t without what the meter kept only while the run went on.
+func (t trial) trim() trial {
+	t.m.posted, t.m.started, t.m.arrived, t.m.share = nil, nil, nil, nil
+	return t
+}
+
 // runAdaptive runs an adaptive agent with controller c in sc.
-func runAdaptive(sc scenario, c adaptive.Controller, seed uint64) (*sim.Result, error) {
+func runAdaptive(sc scenario, c adaptive.Controller, seed uint64) (trial, error) {
 	s, err := adaptive.NewState[int, int](adaptive.Config{
 		Min: minLimit, Max: maxLimit, Initial: initial, Unordered: true, Controller: c, Seed: seed,
 	})
 	if err != nil {
-		return nil, err
+		return trial{}, err
 	}
-	return sim.Run(config(sc, seed), sim.Agent[adaptive.State[int, int], int, []int, []parallel.Result[int], parallel.Result[int]]{
+	m := newMeter(sc, seed)
+	res, err := sim.Run(m.config(), sim.Agent[adaptive.State[int, int], int, []int, results, parallel.Result[int]]{
 		State:  s,
-		Evolve: adaptive.Evolve[int, int],
-		Work:   echo,
+		Evolve: metered(m, adaptive.Evolve[int, int]),
+		Item:   item,
+		Work:   m.work,
 		Queue:  s.Status().Queue,
 		Limit:  adaptive.State[int, int].Limit,
 	})
+	return trial{res: res, m: m}, err
 }
 
 // runFixed runs a parallel agent with a fixed limit in sc.
-func runFixed(sc scenario, limit int, seed uint64) (*sim.Result, error) {
+func runFixed(sc scenario, limit int, seed uint64) (trial, error) {
 	s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Unordered: true, MaxBatch: 1})
 	if err != nil {
-		return nil, err
+		return trial{}, err
 	}
-	return sim.Run(config(sc, seed), sim.Agent[parallel.State[int, int], int, []int, []parallel.Result[int], parallel.Result[int]]{
+	m := newMeter(sc, seed)
+	res, err := sim.Run(m.config(), sim.Agent[parallel.State[int, int], int, []int, results, parallel.Result[int]]{
 		State:  s,
-		Evolve: parallel.Evolve[int, int],
-		Work:   echo,
+		Evolve: metered(m, parallel.Evolve[int, int]),
+		Item:   item,
+		Work:   m.work,
 		Queue:  s.Status().Queue,
 		Limit:  func(parallel.State[int, int]) int { return limit },
 	})
-}
-
-// echo is the simulated work on a batch (of one item, here): one result
-// per item. What it returns does not matter, only how long it takes, which
-// the simulator decides.
-func echo(items []int) ([]parallel.Result[int], error) {
-	return make([]parallel.Result[int], len(items)), nil
-}
-
-// config is the simulator's configuration for sc.
-func config(sc scenario, seed uint64) sim.Config {
-	return sim.Config{Seed: seed, Capacity: sc.capacity, Arrivals: sc.arrivals, Duration: sc.duration, Every: every}
+	return trial{res: res, m: m}, err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -42,6 +43,11 @@ func (Santa) Name() string { return "santa" }
 
 // View reports the phase "explore" and the estimate at the current limit.
 func (s Santa) View() adaptive.View { return adaptive.View{Phase: "explore", Throughput: s.cur} }
+
+// String reports the settings, as the sweep prints them.
+func (s Santa) String() string {
+	return fmt.Sprintf("rate=%v explore=%v", or(s.Rate, 0.1), or(s.Explore, 0.05))
+}
 
 // Validate reports a rate or a probability out of range.
 func (s Santa) Validate() error {
