@@ -33,8 +33,14 @@ func Start[I, O any](rt *agent.Runtime, s agent.Stage[I, O], sink func(O), opts 
 	if o.overflow == DropOldest {
 		st = core.Link(gateStage[I](st.First()), st)
 	}
-	run, err := st.Start(rt, core.Inlet{DeadLetters: o.dead}, core.SinkOutlet(sink))
+	shared, kinds, err := o.checkWorkers(st.Plan)
 	if err != nil {
+		return nil, err
+	}
+	rec, recording := startRecorder(o, rt, st)
+	run, err := st.Start(rt, core.Inlet{DeadLetters: o.dead, Record: recording}, core.SinkOutlet(sink))
+	if err != nil {
+		abandon(rec)
 		return nil, fmt.Errorf("compose: starting %s: %w", o.name, err)
 	}
 	c := &chain[I]{
@@ -47,8 +53,12 @@ func Start[I, O any](rt *agent.Runtime, s agent.Stage[I, O], sink func(O), opts 
 		done:     make(chan struct{}),
 	}
 	c.left.Store(int64(len(c.members)))
+	c.record(rec)
 	for _, m := range c.members {
 		m.WhenDone(c.memberDone)
+	}
+	if o.shared {
+		c.workers = startWorkers(o, bridge.Runtime(rt), c.log, c.members, shared, kinds, c.done)
 	}
 	return c, nil
 }
@@ -75,8 +85,11 @@ type chain[I any] struct {
 	overflow Overflow
 	bound    int
 	dropped  atomic.Int64
-	left     atomic.Int64  // members not yet done
+	left     atomic.Int64  // members (and the recorder) not yet done
 	done     chan struct{} // closed once every member is done
+	workers  *workers      // shares WithWorkers' workers; nil without
+
+	rec *core.Recorder // where the chain records; nil when it does not
 }
 
 // Name returns the chain's name.
@@ -121,10 +134,18 @@ func (c *chain[I]) Wait(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("%s: %w", m.Name(), err))
 		}
 	}
+	if err := c.awaitRecording(ctx); err != nil {
+		return err
+	}
+	errs = append(errs, c.recordingErr())
+	if err := c.workers.wait(ctx); err != nil {
+		return err
+	}
 	return errors.Join(errs...)
 }
 
-// Done returns a channel closed once every stage is done.
+// Done returns a channel closed once every stage is done (and the chain's
+// recording is written, if it records).
 func (c *chain[I]) Done() <-chan struct{} { return c.done }
 
 // memberDone counts a stage done, and closes done after the last.
@@ -136,5 +157,12 @@ func (c *chain[I]) memberDone() {
 
 // Stop stops every stage at once, and waits for the goroutines they own.
 func (c *chain[I]) Stop(ctx context.Context) error {
-	return core.StopAll(ctx, c.members)
+	c.workers.halt()
+	if err := core.StopAll(ctx, c.members); err != nil {
+		return err
+	}
+	if err := c.awaitRecording(ctx); err != nil {
+		return err
+	}
+	return c.workers.wait(ctx)
 }

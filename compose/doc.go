@@ -37,6 +37,16 @@
 // before it still drain; a parallel stage passes on only the values of the
 // items that succeeded, and counts the others in its Load.
 //
+// # Record and replay
+//
+// [WithRecording] makes a chain write down, as JSON lines, every message
+// each of its stages' evolve takes, with its instant, and the effects it
+// returned. sim.Replay feeds a recording to fresh agents of the same stage
+// and checks that they give the same effects and end with the same status,
+// byte for byte; a bug report can carry the file, and whoever reads it
+// replays the run with no goroutines, clock or work. Package sim's doc
+// (Record and replay) says what is recorded and how errors read back.
+//
 // # Status
 //
 // The chain's Status holds each stage's agent.Load, typed, and its own

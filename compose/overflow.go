@@ -2,6 +2,7 @@ package compose
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/evolvekit/evolve/agent"
 )
@@ -47,6 +48,12 @@ type options struct {
 	overflow Overflow
 	name     string
 	dead     func(agent.DeadLetter)
+	record   recording // WithRecording's writer (see record.go)
+	// workers is the budget of WithWorkers, if shared; period that of
+	// WithWorkersPeriod (see workers.go).
+	workers int
+	shared  bool
+	period  time.Duration
 }
 
 // WithOverflow sets what Post does when the chain's first stage is full.

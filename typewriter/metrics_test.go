@@ -15,8 +15,9 @@ import (
 )
 
 // scraper is a stderr that scrapes the metrics endpoint the program names
-// on it, once, when the agents' status is first logged: while the chain
-// runs.
+// on it, once, when the rate agent's status is logged: while the chain
+// runs, and after the rate agent took in the keys typed before the newline
+// and published its metrics.
 type scraper struct {
 	mu   sync.Mutex
 	buf  bytes.Buffer
@@ -27,7 +28,7 @@ func (s *scraper) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.buf.Write(p)
-	if s.body == "" && bytes.Contains(p, []byte(`"agent"`)) {
+	if s.body == "" && bytes.Contains(p, []byte(`"agent":"rate"`)) {
 		if m := regexp.MustCompile(`metrics are at (\S+)`).FindStringSubmatch(s.buf.String()); m != nil {
 			if resp, err := http.Get(m[1]); err == nil {
 				b, _ := io.ReadAll(resp.Body)

@@ -36,6 +36,14 @@ type ChainConfig struct {
 	// Demand is the demand the sink grants the last agent when the run
 	// starts; 0 means [agent.Unbounded].
 	Demand int
+	// Workers, when positive, makes the chain's parallel and adaptive
+	// agents share that many workers, as compose.WithWorkers does: at the
+	// start they are split evenly, and every WorkersPeriod (0 means
+	// [DefaultWorkersPeriod]) reallocated by the highest-averages rule
+	// over each agent's queue times its service time, each agent's limit
+	// set to its share. It must be at least the number of those agents.
+	Workers       int
+	WorkersPeriod time.Duration
 }
 
 // Chain is a chain under simulation: a stage of one agent or of several
@@ -164,6 +172,9 @@ func checkChain(cfg ChainConfig, plan core.Plan) error {
 		case a.Queue < 1:
 			return invalid("agent %s: queue must be at least 1, got %d", a.Name, a.Queue)
 		}
+	}
+	if err := checkWorkers(cfg, plan); err != nil {
+		return err
 	}
 	for _, c := range cfg.Capacity {
 		if c == nil {

@@ -34,6 +34,7 @@ type chainRunner struct {
 	closed   bool
 	stopped  bool
 	violated error
+	workers  *workers // the budget of ChainConfig.Workers; nil without
 
 	res Result
 }
@@ -94,6 +95,7 @@ func newChainRunner(cfg ChainConfig, plan core.Plan, limit func(any) int) *chain
 // stops.
 func (r *chainRunner) run() error {
 	r.begin()
+	r.startWorkers()
 	r.schedule(happening{kind: stepArrive})
 	r.schedule(happening{at: r.cfg.Duration, kind: stepEnd})
 	if r.cfg.Every > 0 {
@@ -101,7 +103,7 @@ func (r *chainRunner) run() error {
 	}
 	for !r.stopped && r.violated == nil && r.pending > 0 && r.left > 0 {
 		e := r.agenda.next()
-		if e.kind != stepSample {
+		if !e.kind.periodic() {
 			r.pending--
 		}
 		r.now = e.at
@@ -138,7 +140,7 @@ func (r *chainRunner) begin() {
 func (r *chainRunner) schedule(e happening) {
 	e.seq = r.seq
 	r.seq++
-	if e.kind != stepSample {
+	if !e.kind.periodic() {
 		r.pending++
 	}
 	r.agenda.add(e, r.now)
@@ -161,6 +163,8 @@ func (r *chainRunner) handle(e happening) {
 		if next := r.now + r.cfg.Every; next < r.cfg.Duration {
 			r.schedule(happening{at: next, kind: stepSample})
 		}
+	case stepWorkers:
+		r.reallocate()
 	default:
 		r.message(e)
 	}

@@ -23,9 +23,18 @@
 // the start), queue wait included. The first line of each scenario is the
 // best fixed limit's, named fixed-N.
 //
+// Then it judges one worker budget for a chain's stages (compose.WithWorkers
+// in the simulator: 12 workers shared by three parallel stages, re-allocated
+// every 50 ms by the highest-averages rule) against every static split of
+// those workers and the equal one, on steady chains and on chains whose
+// bottleneck moves, a line per scenario:
+//
+//	scenario=NAME budget=ITEMS/S best-static=SPLIT:ITEMS/S equal=ITEMS/S ratio-best=PCT gain-equal=PCT
+//
 // With -plot DIR it writes DIR/NAME.png for each scenario: the limit and the
 // queue length (the items waiting: in the agent's input queue, and arrived
-// but not yet let in) over time for each controller. With -markdown it
+// but not yet let in) over time for each controller; and
+// DIR/budget-NAME.png, the workers and the queue of each stage over time. With -markdown it
 // prints the results as markdown tables, a column per scenario. With -sweep
 // it runs, instead, a grid of settings for each baseline in every scenario,
 // and prints each setting's mean and worst efficiency over the scenarios,
@@ -93,5 +102,9 @@ func run(args []string, w io.Writer) error {
 			}
 		}
 	}
-	return nil
+	if *md {
+		return nil
+	}
+	// One worker budget for a chain's stages, against every static split.
+	return budgetReport(w, *seed, *scale, *dir)
 }

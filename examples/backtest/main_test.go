@@ -24,7 +24,12 @@ func TestAShortRunPrintsEveryLine(t *testing.T) {
 	require.NoError(t, run([]string{"-scale", "0.01"}, &out))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	scs := scenarios(1)
-	require.Len(t, lines, len(scs)*(1+len(controllers())))
+	budgets := budgetScenarios(1)
+	require.Len(t, lines, len(scs)*(1+len(controllers()))+len(budgets))
+	for i, l := range lines[len(lines)-len(budgets):] {
+		assert.True(t, strings.HasPrefix(l, "scenario="+budgets[i].name+" budget="), "the budget's lines come last: %s", l)
+	}
+	lines = lines[:len(lines)-len(budgets)]
 	for i, l := range lines {
 		assert.Regexp(t, format, l)
 		sc := scs[i/(1+len(controllers()))]

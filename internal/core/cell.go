@@ -70,10 +70,13 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 		var v V
 		ok := false
 		if !c.final {
-			v, ok = c.snapshot()
+			v, ok = c.finalStatus()
 		}
 		if c.port.Close != nil {
 			c.port.Close()
+		}
+		if c.ports.tape != nil {
+			c.ports.tape.close()
 		}
 		c.h.actorStopped(v, ok)
 		c.release()
@@ -182,7 +185,13 @@ func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) {
 		}
 	}()
 	var effects []agent.Effect
+	if c.ports.tape != nil {
+		c.ports.tape.before(m)
+	}
 	c.state, effects = c.spec.Evolve(c.state, m)
+	if c.ports.tape != nil {
+		c.ports.tape.after(effects)
+	}
 	for _, e := range effects {
 		if c.over {
 			return
@@ -334,7 +343,7 @@ func (c *cell[S, I, W, R, O, V]) finish(err error) {
 		err = &agent.DeadLettersError{Agent: c.spec.Name, N: c.dead, First: c.first}
 	}
 	c.over, c.final = true, true
-	final, ok := c.snapshot()
+	final, ok := c.finalStatus()
 	c.h.conclude(err, final, ok)
 	c.disarmAll()
 	c.end()
@@ -371,12 +380,28 @@ func (c *cell[S, I, W, R, O, V]) end() {
 	}
 }
 
-// snapshot asks evolve for the agent's status without performing anything:
-// the final status, taken as the agent ends. It reports false when evolve
-// gives none (or panics).
+// snapshot asks evolve for the agent's status now without performing
+// anything, for its metrics. It reports false when evolve gives none (or
+// panics).
 func (c *cell[S, I, W, R, O, V]) snapshot() (v V, ok bool) {
+	return c.statusAt(c.h.rt.Clock.Now())
+}
+
+// finalStatus takes the status the agent ends with, as snapshot does, and
+// records it if the agent records.
+func (c *cell[S, I, W, R, O, V]) finalStatus() (V, bool) {
+	now := c.h.rt.Clock.Now()
+	v, ok := c.statusAt(now)
+	if c.ports.tape != nil {
+		c.ports.tape.final(now, v, ok)
+	}
+	return v, ok
+}
+
+// statusAt asks evolve for the agent's status at instant now.
+func (c *cell[S, I, W, R, O, V]) statusAt(now time.Time) (v V, ok bool) {
 	_ = protect(func() {
-		_, fx := c.spec.Evolve(c.state, agent.Query{At: c.h.rt.Clock.Now()})
+		_, fx := c.spec.Evolve(c.state, agent.Query{At: now})
 		for _, e := range fx {
 			if r, is := e.(agent.Reply[V]); is {
 				v, ok = r.Value, true

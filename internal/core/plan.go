@@ -85,6 +85,10 @@ type Machine interface {
 	// a final status, leaving the state as it was; false when evolve
 	// gives none.
 	Status(at time.Time) (any, bool)
+	// Messages returns a zero message of each kind whose type the agent's
+	// own types settle, its Input and its Done, for a driver that reads
+	// recorded messages back (see NewDecoder).
+	Messages() []agent.Msg
 }
 
 // Plan returns the description of s's agents; the zero Stage has none.
@@ -192,6 +196,10 @@ func (m *machine[S, I, W, R, O, V]) Emitted(e agent.Effect) (any, int, bool) {
 		return nil, 0, false
 	}
 	return em.Values, len(em.Values), true
+}
+
+func (m *machine[S, I, W, R, O, V]) Messages() []agent.Msg {
+	return []agent.Msg{agent.Input[I]{}, agent.Done[R]{}}
 }
 
 func (m *machine[S, I, W, R, O, V]) Status(at time.Time) (v any, ok bool) {

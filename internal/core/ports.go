@@ -15,6 +15,7 @@ type ports[O any] struct {
 	reserve  func(n int)            // takes the passes it reserves; nil grants them at once
 	grant    func(n int)            // takes the passes it grants the agent after it
 	paced    bool                   // the agent after it reserves passes of it
+	tape     *tape                  // where it records its steps; nil when it records none
 }
 
 // alone returns the ports of an agent that runs on its own: unbounded demand,

@@ -38,6 +38,9 @@ type Inlet struct {
 	// agent.Reserve), on its goroutine, for the pacer before it. Nil
 	// grants them at once.
 	Reserve func(n int)
+	// Record is where the stage's agents record the messages their evolve
+	// takes and the effects it returns; the zero Recording records none.
+	Record Recording
 }
 
 // Outlet says where a running stage's values and its completion go.
@@ -147,7 +150,7 @@ func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 		// values; it gives its input slots back as demand for that agent,
 		// and reserves passes of it, which exists before any value flows.
 		var before atomic.Pointer[puller]
-		bin := Inlet{Demand: func(n int) { (*before.Load()).pull(n) }, DeadLetters: in.DeadLetters}
+		bin := Inlet{Demand: func(n int) { (*before.Load()).pull(n) }, DeadLetters: in.DeadLetters, Record: in.Record.past(a.Plan)}
 		var head *Member[M]
 		if paced {
 			bin.Reserve = func(n int) {
@@ -321,7 +324,7 @@ func keep[O, P any](dst []P, values []O, f func(O) (P, bool)) (kept []P, decline
 // leave nil.
 func wired[I, V, O any](h *Agent[I, V], in Inlet, out Outlet[O]) ports[O] {
 	p := ports[O]{pull: out.Pull, deliver: out.Deliver, demand: in.Demand, upstream: in.Demand != nil, ended: out.Ended, dead: in.DeadLetters,
-		reserve: in.Reserve, grant: out.Grant, paced: out.Paced}
+		reserve: in.Reserve, grant: out.Grant, paced: out.Paced, tape: in.Record.open(h.name)}
 	if p.pull < 1 {
 		p.pull = agent.Unbounded
 	}

@@ -1,0 +1,109 @@
+package sim
+
+import (
+	"math"
+	"time"
+
+	"github.com/evolvekit/evolve/internal/budget"
+	"github.com/evolvekit/evolve/internal/core"
+)
+
+// DefaultWorkersPeriod is how often a chain run reallocates its
+// [ChainConfig.Workers] when WorkersPeriod is 0, as a chain started with
+// compose.WithWorkers does.
+const DefaultWorkersPeriod = budget.DefaultPeriod
+
+// stepWorkers is the event that reallocates the workers of a run's budget;
+// it takes the last value of a step, clear of the kinds chain_queue.go
+// lists.
+const stepWorkers step = math.MaxUint8
+
+// periodic reports whether events of kind k recur on a period of their own
+// rather than follow from the agents' work: a run does not wait for them.
+func (k step) periodic() bool { return k == stepSample || k == stepWorkers }
+
+// workers is the budget of a chain run with ChainConfig.Workers: the
+// agents it shares the workers among, their kinds, and what it keeps of
+// each between reallocations.
+type workers struct {
+	n      int
+	period time.Duration
+	agents []int // their positions in the chain
+	kinds  []budget.Kind
+	stages []budget.Stage
+	demand []budget.Demand
+}
+
+// kindOf returns the kind of the agent whose status is st, for a budget.
+func kindOf(st any) budget.Kind {
+	_, k := budget.Read(Epoch, st)
+	return k
+}
+
+// checkWorkers reports a budget cfg asks for that the chain plan describes
+// cannot have.
+func checkWorkers(cfg ChainConfig, plan core.Plan) error {
+	switch {
+	case cfg.Workers < 0:
+		return invalid("workers must not be negative, got %d", cfg.Workers)
+	case cfg.WorkersPeriod < 0:
+		return invalid("workers period must not be negative, got %v", cfg.WorkersPeriod)
+	case cfg.Workers == 0:
+		return nil
+	}
+	shared := 0
+	for _, a := range plan.Agents {
+		if st, _ := a.New().Status(Epoch); kindOf(st) != budget.None {
+			shared++
+		}
+	}
+	switch {
+	case shared == 0:
+		return invalid("workers need a parallel or adaptive agent to share them, and the chain has none")
+	case cfg.Workers < shared:
+		return invalid("workers must be at least the chain's %d parallel and adaptive agents, got %d", shared, cfg.Workers)
+	}
+	return nil
+}
+
+// startWorkers sets up the run's budget, if it has one: it splits the
+// workers evenly, sets the agents' limits to match, and schedules the
+// first reallocation.
+func (r *chainRunner) startWorkers() {
+	if r.cfg.Workers == 0 {
+		return
+	}
+	w := &workers{n: r.cfg.Workers, period: r.cfg.WorkersPeriod}
+	if w.period == 0 {
+		w.period = DefaultWorkersPeriod
+	}
+	for i := range r.agents {
+		if st, _ := r.agents[i].m.Status(r.at()); kindOf(st) != budget.None {
+			w.agents, w.kinds = append(w.agents, i), append(w.kinds, kindOf(st))
+		}
+	}
+	w.stages, w.demand = make([]budget.Stage, len(w.agents)), make([]budget.Demand, len(w.agents))
+	r.workers = w
+	r.reallocate()
+}
+
+// reallocate reads the status of each agent of the budget, shares the
+// workers by budget.Allocate, sets the limit of each agent whose share
+// differs from its limit, and schedules the next reallocation.
+func (r *chainRunner) reallocate() {
+	w, at := r.workers, r.at()
+	limits := make([]int, len(w.agents))
+	for j, i := range w.agents {
+		st, _ := r.agents[i].m.Status(at)
+		rd, _ := budget.Read(at, st)
+		w.stages[j] = w.stages[j].Observe(rd)
+		w.demand[j], limits[j] = w.stages[j].Demand(), rd.Limit
+	}
+	for j, n := range budget.Allocate(w.n, w.demand) {
+		i := w.agents[j]
+		if n != limits[j] && !r.agents[i].over && r.violated == nil {
+			r.deliver(i, stepWorkers, uint64(n), budget.Message(w.kinds[j], at, n))
+		}
+	}
+	r.schedule(happening{at: r.now + w.period, kind: stepWorkers})
+}

@@ -1,0 +1,133 @@
+package sim_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/evolvekit/evolve/adaptive"
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/buffer"
+	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/rate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// threeStages is parallel -> parallel -> parallel, each starting at limit.
+func threeStages(t *testing.T, limit int) agent.Stage[int, int] {
+	t.Helper()
+	var s [3]agent.Stage[int, int]
+	for i := range s {
+		var err error
+		s[i], err = parallel.Stage(parallel.Config{Limit: limit, MaxBatch: 1, Unordered: true}, identity)
+		require.NoError(t, err)
+	}
+	return compose.Pipe3(s[0], s[1], s[2])
+}
+
+// limitOf reads a parallel or adaptive agent's limit.
+func limitOf(status any) int {
+	switch s := status.(type) {
+	case parallel.Status:
+		return s.Limit
+	case adaptive.Status:
+		return s.Limit
+	}
+	return 0
+}
+
+// shifting is a flood through three stages whose bottleneck moves from the
+// first to the last at one second.
+func shifting(workers int) sim.ChainConfig {
+	ms := time.Millisecond
+	return sim.ChainConfig{
+		Seed: 1, Arrivals: sim.Flood{}, Duration: 2 * time.Second, Every: 10 * ms, Workers: workers,
+		Capacity: []sim.Capacity{
+			sim.Step{At: time.Second, Before: sim.Curve{Base: 40 * ms, Knee: 32}, After: sim.Curve{Base: 5 * ms, Knee: 32}},
+			sim.Curve{Base: 10 * ms, Knee: 32},
+			sim.Step{At: time.Second, Before: sim.Curve{Base: 5 * ms, Knee: 32}, After: sim.Curve{Base: 40 * ms, Knee: 32}},
+		},
+	}
+}
+
+func TestSharedWorkersFollowTheBottleneck(t *testing.T) {
+	res, err := sim.RunChain(shifting(12), sim.Chain[int, int]{Stage: threeStages(t, 1), Limit: limitOf})
+	require.NoError(t, err)
+	require.NoError(t, res.Err)
+	first, last := res.Stages[0].Trace, res.Stages[2].Trace
+	for j, s := range res.Trace {
+		require.Equal(t, 12, s.Limit, "the limits add up to the workers at %v", s.At)
+		if j == 0 {
+			assert.Equal(t, [3]int{4, 4, 4}, [3]int{first[j].Limit, res.Stages[1].Trace[j].Limit, last[j].Limit}, "an even split to start")
+		}
+	}
+	at := func(tr sim.Trace, d time.Duration) int { return tr[int(d/(10*time.Millisecond))].Limit }
+	assert.GreaterOrEqual(t, at(first, 900*time.Millisecond), 8, "the first stage is the bottleneck")
+	assert.GreaterOrEqual(t, at(last, 1900*time.Millisecond), 8, "then the last one")
+
+	static, err := sim.RunChain(shifting(0), sim.Chain[int, int]{Stage: threeStages(t, 4)})
+	require.NoError(t, err)
+	assert.Greater(t, res.Throughput(), 1.5*static.Throughput(), "the even split, fixed, does worse")
+}
+
+func TestSharedWorkersRunDeterministicallyAndDrain(t *testing.T) {
+	cfg := shifting(9)
+	cfg.Drain, cfg.WorkersPeriod = true, 20*time.Millisecond
+	run := func() *sim.Result {
+		res, err := sim.RunChain(cfg, sim.Chain[int, int]{Stage: threeStages(t, 1), Limit: limitOf})
+		require.NoError(t, err)
+		return res
+	}
+	a, b := run(), run()
+	assert.Equal(t, a.Digest, b.Digest)
+	assert.Equal(t, csv(t, a.Trace), csv(t, b.Trace))
+	assert.True(t, a.Finished, "the reallocations do not keep a drained run going")
+	assert.Equal(t, a.Posted, a.Emitted)
+}
+
+func TestSharedWorkersSetTheLimitOfAnAdaptiveStage(t *testing.T) {
+	p, err := parallel.Stage(parallel.Config{Limit: 1, MaxBatch: 1}, identity)
+	require.NoError(t, err)
+	a, err := adaptive.Stage(adaptive.Config{Max: 16, Controller: adaptive.Fixed{}}, identity)
+	require.NoError(t, err)
+	ms := time.Millisecond
+	res, err := sim.RunChain(sim.ChainConfig{
+		Seed: 2, Arrivals: sim.Flood{}, Duration: time.Second, Every: 10 * ms, Workers: 10,
+		Capacity: []sim.Capacity{sim.Curve{Base: ms, Knee: 32}, sim.Curve{Base: 20 * ms, Knee: 32}},
+	}, sim.Chain[int, int]{Stage: compose.Pipe2(p, a), Limit: limitOf})
+	require.NoError(t, err)
+	tr := res.Stages[1].Trace
+	assert.Equal(t, 9, tr[len(tr)-1].Limit, "the slow adaptive stage has all but the parallel stage's one")
+	assert.Equal(t, 10, res.Trace[len(res.Trace)-1].Limit)
+}
+
+func TestRunChainRefusesWorkersItCannotShare(t *testing.T) {
+	r, err := rate.Stage(rate.Config[int]{Rate: 100, Burst: 1})
+	require.NoError(t, err)
+	b, err := buffer.Stage(buffer.Config[int]{Size: 10}, func(context.Context, []int) error { return nil })
+	require.NoError(t, err)
+	none := compose.Pipe2(r, b)
+	base := sim.ChainConfig{Arrivals: sim.Flood{}, Duration: time.Second}
+	with := func(workers int, period time.Duration) sim.ChainConfig {
+		cfg := base
+		cfg.Workers, cfg.WorkersPeriod = workers, period
+		return cfg
+	}
+	for _, c := range []struct {
+		cfg  sim.ChainConfig
+		want string
+	}{
+		{with(-1, 0), "sim: workers must not be negative, got -1"},
+		{with(3, -time.Millisecond), "sim: workers period must not be negative, got -1ms"},
+		{with(2, 0), "sim: workers must be at least the chain's 3 parallel and adaptive agents, got 2"},
+	} {
+		_, err := sim.RunChain(c.cfg, sim.Chain[int, int]{Stage: threeStages(t, 1)})
+		assert.EqualError(t, err, c.want)
+		assert.ErrorIs(t, err, sim.ErrConfig)
+	}
+	_, err = sim.RunChain(with(4, 0), sim.Chain[int, []int]{Stage: none})
+	assert.EqualError(t, err, "sim: workers need a parallel or adaptive agent to share them, and the chain has none")
+}
