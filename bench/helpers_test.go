@@ -97,12 +97,24 @@ type heapSampler struct {
 	quit chan struct{}
 	wg   sync.WaitGroup
 	peak uint64
+	live uint64 // the peak of the heap the last GC found live
 }
 
-const heapMetric = "/memory/classes/heap/objects:bytes"
+const (
+	heapMetric = "/memory/classes/heap/objects:bytes"
+	liveMetric = "/gc/heap/live:bytes"
+)
 
 func heapObjects() uint64 {
 	s := []metrics.Sample{{Name: heapMetric}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// heapLive returns the heap the last GC found live: what the program held,
+// without the garbage not yet collected.
+func heapLive() uint64 {
+	s := []metrics.Sample{{Name: liveMetric}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
@@ -121,6 +133,7 @@ func sampleHeap(interval time.Duration) *heapSampler {
 				return
 			case <-t.C:
 				h.peak = max(h.peak, heapObjects())
+				h.live = max(h.live, heapLive())
 			}
 		}
 	}()

@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"flag"
 	"math"
 	"runtime"
 	"sync"
@@ -16,10 +17,20 @@ import (
 )
 
 const (
-	overloadItems = 20_000                 // items per run
-	overloadBody  = 4 << 10                // bytes of payload each item carries
-	overloadSink  = 100 * time.Microsecond // the sink's time per item
-	overloadTick  = time.Millisecond       // how often the heap is sampled
+	overloadBody = 4 << 10          // bytes of payload each item carries
+	overloadTick = time.Millisecond // how often the heap is sampled
+)
+
+// The overload run's size and the sink's time per item: 20,000 items at
+// 100 µs unless the flags say otherwise, as in
+//
+//	go test -run XXX -bench Overload/evolve -overload-items 1000000 -overload-sink 2us
+//
+// which shows the peak heap staying where the bounds put it however many
+// items pass.
+var (
+	overloadItemsFlag = flag.Int("overload-items", 20_000, "items per BenchmarkOverload run")
+	overloadSinkFlag  = flag.Duration("overload-sink", 100*time.Microsecond, "the BenchmarkOverload sink's time per item")
 )
 
 // request is an overload item: a sequence number and a payload, as a request
@@ -36,13 +47,15 @@ func newRequest(i int) request {
 	return request{seq: i, body: body}
 }
 
-// BenchmarkOverload pushes 20,000 items carrying 4 KiB each from a producer
-// that makes them as fast as it can (well under 1 µs an item) through at most
-// 4 workers and batches of 100 to a sink that takes 100 µs an item, so the
-// producer is more than 100 times faster than the sink. It runs once per
-// call, whatever b.N, and reports the peak of the heap's object bytes, live
-// and not yet swept, sampled every millisecond from a GC'd start, as
-// peak-heap-MB, and ns/op, B/op and allocs/op per item.
+// BenchmarkOverload pushes 20,000 items (-overload-items) carrying 4 KiB
+// each from a producer that makes them as fast as it can (well under 1 µs
+// an item) through at most 4 workers and batches of 100 to a sink that
+// takes 100 µs an item (-overload-sink), so the producer is more than 100
+// times faster than the sink. It runs once per call, whatever b.N, and
+// reports the peak of the heap's object bytes, live and not yet swept,
+// sampled every millisecond from a GC'd start, as peak-heap-MB; the peak of
+// the heap the last GC found live as peak-live-MB; and ns/op, B/op and
+// allocs/op per item.
 func BenchmarkOverload(b *testing.B) {
 	b.Run("evolve", func(b *testing.B) { overloadRun(b, overloadEvolve) })
 	b.Run("unbounded", func(b *testing.B) { overloadRun(b, overloadUnbounded) })
@@ -51,9 +64,9 @@ func BenchmarkOverload(b *testing.B) {
 // overloadRun runs program once with a slow sink that checks every item and
 // reports the figures.
 func overloadRun(b *testing.B, program func(ctx context.Context, sink func([]request)) error) {
-	s := newSeen(overloadItems)
+	s := newSeen(*overloadItemsFlag)
 	sink := func(batch []request) {
-		time.Sleep(time.Duration(len(batch)) * overloadSink)
+		time.Sleep(time.Duration(len(batch)) * *overloadSinkFlag)
 		for _, r := range batch {
 			if r.body[0] != byte(r.seq) {
 				s.dups++
@@ -66,12 +79,13 @@ func overloadRun(b *testing.B, program func(ctx context.Context, sink func([]req
 	heap := sampleHeap(overloadTick)
 	err := program(context.Background(), sink)
 	peak := heap.stop()
-	run.done(overloadItems)
+	run.done(*overloadItemsFlag)
 	if err != nil {
 		b.Fatal(err)
 	}
 	s.check(b)
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(float64(heap.live)/(1<<20), "peak-live-MB")
 }
 
 // overloadEvolve is BenchmarkChain's chain carrying requests: rate (no real
@@ -99,7 +113,7 @@ func overloadEvolve(ctx context.Context, sink func([]request)) error {
 	if err != nil {
 		return err
 	}
-	for i := range overloadItems {
+	for i := range *overloadItemsFlag {
 		if err := c.Post(ctx, newRequest(i)); err != nil {
 			return err
 		}
@@ -151,7 +165,7 @@ func overloadUnbounded(_ context.Context, sink func([]request)) error {
 			sink(batch)
 		}
 	}()
-	for i := range overloadItems {
+	for i := range *overloadItemsFlag {
 		q.put(newRequest(i))
 	}
 	q.close()
