@@ -18,6 +18,10 @@ type Msg interface {
 func Stamp(m Msg, at time.Time) Msg { return m.stamp(at) }
 
 // Input brings items posted to the agent, in the order they were posted.
+// The runtime reuses the Items slice once the agent has taken in the round
+// of messages it came in: an evolve function copies the items it keeps or
+// hands to a Start's work (appending them to a slice of its own does),
+// though it may emit them as they are in the same step.
 type Input[I any] struct {
 	At    time.Time
 	Items []I

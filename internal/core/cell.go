@@ -23,6 +23,8 @@ type cell[S, I, W, R, O, V any] struct {
 	crew   crew[W, R]
 	handed int              // Starts handed to workers since the cell last yielded
 	spare  []other          // the others slice the inbox takes next
+	items  []I              // the items slice the inbox takes next
+	outbox outbox[O]        // the values emitted this round, delivered at its end
 	port   Port             // where Send effects go, when spec.Open is set
 	dead   int              // dead letters handed to a sink
 	first  agent.DeadLetter // the first of them
@@ -64,6 +66,7 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 		if c.ports.paced {
 			c.step(agent.Reservation{At: now})
 		}
+		c.flush()
 	case *actor.Stopping:
 		c.disarmAll()
 	case *actor.Stopped:
@@ -119,7 +122,7 @@ func (c *cell[S, I, W, R, O, V]) takeIn() {
 			return
 		}
 		items, pull, others, results := in.items, in.pull, in.others, c.crew.results
-		in.items, in.pull, in.others, in.more = nil, 0, c.spare, false
+		in.items, in.pull, in.others, in.more = c.items, 0, c.spare, false
 		in.size = len(items)
 		c.crew.results = c.crew.spare
 		in.mu.Unlock()
@@ -147,9 +150,11 @@ func (c *cell[S, I, W, R, O, V]) takeIn() {
 			c.arrived(now, len(items)-next)
 			c.step(agent.Input[I]{At: now, Items: items[next:]})
 		}
+		c.flush() // before the items are reused: an agent may emit them as they came
 		clear(others)
 		clear(results)
-		c.spare, c.crew.spare = others[:0], results[:0]
+		clear(items)
+		c.spare, c.crew.spare, c.items = others[:0], results[:0], items[:0]
 		c.publish()
 		if c.over {
 			return
@@ -241,13 +246,26 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 	}
 }
 
-// emit hands values to the agent's outlet. Values it refuses leave the
-// demand they took with the agent, as a Pull; a panic in it is logged and
-// becomes the agent's error.
+// emit hands values to the agent's outlet: at once, or, for an agent that
+// feeds the next agent of a chain, gathered with all that the round emits
+// and handed over at its end (see flush).
 func (c *cell[S, I, W, R, O, V]) emit(values []O) {
+	c.outbox.add(values)
+	if !c.ports.gather {
+		c.flush()
+	}
+}
+
+// flush hands the values gathered to the agent's outlet, in order, at the
+// end of a round or before the agent's completion is passed on. Values it
+// refuses leave the demand they took with the agent, as a Pull; a panic in
+// it is logged and becomes the agent's error.
+func (c *cell[S, I, W, R, O, V]) flush() {
+	values := c.outbox.take()
 	if len(values) == 0 {
 		return
 	}
+	defer c.outbox.done(values)
 	refused, err := c.ports.deliver(values)
 	c.out += int64(len(values) - refused)
 	if err != nil {
@@ -339,6 +357,7 @@ func (c *cell[S, I, W, R, O, V]) deadLetter(d agent.DeadLetter) {
 // agent whose failed items went to a dead-letter sink ends with an
 // *agent.DeadLettersError saying how many.
 func (c *cell[S, I, W, R, O, V]) finish(err error) {
+	c.flush() // what it emitted first goes before its end, a sink's panic with it
 	if c.dead > 0 {
 		err = &agent.DeadLettersError{Agent: c.spec.Name, N: c.dead, First: c.first}
 	}
@@ -357,6 +376,7 @@ func (c *cell[S, I, W, R, O, V]) fail(err error) {
 	if c.over {
 		return
 	}
+	c.flush()
 	c.over = true
 	ev := c.h.log.Error().Err(err)
 	if pe, ok := err.(*agent.PanicError); ok {
@@ -374,6 +394,7 @@ func (c *cell[S, I, W, R, O, V]) fail(err error) {
 
 // end passes the agent's completion on to whatever follows it, once.
 func (c *cell[S, I, W, R, O, V]) end() {
+	c.flush()
 	if c.ports.ended != nil && !c.ended {
 		c.ended = true
 		c.ports.ended()
@@ -417,6 +438,7 @@ func (c *cell[S, I, W, R, O, V]) release() {
 	var zero S
 	c.state = zero
 	c.crew.spare, c.spare, c.timers, c.port, c.first = nil, nil, nil, Port{}, agent.DeadLetter{}
+	c.items, c.outbox = nil, outbox[O]{}
 	c.waits = nil
 	c.h.unmeter()
 	c.h.in.mu.Lock()

@@ -16,6 +16,7 @@ type ports[O any] struct {
 	grant    func(n int)            // takes the passes it grants the agent after it
 	paced    bool                   // the agent after it reserves passes of it
 	tape     *tape                  // where it records its steps; nil when it records none
+	gather   bool                   // deliver once a round (see Outlet.Gather)
 }
 
 // alone returns the ports of an agent that runs on its own: unbounded demand,

@@ -63,6 +63,11 @@ type Outlet[O any] struct {
 	// agent grants, on its goroutine.
 	Paced bool
 	Grant func(n int)
+	// Gather lets the stage's last agent deliver what one round of its
+	// messages emitted at once, at the end of the round, rather than one
+	// Deliver per Emit: for an outlet that feeds another agent, whose
+	// demand already counts the values.
+	Gather bool
 }
 
 // SinkOutlet returns an Outlet that hands each value to sink, one at a time,
@@ -168,7 +173,7 @@ func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 			head.Feed(values)
 			return 0, nil
 		}
-		aout := Outlet[M]{Pull: b.first, Deliver: feed, Ended: head.Close}
+		aout := Outlet[M]{Pull: b.first, Deliver: feed, Ended: head.Close, Gather: true}
 		if paced {
 			aout.Paced, aout.Grant = true, head.pass
 		}
@@ -256,7 +261,7 @@ func MapOut[I, O, P any](s Stage[I, O], f func(O) (P, bool)) Stage[I, P] {
 			deliver = sinkDeliver[P](nil)
 		}
 		var scratch []P // the kept values of one delivery, reused: deliver keeps no slice
-		return s.start(rt, in, Outlet[O]{Pull: out.Pull, Ended: out.Ended, Paced: out.Paced, Grant: out.Grant, Deliver: func(values []O) (int, error) {
+		return s.start(rt, in, Outlet[O]{Pull: out.Pull, Ended: out.Ended, Paced: out.Paced, Grant: out.Grant, Gather: out.Gather, Deliver: func(values []O) (int, error) {
 			kept, declined, err := keep(scratch[:0], values, f)
 			refused, err2 := deliver(kept)
 			clear(kept) // let go of what the values hold
@@ -324,7 +329,7 @@ func keep[O, P any](dst []P, values []O, f func(O) (P, bool)) (kept []P, decline
 // leave nil.
 func wired[I, V, O any](h *Agent[I, V], in Inlet, out Outlet[O]) ports[O] {
 	p := ports[O]{pull: out.Pull, deliver: out.Deliver, demand: in.Demand, upstream: in.Demand != nil, ended: out.Ended, dead: in.DeadLetters,
-		reserve: in.Reserve, grant: out.Grant, paced: out.Paced, tape: in.Record.open(h.name)}
+		reserve: in.Reserve, grant: out.Grant, paced: out.Paced, gather: out.Gather, tape: in.Record.open(h.name)}
 	if p.pull < 1 {
 		p.pull = agent.Unbounded
 	}
