@@ -128,6 +128,7 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		jobs:   make(chan task[I], cfg.Slots),
 		held:   make(map[uint64]uint32),
 		ended:  make(chan error, 1),
+		over:   make(chan struct{}),
 		ready:  make(chan error, 1),
 	}
 	w.later = time.AfterFunc(time.Hour, w.flushLater)
@@ -181,6 +182,11 @@ type worker[I, O any] struct {
 	leaving bool
 	ready   chan error // the registration's outcome
 	ended   chan error // why the worker ends: nil for the stage finished
+	// over is closed once the master said the stage finished; the worker
+	// then ends when the master's link stops, so that its answer to the
+	// news has left before its node closes.
+	over     chan struct{}
+	finished bool
 
 	running atomic.Int64 // tasks handed to the slots and not ended
 
@@ -221,6 +227,17 @@ func (w *worker[I, O]) await(ctx context.Context, sys *actor.ActorSystem, pid *a
 	select {
 	case err := <-w.ended:
 		return err
+	case <-w.over:
+		// The stage finished: wait for the master's link to stop, which
+		// it does once every worker answered the news (or finishWait
+		// passed), so that this worker's answer is not lost as its node
+		// closes.
+		timer.Reset(2 * finishWait)
+		select {
+		case <-w.ended:
+		case <-timer.C:
+		}
+		return nil
 	case <-ctx.Done():
 	}
 	sys.Root.Send(pid, leave{})
@@ -253,7 +270,10 @@ func (w *worker[I, O]) Receive(ctx actor.Context) {
 		if ctx.Sender() != nil {
 			ctx.Respond(&wire.Finished{})
 		}
-		w.end(nil)
+		if !w.finished {
+			w.finished = true
+			close(w.over)
+		}
 	case *actor.Terminated:
 		if m.Who.Equal(w.master) {
 			w.gone(m)
@@ -443,7 +463,7 @@ func (w *worker[I, O]) gone(m *actor.Terminated) {
 		return
 	}
 	var err error
-	if m.Why != actor.TerminatedReason_Stopped {
+	if m.Why != actor.TerminatedReason_Stopped && !w.finished {
 		err = fmt.Errorf("%w: %s stopped answering (%v)", ErrMasterGone, w.cfg.Master, m.Why)
 	}
 	w.end(err)
