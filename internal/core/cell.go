@@ -3,7 +3,6 @@ package core
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -21,7 +20,6 @@ type cell[S, I, W, R, O, V any] struct {
 	h      *Agent[I, V]
 	ports  ports[O]
 	crew   crew[W, R]
-	handed int              // Starts handed to workers since the cell last yielded
 	spare  []other          // the others slice the inbox takes next
 	items  []I              // the items slice the inbox takes next
 	outbox outbox[O]        // the values emitted this round, delivered at its end
@@ -98,7 +96,6 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 // the inbox is empty, or for a bounded number of rounds.
 func (c *cell[S, I, W, R, O, V]) takeIn() {
 	in := &c.h.in
-	yielded := false
 	for range rounds {
 		in.mu.Lock()
 		if in.stopped {
@@ -109,14 +106,6 @@ func (c *cell[S, I, W, R, O, V]) takeIn() {
 			return
 		}
 		if in.empty() {
-			if c.handed > 0 && !yielded {
-				// Work was just handed out: let the workers run before
-				// going idle, so their results come in one round.
-				in.mu.Unlock()
-				c.handed, yielded = 0, true
-				runtime.Gosched()
-				continue
-			}
 			in.scheduled = false
 			in.mu.Unlock()
 			return
@@ -301,7 +290,6 @@ func (c *cell[S, I, W, R, O, V]) start(s agent.Start[W]) {
 		c.fail(fmt.Errorf("agent %s: evolve asked to start work, but the agent has none", c.spec.Name))
 		return
 	}
-	c.handed++
 	select {
 	case c.crew.jobs <- s:
 		return
