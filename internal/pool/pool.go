@@ -80,8 +80,26 @@ func (p Pool[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 // ctx has ended, the items not yet begun fail with its cause.
 func (p Pool[S, In, Out, R, V]) run(ctx context.Context, seq uint64, items []In) []R {
 	out := make([]R, len(items))
+	for i := 0; i < len(items); {
+		i = p.runFrom(ctx, seq, items, out, i)
+	}
+	return out
+}
+
+// runFrom does the work on items from index i on, putting each result in
+// out, and returns len(items); or, when an item's work panics, fails that
+// item alone and returns the index after it. So a batch pays for one
+// deferred recover, not one per item.
+func (p Pool[S, In, Out, R, V]) runFrom(ctx context.Context, seq uint64, items []In, out []R, i int) (next int) {
+	defer func() {
+		if v := recover(); v != nil {
+			var zero Out
+			out[i] = p.Result(seq+uint64(i), zero, &agent.PanicError{Value: v, Stack: debug.Stack()})
+			next = i + 1
+		}
+	}()
 	done := ctx.Done()
-	for i, in := range items {
+	for ; i < len(items); i++ {
 		select {
 		case <-done:
 			var zero Out
@@ -89,10 +107,10 @@ func (p Pool[S, In, Out, R, V]) run(ctx context.Context, seq uint64, items []In)
 			continue
 		default:
 		}
-		v, err := p.one(ctx, seq+uint64(i), in)
+		v, err := p.one(ctx, seq+uint64(i), items[i])
 		out[i] = p.Result(seq+uint64(i), v, err)
 	}
-	return out
+	return i
 }
 
 // one does the work on the item at seq, within its timeout. The item ran
@@ -102,11 +120,12 @@ func (p Pool[S, In, Out, R, V]) run(ctx context.Context, seq uint64, items []In)
 // already says so.
 func (p Pool[S, In, Out, R, V]) one(ctx context.Context, seq uint64, in In) (Out, error) {
 	if p.Timeout <= 0 {
-		return call(ctx, p.Work, in)
+		return p.Work(ctx, in)
 	}
 	late := &lateError{name: p.Name, seq: seq, timeout: p.Timeout}
 	ictx, cancel := context.WithTimeoutCause(ctx, p.Timeout, late)
-	v, err := call(ictx, p.Work, in)
+	defer cancel() // when the work panics
+	v, err := p.Work(ictx, in)
 	cancel() // settles the cause: late only if the deadline came first
 	if context.Cause(ictx) != error(late) || errors.Is(err, context.DeadlineExceeded) {
 		return v, err
@@ -132,13 +151,3 @@ func (e *lateError) Error() string {
 
 // Unwrap returns context.DeadlineExceeded.
 func (e *lateError) Unwrap() error { return context.DeadlineExceeded }
-
-// call runs work on in, turning a panic into an *agent.PanicError.
-func call[In, Out any](ctx context.Context, work func(context.Context, In) (Out, error), in In) (v Out, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = &agent.PanicError{Value: p, Stack: debug.Stack()}
-		}
-	}()
-	return work(ctx, in)
-}
