@@ -20,18 +20,29 @@ func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
 			return s, fx
 		}
 	}
-	n := 0
-	for ; n < len(s.queue) && s.demand > 0; n++ {
-		cost := s.queue[n].price(s.bucket.limit.Burst)
-		if !covers(s.bucket.level(at), cost) {
-			break
-		}
-		s.bucket = s.bucket.take(at, cost)
-		s.demand--
-	}
-	if n == 0 {
+	most := min(len(s.queue), s.demand)
+	if most <= 0 {
 		return s, fx
 	}
+	burst := s.bucket.limit.Burst
+	cost := s.queue[0].price(burst)
+	if !covers(s.bucket.level(at), cost) {
+		return s, fx
+	}
+	s.bucket = s.bucket.take(at, cost)
+	// The bucket is anchored at instant at now, so the items after the
+	// first pay from the tokens it holds, with no refill between them:
+	// what take would do for each, without its reading of the clock.
+	n, tokens := 1, s.bucket.tokens
+	for ; n < most; n++ {
+		cost := s.queue[n].price(burst)
+		if !covers(tokens, cost) {
+			break
+		}
+		tokens -= cost
+	}
+	s.bucket.tokens = tokens
+	s.demand -= n
 	out := make([]T, n)
 	for i, it := range s.queue[:n] {
 		out[i] = it.Value
