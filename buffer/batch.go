@@ -5,8 +5,31 @@ import "time"
 // take adds items that weigh nothing to the open batch, at instant at. The
 // items are copied: the message's slice is never kept.
 func (s State[T]) take(items []T, at time.Time) State[T] {
-	for _, v := range items {
-		s.add(v, 0, at)
+	if s.maxWeight > 0 {
+		for _, v := range items {
+			s.add(v, 0, at)
+		}
+		return s
+	}
+	// Without weights, a batch is full at a count: the items are copied
+	// into it in runs, each batch made once at its full size.
+	most := s.size
+	if most == 0 {
+		most = s.queue
+	}
+	for len(items) > 0 {
+		if len(s.open) == 0 {
+			s.openedAt = at
+			if s.open == nil {
+				s.open = make([]T, 0, most)
+			}
+		}
+		k := min(len(items), most-len(s.open))
+		s.open = append(s.open, items[:k]...)
+		items = items[k:]
+		if s.full() {
+			s = s.cut()
+		}
 	}
 	return s
 }
