@@ -65,9 +65,7 @@ func (s State[In, Out]) accept(items []In, at time.Time) State[In, Out] {
 	if len(items) == 0 {
 		return s
 	}
-	for _, in := range items {
-		s.waiting = s.waiting.Push(in)
-	}
+	s.waiting = s.waiting.PushAll(items...)
 	s.accepted += uint64(len(items))
 	s.arrivals = s.arrivals.Push(arrival{at: at, end: s.accepted})
 	return s

@@ -52,6 +52,20 @@ func (q Queue[T]) Push(v T) Queue[T] {
 	return q
 }
 
+// PushAll returns q with vs added after its newest value, in order: what
+// Push does for each, with one check and one append.
+func (q Queue[T]) PushAll(vs ...T) Queue[T] {
+	if len(vs) == 0 {
+		return q
+	}
+	if q.s == nil || q.head+q.n != len(q.s.items) || (q.head >= 32 && q.head >= q.n) {
+		q = q.copied(len(vs))
+	}
+	q.s.items = append(q.s.items, vs...)
+	q.n += len(vs)
+	return q
+}
+
 // Pop returns q's oldest value and q without it. It panics on an empty
 // queue.
 func (q Queue[T]) Pop() (T, Queue[T]) {
@@ -66,10 +80,7 @@ func (q Queue[T]) Pop() (T, Queue[T]) {
 // pushing each value in turn.
 func (q Queue[T]) Insert(i int, vs ...T) Queue[T] {
 	if i == q.n {
-		for _, v := range vs {
-			q = q.Push(v)
-		}
-		return q
+		return q.PushAll(vs...)
 	}
 	if i < 0 || i > q.n {
 		panic("fifo: index out of range")

@@ -57,6 +57,21 @@ func TestFifoVersionsPushedFromOneStateStayApart(t *testing.T) {
 	assert.Equal(t, seq(60, 100), popAll(q))
 }
 
+func TestFifoPushAllIsPushForEach(t *testing.T) {
+	var q Queue[int]
+	q = q.PushAll(seq(0, 50)...)
+	for range 40 {
+		_, q = q.Pop()
+	}
+	a := q.PushAll(100, 101, 102)
+	b := q.PushAll(200) // q's end is taken by a: b copies
+	c := q.PushAll()
+	assert.Equal(t, append(seq(40, 50), 100, 101, 102), popAll(a))
+	assert.Equal(t, append(seq(40, 50), 200), popAll(b))
+	assert.Equal(t, seq(40, 50), popAll(c))
+	assert.Equal(t, seq(40, 50), popAll(q))
+}
+
 func TestFifoInsertAndRemoveKeepTheOriginal(t *testing.T) {
 	q := Queue[int]{}.Push(1).Push(2).Push(4)
 	ins := q.Insert(2, 3)
