@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -275,10 +276,12 @@ func MapOut[I, O, P any](s Stage[I, O], f func(O) (P, bool)) Stage[I, P] {
 
 // convert runs f on v, turning a panic into a *PanicError.
 func convert[I, J any](f func(I) (J, error), v I) (j J, err error) {
-	if perr := protect(func() { j, err = f(v) }); perr != nil {
-		return j, perr
-	}
-	return j, err
+	defer func() {
+		if p := recover(); p != nil {
+			err = &agent.PanicError{Value: p, Stack: debug.Stack()}
+		}
+	}()
+	return f(v)
 }
 
 // admit converts items with f, recording the ones it refuses and giving
