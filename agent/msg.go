@@ -35,12 +35,16 @@ type Close struct {
 
 // Done reports that the work started by the [Start] effect with the same ID
 // has ended, with its result or its error. A panic in the work arrives as an
-// error of type [*PanicError].
+// error of type [*PanicError]. Took is how long the work itself ran, as the
+// runtime measured it on its clock: without the time the Start and the Done
+// waited to be handed over, which At minus the Start's instant includes. It
+// is zero when nobody measured it (a test that builds the Done, say).
 type Done[R any] struct {
 	At     time.Time
 	ID     uint64
 	Result R
 	Err    error
+	Took   time.Duration
 }
 
 // Tick is the message a [Timer] effect asked for, carrying the timer's Tag.

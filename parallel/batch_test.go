@@ -57,12 +57,44 @@ func TestABatchIsAnEvenShareOfWhatMayStart(t *testing.T) {
 	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 4}),
 		unbounded,
 		input("a"),
-		finished(time.Microsecond, 0, 1),
-		at(time.Microsecond, agent.Input[string]{Items: []string{"b", "c", "d", "e", "f", "g", "h"}}),
+		finished(5*time.Microsecond, 0, 1),
+		at(5*time.Microsecond, agent.Input[string]{Items: []string{"b", "c", "d", "e", "f", "g", "h"}}),
 	)
 	assert.Equal(t, []agent.Start[batch]{
 		start(1, "b", "c"), start(3, "d", "e"), start(5, "f", "g"), start(7, "h"),
-	}, starts(tr[3].Effects), "seven items over four free places")
+	}, starts(tr[3].Effects), "seven items of 5 µs over four free places: two make ShareSpan")
+}
+
+func TestWorkTooSmallToShareGoesToOneWorker(t *testing.T) {
+	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 4}),
+		unbounded,
+		input("a"),
+		finished(time.Microsecond, 0, 1),
+		at(time.Microsecond, agent.Input[string]{Items: []string{"b", "c", "d", "e", "f", "g", "h"}}),
+		at(time.Microsecond, agent.Input[string]{Items: make([]string, 30)}),
+	)
+	assert.Equal(t, []agent.Start[batch]{start(1, "b", "c", "d", "e", "f", "g", "h")}, starts(tr[3].Effects),
+		"seven items of 1 µs take less than ShareSpan: one batch")
+	fx := starts(tr[4].Effects)
+	require.Len(t, fx, 3, "thirty more over the three free places: ten each, as ten make ShareSpan")
+	for _, s := range fx {
+		assert.Len(t, s.Work, 10)
+	}
+}
+
+func TestBatchesAreSizedByTheWorksOwnTime(t *testing.T) {
+	took := func(took time.Duration) agenttest.Step {
+		return at(time.Millisecond, agent.Done[[]result]{ID: 0, Result: []result{{Seq: 0, Value: 1}}, Took: took})
+	}
+	items := agent.Input[string]{Items: []string{"b", "c", "d", "e", "f", "g", "h"}}
+	measured := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1}),
+		unbounded, input("a"), took(2*time.Microsecond), at(time.Millisecond, items))
+	assert.Equal(t, []agent.Start[batch]{start(1, "b", "c", "d", "e", "f", "g", "h")}, starts(measured[3].Effects),
+		"the work took 2 µs, though its Done came 1 ms after its Start")
+	unmeasured := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1}),
+		unbounded, input("a"), took(0), at(time.Millisecond, items))
+	assert.Equal(t, []agent.Start[batch]{start(1, "b")}, starts(unmeasured[3].Effects),
+		"with no Took, the time from the Start to the Done counts: 1 ms")
 }
 
 func TestMaxBatchBoundsABatch(t *testing.T) {
@@ -95,10 +127,10 @@ func TestABatchThatFinishesFirstIsHeldThenGoesOutWithTheEarlierOne(t *testing.T)
 	tr := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2}),
 		unbounded,
 		input("a"),
-		finished(time.Microsecond, 0, 1),
+		finished(5*time.Microsecond, 0, 1),
 		input("b", "c", "d", "e"),
-		finished(2*time.Microsecond, 3, 4, 5),
-		finished(3*time.Microsecond, 1, 2, 3),
+		finished(6*time.Microsecond, 3, 4, 5),
+		finished(7*time.Microsecond, 1, 2, 3),
 	)
 	assert.Equal(t, []agent.Start[batch]{start(1, "b", "c"), start(3, "d", "e")}, starts(tr[3].Effects))
 	assert.Empty(t, tr[4].Effects, "d and e wait for b and c")
@@ -113,7 +145,7 @@ func TestItemsABatchReturnsNoResultForFail(t *testing.T) {
 	s := agenttest.Last(agenttest.Run(evolve, newState(t, parallel.Config{Limit: 2, Unordered: true}),
 		unbounded,
 		input("a"),
-		finished(time.Microsecond, 0, 1),
+		finished(5*time.Microsecond, 0, 1),
 		input("b", "c", "d", "e"),
 	))
 	tr := agenttest.Run(evolve, s,

@@ -81,6 +81,13 @@ const DefaultMaxBatch = 64
 // more items at once than have taken BatchSpan so far, on average.
 const BatchSpan = 100 * time.Microsecond
 
+// ShareSpan is about the least work the agent hands one worker when it
+// shares the items that may start among the free places: no batch holds
+// fewer items than have taken ShareSpan so far, on average, while that many
+// may start. Sharing out less costs more in hand-overs than the parallel
+// work gains.
+const ShareSpan = 10 * time.Microsecond
+
 // Limit is the setting that changes a running agent's limit: the payload of
 // the agent.Set[Limit] message that [SetLimit] sends. Evolve ignores a Limit
 // below 1.

@@ -29,13 +29,17 @@
 // most Limit batches are in flight, each worked on by one worker, one item
 // at a time, so at most Limit items are worked on at once. A batch holds one
 // item until a batch has finished; then as many items as took [BatchSpan]
-// on average so far (measured from the message that started a batch to the
-// one that brought its results), at most [Config.MaxBatch], and at most an
-// even share of the items that may start among the free places. So work of
-// BatchSpan or more always goes one item at a time. The cost of a batch is
-// that an item may wait behind the others of its batch, up to about
-// BatchSpan, or longer when one of them is much slower than the rest;
-// MaxBatch 1 turns batches off.
+// on average so far (the time the work ran, as agent.Done's Took reports
+// it; or, when it is zero, the time from the message that started a batch
+// to the one that brought its results), at most [Config.MaxBatch]. The
+// items that may start are shared evenly among the free places, but no
+// batch holds fewer than took [ShareSpan] (while that many may start): work
+// too small to gain from running in parallel goes to one worker at once. So
+// work of BatchSpan or more always goes one item at a time, and work of
+// ShareSpan or more is shared out. The cost of a batch is that an item may
+// wait behind the others of its batch, up to about BatchSpan, or longer
+// when one of them is much slower than the rest; MaxBatch 1 turns batches
+// off.
 //
 // # Timeouts and cancellation
 //

@@ -79,7 +79,11 @@ func (s State[In, Out]) complete(m agent.Done[[]Result[Out]], i int) (State[In, 
 	f := s.running.At(i)
 	s.running = s.running.Remove(i)
 	s.assigned -= f.n
-	s = s.measured(m.At.Sub(f.at), f.n)
+	took := m.Took // the work's own time, when the runtime measured it
+	if took <= 0 {
+		took = m.At.Sub(f.at)
+	}
+	s = s.measured(took, f.n)
 	rs := results(m.Result, m.Err, f)
 	var fx []agent.Effect
 	s, rs = s.retryFailed(rs, f, m.At)
@@ -183,10 +187,11 @@ func (s State[In, Out]) start(fx []agent.Effect, at time.Time) (State[In, Out], 
 		return s, fx
 	}
 	most := s.batch()
+	least := s.least(most)
 	fx = slices.Grow(fx, min(avail, room)+1)
 	n := 0
 	for ; avail > 0 && room > 0; room-- {
-		k := min(most, (avail+room-1)/room) // an even share of what is left
+		k := min(most, avail, max((avail+room-1)/room, least)) // an even share of what is left, not below least
 		id := s.started
 		var items []In
 		var wait time.Duration

@@ -155,6 +155,16 @@ func (s State[In, Out]) batch() int {
 	return int(min(max(BatchSpan/s.cost, 1), time.Duration(s.maxBatch)))
 }
 
+// least returns how few items a batch is split down to when the items that
+// may start are shared among the free places: as many as have taken
+// [ShareSpan] on average, within [1, most].
+func (s State[In, Out]) least(most int) int {
+	if most <= 1 || !s.costed || s.cost <= 0 {
+		return 1
+	}
+	return int(min(max(ShareSpan/s.cost, 1), time.Duration(most)))
+}
+
 // measured folds the time a batch of n items took into cost.
 func (s State[In, Out]) measured(took time.Duration, n int) State[In, Out] {
 	each := max(took, 0) / time.Duration(n)

@@ -1,10 +1,6 @@
 package core
 
-import (
-	"time"
-
-	"github.com/evolvekit/evolve/agent"
-)
+import "github.com/evolvekit/evolve/agent"
 
 // crew is the workers of one agent. A worker is a goroutine that runs one
 // Start's work, hands its result to the inbox, and waits for the next Start;
@@ -24,15 +20,13 @@ func (c *cell[S, I, W, R, O, V]) work(s agent.Start[W]) {
 	h := c.h
 	defer h.worked()
 	for {
-		var began time.Time
-		if h.gauges != nil {
-			began = h.rt.Clock.Now()
-		}
+		began := h.rt.Clock.Now()
 		r, err := safely(h.workCtx, c.spec.Work, s.ID, s.Work)
+		took := h.rt.Clock.Now().Sub(began)
 		if h.gauges != nil {
-			h.gauges.Worked(h.rt.Clock.Now().Sub(began))
+			h.gauges.Worked(took)
 		}
-		c.finished(agent.Done[R]{ID: s.ID, Result: r, Err: err})
+		c.finished(agent.Done[R]{ID: s.ID, Result: r, Err: err, Took: took})
 		select {
 		case s = <-c.crew.jobs:
 		case <-h.quit:
