@@ -31,6 +31,14 @@ type Agent[I, V any] struct {
 
 	in inbox[I] // what waits for the actor, and the input queue's credits
 
+	// relay notes the idle neighbours the agent wakes as it takes in its
+	// inbox (see relay); started says its actor has handled Started, so
+	// another goroutine may take its inbox in; takeIn does that, given the
+	// token: it is the cell's.
+	relay   relay
+	started atomic.Bool
+	takeIn  func(woke []relayed) ([]relayed, pause)
+
 	gauges *meter.Gauges // where the agent publishes its metrics; nil for none
 
 	queries atomic.Uint64
@@ -269,6 +277,31 @@ func (h *Agent[I, V]) notify() {
 	}
 }
 
+// notifyVia is notify for a neighbour's call on its own goroutine: an idle
+// agent is noted in the neighbour's relay r, when r is on, rather than woken
+// through its mailbox.
+func (h *Agent[I, V]) notifyVia(r *relay) {
+	wake := h.in.schedule()
+	h.in.mu.Unlock()
+	if wake && !r.note(h, h.started.Load()) {
+		h.wake()
+	}
+}
+
+// visit implements relayed.
+func (h *Agent[I, V]) visit(woke []relayed) []relayed {
+	woke, p := h.takeIn(woke)
+	if p != pauseIdle {
+		// Rounds are left, or the agent is over and its actor must stop:
+		// its mailbox does the rest. The token is still taken.
+		h.wake()
+	}
+	return woke
+}
+
+// relayOf returns the agent's relay.
+func (h *Agent[I, V]) relayOf() *relay { return &h.relay }
+
 // wake tells the actor to take in its inbox.
 func (h *Agent[I, V]) wake() {
 	if pid := h.pid.Load(); pid != nil {
@@ -307,19 +340,23 @@ func (h *Agent[I, V]) grant(n int) {
 }
 
 // pull grants the agent demand for n more values.
-func (h *Agent[I, V]) pull(n int) {
+func (h *Agent[I, V]) pull(n int) { h.pullVia(n, nil) }
+
+// pullVia is pull from the agent after this one, on its goroutine, whose
+// relay is r.
+func (h *Agent[I, V]) pullVia(n int, r *relay) {
 	h.in.mu.Lock()
 	if h.in.stopped {
 		h.in.mu.Unlock()
 		return
 	}
 	h.in.pull = min(h.in.pull+n, agent.Unbounded)
-	h.notify()
+	h.notifyVia(r)
 }
 
 // feed passes items on to the agent from the agent before it, which holds
-// demand for them: no credit is spent.
-func (h *Agent[I, V]) feed(items []I) {
+// demand for them, on its goroutine, whose relay is r: no credit is spent.
+func (h *Agent[I, V]) feed(items []I, r *relay) {
 	if len(items) == 0 {
 		return
 	}
@@ -329,7 +366,7 @@ func (h *Agent[I, V]) feed(items []I) {
 		return
 	}
 	h.in.put(items...)
-	h.notify()
+	h.notifyVia(r)
 }
 
 // answer completes the Status call with this id; id 0 is LogStatus's.

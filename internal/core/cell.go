@@ -23,6 +23,7 @@ type cell[S, I, W, R, O, V any] struct {
 	spare  []other          // the others slice the inbox takes next
 	items  []I              // the items slice the inbox takes next
 	outbox outbox[O]        // the values emitted this round, delivered at its end
+	woke   []relayed        // the agents to take in after a wake's rounds (see relay)
 	port   Port             // where Send effects go, when spec.Open is set
 	dead   int              // dead letters handed to a sink
 	first  agent.DeadLetter // the first of them
@@ -53,11 +54,35 @@ type fired struct {
 // and sends itself a new wake.
 const rounds = 16
 
-// Receive implements actor.Actor.
+// pause is how takeIn ended.
+type pause int
+
+const (
+	// pauseIdle: the inbox is empty and its token let go; another
+	// goroutine may take it in from now on.
+	pauseIdle pause = iota
+	// pauseMore: the rounds are used up and the token still taken.
+	pauseMore
+	// pauseOver: the agent is over; its actor must stop.
+	pauseOver
+)
+
+// Receive implements actor.Actor. Once it has let go of the inbox's token,
+// another goroutine may take the inbox in (see relay), so it touches the
+// cell no more after that.
 func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
+	over := false
 	switch ctx.Message().(type) {
 	case wake:
-		c.takeIn()
+		var p pause
+		c.woke, p = c.takeIn(c.woke[:0])
+		over = p == pauseOver
+		if p == pauseMore {
+			c.h.wake() // more may be waiting: let the mailbox run, then go on
+		}
+		// c.woke is the mailbox's own: relayed visits take other agents'
+		// inboxes in, never this one's.
+		c.woke = runRelayed(c.woke)
 	case *actor.Started:
 		now := c.h.rt.Clock.Now()
 		c.step(agent.Pull{At: now, N: c.ports.pull})
@@ -65,6 +90,8 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 			c.step(agent.Reservation{At: now})
 		}
 		c.flush()
+		over = c.over
+		c.h.started.Store(true)
 	case *actor.Stopping:
 		c.disarmAll()
 	case *actor.Stopped:
@@ -83,7 +110,7 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 		c.release()
 		return
 	}
-	if c.over && !c.asked {
+	if over && !c.asked {
 		c.asked = true
 		ctx.Stop(ctx.Self())
 	}
@@ -93,22 +120,28 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 // granted as one Pull, each work result as a Done, then the items and the
 // other messages in the order they came, the items between two other
 // messages as one Input. All are stamped with one instant. It goes on until
-// the inbox is empty, or for a bounded number of rounds.
-func (c *cell[S, I, W, R, O, V]) takeIn() {
+// the inbox is empty, or for a bounded number of rounds. The caller holds
+// the inbox's token; takeIn lets it go when the inbox is found empty. It
+// appends to woke the idle neighbours its rounds woke (see relay), and says
+// how it ended.
+func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 	in := &c.h.in
+	c.h.relay.on = true
 	for range rounds {
 		in.mu.Lock()
 		if in.stopped {
 			// Stopped by Halt, or ended: the actor stops itself.
+			woke = c.h.relay.handOver(woke)
+			c.over = true
 			in.scheduled = false
 			in.mu.Unlock()
-			c.over = true
-			return
+			return woke, pauseOver
 		}
 		if in.empty() {
+			woke = c.h.relay.handOver(woke)
 			in.scheduled = false
 			in.mu.Unlock()
-			return
+			return woke, pauseIdle
 		}
 		items, pull, others, results := in.items, in.pull, in.others, c.crew.results
 		in.items, in.pull, in.others, in.more = c.items, 0, c.spare, false
@@ -146,11 +179,10 @@ func (c *cell[S, I, W, R, O, V]) takeIn() {
 		c.spare, c.crew.spare, c.items = others[:0], results[:0], items[:0]
 		c.publish()
 		if c.over {
-			return
+			return c.h.relay.handOver(woke), pauseOver
 		}
 	}
-	// More may be waiting: let the mailbox run, then go on.
-	c.h.wake()
+	return c.h.relay.handOver(woke), pauseMore
 }
 
 // receive hands evolve one of the inbox's other messages.
@@ -426,7 +458,7 @@ func (c *cell[S, I, W, R, O, V]) release() {
 	var zero S
 	c.state = zero
 	c.crew.spare, c.spare, c.timers, c.port, c.first = nil, nil, nil, Port{}, agent.DeadLetter{}
-	c.items, c.outbox = nil, outbox[O]{}
+	c.items, c.outbox, c.woke = nil, outbox[O]{}, nil
 	c.waits = nil
 	c.h.unmeter()
 	c.h.in.mu.Lock()

@@ -2,7 +2,7 @@ package core
 
 // PullForTest grants the agent behind m demand for n more values, as the
 // stage after it does.
-func PullForTest[I any](m *Member[I], n int) { m.pull(n) }
+func PullForTest[I any](m *Member[I], n int) { m.pullVia(n, nil) }
 
 // RunningForTest counts the agent's workers that have not returned.
 func RunningForTest[I, V any](h *Agent[I, V]) int {

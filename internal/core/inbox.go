@@ -5,9 +5,12 @@ import "sync"
 // inbox is where everything sent to an agent waits for its actor: the items
 // posted or passed on to it, the demand granted to it, the results of its
 // work and every other message. Senders append under one mutex; the first
-// sender after the actor went idle also sends the actor one wake message,
-// and the actor then takes in all that has gathered at once. So a busy agent
-// costs one actor message per batch, not one per item.
+// sender after the actor went idle takes the inbox's token (scheduled) and
+// sends the actor one wake message, and the actor then takes in all that has
+// gathered at once. So a busy agent costs one actor message per batch, not
+// one per item. A chain neighbour that takes the token as it takes in its own
+// inbox notes the agent in its relay instead, and takes the agent's inbox in
+// after its own, on its goroutine (see relay).
 //
 // The inbox also keeps the input queue's credits: Post takes one per item,
 // and evolve gives them back with agent.Demand.

@@ -35,6 +35,7 @@ func spawn[I, V, S, W, R, O any](rt *agent.Runtime, spec Spec[S, W, R, O], wire 
 		c.ports.dead = spec.DeadLetters
 	}
 	c.crew.jobs = make(chan agent.Start[W])
+	h.takeIn = c.takeIn
 	if spec.Open != nil {
 		port, err := spec.Open(func(m agent.Msg) bool { return h.post(m) })
 		if err != nil {

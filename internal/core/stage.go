@@ -89,8 +89,9 @@ type Run[I any] struct {
 // puller is the last agent of a running stage, as the stage after it sees
 // it: it takes demand, and reservations of passes if it keeps a pace.
 type puller interface {
-	pull(n int)
+	pullVia(n int, r *relay)
 	reserve(n int, last bool) bool
+	relayOf() *relay
 }
 
 // Runner is a running agent of a chain, whatever its types.
@@ -156,8 +157,10 @@ func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 		// values; it gives its input slots back as demand for that agent,
 		// and reserves passes of it, which exists before any value flows.
 		var before atomic.Pointer[puller]
-		bin := Inlet{Demand: func(n int) { (*before.Load()).pull(n) }, DeadLetters: in.DeadLetters, Record: in.Record.past(a.Plan)}
+		// The demand comes from b's first agent, on its goroutine, with
+		// its relay; the values from a's last, with its.
 		var head *Member[M]
+		bin := Inlet{Demand: func(n int) { (*before.Load()).pullVia(n, head.relayOf()) }, DeadLetters: in.DeadLetters, Record: in.Record.past(a.Plan)}
 		if paced {
 			bin.Reserve = func(n int) {
 				if !(*before.Load()).reserve(n, false) {
@@ -170,8 +173,9 @@ func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 			return Run[I]{}, err
 		}
 		head = rb.Head
+		var from atomic.Pointer[relay]
 		feed := func(values []M) (int, error) {
-			head.Feed(values)
+			head.feed(values, from.Load())
 			return 0, nil
 		}
 		aout := Outlet[M]{Pull: b.first, Deliver: feed, Ended: head.Close, Gather: true}
@@ -184,6 +188,7 @@ func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 			return Run[I]{}, err
 		}
 		last := ra.last
+		from.Store(last.relayOf())
 		before.Store(&last)
 		if paced {
 			head.WhenDone(func() { last.reserve(0, true) })
@@ -239,7 +244,7 @@ func MapIn[I, J, O any](s Stage[J, O], f func(I) (J, error)) Stage[I, O] {
 				}
 				return m.tryPost(j)
 			},
-			feed: func(items []I) { m.feed(admit(items, conv, m.refused, in.Demand)) },
+			feed: func(items []I, r *relay) { m.feed(admit(items, conv, m.refused, in.Demand), r) },
 		}
 		members := append([]Runner{head}, r.Members[1:]...)
 		return Run[I]{Head: head, Members: members, last: r.last}, nil
@@ -367,7 +372,7 @@ type Member[I any] struct {
 	h       member
 	post    func(context.Context, I) error
 	tryPost func(I) error
-	feed    func([]I)
+	feed    func(items []I, from *relay)
 	refused *refusals
 }
 
@@ -381,7 +386,8 @@ type member interface {
 	Halt()
 	Stop(context.Context) error
 	status(context.Context) (any, error)
-	pull(n int)
+	pullVia(n int, r *relay)
+	relayOf() *relay
 	post(m any) bool
 	whenDone(func())
 }
@@ -398,9 +404,11 @@ func (m *Member[I]) TryPost(v I) error { return m.tryPost(v) }
 // Feed passes items on to the agent from the agent before it, which holds
 // demand for them. It is called on that agent's goroutine, so items arrive
 // in order and before Close.
-func (m *Member[I]) Feed(items []I) { m.feed(items) }
+func (m *Member[I]) Feed(items []I) { m.feed(items, nil) }
 
-func (m *Member[I]) pull(n int) { m.h.pull(n) }
+func (m *Member[I]) pullVia(n int, r *relay) { m.h.pullVia(n, r) }
+
+func (m *Member[I]) relayOf() *relay { return m.h.relayOf() }
 
 // reserve hands the agent, a pacer, a reservation of n passes, or the
 // news that the agent after it has ended (last); it reports false once the
