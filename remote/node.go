@@ -121,6 +121,21 @@ const writerQueue = 4096
 
 // stop shuts remoting down and waits for its connections to end.
 func stop(sys *actor.ActorSystem, rem *remote.Remote) {
-	rem.Shutdown(true)
+	shutdown(rem)
 	sys.Shutdown()
+}
+
+// shutdown stops rem gracefully. protoactor's graceful stop tells each
+// incoming connection to end over a channel that the connection closes as
+// it ends, and deletes from its map only later: a peer that left just
+// before (a worker that finished or was killed) makes it send on a closed
+// channel and panic. The gRPC server is then stopped at once, which ends
+// whatever the graceful stop had not reached.
+func shutdown(rem *remote.Remote) {
+	defer func() {
+		if recover() != nil {
+			rem.Shutdown(false)
+		}
+	}()
+	rem.Shutdown(true)
 }
