@@ -60,8 +60,8 @@
 // # Concurrency
 //
 // A Handle is safe for concurrent use. Work runs concurrently, up to the
-// limit; the sink is called on the agent's own goroutine, one result at a
-// time. A State is a value that Evolve never changes; two States evolved
+// limit; the sink is called one result at a time, each call over before
+// the next begins, so it needs no locking. A State is a value that Evolve never changes; two States evolved
 // from one share memory, so they must not be evolved on two goroutines at
 // once.
 //

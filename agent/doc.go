@@ -40,7 +40,12 @@
 // busy, so an agent keeps about as many workers as it ever had work items in
 // flight; they return when the agent ends. Actors run on the runtime's own
 // goroutines, which wait for the next actor with messages instead of ending,
-// and return at Shutdown. Timers run on the [Clock].
+// and return at Shutdown. Timers run on the [Clock]. An agent's rounds (its
+// evolve, the effects it asks for, and its sink) run one at a time, each
+// over before the next begins, but not always on one goroutine: the worker
+// whose result wakes an idle agent runs its next round itself, and so does
+// an agent of a chain for the idle neighbour it hands values or demand to,
+// which saves a hand-over between goroutines each time.
 //
 // # Panics
 //

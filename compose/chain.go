@@ -13,8 +13,8 @@ import (
 )
 
 // Start runs the agents of s on rt, linked, with the values of its last
-// stage going to sink one at a time on that stage's goroutine (a slow sink
-// slows the chain; a nil sink discards the values; a panic in sink loses
+// stage going to sink one at a time, each call over before the next begins,
+// in that stage's rounds (a slow sink slows the chain; a nil sink discards the values; a panic in sink loses
 // that value and becomes the last stage's error). It returns the chain's
 // handle; the chain's Wait returns the errors of every failed stage, each
 // prefixed with its name, joined.

@@ -66,8 +66,8 @@ func WithOverflow(o Overflow) Option {
 // that failed for good, after its retries), with its error and attempts,
 // unless the stage has a dead-letter sink of its own. So every item the
 // chain accepts ends once: as a value at the end, or as a dead letter. f is
-// called on the goroutine of the stage that gave up, so stages may call it
-// at once; and Wait's error says how many items each stage gave up on.
+// called in the rounds of the stage that gave up, so stages may call it at
+// once; and Wait's error says how many items each stage gave up on.
 func WithDeadLetters(f func(agent.DeadLetter)) Option {
 	return func(opts *options) { opts.dead = f }
 }

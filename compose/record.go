@@ -21,7 +21,7 @@ var ErrRecording = errors.New("compose: recording failed")
 // sim.Replay can feed the same messages to the same evolve functions and
 // check that they give the same effects again. The package doc says how.
 //
-// Each stage encodes its steps on its own goroutine and hands them to a
+// Each stage encodes its steps in its own rounds and hands them to a
 // goroutine of the chain's, which writes them to w (so w need not be safe
 // for concurrent use); a stage waits only while more than 4 MiB wait for
 // w. Wait returns once everything is written, with an error wrapping

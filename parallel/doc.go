@@ -87,8 +87,10 @@
 // # Concurrency
 //
 // A Handle is safe for concurrent use. Work runs concurrently, up to the
-// limit; the sink is called on the agent's own goroutine, one result at a
-// time, so it needs no locking, and a slow sink slows the agent. A State is
+// limit; the sink is called one result at a time, each call over before the
+// next begins (in the agent's rounds, on whichever of the runtime's
+// goroutines runs them), so it needs no locking, and a slow sink slows the
+// agent. A State is
 // a value that Evolve never changes; two States evolved from one share
 // memory, so they must not be evolved on two goroutines at once.
 //

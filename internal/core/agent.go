@@ -54,7 +54,8 @@ type Agent[I, V any] struct {
 	ended     bool
 	sinkErr   error // the first panic of the sink
 	halted    bool  // no work starts any more; quit is closed
-	running   int   // workers alive
+	running   int   // workers alive, but those visiting
+	visiting  int   // workers taking the inbox in (see cell.finished)
 	workers   int   // workers ever started
 	actorGone bool
 	final     V // the status taken as the actor stopped
@@ -465,6 +466,26 @@ func (h *Agent[I, V]) worked() {
 	h.update(func() { h.running-- })
 }
 
+// visit counts a worker that takes the agent's inbox in as visiting, not
+// running: the code a round calls may Stop the agent, which waits for the
+// running workers only. Done waits for the visiting ones too.
+func (h *Agent[I, V]) stepOut() {
+	h.update(func() { h.running--; h.visiting++ })
+}
+
+// stepIn counts a visiting worker as running again and reports true, or,
+// once the agent has halted, counts it gone and reports false.
+func (h *Agent[I, V]) stepIn() (ok bool) {
+	h.update(func() {
+		h.visiting--
+		if !h.halted {
+			h.running++
+			ok = true
+		}
+	})
+	return ok
+}
+
 // whenDone calls f once the agent is done: at once if it is.
 func (h *Agent[I, V]) whenDone(f func()) {
 	h.mu.Lock()
@@ -487,7 +508,7 @@ func (h *Agent[I, V]) update(f func()) {
 		close(h.idle)
 	}
 	var fire []func()
-	done := h.ended && h.isIdle && h.actorGone && !h.isDone
+	done := h.ended && h.isIdle && h.actorGone && h.visiting == 0 && !h.isDone
 	if done {
 		h.isDone = true
 		fire, h.onDone = h.onDone, nil

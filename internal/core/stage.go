@@ -29,7 +29,7 @@ type Stage[I, O any] struct {
 // Inlet says where a running stage gives its input slots back.
 type Inlet struct {
 	// Demand takes the input slots the stage gives back, as demand for the
-	// stage before it, on the stage's own goroutine. Nil gives them back to
+	// stage before it, in the stage's rounds. Nil gives them back to
 	// its first agent's Post, as a lone agent does.
 	Demand func(n int)
 	// DeadLetters takes the dead letters of the stage's agents that have
@@ -55,7 +55,7 @@ type Outlet[O any] struct {
 	// that panicked, say). Nil discards the values. It must not keep the
 	// slice once it returns: the caller may reuse it.
 	Deliver func(values []O) (refused int, err error)
-	// Ended is called once, on the stage's goroutine, after the stage has
+	// Ended is called once, in the stage's rounds, after the stage has
 	// finished or failed, or said agent.Drained, and after its last
 	// Deliver. Nil does nothing.
 	Ended func()
@@ -254,7 +254,7 @@ func MapIn[I, J, O any](s Stage[J, O], f func(I) (J, error)) Stage[I, O] {
 }
 
 // MapOut returns a Stage that passes on f(v) for each value v that s emits,
-// on the stage's goroutine. A value f declines (ok false) is not passed on
+// in the stage's rounds. A value f declines (ok false) is not passed on
 // and its demand goes back to the stage; a panic in f declines the value and
 // becomes the stage's error.
 func MapOut[I, O, P any](s Stage[I, O], f func(O) (P, bool)) Stage[I, P] {
