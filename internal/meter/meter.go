@@ -74,7 +74,8 @@ func (m *Meter) Close() error { return m.reg.Unregister() }
 // Agent registers the agent named name, whose measurements carry that name,
 // and returns where it publishes.
 func (m *Meter) Agent(name string) *Gauges {
-	g := &Gauges{m: m, attrs: metric.WithAttributeSet(attribute.NewSet(attribute.String("agent", name)))}
+	attrs := metric.WithAttributeSet(attribute.NewSet(attribute.String("agent", name)))
+	g := &Gauges{m: m, attrs: attrs, record: []metric.RecordOption{attrs}}
 	m.mu.Lock()
 	m.agents[g] = struct{}{}
 	m.mu.Unlock()
@@ -139,6 +140,9 @@ type Extra struct {
 type Gauges struct {
 	m     *Meter
 	attrs metric.MeasurementOption
+	// record is attrs as the options of a Record: a slice made once, so
+	// that a record does not make one each time.
+	record []metric.RecordOption
 
 	mu   sync.Mutex
 	last Snapshot
@@ -153,13 +157,13 @@ func (g *Gauges) Publish(s Snapshot) {
 
 // Worked records that a piece of the agent's work took d.
 func (g *Gauges) Worked(d time.Duration) {
-	g.m.work.Record(context.Background(), d.Seconds(), g.attrs)
+	g.m.work.Record(context.Background(), d.Seconds(), g.record...)
 }
 
 // Waited records that n items waited d each in the agent's input queue.
 func (g *Gauges) Waited(d time.Duration, n int) {
 	for range n {
-		g.m.wait.Record(context.Background(), d.Seconds(), g.attrs)
+		g.m.wait.Record(context.Background(), d.Seconds(), g.record...)
 	}
 }
 
