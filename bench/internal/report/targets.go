@@ -33,11 +33,13 @@ func (t Target) Verdict() string {
 
 // Limits of the targets.
 const (
-	ChainNsTarget     = 250  // ns per item through BenchmarkChain/evolve, at most
-	ChainAllocsTarget = 1    // allocations per item through it, at most
-	AgentRatioTarget  = 0.5  // one agent's msg/s over a bare protoactor actor's, at least
-	RateErrTarget     = 0.2  // |err%| of the rate agent at each rate, at most
-	AdaptiveTarget    = 0.95 // adaptive items/s over the best fixed limit's, at least
+	ChainNsTarget       = 250  // ns per item through BenchmarkChain/evolve, at most
+	ChainAllocsTarget   = 1    // allocations per item through it, at most
+	ChainConcTarget     = 0.8  // its ns per item over conc's, at most
+	ChainChannelsTarget = 2.5  // its ns per item over hand-written channels', at most
+	AgentRatioTarget    = 0.5  // one agent's msg/s over a bare protoactor actor's, at least
+	RateErrTarget       = 0.2  // |err%| of the rate agent at each rate, at most
+	AdaptiveTarget      = 0.97 // adaptive items/s over the best fixed limit's, at least
 
 	RemoteRatioTarget  = 0.25    // remote items/s with 2 workers over raw protoactor one-way msg/s, at least
 	RemoteItemsTarget  = 100_000 // remote items/s with 2 workers, at least
@@ -49,7 +51,10 @@ var Rates = []string{"1000", "10000", "100000"}
 
 // Targets evaluates every target against m.
 func Targets(m Medians) []Target {
-	return []Target{chainNs(m), chainAllocs(m), agentRatio(m), rateErr(m), adaptiveBest(m),
+	return []Target{chainNs(m), chainAllocs(m),
+		chainOver(m, "conc", "chain <= 0.8× conc (ns/item)", ChainConcTarget),
+		chainOver(m, "channels", "chain <= 2.5× hand-written channels (ns/item)", ChainChannelsTarget),
+		agentRatio(m), rateErr(m), adaptiveBest(m),
 		remoteRatio(m), remoteItems(m), remoteAllocs(m)}
 }
 
@@ -73,6 +78,18 @@ func chainAllocs(m Medians) Target {
 		return notMeasured(goal, "Chain/evolve with -benchmem")
 	}
 	return Target{Goal: goal, Figure: Num(allocs) + " allocs/item", Measured: true, Met: allocs <= ChainAllocsTarget}
+}
+
+// chainOver holds evolve's ns per item in BenchmarkChain over those of the
+// variant peer to at most limit.
+func chainOver(m Medians, peer, goal string, limit float64) Target {
+	e, ok1 := m.Get("Chain/evolve", "ns/op")
+	p, ok2 := m.Get("Chain/"+peer, "ns/op")
+	if !ok1 || !ok2 || p == 0 {
+		return notMeasured(goal, "Chain/evolve or Chain/"+peer)
+	}
+	r := e / p
+	return Target{Goal: goal, Figure: Ratio(r), Measured: true, Met: r <= limit}
 }
 
 // AgentRatio returns evolve's msg/s over protoactor's in BenchmarkAgent.
@@ -138,7 +155,7 @@ func AdaptiveRatio(m Medians) (float64, string, bool) {
 }
 
 func adaptiveBest(m Medians) Target {
-	const goal = "adaptive within 5% of the best fixed limit (items/s)"
+	const goal = "adaptive >= 0.97× the best fixed limit (items/s)"
 	r, best, ok := AdaptiveRatio(m)
 	if !ok {
 		return notMeasured(goal, "AdaptiveCPU/adaptive or AdaptiveCPU/fixed-N")
