@@ -466,7 +466,7 @@ func (h *Agent[I, V]) worked() {
 	h.update(func() { h.running-- })
 }
 
-// visit counts a worker that takes the agent's inbox in as visiting, not
+// stepOut counts a worker that takes the agent's inbox in as visiting, not
 // running: the code a round calls may Stop the agent, which waits for the
 // running workers only. Done waits for the visiting ones too.
 func (h *Agent[I, V]) stepOut() {
