@@ -91,6 +91,10 @@ func TestBatchesAreSizedByTheWorksOwnTime(t *testing.T) {
 		unbounded, input("a"), took(2*time.Microsecond), at(time.Millisecond, items))
 	assert.Equal(t, []agent.Start[batch]{start(1, "b", "c", "d", "e", "f", "g", "h")}, starts(measured[3].Effects),
 		"the work took 2 µs, though its Done came 1 ms after its Start")
+	quick := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 4}),
+		unbounded, input("a"), finished(0, 0, 1), at(0, items))
+	assert.Equal(t, []agent.Start[batch]{start(1, "b", "c", "d", "e", "f", "g", "h")}, starts(quick[3].Effects),
+		"work too quick to measure (no time at all) is not shared out either")
 	unmeasured := agenttest.Run(evolve, newState(t, parallel.Config{Limit: 1}),
 		unbounded, input("a"), took(0), at(time.Millisecond, items))
 	assert.Equal(t, []agent.Start[batch]{start(1, "b")}, starts(unmeasured[3].Effects),

@@ -243,7 +243,8 @@ func TestWithoutDemandNothingStartsAndNothingIsEmitted(t *testing.T) {
 		"one value of demand reserves one start")
 	assert.Equal(t, []agent.Effect{agent.Emit[result]{Values: []result{{Seq: 0, Value: 10}}}}, tr[2].Effects,
 		"the demand is used up: nothing new starts")
-	assert.Len(t, starts(tr[3].Effects), 2)
+	assert.Equal(t, []agent.Start[batch]{start(1, "b", "c")}, starts(tr[3].Effects),
+		"two values of demand: both start, in one batch, as the work took no time")
 	st := agenttest.Last(tr).Status()
 	assert.Equal(t, 2, st.Demand)
 	assert.Equal(t, 2, st.InFlight)

@@ -159,8 +159,11 @@ func (s State[In, Out]) batch() int {
 // may start are shared among the free places: as many as have taken
 // [ShareSpan] on average, within [1, most].
 func (s State[In, Out]) least(most int) int {
-	if most <= 1 || !s.costed || s.cost <= 0 {
+	switch {
+	case most <= 1 || !s.costed:
 		return 1
+	case s.cost <= 0: // too quick to measure
+		return most
 	}
 	return int(min(max(ShareSpan/s.cost, 1), time.Duration(most)))
 }
