@@ -53,16 +53,7 @@ func (a *agenda) add(e happening, now time.Duration) {
 		a.now = append(a.now, e)
 		return
 	}
-	a.later = append(a.later, e)
-	i := len(a.later) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !a.later[i].before(&a.later[p]) {
-			break
-		}
-		a.later[i], a.later[p] = a.later[p], a.later[i]
-		i = p
-	}
+	a.later = heapPush(a.later, e)
 }
 
 // next removes and returns the earliest event; a must not be empty (the
@@ -87,26 +78,7 @@ func (a *agenda) next() happening {
 
 // pop removes and returns the earliest of the later events.
 func (a *agenda) pop() happening {
-	top := a.later[0]
-	last := len(a.later) - 1
-	a.later[0] = a.later[last]
-	a.later[last] = happening{}
-	a.later = a.later[:last]
-	n := len(a.later)
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && a.later[r].before(&a.later[l]) {
-			m = r
-		}
-		if !a.later[m].before(&a.later[i]) {
-			break
-		}
-		a.later[i], a.later[m] = a.later[m], a.later[i]
-		i = m
-	}
+	var top happening
+	top, a.later = heapPop(a.later)
 	return top
 }

@@ -40,46 +40,11 @@ type queue[R any] struct {
 }
 
 // push adds e.
-func (q *queue[R]) push(e event[R]) {
-	q.ev = append(q.ev, e)
-	i := len(q.ev) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !q.ev[i].before(&q.ev[p]) {
-			break
-		}
-		q.ev[i], q.ev[p] = q.ev[p], q.ev[i]
-		i = p
-	}
-}
+func (q *queue[R]) push(e event[R]) { q.ev = heapPush(q.ev, e) }
 
 // pop removes and returns the earliest event; q must not be empty.
 func (q *queue[R]) pop() event[R] {
-	top := q.ev[0]
-	last := len(q.ev) - 1
-	q.ev[0] = q.ev[last]
-	q.ev[last] = event[R]{}
-	q.ev = q.ev[:last]
-	q.down(0)
+	var top event[R]
+	top, q.ev = heapPop(q.ev)
 	return top
-}
-
-// down moves the event at i down to its place.
-func (q *queue[R]) down(i int) {
-	n := len(q.ev)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && q.ev[r].before(&q.ev[l]) {
-			m = r
-		}
-		if !q.ev[m].before(&q.ev[i]) {
-			return
-		}
-		q.ev[i], q.ev[m] = q.ev[m], q.ev[i]
-		i = m
-	}
 }
