@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"image/color"
 	"io"
 	"os"
 	"path/filepath"
@@ -218,12 +217,9 @@ func runSplit(sc budgetScenario, seed uint64, split []int) (*sim.Result, error) 
 	})
 }
 
-// stageColours colours the stages' lines.
-var stageColours = []color.Color{
-	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
-	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
-	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
-}
+// stageColours colours the stages' lines: the colours of hill, santa and
+// aimd in the controllers' plots.
+var stageColours = palette[1:4]
 
 // drawBudget writes dir/budget-NAME.png for o: each stage's workers over
 // time under the budget on top, the items queued for each below.
