@@ -151,17 +151,13 @@ func RunChain[I, O any](cfg ChainConfig, c Chain[I, O]) (*Result, error) {
 // checkChain reports the first setting of cfg, or of the chain plan
 // describes, that is out of range.
 func checkChain(cfg ChainConfig, plan core.Plan) error {
-	switch {
-	case len(plan.Agents) == 0:
+	if len(plan.Agents) == 0 {
 		return invalid("the zero Stage cannot run; make one with an agent package's Stage")
-	case cfg.Arrivals == nil:
-		return invalid("arrivals must not be nil")
-	case cfg.Duration <= 0:
-		return invalid("duration must be positive, got %v", cfg.Duration)
-	case cfg.Every < 0:
-		return invalid("sample period must not be negative, got %v", cfg.Every)
-	case cfg.Demand < 0:
-		return invalid("demand must not be negative, got %d", cfg.Demand)
+	}
+	if err := checkRun(cfg.Arrivals, cfg.Duration, cfg.Every, cfg.Demand); err != nil {
+		return err
+	}
+	switch {
 	case len(cfg.Capacity) > len(plan.Agents):
 		return invalid("capacities must not outnumber the chain's %d agents, got %d", len(plan.Agents), len(cfg.Capacity))
 	}

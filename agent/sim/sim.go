@@ -115,17 +115,13 @@ func Run[S, I, W, R, O any](cfg Config, a Agent[S, I, W, R, O]) (*Result, error)
 
 // check reports the first setting of cfg, or of the agent, out of range.
 func check(cfg Config, evolve bool, queue int) error {
-	switch {
-	case cfg.Capacity == nil:
+	if cfg.Capacity == nil {
 		return invalid("capacity must not be nil")
-	case cfg.Arrivals == nil:
-		return invalid("arrivals must not be nil")
-	case cfg.Duration <= 0:
-		return invalid("duration must be positive, got %v", cfg.Duration)
-	case cfg.Every < 0:
-		return invalid("sample period must not be negative, got %v", cfg.Every)
-	case cfg.Demand < 0:
-		return invalid("demand must not be negative, got %d", cfg.Demand)
+	}
+	if err := checkRun(cfg.Arrivals, cfg.Duration, cfg.Every, cfg.Demand); err != nil {
+		return err
+	}
+	switch {
 	case !evolve:
 		return invalid("evolve must not be nil")
 	case queue < 1:
@@ -135,6 +131,22 @@ func check(cfg Config, evolve bool, queue int) error {
 		return err
 	}
 	return verify(cfg.Arrivals)
+}
+
+// checkRun reports the first out of range of the settings a Config and a
+// ChainConfig share.
+func checkRun(arrivals Arrivals, duration, every time.Duration, demand int) error {
+	switch {
+	case arrivals == nil:
+		return invalid("arrivals must not be nil")
+	case duration <= 0:
+		return invalid("duration must be positive, got %v", duration)
+	case every < 0:
+		return invalid("sample period must not be negative, got %v", every)
+	case demand < 0:
+		return invalid("demand must not be negative, got %d", demand)
+	}
+	return nil
 }
 
 // verify checks the settings of an Arrivals or a Capacity: those of this
