@@ -11,8 +11,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	vgdraw "gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/sim"
@@ -237,22 +235,7 @@ func drawBudget(o budgetOutcome, dir string) error {
 	if err != nil {
 		return err
 	}
-	img := vgimg.New(12*vg.Inch, 8*vg.Inch)
-	dc := vgdraw.New(img)
-	tiles := vgdraw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: 2 * vg.Millimeter,
-		PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
-	canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
-	top.Draw(canvases[0][0])
-	bottom.Draw(canvases[1][0])
-	f, err := os.Create(filepath.Join(dir, "budget-"+o.sc.name+".png"))
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeStacked(filepath.Join(dir, "budget-"+o.sc.name+".png"), top, bottom)
 }
 
 // stagePanel plots y over time for each stage of res.

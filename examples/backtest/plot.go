@@ -46,6 +46,12 @@ func draw(r report, dir string) error {
 	if err != nil {
 		return err
 	}
+	return writeStacked(filepath.Join(dir, r.sc.name+".png"), top, bottom)
+}
+
+// writeStacked writes top above bottom, their axes aligned, to a PNG file
+// at path.
+func writeStacked(path string, top, bottom *plot.Plot) error {
 	img := vgimg.New(12*vg.Inch, 8*vg.Inch)
 	dc := vgdraw.New(img)
 	tiles := vgdraw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: 2 * vg.Millimeter,
@@ -53,7 +59,7 @@ func draw(r report, dir string) error {
 	canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
 	top.Draw(canvases[0][0])
 	bottom.Draw(canvases[1][0])
-	f, err := os.Create(filepath.Join(dir, r.sc.name+".png"))
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
