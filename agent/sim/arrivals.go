@@ -160,3 +160,12 @@ func (s Switch) validate() error {
 	}
 	return verify(s.After)
 }
+
+// arrivalsAt asks a, with r, for the items that arrive at instant now, and
+// returns them and the instant of the next arrival; more is false when
+// there is none before end.
+func arrivalsAt(a Arrivals, r *rand.Rand, now, end time.Duration) (n int, next time.Duration, more bool) {
+	n, wait := a.Next(r, now)
+	next = now + max(wait, 1)
+	return n, next, wait < Never && next < end
+}

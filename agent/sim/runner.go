@@ -119,12 +119,12 @@ func (r *runner[S, I, W, R, O]) arrive() {
 	if r.closed || r.now >= r.cfg.Duration {
 		return
 	}
-	n, wait := r.cfg.Arrivals.Next(r.arrivals, r.now)
+	n, next, more := arrivalsAt(r.cfg.Arrivals, r.arrivals, r.now, r.cfg.Duration)
 	if n > 0 {
 		r.backlog = min(r.backlog+int64(n), math.MaxInt32)
 		r.res.Arrived += int64(n)
 	}
-	if next := r.now + max(wait, 1); wait < Never && next < r.cfg.Duration {
+	if more {
 		r.schedule(event[R]{at: next, kind: arrive})
 	}
 }
