@@ -57,7 +57,10 @@ type Handle[I, V any] interface {
 	// or was stopped, its final snapshot, at no cost. It returns ctx.Err()
 	// if ctx ends first or has already ended (the agent is then not
 	// asked), and [ErrClosed] for an agent that ended without a final
-	// status. Every status embeds a [Load].
+	// status. Every status embeds a [Load]. Like Wait, it must not be
+	// called from the agent's own sink (nor, for a chain, from a Tap or
+	// sink of its stages): the agent answers between rounds, and the sink
+	// runs in one, so it would wait for itself until ctx ends.
 	Status(ctx context.Context) (V, error)
 
 	// LogStatus writes the status to the runtime's logger as one
