@@ -28,7 +28,7 @@
 // # Controllers
 //
 // Controllers are pure values, kept in the agent's State, so they can be
-// compared on equal terms in the simulator (package agent/sim). This
+// compared on equal terms in the simulator (package sim). This
 // package has two:
 //
 //   - [Hill], the default, estimates the throughput at a limit by Little's

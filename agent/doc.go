@@ -20,7 +20,7 @@
 // which its package's own port performs. The agent packages (parallel,
 // rate, buffer, adaptive, remote) start agents
 // on it and return a [Handle]; package compose links agents into chains,
-// which are Handles too; package agent/spawn runs evolve functions of your
+// which are Handles too; package spawn runs evolve functions of your
 // own.
 //
 // # Lifecycle

@@ -7,7 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/agent/spawn"
+	"github.com/evolvekit/evolve/spawn"
 )
 
 // BenchmarkAgent posts b.N messages, from the benchmark's goroutine, to one

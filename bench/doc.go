@@ -27,7 +27,7 @@
 // sink as channels. The peers do not keep input order.
 //
 // BenchmarkAgent/{evolve,protoactor}: b.N messages posted one at a time to one
-// agent (spawn.New from package agent/spawn, input queue 1024) whose evolve
+// agent (spawn.New from package spawn, input queue 1024) whose evolve
 // counts each and gives its input slot back, then Close and Wait; against
 // Root.Send of as many messages to a bare protoactor actor that counts them.
 // Both report msg/s.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/fuzzin"
-	"github.com/evolvekit/evolve/internal/retryfuzz"
+	"github.com/evolvekit/evolve/internal/testing/retryfuzz"
 	"github.com/evolvekit/evolve/parallel"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
-	"github.com/evolvekit/evolve/agent/spawn"
+	"github.com/evolvekit/evolve/spawn"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

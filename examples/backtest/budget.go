@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
 )

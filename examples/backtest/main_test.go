@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/adaptive"
-	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

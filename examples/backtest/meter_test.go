@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

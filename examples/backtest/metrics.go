@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // tolerance is how close throughput must stay to its final value to count

@@ -12,7 +12,7 @@ import (
 	vgdraw "gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // palette colours the lines: the best fixed limit grey, hill red, santa

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/adaptive"
-	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/parallel"
 )
 

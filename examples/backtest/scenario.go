@@ -3,7 +3,7 @@ package main
 import (
 	"time"
 
-	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // base is the service time of one item at or below the knee.

@@ -6,6 +6,6 @@
 // [Stage] estimates a stage's service time from the counters its status
 // holds, smoothed by a [Mean], and [Read] reads those counters from a
 // parallel.Status or an adaptive.Status. Everything here is pure: the
-// drivers (compose's chains, agent/sim's runs) read the statuses on a
+// drivers (compose's chains, sim's runs) read the statuses on a
 // period, allocate, and set the stages' limits.
 package budget

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/parallel"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/agent/spawn"
+	"github.com/evolvekit/evolve/spawn"
 )
 
 // dedupe is a kind of agent of its own: it passes on each word the first

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/agent/sim"
-	"github.com/evolvekit/evolve/agent/spawn"
+	"github.com/evolvekit/evolve/sim"
+	"github.com/evolvekit/evolve/spawn"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"

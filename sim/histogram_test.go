@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/sim"
 	"github.com/stretchr/testify/assert"
 )
 

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // Sharing serves work by processor sharing. Here, past a knee of 1, two

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -9,8 +9,8 @@ import (
 
 	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/agent/sim"
-	"github.com/evolvekit/evolve/agent/spawn"
+	"github.com/evolvekit/evolve/sim"
+	"github.com/evolvekit/evolve/spawn"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"

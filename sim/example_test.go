@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/evolvekit/evolve/agent/sim"
+	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/parallel"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/internal/retryfuzz"
+	"github.com/evolvekit/evolve/internal/testing/retryfuzz"
 	"github.com/evolvekit/evolve/parallel"
 )
 

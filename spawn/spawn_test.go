@@ -7,7 +7,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
-	"github.com/evolvekit/evolve/agent/spawn"
+	"github.com/evolvekit/evolve/spawn"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
