@@ -8,8 +8,8 @@ import (
 
 	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // An adaptive agent is a parallel agent whose limit its controller chooses

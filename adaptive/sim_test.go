@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/adaptive"
-	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // A chain records to a file what its stages' evolve functions take, one

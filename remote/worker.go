@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"net"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/safe"
 	"github.com/evolvekit/evolve/remote/internal/wire"
 )
 
@@ -342,11 +341,7 @@ func (w *worker[I, O]) slot() {
 
 // call runs the work on one item, turning a panic into an error.
 func (w *worker[I, O]) call(in I) (v O, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = &agent.PanicError{Value: p, Stack: debug.Stack()}
-		}
-	}()
+	defer safe.Recover(&err)
 	return w.work(w.ctx, in)
 }
 

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // BenchmarkRun simulates an agent with a limit of 8 under overload, with

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // BenchmarkChain simulates the chain rate -> parallel(4) -> buffer(100)

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // RunChain drives a whole chain in virtual time, each stage with its own

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // Run drives an agent's evolve function in virtual time. Here a parallel

@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // squares is a rate -> parallel -> buffer chain that squares ints and

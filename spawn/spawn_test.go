@@ -7,8 +7,8 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
-	"github.com/evolvekit/evolve/spawn"
 	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/spawn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"

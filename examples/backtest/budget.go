@@ -13,9 +13,9 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // budgetWorkers is how many workers the three stages of a budget scenario

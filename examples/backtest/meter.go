@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // results is what a piece of work (of one item, here) returns.

@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/adaptive"
-	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/sim"
 )
 
 // The bounds every controller works within, and where each starts.

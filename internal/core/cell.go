@@ -3,11 +3,11 @@ package core
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/safe"
 )
 
 // cell is the actor that runs one agent: it takes in its inbox, calls
@@ -205,11 +205,13 @@ func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) {
 	if c.over {
 		return
 	}
+	var broke error
 	defer func() {
-		if p := recover(); p != nil {
-			c.fail(&agent.PanicError{Value: p, Stack: debug.Stack()})
+		if broke != nil {
+			c.fail(broke)
 		}
 	}()
+	defer safe.Recover(&broke)
 	var effects []agent.Effect
 	if c.ports.tape != nil {
 		c.ports.tape.before(m)
@@ -366,7 +368,7 @@ func (c *cell[S, I, W, R, O, V]) deadLetter(d agent.DeadLetter) {
 		c.first = d
 	}
 	c.dead++
-	if err := protect(func() { c.ports.dead(d) }); err != nil {
+	if err := safe.Do(func() { c.ports.dead(d) }); err != nil {
 		c.h.log.Error().Err(err).Msg("dead-letter sink panicked")
 		c.h.sinkFailed(err)
 	}
@@ -441,7 +443,7 @@ func (c *cell[S, I, W, R, O, V]) finalStatus() (V, bool) {
 
 // statusAt asks evolve for the agent's status at instant now.
 func (c *cell[S, I, W, R, O, V]) statusAt(now time.Time) (v V, ok bool) {
-	_ = protect(func() {
+	_ = safe.Do(func() {
 		_, fx := c.spec.Evolve(c.state, agent.Query{At: now})
 		for _, e := range fx {
 			if r, is := e.(agent.Reply[V]); is {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/safe"
 )
 
 // Plan describes the agents of a Stage with their types erased, first to
@@ -203,7 +204,7 @@ func (m *machine[S, I, W, R, O, V]) Messages() []agent.Msg {
 }
 
 func (m *machine[S, I, W, R, O, V]) Status(at time.Time) (v any, ok bool) {
-	_ = protect(func() {
+	_ = safe.Do(func() {
 		_, fx := m.spec.Evolve(m.state, agent.Query{At: at})
 		for _, e := range fx {
 			if r, is := e.(agent.Reply[V]); is {

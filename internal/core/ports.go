@@ -1,6 +1,9 @@
 package core
 
-import "github.com/evolvekit/evolve/agent"
+import (
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/safe"
+)
 
 // ports are where an agent's input slots, output and completion go: to its
 // handle and a sink when it runs alone, to its neighbours when it is a stage
@@ -34,7 +37,7 @@ func sinkDeliver[O any](sink func(O)) func([]O) (int, error) {
 	return func(values []O) (int, error) {
 		var first error
 		for _, v := range values {
-			if err := protect(func() { sink(v) }); err != nil && first == nil {
+			if err := safe.Do(func() { sink(v) }); err != nil && first == nil {
 				first = err
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/safe"
 )
 
 // tape is where one recorded agent writes its steps: it encodes each into
@@ -105,7 +106,7 @@ func (t *tape) settle() {
 // with an error naming the agent and the step. It reports success.
 func (t *tape) guard(encode func() error) bool {
 	var err error
-	if perr := protect(func() { err = encode() }); perr != nil {
+	if perr := safe.Do(func() { err = encode() }); perr != nil {
 		err = perr
 	}
 	if err == nil {

@@ -2,30 +2,12 @@ package core
 
 import (
 	"context"
-	"runtime/debug"
 
-	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/safe"
 )
 
-// safely runs work and turns a panic into an *agent.PanicError carrying the
-// stack.
+// safely runs work, a panic in it becoming its error (see package safe).
 func safely[W, R any](ctx context.Context, work func(context.Context, uint64, W) (R, error), id uint64, w W) (r R, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = &agent.PanicError{Value: p, Stack: debug.Stack()}
-		}
-	}()
+	defer safe.Recover(&err)
 	return work(ctx, id, w)
-}
-
-// protect calls f and turns a panic into an *agent.PanicError carrying the
-// stack.
-func protect(f func()) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = &agent.PanicError{Value: p, Stack: debug.Stack()}
-		}
-	}()
-	f()
-	return nil
 }

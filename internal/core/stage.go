@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/bridge"
+	"github.com/evolvekit/evolve/internal/safe"
 )
 
 // Stage is one agent, or several linked, described but not yet running: it
@@ -281,11 +281,7 @@ func MapOut[I, O, P any](s Stage[I, O], f func(O) (P, bool)) Stage[I, P] {
 
 // convert runs f on v, turning a panic into a *PanicError.
 func convert[I, J any](f func(I) (J, error), v I) (j J, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = &agent.PanicError{Value: p, Stack: debug.Stack()}
-		}
-	}()
+	defer safe.Recover(&err)
 	return f(v)
 }
 
@@ -314,7 +310,7 @@ func keep[O, P any](dst []P, values []O, f func(O) (P, bool)) (kept []P, decline
 	// One protected loop for all the values; a panic declines its value,
 	// and the loop goes on from the next one.
 	for i := 0; i < len(values); i++ {
-		perr := protect(func() {
+		perr := safe.Do(func() {
 			for ; i < len(values); i++ {
 				if p, ok := f(values[i]); ok {
 					kept = append(kept, p)

@@ -8,12 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/internal/meter"
+	"github.com/evolvekit/evolve/internal/safe"
 )
 
 // Pool describes an agent that runs Work on its items: S is its state, In
@@ -80,37 +80,35 @@ func (p Pool[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 // ctx has ended, the items not yet begun fail with its cause.
 func (p Pool[S, In, Out, R, V]) run(ctx context.Context, seq uint64, items []In) []R {
 	out := make([]R, len(items))
-	for i := 0; i < len(items); {
-		i = p.runFrom(ctx, seq, items, out, i)
+	for i := 0; i < len(items); i++ {
+		if err := p.runFrom(ctx, seq, items, out, &i); err != nil {
+			var zero Out
+			out[i] = p.Result(seq+uint64(i), zero, err)
+		}
 	}
 	return out
 }
 
-// runFrom does the work on items from index i on, putting each result in
-// out, and returns len(items); or, when an item's work panics, fails that
-// item alone and returns the index after it. So a batch pays for one
-// deferred recover, not one per item.
-func (p Pool[S, In, Out, R, V]) runFrom(ctx context.Context, seq uint64, items []In, out []R, i int) (next int) {
-	defer func() {
-		if v := recover(); v != nil {
-			var zero Out
-			out[i] = p.Result(seq+uint64(i), zero, &agent.PanicError{Value: v, Stack: debug.Stack()})
-			next = i + 1
-		}
-	}()
+// runFrom does the work on items from index *i on, putting each result in
+// out, until the last, or until an item's work panics: it then returns the
+// panic as an error, *i at that item. So a batch pays for one deferred
+// recover, not one per item.
+func (p Pool[S, In, Out, R, V]) runFrom(ctx context.Context, seq uint64, items []In, out []R, i *int) (err error) {
+	defer safe.Recover(&err)
 	done := ctx.Done()
-	for ; i < len(items); i++ {
+	for ; *i < len(items); *i++ {
+		at := seq + uint64(*i)
 		select {
 		case <-done:
 			var zero Out
-			out[i] = p.Result(seq+uint64(i), zero, context.Cause(ctx))
+			out[*i] = p.Result(at, zero, context.Cause(ctx))
 			continue
 		default:
 		}
-		v, err := p.one(ctx, seq+uint64(i), items[i])
-		out[i] = p.Result(seq+uint64(i), v, err)
+		v, err := p.one(ctx, at, items[*i])
+		out[*i] = p.Result(at, v, err)
 	}
-	return i
+	return nil
 }
 
 // one does the work on the item at seq, within its timeout. The item ran
