@@ -1,9 +1,6 @@
 package adaptive
 
-import (
-	"github.com/evolvekit/evolve/parallel"
-	"github.com/rs/zerolog"
-)
+import "github.com/evolvekit/evolve/parallel"
 
 // Status is a snapshot of an adaptive agent, as its handle's Status returns
 // it and LogStatus logs it: a parallel agent's [parallel.Status] (the
@@ -22,20 +19,4 @@ type Status struct {
 // Status returns the snapshot of s that a Query is answered with.
 func (s State[In, Out]) Status() Status {
 	return Status{Status: s.p.Status(), Min: s.min, Max: s.max, Controller: s.ctl.Name(), View: s.ctl.View()}
-}
-
-// MarshalZerologObject writes st as the fields of one zerolog object, with
-// snake_case names: those parallel.Status writes (the Load's queued,
-// in_flight, done, failed and demand, then limit, queue, unordered,
-// max_batch, batches, batch, held, accepted, emitted and closed), then min,
-// max, controller, phase, throughput (items per second) and latency (in
-// zerolog's duration unit, milliseconds unless set otherwise).
-func (st Status) MarshalZerologObject(e *zerolog.Event) {
-	st.Status.MarshalZerologObject(e)
-	e.Int("min", st.Min).
-		Int("max", st.Max).
-		Str("controller", st.Controller).
-		Str("phase", st.View.Phase).
-		Float64("throughput", st.View.Throughput).
-		Dur("latency", st.View.Latency)
 }

@@ -66,7 +66,12 @@ type Handle[I, V any] interface {
 	// LogStatus writes the status to the runtime's logger as one
 	// structured zerolog event at info level ("status", with the agent's
 	// name), without waiting for it to be written: a Status call made
-	// afterwards returns only after it has been.
+	// afterwards returns only after it has been. The status is one object
+	// whatever the agent: its fields in snake_case (InFlight is in_flight),
+	// those of an embedded struct such as the Load among them, durations
+	// as zerolog writes them, an error as its text, and a demand nobody
+	// throttles as "unbounded". A status type that implements
+	// zerolog.LogObjectMarshaler is written its own way.
 	LogStatus()
 
 	// Stop ends the agent now: items not yet taken in are dropped, the

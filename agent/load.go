@@ -1,7 +1,5 @@
 package agent
 
-import "github.com/rs/zerolog"
-
 // Load is what the status of every agent says the same way: how much work
 // it holds and has done, counted in items. Every status type embeds it, so
 // st.Queued means one thing whatever the agent, and compose reports it for
@@ -24,18 +22,6 @@ type Load struct {
 	// of Unbounded/2 or more is unbounded, and logs show it as
 	// "unbounded".
 	Demand int
-}
-
-// MarshalZerologObject writes l as the fields queued, in_flight, done,
-// failed and demand of a zerolog object; a demand of Unbounded/2 or more
-// is written as the string "unbounded".
-func (l Load) MarshalZerologObject(e *zerolog.Event) {
-	e.Int("queued", l.Queued).Int("in_flight", l.InFlight).Int("done", l.Done).Int("failed", l.Failed)
-	if l.Demand >= Unbounded/2 {
-		e.Str("demand", "unbounded")
-	} else {
-		e.Int("demand", l.Demand)
-	}
 }
 
 // load returns l; a status that embeds a Load has it too, which is how the

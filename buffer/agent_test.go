@@ -14,6 +14,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
 	"github.com/evolvekit/evolve/buffer"
+	"github.com/evolvekit/evolve/internal/fields"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -256,7 +257,7 @@ func TestLogStatusWritesTheStatusFields(t *testing.T) {
 func TestStatusLogsTheFirstError(t *testing.T) {
 	var logs bytes.Buffer
 	l := zerolog.New(&logs)
-	l.Info().Object("status", buffer.Status{Err: errBoom}).Send()
+	l.Info().Object("status", fields.Object(buffer.Status{Err: errBoom})).Send()
 	assert.Contains(t, logs.String(), `"err":"boom"`)
 	assert.NotContains(t, logs.String(), `"oldest"`)
 }

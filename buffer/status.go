@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/rs/zerolog"
 )
 
 // Status is a snapshot of a buffer agent, as [State.Status] and its
@@ -43,21 +42,5 @@ func (s State[T]) Status() Status {
 		Size: s.size, MaxWeight: s.maxWeight, MaxWait: s.maxWait, Queue: s.queue,
 		Pending: len(s.open), Weight: s.weight, Oldest: s.openedAt, Waiting: len(s.ready),
 		Flushed: s.emitted, FailedBatches: s.lost, Closed: s.closed, Err: s.err,
-	}
-}
-
-// MarshalZerologObject writes st as the fields of one zerolog object, so
-// LogStatus logs it field by field. Err is the first flush error, nil when
-// none failed.
-func (st Status) MarshalZerologObject(e *zerolog.Event) {
-	st.Load.MarshalZerologObject(e)
-	e.Int("size", st.Size).Int("max_weight", st.MaxWeight).Dur("max_wait", st.MaxWait).Int("queue", st.Queue).
-		Int("pending", st.Pending).Int("weight", st.Weight).Int("waiting", st.Waiting).
-		Int("flushed", st.Flushed).Int("failed_batches", st.FailedBatches).Bool("closed", st.Closed)
-	if st.Pending > 0 {
-		e.Time("oldest", st.Oldest)
-	}
-	if st.Err != nil {
-		e.AnErr("err", st.Err)
 	}
 }

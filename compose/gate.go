@@ -4,7 +4,6 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/internal/meter"
-	"github.com/rs/zerolog"
 )
 
 // gate is the state of the stage that [DropOldest] puts in front of a chain:
@@ -25,12 +24,6 @@ type overflowStatus struct {
 	agent.Load
 	Bound   int // the most items it holds
 	Dropped int // items dropped to make room for newer ones
-}
-
-// MarshalZerologObject writes st as the fields of one zerolog object.
-func (st overflowStatus) MarshalZerologObject(e *zerolog.Event) {
-	st.Load.MarshalZerologObject(e)
-	e.Int("bound", st.Bound).Int("dropped", st.Dropped)
 }
 
 // evolveGate is the overflow stage's behaviour. Every item posted gives its

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/rs/zerolog"
 )
 
 // Status is a snapshot of a chain: the chain's Load, its settings, and each
@@ -34,13 +33,6 @@ type StageStatus struct {
 	Name string
 	agent.Load
 	Detail any
-}
-
-// MarshalZerologObject writes st as the fields of one zerolog object: its
-// Load, name, overflow, bound and dropped.
-func (st Status) MarshalZerologObject(e *zerolog.Event) {
-	st.Load.MarshalZerologObject(e)
-	e.Str("name", st.Name).Str("overflow", st.Overflow.String()).Int("bound", st.Bound).Int("dropped", st.Dropped)
 }
 
 // Status asks every stage for its status, first to last, one round trip

@@ -2,7 +2,6 @@ package parallel
 
 import (
 	"github.com/evolvekit/evolve/agent"
-	"github.com/rs/zerolog"
 )
 
 // Status is a snapshot of a parallel agent, as its handle's Status returns
@@ -60,22 +59,4 @@ func (s State[In, Out]) Status() Status {
 		Emitted:   int(s.emitted),
 		Closed:    s.closed,
 	}
-}
-
-// MarshalZerologObject writes st as the fields of one zerolog object, with
-// snake_case names: the Load's, then the rest.
-func (st Status) MarshalZerologObject(e *zerolog.Event) {
-	st.Load.MarshalZerologObject(e)
-	e.Int("limit", st.Limit).
-		Int("queue", st.Queue).
-		Bool("unordered", st.Unordered).
-		Int("max_batch", st.MaxBatch).
-		Int("batches", st.Batches).
-		Int("batch", st.Batch).
-		Int("held", st.Held).
-		Int("retried", st.Retried).
-		Int("retrying", st.Retrying).
-		Int("accepted", st.Accepted).
-		Int("emitted", st.Emitted).
-		Bool("closed", st.Closed)
 }

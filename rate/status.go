@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/rs/zerolog"
 )
 
 // Status is a snapshot of a rate agent, as [State.Status] and its handle's
@@ -32,12 +31,4 @@ func (s State[T]) Status(at time.Time) Status {
 		Tokens: max(s.bucket.level(at), 0), Queue: s.bound, Closed: s.closed,
 		Reserved: s.owed, Granted: s.granted,
 	}
-}
-
-// MarshalZerologObject writes st as the fields of one zerolog object, so
-// LogStatus logs it field by field.
-func (st Status) MarshalZerologObject(e *zerolog.Event) {
-	st.Load.MarshalZerologObject(e)
-	e.Float64("rate", st.Rate).Int("burst", st.Burst).Float64("tokens", st.Tokens).
-		Int("queue", st.Queue).Bool("closed", st.Closed).Int("reserved", st.Reserved).Int("granted", st.Granted)
 }

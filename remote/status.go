@@ -1,12 +1,9 @@
 package remote
 
 import (
-	"sort"
-
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/evolvekit/evolve/parallel"
-	"github.com/rs/zerolog"
 )
 
 // Result is what a remote stage emits for each item, as a parallel agent
@@ -62,51 +59,6 @@ type WorkerStatus struct {
 	// Suspect is true once one of its leases expired, until it is heard
 	// from again: it is given no work meanwhile.
 	Suspect bool
-}
-
-// MarshalZerologObject writes st as the fields of one zerolog object, with
-// snake_case names: the Load's, then the rest.
-func (st Status) MarshalZerologObject(e *zerolog.Event) {
-	st.Load.MarshalZerologObject(e)
-	e.Int("workers", len(st.Workers)).
-		Int("waiting", st.Waiting).
-		Int("held", st.Held).
-		Int("requeued", st.Requeued).
-		Int("retried", st.Retried).
-		Int("duplicates", st.Duplicates).
-		Int("accepted", st.Accepted).
-		Int("emitted", st.Emitted).
-		Bool("closed", st.Closed)
-	if len(st.Tags) > 0 {
-		tags := zerolog.Dict()
-		keys := make([]string, 0, len(st.Tags))
-		for k := range st.Tags {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			tags.Int(k, st.Tags[k])
-		}
-		e.Dict("queued_by_tag", tags)
-	}
-	arr := zerolog.Arr()
-	for _, w := range st.Workers {
-		arr.Object(w)
-	}
-	e.Array("worker_list", arr)
-}
-
-// MarshalZerologObject writes w as the fields of one zerolog object.
-func (w WorkerStatus) MarshalZerologObject(e *zerolog.Event) {
-	e.Uint64("id", uint64(w.ID)).
-		Str("addr", w.Addr).
-		Strs("tags", w.Tags).
-		Int("slots", w.Slots).
-		Int("free", w.Free).
-		Int("in_flight", w.InFlight).
-		Int("done", w.Done).
-		Int("failed", w.Failed).
-		Bool("suspect", w.Suspect)
 }
 
 // measure reads what the metrics show of a master's Status beyond its

@@ -15,6 +15,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/internal/fields"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
 	"github.com/rs/zerolog"
@@ -163,12 +164,12 @@ func TestDemandIsUnboundedAsLogsSayIt(t *testing.T) {
 	}
 }
 
-// loggedDemand returns the demand l's MarshalZerologObject writes, as text.
+// loggedDemand returns the demand a status log writes of l, as text.
 func loggedDemand(t *testing.T, l agent.Load) string {
 	t.Helper()
 	var b bytes.Buffer
 	log := zerolog.New(&b)
-	log.Log().Object("load", l).Send()
+	log.Log().Object("load", fields.Object(l)).Send()
 	var ev struct {
 		Load struct {
 			Demand json.RawMessage `json:"demand"`

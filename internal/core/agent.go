@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/bridge"
+	"github.com/evolvekit/evolve/internal/fields"
 	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/rs/zerolog"
 )
@@ -384,15 +385,10 @@ func (h *Agent[I, V]) answer(id uint64, v V) {
 	}
 }
 
-// logStatus writes v as one event at info level.
+// logStatus writes v as one event at info level, its fields by the one
+// rule of package fields.
 func (h *Agent[I, V]) logStatus(v V) {
-	ev := h.log.Info()
-	if m, ok := any(v).(zerolog.LogObjectMarshaler); ok {
-		ev = ev.Object("status", m)
-	} else {
-		ev = ev.Interface("status", v)
-	}
-	ev.Msg("status")
+	h.log.Info().Object("status", fields.Object(v)).Msg("status")
 }
 
 // status is Status for callers that do not know V.

@@ -328,7 +328,7 @@ func TestLogStatusWritesOneStructuredEvent(t *testing.T) {
 	assert.Equal(t, "echo", ev.Agent)
 	assert.NotEmpty(t, ev.PID)
 	assert.Equal(t, "status", ev.Message)
-	assert.Equal(t, map[string]any{"Seen": 1.0, "Running": 0.0, "Ticks": 0.0}, ev.Status)
+	assert.Equal(t, map[string]any{"seen": 1.0, "running": 0.0, "ticks": 0.0}, ev.Status)
 }
 
 func TestTheRuntimeSaysNothingOfItsOwnAccord(t *testing.T) {
