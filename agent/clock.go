@@ -3,8 +3,8 @@ package agent
 import "time"
 
 // Clock is the runtime's source of time: it stamps every message and arms
-// every timer. The default is the system clock; tests inject their own with
-// [WithClock], or run the real one inside testing/synctest.
+// every timer. The default is package time's clock; tests inject their own
+// with [WithClock], or run the real one inside testing/synctest.
 type Clock interface {
 	// Now returns the current time.
 	Now() time.Time
@@ -13,13 +13,11 @@ type Clock interface {
 	AfterFunc(d time.Duration, f func()) (cancel func() bool)
 }
 
-// SystemClock is the [Clock] of package time. Its zero value is ready to use.
-type SystemClock struct{}
+// systemClock is the [Clock] of package time, the runtime's default.
+type systemClock struct{}
 
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
+func (systemClock) Now() time.Time { return time.Now() }
 
-// AfterFunc is time.AfterFunc.
-func (SystemClock) AfterFunc(d time.Duration, f func()) func() bool {
+func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {
 	return time.AfterFunc(d, f).Stop
 }

@@ -79,7 +79,7 @@ func WithClock(c Clock) Option {
 // next message, until Shutdown.
 func NewRuntime(opts ...Option) *Runtime {
 	rt := &Runtime{
-		parts:    bridge.Parts{Clock: SystemClock{}, Log: zerolog.Nop()},
+		parts:    bridge.Parts{Clock: systemClock{}, Log: zerolog.Nop()},
 		dispatch: newDispatcher(),
 		agents:   make(map[bridge.Agent]struct{}),
 	}
