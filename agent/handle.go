@@ -4,9 +4,9 @@ import "context"
 
 // Handle is a running agent, or a running chain of agents, as the program
 // that feeds it holds it: I is the type of the items it takes, V the type of
-// its status. Every constructor in this module returns one: parallel.New,
-// rate.New, buffer.New, adaptive.New and compose.Start. So every agent and
-// every chain is fed, drained, watched and stopped the same way.
+// its status. Every constructor in this module returns one: each agent
+// package's New, and compose.Start for a chain. So every agent and every
+// chain is fed, drained, watched and stopped the same way.
 //
 // The input queue is bounded: Post blocks while it is full, TryPost reports
 // [ErrFull]. Close ends the input, and Wait returns once everything accepted

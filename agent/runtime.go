@@ -13,9 +13,9 @@ import (
 )
 
 // Runtime runs agents: one protoactor actor system shared by every agent
-// started on it, a clock, and a logger. Create one with [NewRuntime], start
-// agents and chains on it (parallel.New, compose.Start, ...), and end it with
-// [Runtime.Shutdown], which stops whatever still runs.
+// started on it, a clock, and a logger. Create one with [NewRuntime],
+// start agents and chains on it (an agent package's New, compose.Start),
+// and end it with [Runtime.Shutdown], which stops whatever still runs.
 //
 // An agent that has finished leaves the runtime on its own, so a runtime
 // can serve a program for its whole life, a server starting a chain per
