@@ -5,14 +5,15 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/pace"
 	"github.com/evolvekit/evolve/parallel"
 )
 
 // Evolve is the adaptive agent's whole behaviour, an agent.Evolve over
 // [State]. It takes agent.Input[In], agent.Pull, agent.Close, agent.Tick
-// (of the retry timer), agent.Pass (of the passes its retries reserved, as
-// parallel's do), agent.Query
-// (answered with an agent.Reply[Status]), agent.Set[Limit] of this package,
+// (of the retry timer), the agent.Event bringing the passes its retries
+// reserved (as parallel's do), agent.Query (answered with an
+// agent.Reply[Status]), agent.Set[Limit] of this package,
 // and agent.Done[[]parallel.Result[Out]] for the work it started with an
 // agent.Start[[]In] of one item; it answers any other message with
 // agent.Unhandled. What it does with them is in the package doc (Evolve,
@@ -31,7 +32,7 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 		return s.account(m.At).pass(m)
 	case agent.Close:
 		return s.account(m.At).pass(m)
-	case agent.Pass:
+	case agent.Event[pace.Pass]:
 		return s.account(m.At).pass(m)
 	case agent.Tick:
 		// Only the retry timer of the parallel part ticks: ask it first

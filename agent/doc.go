@@ -1,5 +1,20 @@
-// Package agent is the contract every evolve agent follows, the runtime that
-// runs them, and the handle a program holds on a running one.
+// Package agent runs agents and holds the handle a program keeps on a
+// running one. A program calls four things here:
+//
+//   - [NewRuntime] makes the [Runtime] every agent and chain runs on
+//     (logs, metrics and a clock are its options), and [Runtime.Shutdown]
+//     ends it;
+//   - each agent package's New, and compose.Start for a chain, return a
+//     [Handle]: Post items, Close, Wait, Status, Stop;
+//   - [DeadLetter] is what an item that failed for good becomes, and
+//     [RetryAfter] is how work says when it may be tried again;
+//   - [ErrFull], [ErrClosed] and [ErrStopped] are what Post, TryPost and
+//     Wait report; a panic in work becomes a [*PanicError].
+//
+// Everything else in this package is the contract an agent is written
+// against, which a program that only uses agents never meets.
+//
+// # The contract
 //
 // An agent's whole behaviour is an [Evolve] function: given the current state
 // and one [Msg], it returns the next state and the [Effect] values it wants
@@ -8,20 +23,21 @@
 // runtime from its [Clock]; an agent that needs randomness keeps a seeded
 // generator in its state. Because evolve is a plain function, an agent is
 // unit-tested by calling it: package agenttest replays a table of (time,
-// message) steps, with no goroutines and no sleeping.
+// message) steps, with no goroutines and no sleeping. Package spawn runs an
+// evolve function of your own.
+//
+// The messages are [Input], [Pull], [Done], [Tick], [Close], [Query], [Set]
+// and [Event]; the effects [Start], [Emit], [Demand], [Timer], [Disarm],
+// [Reply], [Finish], [Cancel], [DeadLetter], [Send] and [Unhandled]. Event
+// and Send carry payloads an agent's own package defines, for what happens
+// outside the runtime: the workers of a remote stage, say, or the pace the
+// agents of a chain keep between them.
 //
 // The [Runtime] is the imperative shell. It runs each agent in its own
 // protoactor-go actor, stamps and delivers messages, runs the work that
 // [Start] effects ask for on goroutines it owns, arms the timers that [Timer]
 // effects ask for, and passes [Emit] values on as the demand downstream
-// allows. An agent that talks to something outside the runtime, such as
-// the master of a remote stage and its worker processes, takes what happens
-// there as [Event] messages and asks for messages out with [Send] effects,
-// which its package's own port performs. The agent packages (parallel,
-// rate, buffer, adaptive, remote) start agents
-// on it and return a [Handle]; package compose links agents into chains,
-// which are Handles too; package spawn runs evolve functions of your
-// own.
+// allows.
 //
 // # Lifecycle
 //
@@ -67,13 +83,11 @@
 // [Pull]. Every status embeds a [Load], which counts what an agent holds in
 // the same terms for every kind of agent.
 //
-// An attempt that no new item brings, such as a retry, spends a pass: the
-// agent asks for one with [Reserve] and starts the attempt on the [Pass]
-// that brings it. In a chain whose stage before it keeps a pace (a rate
-// agent), that stage grants the passes from its own bucket ([Reservation],
-// [Grant]), so retries keep the chain's rate; elsewhere the runtime grants
-// them at once. A pacer finishes only after the agent it paces, saying
-// [Drained] in between.
+// In a chain, the attempts that no new item brings, such as retries, keep
+// the pace of a rate stage in front: the agent that retries reserves a pass
+// of that pace, which the rate stage grants from its bucket. The runtime
+// carries that exchange as Event messages and Send effects of the module's
+// own, which no other agent needs to take.
 //
 // # Batches
 //

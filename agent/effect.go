@@ -69,10 +69,12 @@ type Cancel struct {
 	Cause error
 }
 
-// Send hands Value to the port the agent's own package connected it to,
-// outside the runtime: a batch of items for a remote worker, say. The
-// runtime hands it over at once, in order with the other effects; the port
-// must not block. The events that come back arrive as [Event] messages.
+// Send hands Value, of a kind the agent's own package defines, to what that
+// package connected the agent to: a batch of items for a remote worker, say,
+// or a reservation for the agent before it in a chain. The runtime hands it
+// over at once, in order with the other effects; what takes it must not
+// block, and a Send nobody takes fails the agent. What comes back arrives
+// as [Event] messages.
 type Send[E any] struct {
 	Value E
 }
@@ -91,31 +93,6 @@ type DeadLetter struct {
 	Err      error
 	Attempts int
 }
-
-// Reserve asks for N passes: leave to start N attempts that no new item
-// brought in, such as retries, at the pace of the chain. When the agent
-// before this one in a chain keeps a pace (a rate agent does), the runtime
-// hands the reservation to it as a [Reservation], and it grants the passes
-// as its bucket allows; otherwise the runtime grants them at once. Either
-// way they arrive in a [Pass] message. So retries spend the tokens of the
-// rate stage in front, and a chain sends no more than its rate, retries
-// included.
-type Reserve struct {
-	N int
-}
-
-// Grant hands the agent after a pacer N of the passes it reserved, in a
-// [Pass] message.
-type Grant struct {
-	N int
-}
-
-// Drained says that a pacer whose input was closed has emitted its last
-// value but has not finished, because the agent after it may still
-// reserve passes: the runtime closes that agent now, as it would on the
-// pacer's [Finish], and sends the pacer a [Reservation] with Last once
-// that agent has ended.
-type Drained struct{}
 
 // Unhandled is what an evolve function returns, alone and with its state
 // unchanged, for a message it does not take: a Done or Set of a type it does
@@ -136,6 +113,3 @@ func (Cancel) effect()     {}
 func (Unhandled) effect()  {}
 func (Send[E]) effect()    {}
 func (DeadLetter) effect() {}
-func (Reserve) effect()    {}
-func (Grant) effect()      {}
-func (Drained) effect()    {}

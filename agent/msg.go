@@ -80,38 +80,15 @@ type Set[C any] struct {
 	Value C
 }
 
-// Event brings the agent something that happened outside the runtime, of a
-// kind its own package defines and feeds it: a remote worker that registered,
-// say, or the results it sent back. An agent that takes no events answers one
-// with [Unhandled].
+// Event brings the agent something of a kind its own package defines: what
+// happened outside the runtime, such as a remote worker that registered or
+// the results it sent back, or what the agents of a chain say to each other
+// to keep its pace. The runtime delivers it as it delivers the other
+// messages, stamped, in the order it came. An agent that takes no events
+// answers one with [Unhandled].
 type Event[E any] struct {
 	At    time.Time
 	Value E
-}
-
-// Reservation brings a pacer, an agent that keeps the pace of a chain as a
-// rate agent does, what the agent after it asks of that pace: N more
-// passes it reserved with [Reserve], which the pacer grants with [Grant] at
-// its pace, ahead of the items it holds.
-//
-// The runtime sends a pacer a first Reservation, with N 0, as it starts
-// when the agent after it may reserve passes: from then on the pacer does
-// not finish when drained, but says [Drained] and keeps granting, until a
-// Reservation with Last says that the agent after it has ended. An agent
-// that keeps no pace answers a Reservation with [Unhandled]; the runtime
-// sends it none.
-type Reservation struct {
-	At   time.Time
-	N    int
-	Last bool
-}
-
-// Pass brings the agent N passes it reserved with [Reserve]: leave to
-// start N attempts now, such as the retries of items that failed, at the
-// pace of the chain it runs in.
-type Pass struct {
-	At time.Time
-	N  int
 }
 
 // Unbounded is the demand granted to an agent whose output nobody throttles.
@@ -119,13 +96,11 @@ type Pass struct {
 // added to.
 const Unbounded = 1 << 60
 
-func (m Input[I]) stamp(at time.Time) Msg    { m.At = at; return m }
-func (m Close) stamp(at time.Time) Msg       { m.At = at; return m }
-func (m Done[R]) stamp(at time.Time) Msg     { m.At = at; return m }
-func (m Tick) stamp(at time.Time) Msg        { m.At = at; return m }
-func (m Pull) stamp(at time.Time) Msg        { m.At = at; return m }
-func (m Query) stamp(at time.Time) Msg       { m.At = at; return m }
-func (m Set[C]) stamp(at time.Time) Msg      { m.At = at; return m }
-func (m Event[E]) stamp(at time.Time) Msg    { m.At = at; return m }
-func (m Reservation) stamp(at time.Time) Msg { m.At = at; return m }
-func (m Pass) stamp(at time.Time) Msg        { m.At = at; return m }
+func (m Input[I]) stamp(at time.Time) Msg { m.At = at; return m }
+func (m Close) stamp(at time.Time) Msg    { m.At = at; return m }
+func (m Done[R]) stamp(at time.Time) Msg  { m.At = at; return m }
+func (m Tick) stamp(at time.Time) Msg     { m.At = at; return m }
+func (m Pull) stamp(at time.Time) Msg     { m.At = at; return m }
+func (m Query) stamp(at time.Time) Msg    { m.At = at; return m }
+func (m Set[C]) stamp(at time.Time) Msg   { m.At = at; return m }
+func (m Event[E]) stamp(at time.Time) Msg { m.At = at; return m }

@@ -64,8 +64,10 @@
 // the last attempt's failure is passed on; Status counts the retries.
 //
 // A retry keeps the pace of the chain: once due, and with a free place,
-// it reserves a pass (an agent.Reserve effect) and its place is kept for
-// it until the pass comes (an agent.Pass message). Behind a rate stage,
+// it reserves a pass and its place is kept for it until the pass comes
+// (an agent.Send effect and an agent.Event message of the module's own
+// payloads, which only the runtime and the simulator exchange). Behind a
+// rate stage,
 // the rate stage grants it from its bucket, ahead of the items it holds,
 // so the chain sends no more than its rate, retries included; anywhere
 // else the runtime grants it at once.
@@ -77,7 +79,8 @@
 // clock (see package agenttest and the Evolve example). It takes
 // agent.Input[In], agent.Pull, agent.Close, agent.Query (answered with an
 // agent.Reply[Status]), agent.Set[Limit], agent.Tick of its retry timer,
-// agent.Pass for the passes it reserved, and agent.Done[[]Result[Out]] for the batch it started with an
+// the agent.Event bringing the passes it reserved, and
+// agent.Done[[]Result[Out]] for the batch it started with an
 // agent.Start[[]In], whose ID is the input position of the batch's first
 // item (or, for a retry, the item's). A Done carries one Result per item of
 // its batch, in order (their Seqs are the batch's, whatever the Done says);

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // Evolve is the parallel agent's whole behaviour, an agent.Evolve over
@@ -47,8 +48,8 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 			return s, []agent.Effect{agent.Unhandled{}}
 		}
 		s.armed, at = time.Time{}, m.At
-	case agent.Pass:
-		n := min(max(m.N, 0), s.reserved)
+	case agent.Event[pace.Pass]:
+		n := min(max(m.Value.N, 0), s.reserved)
 		s.reserved -= n
 		s.passes += n
 		at = m.At

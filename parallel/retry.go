@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // retryTag is the tag of the timer that wakes the agent when the next
@@ -83,7 +84,7 @@ func (s State[In, Out]) queueRetry(r retrial[In]) State[In, Out] {
 // startRetries starts the items whose retry is due by instant at, each in a
 // batch of its own whose ID is its Seq, as the limit and the passes held
 // allow. For each due one that has a free place but no pass it reserves
-// one (agent.Reserve), and the place stays free for it, so that a retry
+// one, and the place stays free for it, so that a retry
 // starts as its pass comes: retries keep the pace of the chain, and go
 // ahead of new items. Their demand was reserved as they waited, and their
 // input slots given back when they first started.
@@ -103,7 +104,7 @@ func (s State[In, Out]) startRetries(fx []agent.Effect, at time.Time) (State[In,
 	s.passes = min(s.passes, due) // a pass kept for later would break the pace
 	if need := min(due, s.limit-s.running.Len()) - s.passes - s.reserved; need > 0 {
 		s.reserved += need
-		fx = append(fx, agent.Reserve{N: need})
+		fx = append(fx, pace.Out(pace.Reserve{N: need}))
 	}
 	return s, fx
 }

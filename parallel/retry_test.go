@@ -10,6 +10,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/internal/pace"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,16 +33,16 @@ func TestAFailedItemIsRetriedAfterABackoffThenSucceeds(t *testing.T) {
 	assert.LessOrEqual(t, first.Delay, 100*time.Millisecond, "full jitter under the first cap")
 
 	s = agenttest.Last(tr)
-	tr = agenttest.Run(evolve, s, at(first.Delay, agent.Tick{Tag: first.Tag}), at(first.Delay, agent.Pass{N: 1}),
+	tr = agenttest.Run(evolve, s, at(first.Delay, agent.Tick{Tag: first.Tag}), at(first.Delay, pace.In(pace.Pass{N: 1})),
 		at(first.Delay, agent.Done[[]result]{ID: 0, Result: []result{{Seq: 0, Err: boom}}}))
-	assert.Equal(t, []agent.Effect{agent.Reserve{N: 1}}, tr[0].Effects, "when due, the retry reserves a pass of the chain's pace")
+	assert.Equal(t, []agent.Effect{pace.Out(pace.Reserve{N: 1})}, tr[0].Effects, "when due, the retry reserves a pass of the chain's pace")
 	assert.Equal(t, []agent.Start[batch]{start(0, "a")}, starts(tr[1].Effects), "the retry starts with its pass, under the item's Seq")
 	assert.Zero(t, agenttest.Demanded(tr[1].Effects), "its input slot was given back when it first started")
 	second := timerOf(t, tr[2].Effects)
 	assert.LessOrEqual(t, second.Delay, 200*time.Millisecond, "the cap doubles")
 
 	s = agenttest.Last(tr)
-	tr = agenttest.Run(evolve, s, at(first.Delay+second.Delay, agent.Tick{Tag: second.Tag}), at(time.Second, agent.Pass{N: 1}),
+	tr = agenttest.Run(evolve, s, at(first.Delay+second.Delay, agent.Tick{Tag: second.Tag}), at(time.Second, pace.In(pace.Pass{N: 1})),
 		at(time.Second, done(0, 42).Msg), at(time.Second, step(agent.Close{}).Msg))
 	assert.Empty(t, starts(tr[0].Effects), "no start without a pass")
 	assert.Equal(t, []agent.Start[batch]{start(0, "a")}, starts(tr[1].Effects))
@@ -56,7 +57,7 @@ func TestAnItemFailsAfterItsLastAttemptWithItsLastError(t *testing.T) {
 	s := newState(t, parallel.Config{Limit: 1, MaxBatch: 1, Retry: parallel.Retry{Attempts: 2, Seed: 1}})
 	tr := agenttest.Run(evolve, s, unbounded, input("a"), failed(0, errors.New("first")))
 	tick := timerOf(t, tr[2].Effects)
-	tr = agenttest.Run(evolve, agenttest.Last(tr), at(tick.Delay, agent.Tick{Tag: tick.Tag}), at(tick.Delay, agent.Pass{N: 1}), at(tick.Delay, failed(0, errors.New("last")).Msg))
+	tr = agenttest.Run(evolve, agenttest.Last(tr), at(tick.Delay, agent.Tick{Tag: tick.Tag}), at(tick.Delay, pace.In(pace.Pass{N: 1})), at(tick.Delay, failed(0, errors.New("last")).Msg))
 	got := emitted(tr[2].Effects)
 	require.Len(t, got, 1)
 	assert.EqualError(t, got[0].Err, "last")
@@ -72,7 +73,7 @@ func TestARetryKeepsInputOrder(t *testing.T) {
 		step(agent.Done[[]result]{ID: 1, Result: []result{{Seq: 1, Value: 2}, {Seq: 2, Err: errors.New("flaky")}, {Seq: 3, Value: 4}}}))
 	assert.Equal(t, []result{{Seq: 1, Value: 2}}, emitted(tr[0].Effects), "d waits for c, which waits for its retry")
 	tick := timerOf(t, tr[0].Effects)
-	tr = agenttest.Run(evolve, agenttest.Last(tr), at(tick.Delay, agent.Tick{Tag: tick.Tag}), at(tick.Delay, agent.Pass{N: 1}), at(tick.Delay, done(2, 3).Msg))
+	tr = agenttest.Run(evolve, agenttest.Last(tr), at(tick.Delay, agent.Tick{Tag: tick.Tag}), at(tick.Delay, pace.In(pace.Pass{N: 1})), at(tick.Delay, done(2, 3).Msg))
 	assert.Equal(t, []agent.Start[batch]{start(2, "c")}, starts(tr[1].Effects))
 	assert.Equal(t, []result{{Seq: 2, Value: 3}, {Seq: 3, Value: 4}}, emitted(tr[2].Effects))
 }
@@ -162,8 +163,8 @@ func TestRandomRetriesEmitEachItemOnce(t *testing.T) {
 					if tried[e.ID] > 0 && len(e.Work) == 1 {
 						retries++
 					}
-				case agent.Reserve:
-					reserved += e.N
+				case agent.Send[pace.Reserve]:
+					reserved += e.Value.N
 				case agent.Emit[parallel.Result[int]]:
 					out = append(out, e.Values...)
 				case agent.Timer:
@@ -198,7 +199,7 @@ func TestRandomRetriesEmitEachItemOnce(t *testing.T) {
 				k := 1 + r.IntN(reserved)
 				reserved -= k
 				granted += k
-				deliver(agent.Pass{N: k})
+				deliver(pace.In(pace.Pass{N: k}))
 			case len(running) > 0:
 				i := r.IntN(len(running))
 				b := running[i]
@@ -216,7 +217,7 @@ func TestRandomRetriesEmitEachItemOnce(t *testing.T) {
 				deliver(agent.Done[[]parallel.Result[int]]{ID: b.ID, Result: rs})
 			case reserved > 0:
 				granted += reserved
-				deliver(agent.Pass{N: reserved})
+				deliver(pace.In(pace.Pass{N: reserved}))
 				reserved = 0
 			case timer != nil:
 				if timerAt.After(now) {
@@ -256,22 +257,22 @@ func TestADueRetryWaitsForAFreePlaceNotForATimer(t *testing.T) {
 	tick := timerOf(t, tr[2].Effects)
 	require.Equal(t, []agent.Start[batch]{start(1, "b")}, starts(tr[2].Effects), "b takes the only place")
 	tr = agenttest.Run(evolve, agenttest.Last(tr), at(tick.Delay, agent.Tick{Tag: tick.Tag}), at(time.Second, done(1, 2).Msg),
-		at(time.Second, agent.Input[string]{Items: []string{"c"}}), at(time.Second, agent.Pass{N: 1}))
+		at(time.Second, agent.Input[string]{Items: []string{"c"}}), at(time.Second, pace.In(pace.Pass{N: 1})))
 	assert.Empty(t, tr[0].Effects, "a is due, but the place is b's: no Start, no pass reserved yet, and no timer to spin on")
-	assert.Equal(t, []agent.Reserve{{N: 1}}, agenttest.Of[agent.Reserve](tr[1].Effects), "b's Done frees the place: a reserves its pass")
+	assert.Equal(t, []agent.Send[pace.Reserve]{{Value: pace.Reserve{N: 1}}}, agenttest.Of[agent.Send[pace.Reserve]](tr[1].Effects), "b's Done frees the place: a reserves its pass")
 	assert.Empty(t, starts(tr[2].Effects), "the place is kept for a: c waits")
 	assert.Equal(t, []agent.Start[batch]{start(0, "a")}, starts(tr[3].Effects), "a starts with its pass")
 }
 
 func TestPassesBeyondThoseReservedAreIgnored(t *testing.T) {
 	s := newState(t, parallel.Config{Limit: 2, MaxBatch: 1, Retry: parallel.Retry{Attempts: 3, Backoff: time.Second, Seed: 2}})
-	tr := agenttest.Run(evolve, s, unbounded, step(agent.Pass{N: 5}), input("a"), failed(0, errors.New("x")))
+	tr := agenttest.Run(evolve, s, unbounded, step(pace.In(pace.Pass{N: 5})), input("a"), failed(0, errors.New("x")))
 	tick := timerOf(t, tr[3].Effects)
-	tr = agenttest.Run(evolve, agenttest.Last(tr), at(tick.Delay, agent.Tick{Tag: tick.Tag}), at(tick.Delay, agent.Pass{N: 3}),
+	tr = agenttest.Run(evolve, agenttest.Last(tr), at(tick.Delay, agent.Tick{Tag: tick.Tag}), at(tick.Delay, pace.In(pace.Pass{N: 3})),
 		at(tick.Delay, failed(0, errors.New("x")).Msg))
-	assert.Equal(t, []agent.Effect{agent.Reserve{N: 1}}, tr[0].Effects, "the passes that came unasked are not kept")
+	assert.Equal(t, []agent.Effect{pace.Out(pace.Reserve{N: 1})}, tr[0].Effects, "the passes that came unasked are not kept")
 	assert.Equal(t, []agent.Start[batch]{start(0, "a")}, starts(tr[1].Effects))
 	tick = timerOf(t, tr[2].Effects)
 	tr = agenttest.Run(evolve, agenttest.Last(tr), at(2*time.Hour, agent.Tick{Tag: tick.Tag}))
-	assert.Equal(t, []agent.Effect{agent.Reserve{N: 1}}, tr[0].Effects, "nor are those beyond the reservation")
+	assert.Equal(t, []agent.Effect{pace.Out(pace.Reserve{N: 1})}, tr[0].Effects, "nor are those beyond the reservation")
 }

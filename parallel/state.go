@@ -44,7 +44,7 @@ type State[In, Out any] struct {
 	retrying fifo.Queue[retrial[In]] // failed items waiting to be tried again, by due instant
 	armed    time.Time               // the instant the retry timer is armed for; zero for none
 	// passes are those held to start retries with, reserved those asked
-	// for with agent.Reserve and not yet brought by an agent.Pass.
+	// for and not yet brought (see package internal/pace).
 	passes, reserved int
 	retried          int // retries so far
 

@@ -24,15 +24,15 @@
 // a plain value for one goroutine, evolved once per step. Evolve takes
 // agent.Input[Item[T]] (the handle builds the Items), agent.Pull,
 // agent.Tick (of the one timer it asks for), agent.Set[Limit], agent.Close,
-// agent.Query, answered with an agent.Reply[Status], and
-// agent.Reservation.
+// agent.Query, answered with an agent.Reply[Status], and, in a chain, the
+// reservations of the stage after it (below).
 //
 // # Retries keep the pace
 //
 // In a chain, the stage after a rate stage may try an item again: a
 // parallel or adaptive stage with retries does. Each retry reserves a pass
-// of the rate stage's pace (agent.Reserve), which grants it as its bucket
-// allows, a token a pass, ahead of the items it holds. So the chain sends
+// of the rate stage's pace, which grants it as its bucket allows, a token a
+// pass, ahead of the items it holds. So the chain sends
 // no more than the rate, retries included, and the rate stage finishes
 // only after the stage it paces.
 //

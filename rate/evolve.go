@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // Evolve is the rate agent's behaviour: given its state and one message, the
@@ -23,10 +24,11 @@ import (
 // and empty. It returns [agent.Unhandled] for any other message.
 //
 // In a chain, the agent after it may reserve passes of its pace, for
-// retries (see [agent.Reservation]): each pass costs a token, and the
-// passes owed are granted with [agent.Grant] ahead of the items waiting.
-// Closed and empty, the agent then says [agent.Drained] and finishes only
-// once a Reservation says that agent has ended.
+// retries: each pass costs a token, and the passes owed are granted ahead
+// of the items waiting. Closed and empty, the agent then says it drained
+// and finishes only once it hears that agent has ended. (The messages and
+// effects of that exchange are the module's own: an agent.Event and
+// agent.Send of internal payloads.)
 //
 // Each step costs O(items emitted) plus, when a timer is asked for, a few
 // float64 operations to find its nanosecond.
@@ -44,8 +46,8 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 	case agent.Close:
 		s.closed = true
 		return s.settle(m.At)
-	case agent.Reservation:
-		return s.reserve(m)
+	case agent.Event[pace.Reservation]:
+		return s.reserve(m.At, m.Value)
 	case agent.Query:
 		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status(m.At)}}
 	}
@@ -79,9 +81,10 @@ func (s State[T]) tick(m agent.Tick) (State[T], []agent.Effect) {
 	return s, append(early, fx...)
 }
 
-// reserve takes the reservation m: passes owed to the agent after this one,
-// or the news that it has ended, after which nothing more is owed.
-func (s State[T]) reserve(m agent.Reservation) (State[T], []agent.Effect) {
+// reserve takes the reservation m, at instant at: passes owed to the agent
+// after this one, or the news that it has ended, after which nothing more
+// is owed.
+func (s State[T]) reserve(at time.Time, m pace.Reservation) (State[T], []agent.Effect) {
 	s.paced = true
 	switch {
 	case m.Last:
@@ -89,7 +92,7 @@ func (s State[T]) reserve(m agent.Reservation) (State[T], []agent.Effect) {
 	case m.N > 0 && !s.last:
 		s.owed += min(m.N, agent.Unbounded-s.owed)
 	}
-	return s.settle(m.At)
+	return s.settle(at)
 }
 
 // reshape switches the bucket to the Limit m carries, if it is valid.
@@ -110,8 +113,8 @@ func (s State[T]) settle(at time.Time) (State[T], []agent.Effect) {
 }
 
 // finish returns [agent.Finish] once input has ended and nothing waits.
-// While the agent after it may still reserve passes, it returns
-// [agent.Drained] instead, once, and finishes when that agent has ended.
+// While the agent after it may still reserve passes, it says it drained
+// instead, once, and finishes when that agent has ended.
 func (s State[T]) finish(fx []agent.Effect) (State[T], []agent.Effect) {
 	if !s.closed || s.finished || len(s.queue) > 0 {
 		return s, fx
@@ -119,7 +122,7 @@ func (s State[T]) finish(fx []agent.Effect) (State[T], []agent.Effect) {
 	if s.paced && !s.last {
 		if !s.drained {
 			s.drained = true
-			fx = append(fx, agent.Drained{})
+			fx = append(fx, pace.Out(pace.Drained{}))
 		}
 		return s, fx
 	}

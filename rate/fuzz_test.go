@@ -9,6 +9,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/fuzzin"
+	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // FuzzEvolve drives Evolve with message sequences decoded from the fuzzer's
@@ -181,14 +182,14 @@ func fzMessage(sm *sim, kind, a, b byte) agent.Msg {
 		return agent.Query{ID: uint64(a)}
 	case 12:
 		return []agent.Msg{agent.Done[int]{ID: 1}, agent.Done[struct{}]{ID: 1},
-			agent.Set[float64]{Value: 9}, agent.Input[int]{Items: []int{9}}, agent.Pass{N: 1}}[a%5]
+			agent.Set[float64]{Value: 9}, agent.Input[int]{Items: []int{9}}, pace.In(pace.Pass{N: 1})}[a%5]
 	case 13:
 		if sm.sc.paced {
-			return agent.Reservation{N: int(a) % 5}
+			return pace.In(pace.Reservation{N: int(a) % 5})
 		}
 	case 14:
 		if sm.sc.paced && !sm.last && a%8 == 0 {
-			return agent.Reservation{Last: true}
+			return pace.In(pace.Reservation{Last: true})
 		}
 	case 15:
 		if !sm.closed && a%8 == 0 {

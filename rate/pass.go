@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // pass grants the passes owed, a token each, then emits waiting items,
@@ -66,5 +67,5 @@ func (s State[T]) grant(at time.Time) (State[T], []agent.Effect) {
 	}
 	s.owed -= n
 	s.granted += n
-	return s, []agent.Effect{agent.Grant{N: n}}
+	return s, []agent.Effect{pace.Out(pace.Grant{N: n})}
 }

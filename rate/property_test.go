@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // TestProperties drives Evolve through thousands of seeded random sequences
@@ -227,7 +228,7 @@ func newSim(t *testing.T, seed uint64, sc scenario, rnd *rand.Rand) *sim {
 		sm.deliver(agent.Pull{N: agent.Unbounded})
 	}
 	if sc.paced {
-		sm.deliver(agent.Reservation{}) // as the runtime does, right after the first Pull
+		sm.deliver(pace.In(pace.Reservation{})) // as the runtime does, right after the first Pull
 	}
 	return sm
 }
@@ -305,9 +306,9 @@ func (sm *sim) message() agent.Msg {
 	case p < 86:
 		return sm.unhandled()
 	case p < 94 && sm.sc.paced:
-		return agent.Reservation{N: sm.rnd.IntN(5)} // after Last too, which forgets them
+		return pace.In(pace.Reservation{N: sm.rnd.IntN(5)}) // after Last too, which forgets them
 	case p == 94 && sm.sc.paced && !sm.last && (sm.drained > 0 || sm.rnd.IntN(4) == 0):
-		return agent.Reservation{Last: true} // mostly once drained, as the runtime sends it
+		return pace.In(pace.Reservation{Last: true}) // mostly once drained, as the runtime sends it
 	case p == 99 && !sm.closed && sm.rnd.IntN(3) == 0:
 		return agent.Close{}
 	}
@@ -321,7 +322,7 @@ func (sm *sim) unhandled() agent.Msg {
 		agent.Done[struct{}]{ID: 1},
 		agent.Set[float64]{Value: 9},
 		agent.Input[int]{Items: []int{9}},
-		agent.Pass{N: 1},
+		pace.In(pace.Pass{N: 1}),
 	}[sm.rnd.IntN(5)]
 }
 
@@ -370,7 +371,7 @@ func (sm *sim) deliver(m agent.Msg) {
 		sm.checkTick(prev, next, fx, m)
 	case agent.Query:
 		sm.checkQuery(prev, next, fx, m)
-	case agent.Done[int], agent.Done[struct{}], agent.Set[float64], agent.Input[int], agent.Pass:
+	case agent.Done[int], agent.Done[struct{}], agent.Set[float64], agent.Input[int], agent.Event[pace.Pass]:
 		// The runtime fails an agent that leaves a message unhandled, so
 		// nothing is performed.
 		if len(fx) != 1 || fx[0] != agent.Effect(agent.Unhandled{}) || !same(prev, next) {
@@ -382,8 +383,8 @@ func (sm *sim) deliver(m agent.Msg) {
 		sm.pull(m.N)
 	case agent.Close:
 		sm.closed = true
-	case agent.Reservation:
-		sm.reserve(m)
+	case agent.Event[pace.Reservation]:
+		sm.reserve(m.Value)
 	}
 	sm.s = next
 	sm.perform(fx)
@@ -397,7 +398,7 @@ func (sm *sim) pull(n int) {
 
 // reserve counts the passes m reserves, or forgets those owed if it is the
 // last: the agent after this one has ended, and reserves no more.
-func (sm *sim) reserve(m agent.Reservation) {
+func (sm *sim) reserve(m pace.Reservation) {
 	switch {
 	case m.Last:
 		sm.last, sm.lastStep, sm.lastAt, sm.forgot = true, sm.n.messages, sm.now, sm.owed > 0
@@ -456,11 +457,11 @@ func (sm *sim) perform(fx []agent.Effect) {
 	slots, out := 0, false // items emitted whose slots are not given back yet; any
 	for _, e := range fx {
 		switch e := e.(type) {
-		case agent.Grant:
+		case agent.Send[pace.Grant]:
 			if out {
 				sm.fail("Grant after Emit in %+v: passes go ahead of the items", fx)
 			}
-			sm.grant(e.N)
+			sm.grant(e.Value.N)
 		case agent.Emit[int]:
 			if sm.owed > 0 {
 				sm.fail("emitted %v while %d passes are owed", e.Values, sm.owed)
@@ -492,7 +493,7 @@ func (sm *sim) perform(fx []agent.Effect) {
 			if sm.s.armed || sm.s.Status(sm.now).Reserved != 0 {
 				sm.fail("Finish with a timer armed (%v) or passes owed: %+v", sm.s.armed, sm.s.Status(sm.now))
 			}
-		case agent.Drained:
+		case agent.Send[pace.Drained]:
 			ends++
 			sm.drained++
 			if !sm.sc.paced || sm.last || !sm.closed || len(sm.s.queue) > 0 || sm.drained > 1 {
@@ -637,9 +638,9 @@ func (sm *sim) drain() {
 		if sm.drained != 1 || sm.owed != 0 {
 			sm.fail("drained %d times with %d passes owed", sm.drained, sm.owed)
 		}
-		sm.deliver(agent.Reservation{N: 1 + sm.rnd.IntN(3)})
+		sm.deliver(pace.In(pace.Reservation{N: 1 + sm.rnd.IntN(3)}))
 		sm.ticksUntil(time.Unix(1<<40, 0), true)
-		sm.deliver(agent.Reservation{Last: true})
+		sm.deliver(pace.In(pace.Reservation{Last: true}))
 	}
 	if sm.finish != 1 || len(sm.out) != len(sm.costs) {
 		sm.fail("drained with %d of %d items out and %d Finish", len(sm.out), len(sm.costs), sm.finish)
@@ -816,8 +817,8 @@ func (m *model) level(x *big.Int) *big.Int {
 func grants(fx []agent.Effect) int {
 	n := 0
 	for _, e := range fx {
-		if e, ok := e.(agent.Grant); ok {
-			n += e.N
+		if e, ok := e.(agent.Send[pace.Grant]); ok {
+			n += e.Value.N
 		}
 	}
 	return n

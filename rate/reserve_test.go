@@ -5,22 +5,23 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/internal/pace"
 	"github.com/evolvekit/evolve/rate"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // reserve is a Reservation of n passes.
-func reserve(n int) agent.Reservation { return agent.Reservation{N: n} }
+func reserve(n int) agent.Msg { return pace.In(pace.Reservation{N: n}) }
 
 // last is the Reservation that says the agent after this one has ended.
-var last = agent.Reservation{Last: true}
+var last = pace.In(pace.Reservation{Last: true})
 
 // granted sums the passes fx grants.
 func granted(fx []agent.Effect) int {
 	n := 0
-	for _, g := range agenttest.Of[agent.Grant](fx) {
-		n += g.N
+	for _, g := range agenttest.Of[agent.Send[pace.Grant]](fx) {
+		n += g.Value.N
 	}
 	return n
 }
@@ -28,7 +29,7 @@ func granted(fx []agent.Effect) int {
 func TestPassesAreGrantedAheadOfTheItemsATokenEach(t *testing.T) {
 	tr := play(t, start(t, 10, 2), []step{
 		{at: t0, msg: unbounded},
-		{at: t0, msg: agent.Reservation{}},
+		{at: t0, msg: pace.In(pace.Reservation{})},
 		{at: t0, msg: in(1, 2, 3), out: []int{1, 2}, timers: timer(1, d)},
 		// Two retries reserve their passes: they go before 3.
 		{at: t0 + d/2, msg: reserve(2)},
@@ -52,7 +53,7 @@ func grants(tr []agenttest.Trace[rate.State[int]]) []int {
 
 func TestAPassNeedsNoDemand(t *testing.T) {
 	tr := play(t, start(t, 10, 1), []step{
-		{at: t0, msg: agent.Reservation{}},
+		{at: t0, msg: pace.In(pace.Reservation{})},
 		{at: t0, msg: in(1)},
 		{at: t0, msg: reserve(1)},
 	})
@@ -63,21 +64,21 @@ func TestAPassNeedsNoDemand(t *testing.T) {
 func TestAPacedAgentFinishesAfterTheAgentItPaces(t *testing.T) {
 	tr := play(t, start(t, 10, 1), []step{
 		{at: t0, msg: unbounded},
-		{at: t0, msg: agent.Reservation{}},
+		{at: t0, msg: pace.In(pace.Reservation{})},
 		{at: t0, msg: in(1), out: []int{1}},
 		{at: t0, msg: agent.Close{}},
 		{at: t0, msg: reserve(1), timers: timer(1, d)},
 		{at: t1, msg: tick(1)},
 		{at: t2, msg: last},
 	})
-	assert.Equal(t, []agent.Effect{agent.Drained{}}, tr[3].Effects, "closed and drained, but the agent after it may still retry")
+	assert.Equal(t, []agent.Effect{pace.Out(pace.Drained{})}, tr[3].Effects, "closed and drained, but the agent after it may still retry")
 	assert.Equal(t, 1, granted(tr[5].Effects), "it still grants passes")
 	assert.Equal(t, []agent.Effect{agent.Finish{}}, tr[6].Effects, "that agent has ended: it finishes")
 }
 
 func TestTheLastReservationForgetsThePassesOwed(t *testing.T) {
 	tr := play(t, start(t, 1, 1), []step{
-		{at: t0, msg: agent.Reservation{}},
+		{at: t0, msg: pace.In(pace.Reservation{})},
 		{at: t0, msg: reserve(3), timers: timer(1, 10*d)},
 		{at: t0, msg: agent.Close{}},
 		{at: t1, msg: last},

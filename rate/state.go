@@ -22,10 +22,10 @@ type State[T any] struct {
 	due   time.Time // when the pending timer ticks
 	armed bool      // a timer with tag is pending
 
-	// The passes of the agent after this one in a chain (see
-	// agent.Reservation): paced once it may reserve some, owed those
-	// reserved and not yet granted, granted those granted so far, last once
-	// it has ended, drained once Drained was returned.
+	// The passes of the agent after this one in a chain (see package
+	// internal/pace): paced once it may reserve some, owed those reserved
+	// and not yet granted, granted those granted so far, last once it has
+	// ended, drained once it said so.
 	paced, last, drained bool
 	owed, granted        int
 

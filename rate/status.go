@@ -17,8 +17,8 @@ type Status struct {
 	Queue  int     // bound of the input queue, in items
 	Closed bool    // input has ended
 	// Reserved counts the passes the agent after this one in a chain
-	// reserved and waits for, Granted those it was granted (see
-	// agent.Reservation): retries that spent this agent's tokens.
+	// reserved and waits for, Granted those it was granted: retries that
+	// spent this agent's tokens.
 	Reserved, Granted int
 }
 

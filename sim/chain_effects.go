@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // perform carries out one effect agent i asked for in answer to m.
@@ -18,14 +19,14 @@ func (r *chainRunner) perform(i int, e agent.Effect, m agent.Msg) {
 		r.schedule(happening{at: r.now + max(e.Delay, 0), kind: stepTick, agent: i, n: e.Tag, gen: a.gen})
 	case agent.Disarm:
 		delete(a.timers, e.Tag)
-	case agent.Reserve:
-		r.reserve(i, e.N)
-	case agent.Grant:
-		if a.paces && e.N > 0 {
-			a.st.Granted += int64(e.N)
-			r.send(i+1, stepPass, uint64(e.N))
+	case agent.Send[pace.Reserve]:
+		r.reserve(i, e.Value.N)
+	case agent.Send[pace.Grant]:
+		if a.paces && e.Value.N > 0 {
+			a.st.Granted += int64(e.Value.N)
+			r.send(i+1, stepPass, uint64(e.Value.N))
 		}
-	case agent.Drained:
+	case agent.Send[pace.Drained]:
 		r.end(i)
 	case agent.Finish:
 		r.finish(i, e.Err)
@@ -149,7 +150,7 @@ func (r *chainRunner) start(i int, id uint64) {
 }
 
 // end closes the agent after agent i, once: it has finished, or said
-// agent.Drained.
+// that it drained (package internal/pace).
 func (r *chainRunner) end(i int) {
 	a := &r.agents[i]
 	if a.ended || i == len(r.agents)-1 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // chainRunner is one chain run in progress: its agents, the event agenda,
@@ -131,7 +132,7 @@ func (r *chainRunner) begin() {
 		r.agents[i].demand = demand
 		r.deliver(i, stepPull, uint64(demand), agent.Pull{At: r.at(), N: demand})
 		if r.agents[i].paces {
-			r.deliver(i, stepReserve, 0, agent.Reservation{At: r.at()})
+			r.deliver(i, stepReserve, 0, agent.Event[pace.Reservation]{At: r.at()})
 		}
 	}
 }
@@ -195,11 +196,11 @@ func (r *chainRunner) message(e happening) {
 		a.demand += min(int(e.n), agent.Unbounded-a.demand)
 		r.deliver(i, e.kind, e.n, agent.Pull{At: at, N: int(e.n)})
 	case stepPass:
-		r.deliver(i, e.kind, e.n, agent.Pass{At: at, N: int(e.n)})
+		r.deliver(i, e.kind, e.n, agent.Event[pace.Pass]{At: at, Value: pace.Pass{N: int(e.n)}})
 	case stepReserve:
-		r.deliver(i, e.kind, e.n, agent.Reservation{At: at, N: int(e.n)})
+		r.deliver(i, e.kind, e.n, agent.Event[pace.Reservation]{At: at, Value: pace.Reservation{N: int(e.n)}})
 	case stepLast:
-		r.deliver(i, e.kind, 0, agent.Reservation{At: at, Last: true})
+		r.deliver(i, e.kind, 0, agent.Event[pace.Reservation]{At: at, Value: pace.Reservation{Last: true}})
 	case stepClose:
 		r.deliver(i, e.kind, 0, agent.Close{At: at})
 	case stepInput:

@@ -97,7 +97,7 @@ func record(t *testing.T) []byte {
 // final status identical.
 func TestReplayReproducesEveryEffectOfARealRun(t *testing.T) {
 	rec := record(t)
-	for _, kind := range []string{`"msg":{"Input"`, `"msg":{"Done"`, `"msg":{"Pass"`, `"msg":{"Reservation"`, `"msg":{"Tick"`, `"msg":{"Query"`, `"msg":{"Close"`, `"retryAfter"`} {
+	for _, kind := range []string{`"msg":{"Input"`, `"msg":{"Done"`, `internal/pace.Pass]":`, `internal/pace.Reservation]":`, `"msg":{"Tick"`, `"msg":{"Query"`, `"msg":{"Close"`, `"retryAfter"`} {
 		assert.Contains(t, string(rec), kind, "the run exercised it")
 	}
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // runner is one run in progress: the agent's state, the event queue, the
@@ -109,7 +110,7 @@ func (r *runner[S, I, W, R, O]) handle(e event[R]) {
 	case end:
 		r.ending()
 	case pass:
-		r.deliver(agent.Pass{At: r.at(), N: int(e.id)})
+		r.deliver(agent.Event[pace.Pass]{At: r.at(), Value: pace.Pass{N: int(e.id)}})
 	}
 }
 
@@ -214,10 +215,10 @@ func (r *runner[S, I, W, R, O]) perform(e agent.Effect) {
 		// Simulated work has no context to cancel: it takes its time.
 	case agent.DeadLetter:
 		// A run has no dead-letter sink: the failed result stands.
-	case agent.Reserve:
+	case agent.Send[pace.Reserve]:
 		// A lone agent paces nobody but itself: its passes come at once.
-		if e.N > 0 {
-			r.schedule(event[R]{at: r.now, kind: pass, id: uint64(e.N)})
+		if e.Value.N > 0 {
+			r.schedule(event[R]{at: r.now, kind: pass, id: uint64(e.Value.N)})
 		}
 	default:
 		if !isReply(e) {

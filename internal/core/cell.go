@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/pace"
 	"github.com/evolvekit/evolve/internal/safe"
 )
 
@@ -87,7 +88,7 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 		now := c.h.rt.Clock.Now()
 		c.step(agent.Pull{At: now, N: c.ports.pull})
 		if c.ports.paced {
-			c.step(agent.Reservation{At: now})
+			c.step(agent.Event[pace.Reservation]{At: now})
 		}
 		c.flush()
 		over = c.over
@@ -251,13 +252,13 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 		c.deadLetter(e)
 	case agent.Finish:
 		c.finish(e.Err)
-	case agent.Reserve:
-		c.reserve(e.N)
-	case agent.Grant:
-		if c.ports.grant != nil && e.N > 0 {
-			c.ports.grant(e.N)
+	case agent.Send[pace.Reserve]:
+		c.reserve(e.Value.N)
+	case agent.Send[pace.Grant]:
+		if c.ports.grant != nil && e.Value.N > 0 {
+			c.ports.grant(e.Value.N)
 		}
-	case agent.Drained:
+	case agent.Send[pace.Drained]:
 		c.end()
 	case agent.Unhandled:
 		c.fail(fmt.Errorf("agent %s: evolve did not handle %T", c.spec.Name, m))
@@ -313,7 +314,7 @@ func (c *cell[S, I, W, R, O, V]) reserve(n int) {
 	case c.ports.reserve != nil:
 		c.ports.reserve(n)
 	default:
-		c.h.post(agent.Pass{N: n})
+		c.h.post(pace.In(pace.Pass{N: n}))
 	}
 }
 

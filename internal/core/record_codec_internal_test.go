@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/pace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -211,7 +212,7 @@ func TestADecoderReadsMessagesIntoTheAgentsTypes(t *testing.T) {
 		agent.Input[string]{At: at, Items: []string{"a", "b"}},
 		agent.Done[point]{At: at, ID: 4, Result: point{1, 2, "r"}, Err: context.Canceled},
 		agent.Set[time.Duration]{At: at, Value: time.Minute},
-		agent.Reservation{At: at, N: 2, Last: true},
+		agent.Event[pace.Reservation]{At: at, Value: pace.Reservation{N: 2, Last: true}},
 		agent.Tick{At: at, Tag: 9},
 	} {
 		e := encoder{base: base}

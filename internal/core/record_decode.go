@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // Decoder reads recorded messages back into the message types of one
@@ -28,7 +29,7 @@ type Decoder struct {
 func NewDecoder(base time.Time, m Machine, extra []agent.Msg) *Decoder {
 	dec := &Decoder{kinds: make(map[string]reflect.Type), d: decoder{base: base}}
 	for _, msg := range [][]agent.Msg{
-		{agent.Close{}, agent.Tick{}, agent.Pull{}, agent.Query{}, agent.Reservation{}, agent.Pass{}},
+		{agent.Close{}, agent.Tick{}, agent.Pull{}, agent.Query{}, agent.Event[pace.Reservation]{}, agent.Event[pace.Pass]{}},
 		m.Messages(), extra,
 	} {
 		for _, x := range msg {

@@ -43,11 +43,12 @@ type Spec[S, W, R, O any] struct {
 	// DeadLetters, when not nil, takes the agent.DeadLetter effects of
 	// the agent: its own sink, ahead of that of the chain it runs in.
 	DeadLetters func(agent.DeadLetter)
-	// Paces says the agent keeps a pace: its evolve takes
-	// agent.Reservation and answers with agent.Grant and agent.Drained.
-	// In a chain, an agent after it that Reserves spends its pace.
+	// Paces says the agent keeps a pace: its evolve takes the
+	// pace.Reservation events and answers with pace.Grant and pace.Drained
+	// (see package pace). In a chain, an agent after it that Reserves
+	// spends its pace.
 	Paces bool
-	// Reserves says the agent may return agent.Reserve, for passes at the
+	// Reserves says the agent may ask for pace.Reserve, for passes at the
 	// pace of the agent before it in a chain, if that one Paces.
 	Reserves bool
 	// Measure, when not nil, reads what the agent's status (a Reply's

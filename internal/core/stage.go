@@ -9,6 +9,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/bridge"
+	"github.com/evolvekit/evolve/internal/pace"
 	"github.com/evolvekit/evolve/internal/safe"
 )
 
@@ -36,7 +37,7 @@ type Inlet struct {
 	// no sink of their own, on their goroutines. Nil drops them.
 	DeadLetters func(agent.DeadLetter)
 	// Reserve takes the passes the stage's first agent reserves (see
-	// agent.Reserve), on its goroutine, for the pacer before it. Nil
+	// package pace), on its goroutine, for the pacer before it. Nil
 	// grants them at once.
 	Reserve func(n int)
 	// Record is where the stage's agents record the messages their evolve
@@ -56,7 +57,7 @@ type Outlet[O any] struct {
 	// slice once it returns: the caller may reuse it.
 	Deliver func(values []O) (refused int, err error)
 	// Ended is called once, in the stage's rounds, after the stage has
-	// finished or failed, or said agent.Drained, and after its last
+	// finished or failed, or said it drained (see package pace), and after its last
 	// Deliver. Nil does nothing.
 	Ended func()
 	// Paced says that whatever takes the values reserves passes of the
@@ -410,11 +411,11 @@ func (m *Member[I]) relayOf() *relay { return m.h.relayOf() }
 // news that the agent after it has ended (last); it reports false once the
 // agent has ended.
 func (m *Member[I]) reserve(n int, last bool) bool {
-	return m.h.post(agent.Reservation{N: n, Last: last})
+	return m.h.post(pace.In(pace.Reservation{N: n, Last: last}))
 }
 
 // pass brings the agent n passes it reserved.
-func (m *Member[I]) pass(n int) { m.h.post(agent.Pass{N: n}) }
+func (m *Member[I]) pass(n int) { m.h.post(pace.In(pace.Pass{N: n})) }
 
 // Close ends the agent's input.
 func (m *Member[I]) Close() { m.h.Close() }

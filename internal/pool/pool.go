@@ -37,7 +37,7 @@ type Pool[S, In, Out, R, V any] struct {
 	// DeadLetters is the agent's own dead-letter sink, or nil.
 	DeadLetters func(agent.DeadLetter)
 	// Reserves says the agent retries items, each retry at the pace of
-	// the rate stage before it in a chain (see agent.Reserve).
+	// the rate stage before it in a chain (see package internal/pace).
 	Reserves bool
 	// Measure reads its status for its metrics (see core.Spec).
 	Measure func(status any) meter.Extra

@@ -8,6 +8,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // effects checks the effects of one message against the model and
@@ -36,11 +37,11 @@ func (m *model[S, T]) effects(fx []agent.Effect) {
 				m.fail("disarmed %+v, pending: %v", e, m.timer.on)
 			}
 			m.timer.on = false
-		case agent.Reserve:
-			if e.N < 1 {
+		case agent.Send[pace.Reserve]:
+			if e.Value.N < 1 {
 				m.fail("reserved %+v", e)
 			}
-			m.reserved += e.N
+			m.reserved += e.Value.N
 		}
 	}
 	if m.given != m.starts {

@@ -11,6 +11,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
 	"github.com/evolvekit/evolve/internal/fuzzin"
+	"github.com/evolvekit/evolve/internal/pace"
 	"github.com/evolvekit/evolve/parallel"
 )
 
@@ -167,8 +168,8 @@ func (m *model[S, T]) expect(msg agent.Msg) {
 		}
 	case agent.Close:
 		m.closed = true
-	case agent.Pass:
-		n := min(msg.N, m.reserved)
+	case agent.Event[pace.Pass]:
+		n := min(msg.Value.N, m.reserved)
 		m.reserved -= n
 		m.passes += n
 	case agent.Done[[]result]:
@@ -244,7 +245,7 @@ func (m *model[S, T]) drain() {
 			}
 			return
 		case m.reserved > 0:
-			m.deliver(agent.Pass{N: m.reserved})
+			m.deliver(pace.In(pace.Pass{N: m.reserved}))
 		case len(m.running) > 0:
 			fails := byte(0)
 			if m.r.IntN(3) == 0 {

@@ -40,7 +40,7 @@
 //	      10-11: a grant of 1 + a%4 demand
 //	         12: the limit set as Agent.SetLimit decodes a
 //	         13: a query
-//	         14: a grant of the passes reserved with agent.Reserve: all
+//	         14: a grant of the passes reserved (pace.Reserve): all
 //	             of them if bit 6 of a is set, else 1 + a%4 at most, and
 //	             one more that was not reserved if bit 7 is set
 //	         15: Close, once, if a%8 is 0 (else nothing but the clock)

@@ -9,6 +9,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
 	"github.com/evolvekit/evolve/internal/fuzzin"
+	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // step decodes one record and delivers what it says (see the package
@@ -84,7 +85,7 @@ func (m *model[S, T]) grant(a byte) {
 	if n+extra == 0 {
 		return
 	}
-	m.deliver(agent.Pass{N: n + extra})
+	m.deliver(pace.In(pace.Pass{N: n + extra}))
 }
 
 // post sends n items, no more than the feeder holds slots for, none after
