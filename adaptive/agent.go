@@ -2,6 +2,7 @@ package adaptive
 
 import (
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/budget"
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/evolvekit/evolve/internal/pool"
@@ -71,9 +72,17 @@ func build[In, Out any](cfg Config, work parallel.Work[In, Out]) (pool.Pool[Stat
 		st, _ := v.(Status)
 		return meter.Extra{Limit: int64(st.Limit), Retried: int64(st.Retried)}
 	}
+	p.Share = share
 	p.Result = func(seq uint64, v Out, err error) parallel.Result[Out] {
 		return parallel.Result[Out]{Seq: seq, Value: v, Err: err}
 	}
 	p.Value = func(r parallel.Result[Out]) (Out, bool) { return r.Value, r.Err == nil }
 	return p, nil
 }
+
+// share is how an adaptive agent shares a chain's workers: as the parallel
+// agent it embeds reads, its limit set with a Limit, which its controller
+// carries on from.
+var share = budget.Shares(func(st Status) budget.Reading {
+	return budget.Reading{Queued: st.Queued, Busy: st.Batches, Done: st.Done, Limit: st.Limit}
+}, func(n int) Limit { return Limit(n) })

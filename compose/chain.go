@@ -33,7 +33,7 @@ func Start[I, O any](rt *agent.Runtime, s agent.Stage[I, O], sink func(O), opts 
 	if o.overflow == DropOldest {
 		st = core.Link(gateStage[I](st.First()), st)
 	}
-	shared, kinds, err := o.checkWorkers(st.Plan)
+	shared, sharing, err := o.checkWorkers(st.Plan)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func Start[I, O any](rt *agent.Runtime, s agent.Stage[I, O], sink func(O), opts 
 		m.WhenDone(c.memberDone)
 	}
 	if o.shared {
-		c.workers = startWorkers(o, bridge.Runtime(rt), c.log, c.members, shared, kinds, c.done)
+		c.workers = startWorkers(o, bridge.Runtime(rt), c.log, c.members, shared, sharing, c.done)
 	}
 	return c, nil
 }

@@ -5,11 +5,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/internal/bridge"
 	"github.com/evolvekit/evolve/internal/budget"
 	"github.com/evolvekit/evolve/internal/core"
-	"github.com/evolvekit/evolve/parallel"
 	"github.com/rs/zerolog"
 )
 
@@ -17,10 +15,12 @@ import (
 // reallocates its workers, unless [WithWorkersPeriod] says otherwise.
 const DefaultWorkersPeriod = budget.DefaultPeriod
 
-// WithWorkers makes the chain's parallel and adaptive stages share n
-// workers, so that the workers follow the bottleneck. At the start they
-// are split evenly, and each stage's limit is set to its share, whatever
-// its Limit setting. Then, every [DefaultWorkersPeriod] (see
+// WithWorkers makes the chain's stages that share workers share n of them,
+// so that the workers follow the bottleneck. The stages of this module
+// that share workers are the parallel and adaptive ones; an agent of one's
+// own shares them when its spawn.Spec says how (see spawn.ShareWorkers). At the start the workers are
+// split evenly, and each stage's limit is set to its share, whatever its
+// Limit setting. Then, every [DefaultWorkersPeriod] (see
 // [WithWorkersPeriod]), the chain asks each of those stages for its status,
 // once, and shares the workers again by the highest-averages rule
 // (Jefferson, D'Hondt): each stage keeps one worker of its own, and the
@@ -31,18 +31,18 @@ const DefaultWorkersPeriod = budget.DefaultPeriod
 //
 // The queue length is the stage's Queued. The service time, the time one
 // worker spends on one item, is read from the stage's counters by Little's
-// law: the workers busy (its Batches, the mean of two statuses) times the
-// period, divided by the items done in it; it is smoothed over the
-// periods. A parallel stage's limit is its share; lowering it lets the
-// work in flight finish. An adaptive stage's limit is set to its share,
-// within its Min and Max, and its controller carries on from there until
-// the next period, so the workers of a chain with adaptive stages are a
-// target rather than a bound.
+// law: the workers busy (a parallel or adaptive stage's Batches, the mean
+// of two statuses) times the period, divided by the items done in it; it
+// is smoothed over the periods. A parallel stage's limit is its share;
+// lowering it lets the work in flight finish. An adaptive stage's limit is
+// set to its share, within its Min and Max, and its controller carries on
+// from there until the next period, so the workers of a chain with
+// adaptive stages are a target rather than a bound.
 //
-// Start returns an [ErrConfig] when n is below the number of parallel and
-// adaptive stages (each keeps one worker), or when the chain has none. The
-// chain's Wait and Stop wait for the goroutine that shares the workers; it
-// costs one Status round trip per sharing stage per period.
+// Start returns an [ErrConfig] when n is below the number of stages that
+// share workers (each keeps one), or when the chain has none. The chain's
+// Wait and Stop wait for the goroutine that shares the workers; it costs
+// one Status round trip per sharing stage per period.
 func WithWorkers(n int) Option {
 	return func(opts *options) { opts.workers, opts.shared = n, true }
 }
@@ -56,8 +56,8 @@ func WithWorkersPeriod(d time.Duration) Option {
 
 // checkWorkers reports what makes the workers o asks for unusable in the
 // chain plan describes, and returns the positions of the stages that share
-// them, with their kinds.
-func (o options) checkWorkers(plan func() core.Plan) (at []int, kinds []budget.Kind, err error) {
+// them, with how each does.
+func (o options) checkWorkers(plan func() core.Plan) (at []int, sharing []*budget.Share, err error) {
 	switch {
 	case o.period < 0:
 		return nil, nil, invalid("workers period must not be negative, got %v", o.period)
@@ -67,44 +67,43 @@ func (o options) checkWorkers(plan func() core.Plan) (at []int, kinds []budget.K
 		return nil, nil, nil
 	}
 	for i, a := range plan().Agents {
-		st, _ := a.New().Status(time.Time{})
-		if _, k := budget.Read(time.Time{}, st); k != budget.None {
-			at, kinds = append(at, i), append(kinds, k)
+		if a.Share != nil {
+			at, sharing = append(at, i), append(sharing, a.Share)
 		}
 	}
 	switch {
 	case len(at) == 0:
-		return nil, nil, invalid("workers need a parallel or adaptive stage to share them, and the chain has none")
+		return nil, nil, invalid("workers need a stage that shares them, and the chain has none")
 	case o.workers < len(at):
-		return nil, nil, invalid("workers must be at least the chain's %d parallel and adaptive stages, got %d", len(at), o.workers)
+		return nil, nil, invalid("workers must be at least the chain's %d stages that share them, got %d", len(at), o.workers)
 	}
-	return at, kinds, nil
+	return at, sharing, nil
 }
 
-// workers shares a chain's workers among its parallel and adaptive stages,
-// on a goroutine of its own that the chain's Wait and Stop wait for. A nil
+// workers shares a chain's workers among its stages that share them, on a
+// goroutine of its own that the chain's Wait and Stop wait for. A nil
 // *workers is a chain without them.
 type workers struct {
-	n       int
-	period  time.Duration
-	clock   bridge.Clock
-	log     zerolog.Logger
-	members []core.Runner // the stages that share the workers
-	kinds   []budget.Kind
-	stages  []budget.Stage
-	shares  []int
-	ctx     context.Context // ends when the chain is stopped
-	cancel  context.CancelFunc
-	done    <-chan struct{} // the chain's: closed once every stage is done
-	exited  chan struct{}   // closed once the goroutine has returned
+	n         int
+	period    time.Duration
+	clock     bridge.Clock
+	log       zerolog.Logger
+	members   []core.Runner   // the stages that share the workers
+	sharing   []*budget.Share // how each does
+	estimates []budget.Estimate
+	shares    []int
+	ctx       context.Context // ends when the chain is stopped
+	cancel    context.CancelFunc
+	done      <-chan struct{} // the chain's: closed once every stage is done
+	exited    chan struct{}   // closed once the goroutine has returned
 }
 
 // startWorkers splits n workers evenly among the members at the positions
-// at, of the kinds given, and starts the goroutine that shares them again
-// every period until done is closed or halt is called.
-func startWorkers(o options, rt *bridge.Parts, log zerolog.Logger, members []core.Runner, at []int, kinds []budget.Kind, done <-chan struct{}) *workers {
-	w := &workers{n: o.workers, period: o.period, clock: rt.Clock, log: log, kinds: kinds,
-		stages: make([]budget.Stage, len(at)), done: done, exited: make(chan struct{})}
+// at, which share them as sharing says, and starts the goroutine that
+// shares them again every period until done is closed or halt is called.
+func startWorkers(o options, rt *bridge.Parts, log zerolog.Logger, members []core.Runner, at []int, sharing []*budget.Share, done <-chan struct{}) *workers {
+	w := &workers{n: o.workers, period: o.period, clock: rt.Clock, log: log, sharing: sharing,
+		estimates: make([]budget.Estimate, len(at)), done: done, exited: make(chan struct{})}
 	if w.period == 0 {
 		w.period = DefaultWorkersPeriod
 	}
@@ -152,9 +151,9 @@ func (w *workers) reallocate() {
 		if err != nil {
 			return
 		}
-		r, _ := budget.Read(w.clock.Now(), st)
-		w.stages[i] = w.stages[i].Observe(r)
-		demand[i], limits[i] = w.stages[i].Demand(), r.Limit
+		r := w.sharing[i].Read(w.clock.Now(), st)
+		w.estimates[i] = w.estimates[i].Observe(r)
+		demand[i], limits[i] = w.estimates[i].Demand(), r.Limit
 	}
 	shares := budget.Allocate(w.n, demand)
 	for i, n := range shares {
@@ -171,12 +170,7 @@ func (w *workers) reallocate() {
 // set sets the limit of the i-th sharing stage to n. A stage that has ended
 // needs no workers: the agent.ErrClosed that says so is ignored.
 func (w *workers) set(i, n int) {
-	switch w.kinds[i] {
-	case budget.Parallel:
-		_ = core.Set(w.members[i], parallel.Limit(n))
-	case budget.Adaptive:
-		_ = core.Set(w.members[i], adaptive.Limit(n))
-	}
+	_ = core.Adjust(w.members[i], w.sharing[i].Limit(w.clock.Now(), n))
 }
 
 // halt stops the sharing without waiting.

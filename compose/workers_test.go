@@ -85,8 +85,8 @@ func TestWithWorkersRefusesWhatItCannotShare(t *testing.T) {
 		opts  []compose.Option
 		want  string
 	}{
-		{three, []compose.Option{compose.WithWorkers(2)}, "compose: workers must be at least the chain's 3 parallel and adaptive stages, got 2"},
-		{three, []compose.Option{compose.WithWorkers(-1)}, "compose: workers must be at least the chain's 3 parallel and adaptive stages, got -1"},
+		{three, []compose.Option{compose.WithWorkers(2)}, "compose: workers must be at least the chain's 3 stages that share them, got 2"},
+		{three, []compose.Option{compose.WithWorkers(-1)}, "compose: workers must be at least the chain's 3 stages that share them, got -1"},
 		{three, []compose.Option{compose.WithWorkers(3), compose.WithWorkersPeriod(-time.Second)}, "compose: workers period must not be negative, got -1s"},
 		{three, []compose.Option{compose.WithWorkersPeriod(time.Second)}, "compose: a workers period needs WithWorkers"},
 	} {
@@ -97,7 +97,7 @@ func TestWithWorkersRefusesWhatItCannotShare(t *testing.T) {
 	}
 	c, err := compose.Start(rt, compose.Pipe2(r, b), nil, compose.WithWorkers(4))
 	assert.Nil(t, c)
-	assert.EqualError(t, err, "compose: workers need a parallel or adaptive stage to share them, and the chain has none")
+	assert.EqualError(t, err, "compose: workers need a stage that shares them, and the chain has none")
 }
 
 func TestSharedWorkersStartEvenlyAndFollowTheSlowStage(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/budget"
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/evolvekit/evolve/internal/pool"
@@ -84,5 +85,12 @@ func build[In, Out any](cfg Config, work Work[In, Out]) (pool.Pool[State[In, Out
 			st, _ := v.(Status)
 			return meter.Extra{Limit: int64(st.Limit), Retried: int64(st.Retried)}
 		},
+		Share: share,
 	}, nil
 }
+
+// share is how a parallel agent shares a chain's workers: its workers are
+// its batches in flight, and its limit is set with a Limit.
+var share = budget.Shares(func(st Status) budget.Reading {
+	return budget.Reading{Queued: st.Queued, Busy: st.Batches, Done: st.Done, Limit: st.Limit}
+}, func(n int) Limit { return Limit(n) })

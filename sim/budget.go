@@ -23,21 +23,14 @@ const stepWorkers step = math.MaxUint8
 func (k step) periodic() bool { return k == stepSample || k == stepWorkers }
 
 // workers is the budget of a chain run with ChainConfig.Workers: the
-// agents it shares the workers among, their kinds, and what it keeps of
-// each between reallocations.
+// agents it shares the workers among, those that declare a Share, and what
+// it keeps of each between reallocations.
 type workers struct {
-	n      int
-	period time.Duration
-	agents []int // their positions in the chain
-	kinds  []budget.Kind
-	stages []budget.Stage
-	demand []budget.Demand
-}
-
-// kindOf returns the kind of the agent whose status is st, for a budget.
-func kindOf(st any) budget.Kind {
-	_, k := budget.Read(Epoch, st)
-	return k
+	n         int
+	period    time.Duration
+	agents    []int // their positions in the chain
+	estimates []budget.Estimate
+	demand    []budget.Demand
 }
 
 // checkWorkers reports a budget cfg asks for that the chain plan describes
@@ -53,15 +46,15 @@ func checkWorkers(cfg ChainConfig, plan core.Plan) error {
 	}
 	shared := 0
 	for _, a := range plan.Agents {
-		if st, _ := a.New().Status(Epoch); kindOf(st) != budget.None {
+		if a.Share != nil {
 			shared++
 		}
 	}
 	switch {
 	case shared == 0:
-		return invalid("workers need a parallel or adaptive agent to share them, and the chain has none")
+		return invalid("workers need an agent that shares them, and the chain has none")
 	case cfg.Workers < shared:
-		return invalid("workers must be at least the chain's %d parallel and adaptive agents, got %d", shared, cfg.Workers)
+		return invalid("workers must be at least the chain's %d agents that share them, got %d", shared, cfg.Workers)
 	}
 	return nil
 }
@@ -78,11 +71,11 @@ func (r *chainRunner) startWorkers() {
 		w.period = DefaultWorkersPeriod
 	}
 	for i := range r.agents {
-		if st, _ := r.agents[i].m.Status(r.at()); kindOf(st) != budget.None {
-			w.agents, w.kinds = append(w.agents, i), append(w.kinds, kindOf(st))
+		if r.agents[i].Share != nil {
+			w.agents = append(w.agents, i)
 		}
 	}
-	w.stages, w.demand = make([]budget.Stage, len(w.agents)), make([]budget.Demand, len(w.agents))
+	w.estimates, w.demand = make([]budget.Estimate, len(w.agents)), make([]budget.Demand, len(w.agents))
 	r.workers = w
 	r.reallocate()
 }
@@ -95,14 +88,14 @@ func (r *chainRunner) reallocate() {
 	limits := make([]int, len(w.agents))
 	for j, i := range w.agents {
 		st, _ := r.agents[i].m.Status(at)
-		rd, _ := budget.Read(at, st)
-		w.stages[j] = w.stages[j].Observe(rd)
-		w.demand[j], limits[j] = w.stages[j].Demand(), rd.Limit
+		rd := r.agents[i].Share.Read(at, st)
+		w.estimates[j] = w.estimates[j].Observe(rd)
+		w.demand[j], limits[j] = w.estimates[j].Demand(), rd.Limit
 	}
 	for j, n := range budget.Allocate(w.n, w.demand) {
 		i := w.agents[j]
 		if n != limits[j] && !r.agents[i].over && r.violated == nil {
-			r.deliver(i, stepWorkers, uint64(n), budget.Message(w.kinds[j], at, n))
+			r.deliver(i, stepWorkers, uint64(n), r.agents[i].Share.Limit(at, n))
 		}
 	}
 	r.schedule(happening{at: r.now + w.period, kind: stepWorkers})

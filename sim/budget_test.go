@@ -122,12 +122,12 @@ func TestRunChainRefusesWorkersItCannotShare(t *testing.T) {
 	}{
 		{with(-1, 0), "sim: workers must not be negative, got -1"},
 		{with(3, -time.Millisecond), "sim: workers period must not be negative, got -1ms"},
-		{with(2, 0), "sim: workers must be at least the chain's 3 parallel and adaptive agents, got 2"},
+		{with(2, 0), "sim: workers must be at least the chain's 3 agents that share them, got 2"},
 	} {
 		_, err := sim.RunChain(c.cfg, sim.Chain[int, int]{Stage: threeStages(t, 1)})
 		assert.EqualError(t, err, c.want)
 		assert.ErrorIs(t, err, sim.ErrConfig)
 	}
 	_, err = sim.RunChain(with(4, 0), sim.Chain[int, []int]{Stage: none})
-	assert.EqualError(t, err, "sim: workers need a parallel or adaptive agent to share them, and the chain has none")
+	assert.EqualError(t, err, "sim: workers need an agent that shares them, and the chain has none")
 }

@@ -36,9 +36,9 @@ type ChainConfig struct {
 	// Demand is the demand the sink grants the last agent when the run
 	// starts; 0 means [agent.Unbounded].
 	Demand int
-	// Workers, when positive, makes the chain's parallel and adaptive
-	// agents share that many workers, as compose.WithWorkers does: at the
-	// start they are split evenly, and every WorkersPeriod (0 means
+	// Workers, when positive, makes the chain's agents that share workers
+	// share that many, as compose.WithWorkers does: at the start they are
+	// split evenly, and every WorkersPeriod (0 means
 	// [DefaultWorkersPeriod]) reallocated by the highest-averages rule
 	// over each agent's queue times its service time, each agent's limit
 	// set to its share. It must be at least the number of those agents.

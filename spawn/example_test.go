@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/spawn"
 )
 
@@ -98,4 +100,56 @@ func Example() {
 	// not
 	// wait: <nil>
 	// dropped: 2 <nil>
+}
+
+// A pool, an agent of your own that runs work on at most its limit of
+// items at once, shares a chain's 5 workers with a parallel stage: it
+// says how its status reads and which setting sets its limit, and the
+// chain starts each stage on an even share.
+func ExampleShareWorkers() {
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(context.Background())
+	ctx := context.Background()
+
+	double := func(_ context.Context, v int) (int, error) { return 2 * v, nil }
+	share := spawn.ShareWorkers(func(st poolStatus) spawn.Workers {
+		return spawn.Workers{Queued: st.Queued, Busy: st.Busy, Done: st.Done, Limit: st.Limit}
+	}, func(n int) poolLimit { return poolLimit(n) })
+	first, err := spawn.Stage[int, poolStatus](spawn.Spec[pool, int, int, int]{
+		Name: "pool", State: pool{limit: 1}, Evolve: poolEvolve, Work: double, Share: share,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	second, err := parallel.Stage(parallel.Config{Limit: 1}, double)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var out []int
+	chain, err := compose.Start(rt, compose.Pipe2(first, second), func(v int) { out = append(out, v) }, compose.WithWorkers(5))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	st, err := chain.Status(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("pool limit", st.Stages[0].Detail.(poolStatus).Limit)
+	fmt.Println("parallel limit", st.Stages[1].Detail.(parallel.Status).Limit)
+	for v := range 3 {
+		if err := chain.Post(ctx, v+1); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	chain.Close()
+	fmt.Println("wait:", chain.Wait(ctx), len(out))
+	// Output:
+	// pool limit 3
+	// parallel limit 2
+	// wait: <nil> 3
 }

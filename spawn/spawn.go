@@ -8,7 +8,8 @@
 // its Start effects run. [New] runs it on its own and returns its
 // agent.Handle; [Stage] makes it a stage for package compose; [Set] sends a
 // running agent an agent.Set message, for a setting that changes while it
-// runs. The runtime stamps each message with the time, runs the work on
+// runs. An agent that runs work on a limited number of workers may share
+// them with the other stages of its chain: see [ShareWorkers]. The runtime stamps each message with the time, runs the work on
 // goroutines it owns, arms the timers, passes values on as the demand
 // downstream allows, and reports a message of its own sending that evolve
 // did not handle as the agent's failure.
@@ -50,6 +51,10 @@ type Spec[S, W, R, O any] struct {
 	// panic in it becomes an *agent.PanicError in the agent.Done. Nil for
 	// an agent that starts no work.
 	Work func(ctx context.Context, w W) (R, error)
+	// Share, when not nil, makes the agent share the workers of a chain
+	// started with compose.WithWorkers, as [ShareWorkers] says how. Nil
+	// for an agent whose workers are its own.
+	Share *Share
 }
 
 // New starts the agent spec describes on rt, on its own: it takes items of
@@ -99,6 +104,11 @@ func build[S, W, R, O any](spec Spec[S, W, R, O]) (core.Spec[S, W, R, O], error)
 		return cs, errs.Invalid(ErrConfig, "spawn", "evolve must not be nil")
 	case spec.Queue < 0:
 		return cs, errs.Invalid(ErrConfig, "spawn", "queue must not be negative, got %d", spec.Queue)
+	case spec.Share != nil && spec.Share.share == nil:
+		return cs, errs.Invalid(ErrConfig, "spawn", "share needs a read and a limit function; make it with ShareWorkers")
+	}
+	if spec.Share != nil {
+		cs.Share = spec.Share.share
 	}
 	if cs.Name == "" {
 		cs.Name = "agent"

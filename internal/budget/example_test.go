@@ -25,14 +25,34 @@ func ExampleAllocate() {
 	// [4 7 1]
 }
 
-// A Stage reads a stage's counters on a period and estimates its service
-// time by Little's law: 4 workers busy for 100 ms that finish 40 items
-// spend 10 ms on each.
-func ExampleStage() {
+// An Estimate reads a stage's counters on a period and estimates its
+// service time by Little's law: 4 workers busy for 100 ms that finish 40
+// items spend 10 ms on each.
+func ExampleEstimate() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var s budget.Stage
-	s = s.Observe(budget.Reading{At: t0, Queued: 10, Busy: 4, Done: 100})
-	s = s.Observe(budget.Reading{At: t0.Add(100 * time.Millisecond), Queued: 12, Busy: 4, Done: 140})
-	fmt.Println(s.Demand())
+	var e budget.Estimate
+	e = e.Observe(budget.Reading{At: t0, Queued: 10, Busy: 4, Done: 100})
+	e = e.Observe(budget.Reading{At: t0.Add(100 * time.Millisecond), Queued: 12, Busy: 4, Done: 140})
+	fmt.Println(e.Demand())
 	// Output: {12 10ms}
+}
+
+// A stage whose status is a pool and whose limit a size sets declares
+// how it shares workers; a driver reads its status and sets its limit
+// through the Share alone.
+func ExampleShares() {
+	type pool struct{ waiting, running, finished, size int }
+	type size int
+	share := budget.Shares(func(p pool) budget.Reading {
+		return budget.Reading{Queued: p.waiting, Busy: p.running, Done: p.finished, Limit: p.size}
+	}, func(n int) size { return size(n) })
+
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var status any = pool{waiting: 7, running: 2, finished: 30, size: 2}
+	r := share.Read(t0, status)
+	fmt.Println(r.Queued, r.Busy, r.Done, r.Limit)
+	fmt.Printf("%+v\n", share.Limit(t0, 5))
+	// Output:
+	// 7 2 30 2
+	// {At:2026-01-01 00:00:00 +0000 UTC Value:5}
 }

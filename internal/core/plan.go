@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/budget"
 	"github.com/evolvekit/evolve/internal/safe"
 )
 
@@ -38,6 +39,9 @@ type PlanAgent struct {
 	// Outside says the agent connects to something outside the runtime
 	// (its Spec has Open), which only the runtime can do.
 	Outside bool
+	// Share is that of the agent's Spec: how it shares a budget's
+	// workers, or nil when it does not.
+	Share *budget.Share
 	// Next holds the conversions, in order, between the values this agent
 	// emits and the items of the agent after it: this agent's MapOut
 	// functions, then that one's MapIn functions. The last agent has none
@@ -105,6 +109,7 @@ func (s Stage[I, O]) Plan() Plan {
 func planOf[I, V, S, W, R, O any](spec Spec[S, W, R, O]) Plan {
 	return Plan{Agents: []PlanAgent{{
 		Name: spec.Name, Queue: spec.Queue, Paces: spec.Paces, Reserves: spec.Reserves, Outside: spec.Open != nil,
+		Share: spec.Share,
 		New: func() Machine {
 			return &machine[S, I, W, R, O, V]{spec: spec, state: spec.State, results: make(map[uint64]outcome[R])}
 		},

@@ -63,9 +63,15 @@ func spawn[I, V, S, W, R, O any](rt *agent.Runtime, spec Spec[S, W, R, O], wire 
 // agent has ended, and an error when h is not an agent this module runs. It
 // does not wait for the change to take effect.
 func Set[C any](h any, c C) error {
+	return Adjust(h, agent.Set[C]{Value: c})
+}
+
+// Adjust hands the agent behind h m, an agent.Set message made elsewhere
+// (by a budget.Share, say), as Set does; the agent stamps it anew.
+func Adjust(h any, m agent.Msg) error {
 	a, ok := h.(interface{ adjust(agent.Msg) error })
 	if !ok {
 		return fmt.Errorf("agent: %T is not an agent started by this module", h)
 	}
-	return a.adjust(agent.Set[C]{Value: c})
+	return a.adjust(m)
 }

@@ -14,6 +14,7 @@ import (
 	"context"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/budget"
 	"github.com/evolvekit/evolve/internal/meter"
 )
 
@@ -55,6 +56,10 @@ type Spec[S, W, R, O any] struct {
 	// value) says beyond its agent.Load that its metrics show: its limit,
 	// tokens, retries, drops.
 	Measure func(status any) meter.Extra
+	// Share, when not nil, says the agent shares the workers of a chain's
+	// budget, and how: what its status tells the budget and the message
+	// that sets its limit. A driver of a budget asks it through the Plan.
+	Share *budget.Share
 }
 
 // Port is what an agent's Open connected it to.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/budget"
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/evolvekit/evolve/internal/safe"
@@ -41,6 +42,8 @@ type Pool[S, In, Out, R, V any] struct {
 	Reserves bool
 	// Measure reads its status for its metrics (see core.Spec).
 	Measure func(status any) meter.Extra
+	// Share is how it shares a chain's workers (see core.Spec).
+	Share *budget.Share
 }
 
 // New starts the agent on rt, on its own, with its results going to sink.
@@ -69,6 +72,7 @@ func (p Pool[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		DeadLetters: p.DeadLetters,
 		Reserves:    p.Reserves,
 		Measure:     p.Measure,
+		Share:       p.Share,
 		Work: func(ctx context.Context, seq uint64, items []In) ([]R, error) {
 			return p.run(ctx, seq, items), nil
 		},

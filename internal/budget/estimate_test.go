@@ -13,7 +13,7 @@ var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // at is the instant d after t0.
 func at(d time.Duration) time.Time { return t0.Add(d) }
 
-func TestStageEstimatesServiceByLittlesLaw(t *testing.T) {
+func TestEstimateGoesByLittlesLaw(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		readings []budget.Reading
@@ -39,19 +39,19 @@ func TestStageEstimatesServiceByLittlesLaw(t *testing.T) {
 			{At: t0, Busy: 4}, {At: t0, Busy: 4, Done: 40}, {At: at(100 * ms), Busy: 4, Done: 80}}, 10 * ms, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var s budget.Stage
+			var e budget.Estimate
 			for _, r := range c.readings {
-				s = s.Observe(r)
+				e = e.Observe(r)
 			}
-			got, ok := s.Service()
+			got, ok := e.Service()
 			assert.Equal(t, c.want, got)
 			assert.Equal(t, c.want > 0, ok)
-			assert.Equal(t, budget.Demand{Queued: c.queued, Service: c.want}, s.Demand())
+			assert.Equal(t, budget.Demand{Queued: c.queued, Service: c.want}, e.Demand())
 		})
 	}
 }
 
 func TestAQuickStageAsksForOneNanosecond(t *testing.T) {
-	s := budget.Stage{}.Observe(budget.Reading{At: t0}).Observe(budget.Reading{At: at(ms), Queued: 3, Done: 1000})
-	assert.Equal(t, budget.Demand{Queued: 3, Service: 1}, s.Demand())
+	e := budget.Estimate{}.Observe(budget.Reading{At: t0}).Observe(budget.Reading{At: at(ms), Queued: 3, Done: 1000})
+	assert.Equal(t, budget.Demand{Queued: 3, Service: 1}, e.Demand())
 }
