@@ -54,6 +54,11 @@ type Spec[S, W, R, O any] struct {
 	// value) says beyond its agent.Load that its metrics show: its limit,
 	// tokens, retries, drops.
 	Measure func(status any) meter.Extra
+	// Takes holds a zero value of each agent.Set and agent.Event message
+	// the agent's evolve takes: their payload types are the agent's own,
+	// which its other types do not say. A replay reads recorded messages
+	// back into them (see Machine.Messages).
+	Takes []agent.Msg
 }
 
 // Port is what an agent's Open connected it to.

@@ -41,6 +41,8 @@ type Pool[S, In, Out, R, V any] struct {
 	Reserves bool
 	// Measure reads its status for its metrics (see core.Spec).
 	Measure func(status any) meter.Extra
+	// Takes are the Set messages its evolve takes (see core.Spec).
+	Takes []agent.Msg
 }
 
 // New starts the agent on rt, on its own, with its results going to sink.
@@ -69,6 +71,7 @@ func (p Pool[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		DeadLetters: p.DeadLetters,
 		Reserves:    p.Reserves,
 		Measure:     p.Measure,
+		Takes:       p.Takes,
 		Work: func(ctx context.Context, seq uint64, items []In) ([]R, error) {
 			return p.run(ctx, seq, items), nil
 		},
