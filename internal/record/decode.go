@@ -1,4 +1,4 @@
-package core
+package record
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"time"
 
@@ -21,23 +22,22 @@ type Decoder struct {
 	d     decoder
 }
 
-// NewDecoder returns the Decoder of the messages m's agent takes, read
-// from a recording whose base instant is base: those of package agent,
-// its own Input and Done, and the messages of extra (zero Set or Event
-// messages, whose payload types the agent does not say).
-func NewDecoder(base time.Time, m Machine, extra []agent.Msg) *Decoder {
+// NewDecoder returns the Decoder of the messages an agent takes, read
+// from a recording whose base instant is base: those of package agent, and
+// takes, the agent's own (core.Machine's Messages: its Input and Done, and
+// the Set and Event messages whose payload types are its own).
+func NewDecoder(base time.Time, takes []agent.Msg) *Decoder {
 	dec := &Decoder{kinds: make(map[string]reflect.Type), d: decoder{base: base}}
-	for _, msg := range [][]agent.Msg{
-		{agent.Close{}, agent.Tick{}, agent.Pull{}, agent.Query{}, agent.Reservation{}, agent.Pass{}},
-		m.Messages(), extra,
-	} {
-		for _, x := range msg {
-			t := reflect.TypeOf(x)
+	for _, x := range slices.Concat(common, takes) {
+		if t := reflect.TypeOf(x); t != nil {
 			dec.kinds[messageKey(t)] = t
 		}
 	}
 	return dec
 }
+
+// common are the messages of package agent whose types every agent shares.
+var common = []agent.Msg{agent.Close{}, agent.Tick{}, agent.Pull{}, agent.Query{}, agent.Reservation{}, agent.Pass{}}
 
 // Message reads a recorded message, stamped with at.
 func (dec *Decoder) Message(raw []byte, at time.Time) (agent.Msg, error) {
@@ -48,7 +48,7 @@ func (dec *Decoder) Message(raw []byte, at time.Time) (agent.Msg, error) {
 	for key, fields := range one {
 		t, ok := dec.kinds[key]
 		if !ok {
-			return nil, fmt.Errorf("a message of type %s, which this agent does not take (a Set or an Event must be named to the replay)", key)
+			return nil, fmt.Errorf("a message of type %s, which this agent does not take (an agent names the Set and Event messages it takes: see spawn.Spec.Takes)", key)
 		}
 		v := reflect.New(t).Elem()
 		if err := dec.d.fields(fields, v, "At"); err != nil {
