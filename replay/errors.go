@@ -15,7 +15,7 @@ var ErrRecording = errors.New("replay: cannot replay the recording")
 // ErrDiverged is reported by [Run] when an agent's evolve, fed a recorded
 // message, does not return what it returned when recorded. The error is a
 // [*DivergenceError] saying where.
-var ErrDiverged = errors.New("replay: the replay diverged from the recording")
+var ErrDiverged = errors.New("replay: evolve diverged from the recording")
 
 // DivergenceError is the error of a [Run] whose agent did not do again
 // what it did when recorded. errors.Is(err, ErrDiverged) is true.

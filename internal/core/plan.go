@@ -11,7 +11,8 @@ import (
 
 // Plan describes the agents of a Stage with their types erased, first to
 // last, for a driver other than the runtime: package sim runs a chain in
-// virtual time from it. It holds what the runtime links: each agent's
+// virtual time from it, package replay plays a recording back through it.
+// It holds what the runtime links: each agent's
 // spec (as a Machine it can bring to life), its bound, whether it paces the
 // agent after it or reserves passes of the one before, and the
 // conversions (MapIn, MapOut) that values go through between neighbours.

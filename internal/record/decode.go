@@ -66,7 +66,7 @@ type decoder struct {
 	base time.Time
 }
 
-// decodeValue decodes raw into v, which must be settable.
+// value decodes raw into v, which must be settable.
 func (d decoder) value(raw []byte, v reflect.Value) error {
 	t := v.Type()
 	if t == timeType {
@@ -217,7 +217,7 @@ func (d decoder) slice(raw []byte, v reflect.Value, null bool) error {
 	return d.list(raw, v, true)
 }
 
-// decodeList decodes a list into an array, or into a new slice.
+// list decodes a list into an array, or into a new slice.
 func (d decoder) list(raw []byte, v reflect.Value, grow bool) error {
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
@@ -261,7 +261,7 @@ func (d decoder) mapping(raw []byte, v reflect.Value, null bool) error {
 	return nil
 }
 
-// decodeFields decodes an object into the fields of a struct, but the one
+// fields decodes an object into the fields of a struct, but the one
 // named skip. The object must have every field and no other: a type that
 // changed since the recording does not read it.
 func (d decoder) fields(raw []byte, v reflect.Value, skip string) error {
@@ -294,7 +294,7 @@ func (d decoder) fields(raw []byte, v reflect.Value, skip string) error {
 	return nil
 }
 
-// decodeBoxed decodes a value in an interface: an error, a value of a
+// boxed decodes a value in an interface: an error, a value of a
 // type it knows by name, or, for one it does not, an opaque value that
 // encodes as it was recorded.
 func (d decoder) boxed(raw []byte, v reflect.Value, null bool) error {
@@ -350,7 +350,7 @@ func init() {
 	}
 }
 
-// decodeError reads back a recorded error as a *recordedError.
+// error reads back a recorded error as a *recordedError.
 func (d decoder) error(raw []byte) (error, error) {
 	var rec struct {
 		Text       json.RawMessage `json:"$error"`
