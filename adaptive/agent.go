@@ -68,6 +68,7 @@ func build[In, Out any](cfg Config, work parallel.Work[In, Out]) (pool.Pool[Stat
 	p.Name, p.State, p.Evolve, p.Queue = cfg.name(), s, Evolve[In, Out], cfg.queue()
 	p.Work, p.Timeout, p.DeadLetters = work, cfg.Timeout, cfg.DeadLetters
 	p.Reserves = cfg.Retry.Attempts > 1
+	p.Takes = []agent.Msg{agent.Set[Limit]{}}
 	p.Measure = func(v any) meter.Extra {
 		st, _ := v.(Status)
 		return meter.Extra{Limit: int64(st.Limit), Retried: int64(st.Retried)}

@@ -9,6 +9,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/bridge"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/record"
 	"github.com/rs/zerolog"
 )
 
@@ -53,7 +54,7 @@ func Start[I, O any](rt *agent.Runtime, s agent.Stage[I, O], sink func(O), opts 
 		done:     make(chan struct{}),
 	}
 	c.left.Store(int64(len(c.members)))
-	c.record(rec)
+	c.seal(rec)
 	for _, m := range c.members {
 		m.WhenDone(c.memberDone)
 	}
@@ -89,7 +90,7 @@ type chain[I any] struct {
 	done     chan struct{} // closed once every member is done
 	workers  *workers      // shares WithWorkers' workers; nil without
 
-	rec *core.Recorder // where the chain records; nil when it does not
+	rec *record.Recorder // where the chain records; nil when it does not
 }
 
 // Name returns the chain's name.

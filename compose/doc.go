@@ -39,13 +39,11 @@
 //
 // # Record and replay
 //
-// [WithRecording] makes a chain write down, as JSON lines, every message
-// each of its stages' evolve takes, with its instant, and the effects it
-// returned. sim.Replay feeds a recording to fresh agents of the same stage
-// and checks that they give the same effects and end with the same status,
-// byte for byte; a bug report can carry the file, and whoever reads it
-// replays the run with no goroutines, clock or work. Package sim's doc
-// (Record and replay) says what is recorded and how errors read back.
+// [WithRecording] makes a chain write down every message each of its
+// stages' evolve takes, and the effects it returned, so that package
+// replay can play the run back, with no goroutines, clock or work, and
+// check that the same evolve functions do the same again; package
+// replay's doc says how.
 //
 // # Status
 //

@@ -9,6 +9,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/bridge"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/record"
 )
 
 // ErrRecording is what the error of a chain's Wait wraps when the chain
@@ -16,18 +17,19 @@ import (
 // value could not be recorded. The chain itself runs on regardless.
 var ErrRecording = errors.New("compose: recording failed")
 
-// WithRecording records to w every message each stage's evolve takes, with
-// its instant, and the effects evolve returned, as JSON lines, so that
-// sim.Replay can feed the same messages to the same evolve functions and
-// check that they give the same effects again. The package doc says how.
+// WithRecording records to w, as JSON lines, every message each stage's
+// evolve takes, with its instant, the effects evolve returned and the
+// status each stage ends with, so that replay.Run can feed the same
+// messages to the same evolve functions and check that they give the same
+// effects again; package replay's doc says what a recording holds.
 //
 // Each stage encodes its steps in its own rounds and hands them to a
 // goroutine of the chain's, which writes them to w (so w need not be safe
 // for concurrent use); a stage waits only while more than 4 MiB wait for
 // w. Wait returns once everything is written, with an error wrapping
-// [ErrRecording] if w failed or a value could not be recorded; the
-// chain runs on either way. Recording costs the encoding of every message
-// and effect, about as much again as the chain's own work per item in
+// [ErrRecording] if w failed or a value could not be recorded; the chain
+// runs on either way. Recording costs the encoding of every message and
+// effect, about as much again as the chain's own work per item in
 // BenchmarkChain; a chain that does not record pays nothing for it. A nil
 // w records nothing.
 func WithRecording(w io.Writer) Option {
@@ -43,7 +45,7 @@ type recording struct {
 // agents st runs but the overflow gate in front of them; it returns the
 // Recording the chain's stages record to (the zero one when the chain
 // does not record).
-func startRecorder[I, O any](o options, rt *agent.Runtime, st core.Stage[I, O]) (*core.Recorder, core.Recording) {
+func startRecorder[I, O any](o options, rt *agent.Runtime, st core.Stage[I, O]) (*record.Recorder, core.Recording) {
 	if o.record.w == nil {
 		return nil, core.Recording{}
 	}
@@ -56,22 +58,22 @@ func startRecorder[I, O any](o options, rt *agent.Runtime, st core.Stage[I, O]) 
 	for i, a := range agents {
 		names[i] = a.Name
 	}
-	rec := core.NewRecorder(o.record.w, bridge.Runtime(rt).Clock.Now(), names)
+	rec := record.New(o.record.w, bridge.Runtime(rt).Clock.Now(), names)
 	return rec, rec.From(first)
 }
 
 // abandon lets go of the Recorder of a chain that failed to start, once it
 // has written what it was handed.
-func abandon(rec *core.Recorder) {
+func abandon(rec *record.Recorder) {
 	if rec != nil {
 		rec.Abandon()
 		<-rec.Done()
 	}
 }
 
-// record counts the chain's Recorder as one more thing the chain's Done
+// seal counts the chain's Recorder as one more thing the chain's Done
 // waits for, and seals it: every stage has started.
-func (c *chain[I]) record(rec *core.Recorder) {
+func (c *chain[I]) seal(rec *record.Recorder) {
 	if rec == nil {
 		return
 	}

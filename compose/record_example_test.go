@@ -12,11 +12,11 @@ import (
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
-	"github.com/evolvekit/evolve/sim"
+	"github.com/evolvekit/evolve/replay"
 )
 
 // A chain records to a file what its stages' evolve functions take, one
-// JSON line per message with the effects evolve returned; sim.Replay plays
+// JSON line per message with the effects evolve returned; replay.Run plays
 // the file back through the same stages. The first line names the stages;
 // the last line of each stage holds the status it ended with.
 func ExampleWithRecording() {
@@ -76,7 +76,7 @@ func ExampleWithRecording() {
 		fmt.Println(err)
 		return
 	}
-	res, err := sim.Replay(stage(), f)
+	res, err := replay.Run(stage(), f)
 	fmt.Println("replay:", err, "- messages replayed:", res.Messages > 0)
 	// Output:
 	// wait: <nil>

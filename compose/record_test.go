@@ -12,7 +12,7 @@ import (
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
-	"github.com/evolvekit/evolve/sim"
+	"github.com/evolvekit/evolve/replay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -38,7 +38,7 @@ func TestARecordingChainReplays(t *testing.T) {
 	first, _, _ := strings.Cut(rec.String(), "\n")
 	assert.Contains(t, first, `"agents":["rate","parallel","buffer"]`)
 	assert.Equal(t, 3, strings.Count(rec.String(), `"final":`))
-	res, err := sim.Replay(s, &rec)
+	res, err := replay.Run(s, &rec)
 	require.NoError(t, err)
 	assert.Positive(t, res.Messages)
 }
@@ -56,7 +56,7 @@ func TestADropOldestChainRecordsItsOwnStages(t *testing.T) {
 		require.NoError(t, c.Wait(context.Background()))
 	})
 	assert.NotContains(t, rec.String(), `"name":"overflow"`)
-	_, err := sim.Replay(s, &rec)
+	_, err := replay.Run(s, &rec)
 	require.NoError(t, err)
 }
 

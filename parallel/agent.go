@@ -81,6 +81,7 @@ func build[In, Out any](cfg Config, work Work[In, Out]) (pool.Pool[State[In, Out
 		Value:       value[Out],
 		DeadLetters: cfg.DeadLetters,
 		Reserves:    cfg.Retry.Attempts > 1,
+		Takes:       []agent.Msg{agent.Set[Limit]{}},
 		Measure: func(v any) meter.Extra {
 			st, _ := v.(Status)
 			return meter.Extra{Limit: int64(st.Limit), Retried: int64(st.Retried)}

@@ -128,6 +128,7 @@ func spec[T any](cfg Config[T]) core.Spec[State[T], struct{}, struct{}, T] {
 		Evolve: Evolve[T],
 		Queue:  cfg.Queue,
 		Paces:  true,
+		Takes:  []agent.Msg{agent.Set[Limit]{}},
 		Measure: func(v any) meter.Extra {
 			st, _ := v.(Status)
 			return meter.Extra{Tokens: st.Tokens, HasTokens: true}

@@ -68,6 +68,7 @@ func build[I, O any](cfg Config[I]) (core.Spec[State[I, O], struct{}, struct{}, 
 		Queue:       cfg.Queue,
 		DeadLetters: cfg.DeadLetters,
 		Measure:     measure,
+		Takes:       []agent.Msg{agent.Event[Joined]{}, agent.Event[Asked]{}, agent.Event[Returned[O]]{}, agent.Event[Left]{}, agent.Event[Lost]{}},
 		Open: func(post func(agent.Msg) bool) (core.Port, error) {
 			return open[I, O](node, name, codec, post)
 		},

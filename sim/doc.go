@@ -55,63 +55,6 @@
 // type it does not take, say) stops the run with [ErrBroken]. In a chain,
 // so does an agent handed more items than its queue's bound.
 //
-// # Record and replay
-//
-// A chain started with compose.WithRecording writes down, as it runs on
-// the real runtime, every message each of its agents' evolve takes, with
-// its instant, and the effects evolve returned. [Replay] feeds a recording
-// to fresh agents of the same stage, each agent its own messages in the
-// order it took them, and compares what evolve returns now with what it
-// returned then: so a bug report can carry a trace, and whoever reads it
-// replays the run step by step, under a debugger if need be, with no
-// goroutines, clock or work (no effect is performed, only compared).
-//
-//  1. Start the chain with compose.WithRecording(f), f a file, and Wait
-//     for it: Wait returns once the recording is written.
-//  2. Send the file with the report, and say how the stage was built: the
-//     replay needs the same agents with the same settings (the seed of a
-//     retry's jitter, say; the work functions do not matter, they do not
-//     run).
-//  3. sim.Replay(stage, file) returns nil once every effect, and every
-//     agent's final status, came out byte for byte as recorded; else a
-//     [*DivergenceError] names the agent, its step, the message and the
-//     first effect that differs, with both encodings. A recording of an
-//     agent whose evolve is not pure (one that reads a clock, or ranges
-//     over a map) diverges where that shows.
-//
-// What is compared: each step's effects, encoded, and, after an agent's
-// last step, its status (the answer to a Query), encoded. Evolve is pure,
-// so a state that went another way shows in them; states are not compared
-// after each step, which would cost the running chain a Query a message.
-//
-// The recording is JSON lines: a header naming the agents, then one line
-// per step, {"agent", "name", "step", "at", "msg", "fx"}, with "at" in
-// nanoseconds after the header's base instant as the clock measured them,
-// so the agents see the same durations between their instants on replay.
-// Values are written so that they read back into the same Go types: ints,
-// floats (exactly), strings, structs of exported fields, slices, maps,
-// pointers, time.Time, and any type with MarshalJSON and UnmarshalJSON
-// (or MarshalText and UnmarshalText). A value of a type it cannot read
-// back (a channel, a function, a struct with an unexported field and no
-// such methods) stops the recording, not the chain, and the chain's Wait
-// reports it. A value in an interface of a type the replay cannot name
-// reads back as one that encodes the same but is not of that type; agent
-// packages do not look inside items, so they do not see the difference.
-//
-// Errors (a Done's Err, or a parallel.Result's) are written as their text
-// and what evolve functions look for in them: the sentinels errors.Is
-// finds (context.Canceled, context.DeadlineExceeded, agent.ErrClosed,
-// ErrFull, ErrStopped) and the *agent.RetryAfterError and
-// *agent.PanicError errors.As finds, stack included. They read back as an
-// error with the same text that matches those alone, so the agents take
-// the same decisions on it. A Retry.If of your own that looks for another
-// error, or type, sees only the text on replay, and a recording of it
-// diverges where it decides otherwise. A Set or Event message carries a
-// payload type of its own package, which the stage does not name: Replay
-// knows the Set messages of this module's agents (those their SetLimit
-// sends, and a chain that shares workers among its stages); name others
-// with [WithMessages].
-//
 // # Cost
 //
 // A run delivers a few million messages per second on one core (see

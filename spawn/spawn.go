@@ -55,6 +55,12 @@ type Spec[S, W, R, O any] struct {
 	// started with compose.WithWorkers, as [ShareWorkers] says how. Nil
 	// for an agent whose workers are its own.
 	Share *Share
+	// Takes holds a zero value of each agent.Set and agent.Event message
+	// Evolve takes, as in []agent.Msg{agent.Set[Limit]{}}: their payload
+	// types are the agent's own, which its other types do not say, and a
+	// replay (package replay) reads a recorded one back only into a type
+	// named here.
+	Takes []agent.Msg
 }
 
 // New starts the agent spec describes on rt, on its own: it takes items of
@@ -98,7 +104,7 @@ func Set[I, V, C any](h agent.Handle[I, V], c C) error {
 
 // build checks spec and turns it into the machinery's own.
 func build[S, W, R, O any](spec Spec[S, W, R, O]) (core.Spec[S, W, R, O], error) {
-	cs := core.Spec[S, W, R, O]{Name: spec.Name, State: spec.State, Evolve: spec.Evolve, Queue: spec.Queue}
+	cs := core.Spec[S, W, R, O]{Name: spec.Name, State: spec.State, Evolve: spec.Evolve, Queue: spec.Queue, Takes: spec.Takes}
 	switch {
 	case spec.Evolve == nil:
 		return cs, errs.Invalid(ErrConfig, "spawn", "evolve must not be nil")

@@ -105,7 +105,7 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 			c.port.Close()
 		}
 		if c.ports.tape != nil {
-			c.ports.tape.close()
+			c.ports.tape.Close()
 		}
 		c.h.actorStopped(v, ok)
 		c.release()
@@ -215,11 +215,11 @@ func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) {
 	defer safe.Recover(&broke)
 	var effects []agent.Effect
 	if c.ports.tape != nil {
-		c.ports.tape.before(m)
+		c.ports.tape.Before(m)
 	}
 	c.state, effects = c.spec.Evolve(c.state, m)
 	if c.ports.tape != nil {
-		c.ports.tape.after(effects)
+		c.ports.tape.After(effects)
 	}
 	for _, e := range effects {
 		if c.over {
@@ -437,7 +437,7 @@ func (c *cell[S, I, W, R, O, V]) finalStatus() (V, bool) {
 	now := c.h.rt.Clock.Now()
 	v, ok := c.statusAt(now)
 	if c.ports.tape != nil {
-		c.ports.tape.final(now, v, ok)
+		c.ports.tape.Final(now, v, ok)
 	}
 	return v, ok
 }

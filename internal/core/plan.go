@@ -12,7 +12,8 @@ import (
 
 // Plan describes the agents of a Stage with their types erased, first to
 // last, for a driver other than the runtime: package sim runs a chain in
-// virtual time from it. It holds what the runtime links: each agent's
+// virtual time from it, package replay plays a recording back through it.
+// It holds what the runtime links: each agent's
 // spec (as a Machine it can bring to life), its bound, whether it paces the
 // agent after it or reserves passes of the one before, and the
 // conversions (MapIn, MapOut) that values go through between neighbours.
@@ -90,9 +91,10 @@ type Machine interface {
 	// a final status, leaving the state as it was; false when evolve
 	// gives none.
 	Status(at time.Time) (any, bool)
-	// Messages returns a zero message of each kind whose type the agent's
-	// own types settle, its Input and its Done, for a driver that reads
-	// recorded messages back (see NewDecoder).
+	// Messages returns a zero message of each type the agent takes beyond
+	// those of package agent: its Input, its Done and the Set and Event
+	// messages of its Spec's Takes, for a driver that reads recorded
+	// messages back.
 	Messages() []agent.Msg
 }
 
@@ -205,7 +207,7 @@ func (m *machine[S, I, W, R, O, V]) Emitted(e agent.Effect) (any, int, bool) {
 }
 
 func (m *machine[S, I, W, R, O, V]) Messages() []agent.Msg {
-	return []agent.Msg{agent.Input[I]{}, agent.Done[R]{}}
+	return append([]agent.Msg{agent.Input[I]{}, agent.Done[R]{}}, m.spec.Takes...)
 }
 
 func (m *machine[S, I, W, R, O, V]) Status(at time.Time) (v any, ok bool) {

@@ -184,3 +184,12 @@ func TestAMachineWithoutWorkGivesTheZeroResult(t *testing.T) {
 	assert.Equal(t, uint64(9), id)
 	assert.Equal(t, agent.Done[int]{ID: 9}, m.Done(time.Time{}, 9))
 }
+
+// A Machine names the messages its agent takes beyond package agent's: its
+// Input and Done, and the Set and Event messages of its Spec's Takes.
+func TestAMachineNamesTheMessagesItsAgentTakes(t *testing.T) {
+	sp := echoSpec(1, nil)
+	sp.Takes = []agent.Msg{agent.Set[time.Duration]{}, agent.Event[string]{}}
+	m := core.NewStage[int, echoStatus](sp).Plan().Agents[0].New()
+	assert.Equal(t, []agent.Msg{agent.Input[int]{}, agent.Done[int]{}, agent.Set[time.Duration]{}, agent.Event[string]{}}, m.Messages())
+}

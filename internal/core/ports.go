@@ -18,7 +18,7 @@ type ports[O any] struct {
 	reserve  func(n int)            // takes the passes it reserves; nil grants them at once
 	grant    func(n int)            // takes the passes it grants the agent after it
 	paced    bool                   // the agent after it reserves passes of it
-	tape     *tape                  // where it records its steps; nil when it records none
+	tape     Tape                   // where it records its steps; nil when it records none
 	gather   bool                   // deliver once a round (see Outlet.Gather)
 }
 

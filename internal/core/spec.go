@@ -60,6 +60,11 @@ type Spec[S, W, R, O any] struct {
 	// budget, and how: what its status tells the budget and the message
 	// that sets its limit. A driver of a budget asks it through the Plan.
 	Share *budget.Share
+	// Takes holds a zero value of each agent.Set and agent.Event message
+	// the agent's evolve takes: their payload types are the agent's own,
+	// which its other types do not say. A replay reads recorded messages
+	// back into them (see Machine.Messages).
+	Takes []agent.Msg
 }
 
 // Port is what an agent's Open connected it to.

@@ -44,6 +44,8 @@ type Pool[S, In, Out, R, V any] struct {
 	Measure func(status any) meter.Extra
 	// Share is how it shares a chain's workers (see core.Spec).
 	Share *budget.Share
+	// Takes are the Set messages its evolve takes (see core.Spec).
+	Takes []agent.Msg
 }
 
 // New starts the agent on rt, on its own, with its results going to sink.
@@ -73,6 +75,7 @@ func (p Pool[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		Reserves:    p.Reserves,
 		Measure:     p.Measure,
 		Share:       p.Share,
+		Takes:       p.Takes,
 		Work: func(ctx context.Context, seq uint64, items []In) ([]R, error) {
 			return p.run(ctx, seq, items), nil
 		},

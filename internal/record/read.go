@@ -1,4 +1,4 @@
-package core
+package record
 
 import (
 	"bufio"
@@ -40,8 +40,8 @@ type Entry struct {
 	msg, fx, status []byte
 }
 
-// ReadRecording reads the header of a recording from r.
-func ReadRecording(r io.Reader) (*Reader, error) {
+// Read reads the header of a recording from r.
+func Read(r io.Reader) (*Reader, error) {
 	rd := &Reader{in: bufio.NewReaderSize(r, 1<<16)}
 	raw, err := rd.next()
 	if errors.Is(err, io.EOF) {
@@ -157,9 +157,9 @@ func EncodeStatus(base time.Time, v any, ok bool) ([]byte, error) {
 	return e.buf, err
 }
 
-// SplitList splits the encoding of a list, such as that of a step's
+// Elements splits the encoding of a list, such as that of a step's
 // effects, into the encodings of its elements; nil when it is no list.
-func SplitList(raw []byte) []string {
+func Elements(raw []byte) []string {
 	var items []json.RawMessage
 	if json.Unmarshal(raw, &items) != nil {
 		return nil

@@ -1,4 +1,4 @@
-package core
+package record
 
 import (
 	"fmt"
@@ -24,8 +24,8 @@ type tape struct {
 	closed bool
 }
 
-// before records the message evolve is about to take, as a new step.
-func (t *tape) before(m agent.Msg) {
+// Before records the message evolve is about to take, as a new step.
+func (t *tape) Before(m agent.Msg) {
 	if t.quiet() {
 		return
 	}
@@ -37,8 +37,8 @@ func (t *tape) before(m agent.Msg) {
 	t.guard(func() error { return t.enc.message(m) })
 }
 
-// after records the effects evolve returned for the step's message.
-func (t *tape) after(fx []agent.Effect) {
+// After records the effects evolve returned for the step's message.
+func (t *tape) After(fx []agent.Effect) {
 	if t.line < 0 || t.quiet() {
 		return
 	}
@@ -53,9 +53,9 @@ func (t *tape) after(fx []agent.Effect) {
 	}
 }
 
-// final records the status the agent ends with, taken at instant at; ok
+// Final records the status the agent ends with, taken at instant at; ok
 // is false when evolve gave none.
-func (t *tape) final(at time.Time, v any, ok bool) {
+func (t *tape) Final(at time.Time, v any, ok bool) {
 	if t.quiet() {
 		return
 	}
@@ -69,8 +69,8 @@ func (t *tape) final(at time.Time, v any, ok bool) {
 	}
 }
 
-// close hands over what is left, once the agent has ended.
-func (t *tape) close() {
+// Close hands over what is left, once the agent has ended.
+func (t *tape) Close() {
 	if t.closed {
 		return
 	}

@@ -1,4 +1,4 @@
-package sim_test
+package replay_test
 
 import (
 	"bufio"
@@ -15,12 +15,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
-	"github.com/evolvekit/evolve/sim"
+	"github.com/evolvekit/evolve/replay"
 	"github.com/evolvekit/evolve/spawn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -95,13 +96,13 @@ func record(t *testing.T) []byte {
 // A recording of a real run, goroutines, sleeps, retries and all, replays
 // through fresh agents of the same stage with every effect and every
 // final status identical.
-func TestReplayReproducesEveryEffectOfARealRun(t *testing.T) {
+func TestRunReproducesEveryEffectOfARealRun(t *testing.T) {
 	rec := record(t)
 	for _, kind := range []string{`"msg":{"Input"`, `"msg":{"Done"`, `internal/pace.Pass]":`, `internal/pace.Reservation]":`, `"msg":{"Tick"`, `"msg":{"Query"`, `"msg":{"Close"`, `"retryAfter"`} {
 		assert.Contains(t, string(rec), kind, "the run exercised it")
 	}
 
-	res, err := sim.Replay(flakyChain(t), bytes.NewReader(rec))
+	res, err := replay.Run(flakyChain(t), bytes.NewReader(rec))
 	require.NoError(t, err)
 	require.Len(t, res.Agents, 3)
 	assert.Equal(t, bytes.Count(rec, []byte(`"msg":`)), res.Messages, "every recorded message replayed")
@@ -118,7 +119,7 @@ func TestReplayReproducesEveryEffectOfARealRun(t *testing.T) {
 
 // Changing the value of one recorded Done makes the replay fail at that
 // step, naming the agent, the step and the effect that differs.
-func TestReplayNamesTheStepOfATamperedDone(t *testing.T) {
+func TestRunNamesTheStepOfATamperedDone(t *testing.T) {
 	rec := record(t)
 	// A Done of the parallel agent whose effects emit a result of it.
 	done := regexp.MustCompile(`^\{"agent":1,"name":"parallel","step":(\d+),.*"msg":\{"Done":\{"ID":\d+,"Result":\[\{"Seq":(\d+),"Value":(\d+),"Err":null\}`)
@@ -137,9 +138,9 @@ func TestReplayNamesTheStepOfATamperedDone(t *testing.T) {
 	}
 	require.NotZero(t, step, "a Done that emits at once")
 
-	_, err := sim.Replay(flakyChain(t), &out)
-	require.ErrorIs(t, err, sim.ErrDiverged)
-	var d *sim.DivergenceError
+	_, err := replay.Run(flakyChain(t), &out)
+	require.ErrorIs(t, err, replay.ErrDiverged)
+	var d *replay.DivergenceError
 	require.ErrorAs(t, err, &d)
 	assert.Equal(t, 1, d.Agent)
 	assert.Equal(t, "parallel", d.Name)
@@ -150,16 +151,19 @@ func TestReplayNamesTheStepOfATamperedDone(t *testing.T) {
 }
 
 // A recording replays only through the agents it was recorded of.
-func TestReplayRefusesARecordingOfOtherAgents(t *testing.T) {
+func TestRunRefusesARecordingOfOtherAgents(t *testing.T) {
 	rec := record(t)
 	other, err := rate.Stage(rate.Config[int]{Rate: 10, Burst: 1})
 	require.NoError(t, err)
-	_, err = sim.Replay(other, bytes.NewReader(rec))
-	require.ErrorIs(t, err, sim.ErrRecording)
+	_, err = replay.Run(other, bytes.NewReader(rec))
+	require.ErrorIs(t, err, replay.ErrRecording)
 	assert.Contains(t, err.Error(), "rate, parallel, buffer")
 
-	_, err = sim.Replay(flakyChain(t), strings.NewReader("not a recording\n"))
-	require.ErrorIs(t, err, sim.ErrRecording)
+	_, err = replay.Run(agent.Stage[int, []int]{}, bytes.NewReader(rec))
+	require.ErrorIs(t, err, replay.ErrRecording, "the zero Stage has no agents")
+
+	_, err = replay.Run(flakyChain(t), strings.NewReader("not a recording\n"))
+	require.ErrorIs(t, err, replay.ErrRecording)
 
 	// A step missing.
 	lines := strings.SplitAfter(string(rec), "\n")
@@ -169,8 +173,8 @@ func TestReplayRefusesARecordingOfOtherAgents(t *testing.T) {
 			break
 		}
 	}
-	_, err = sim.Replay(flakyChain(t), strings.NewReader(strings.Join(lines, "")))
-	require.ErrorIs(t, err, sim.ErrRecording)
+	_, err = replay.Run(flakyChain(t), strings.NewReader(strings.Join(lines, "")))
+	require.ErrorIs(t, err, replay.ErrRecording)
 	assert.Contains(t, err.Error(), "step 3 after step 1")
 }
 
@@ -182,7 +186,7 @@ type relay struct {
 	closed, ended bool
 }
 
-func relayStage(t *testing.T, bug bool) agent.Stage[int, int] {
+func relayStage(t *testing.T, bug bool, takes ...agent.Msg) agent.Stage[int, int] {
 	t.Helper()
 	evolve := func(s relay, m agent.Msg) (relay, []agent.Effect) {
 		switch m := m.(type) {
@@ -211,7 +215,7 @@ func relayStage(t *testing.T, bug bool) agent.Stage[int, int] {
 		}
 		return s, fx
 	}
-	st, err := spawn.Stage[int, int](spawn.Spec[relay, struct{}, struct{}, int]{Name: "relay", Evolve: evolve})
+	st, err := spawn.Stage[int, int](spawn.Spec[relay, struct{}, struct{}, int]{Name: "relay", Evolve: evolve, Takes: takes})
 	require.NoError(t, err)
 	return st
 }
@@ -219,7 +223,7 @@ func relayStage(t *testing.T, bug bool) agent.Stage[int, int] {
 // An evolve that panicked panics again at the same step on replay, which
 // is no divergence; the same recording replayed through a fixed evolve
 // diverges there, naming the step.
-func TestReplayReproducesAPanicInEvolve(t *testing.T) {
+func TestRunReproducesAPanicInEvolve(t *testing.T) {
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(context.Background())
 	var rec bytes.Buffer
@@ -235,12 +239,12 @@ func TestReplayReproducesAPanicInEvolve(t *testing.T) {
 	require.ErrorContains(t, err, "unlucky")
 	require.Contains(t, rec.String(), `"panic":true`)
 
-	res, err := sim.Replay(relayStage(t, true), bytes.NewReader(rec.Bytes()))
+	res, err := replay.Run(relayStage(t, true), bytes.NewReader(rec.Bytes()))
 	require.NoError(t, err)
 	assert.True(t, res.Agents[0].Ended)
 
-	_, err = sim.Replay(relayStage(t, false), bytes.NewReader(rec.Bytes()))
-	var d *sim.DivergenceError
+	_, err = replay.Run(relayStage(t, false), bytes.NewReader(rec.Bytes()))
+	var d *replay.DivergenceError
 	require.ErrorAs(t, err, &d)
 	assert.Equal(t, "Input", d.Message)
 	assert.Equal(t, "the panic", d.What)
@@ -248,24 +252,50 @@ func TestReplayReproducesAPanicInEvolve(t *testing.T) {
 	assert.Equal(t, "no panic", d.Replayed)
 }
 
-// A recorded Set of one of this module's agents replays as it is; one of
-// a type of your own needs the type named with WithMessages.
-func TestReplayReadsSetMessages(t *testing.T) {
+// A recorded Set of one of this module's agents replays as it is: each
+// agent names the Set messages it takes. One of a type of your own
+// replays once the agent's spawn.Spec names it in Takes.
+func TestRunReadsSetMessages(t *testing.T) {
 	work, err := parallel.Stage(parallel.Config{Limit: 4}, func(_ context.Context, v int) (int, error) { return v, nil })
 	require.NoError(t, err)
-	rec := `{"recording":"evolve","version":1,"base":0,"zone":0,"agents":["parallel"]}
-{"agent":0,"name":"parallel","step":1,"at":5,"msg":{"github.com/evolvekit/evolve/agent.Set[github.com/evolvekit/evolve/parallel.Limit]":{"Value":2}},"fx":[]}
-`
-	res, err := sim.Replay(work, strings.NewReader(rec))
+	tune, err := adaptive.Stage(adaptive.Config{}, func(_ context.Context, v int) (int, error) { return v, nil })
 	require.NoError(t, err)
-	assert.Equal(t, 1, res.Messages)
+	pace, err := rate.Stage(rate.Config[int]{Rate: 10, Burst: 1})
+	require.NoError(t, err)
+	for _, c := range []struct {
+		stage        agent.Stage[int, int]
+		name         string
+		limit, value string
+	}{
+		{work, "parallel", "parallel.Limit", "2"},
+		{tune, "adaptive", "adaptive.Limit", "2"},
+		{pace, "rate", "rate.Limit", `{"Rate":5,"Burst":2}`},
+	} {
+		rec := `{"recording":"evolve","version":1,"base":0,"zone":0,"agents":["` + c.name + `"]}
+{"agent":0,"name":"` + c.name + `","step":1,"at":5,"msg":{"github.com/evolvekit/evolve/agent.Set[github.com/evolvekit/evolve/` + c.limit + `]":{"Value":` + c.value + `}},"fx":[]}
+`
+		// The Set is read back, and evolved: its effects are those of the
+		// agent, which this recording, written by hand, may not hold.
+		res, err := replay.Run(c.stage, strings.NewReader(rec))
+		if err != nil {
+			var d *replay.DivergenceError
+			require.ErrorAs(t, err, &d, c.name)
+			assert.Equal(t, 1, d.Step)
+		}
+		assert.Equal(t, 1, res.Messages, c.name)
+	}
+	_, err = replay.Run(work, strings.NewReader(`{"recording":"evolve","version":1,"base":0,"zone":0,"agents":["parallel"]}
+{"agent":0,"name":"parallel","step":1,"at":5,"msg":{"github.com/evolvekit/evolve/agent.Set[github.com/evolvekit/evolve/parallel.Limit]":{"Value":2}},"fx":[]}
+`))
+	require.NoError(t, err)
 
 	own := `{"recording":"evolve","version":1,"base":0,"zone":0,"agents":["relay"]}
 {"agent":0,"name":"relay","step":1,"at":5,"msg":{"github.com/evolvekit/evolve/agent.Set[string]":{"Value":"x"}},"fx":[{"Unhandled":{}}]}
 `
-	_, err = sim.Replay(relayStage(t, false), strings.NewReader(own))
-	require.ErrorIs(t, err, sim.ErrRecording)
+	_, err = replay.Run(relayStage(t, false), strings.NewReader(own))
+	require.ErrorIs(t, err, replay.ErrRecording)
 	assert.ErrorContains(t, err, "agent.Set[string], which this agent does not take")
-	_, err = sim.Replay(relayStage(t, false), strings.NewReader(own), sim.WithMessages(agent.Set[string]{}))
+	res, err := replay.Run(relayStage(t, false, agent.Set[string]{}), strings.NewReader(own))
 	require.NoError(t, err)
+	assert.Equal(t, 1, res.Messages)
 }

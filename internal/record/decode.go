@@ -1,4 +1,4 @@
-package core
+package record
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"time"
 
@@ -22,23 +23,25 @@ type Decoder struct {
 	d     decoder
 }
 
-// NewDecoder returns the Decoder of the messages m's agent takes, read
-// from a recording whose base instant is base: those of package agent,
-// its own Input and Done, and the messages of extra (zero Set or Event
-// messages, whose payload types the agent does not say).
-func NewDecoder(base time.Time, m Machine, extra []agent.Msg) *Decoder {
+// NewDecoder returns the Decoder of the messages an agent takes, read
+// from a recording whose base instant is base: those of package agent, and
+// takes, the agent's own (core.Machine's Messages: its Input and Done, and
+// the Set and Event messages whose payload types are its own).
+func NewDecoder(base time.Time, takes []agent.Msg) *Decoder {
 	dec := &Decoder{kinds: make(map[string]reflect.Type), d: decoder{base: base}}
-	for _, msg := range [][]agent.Msg{
-		{agent.Close{}, agent.Tick{}, agent.Pull{}, agent.Query{}, agent.Event[pace.Reservation]{}, agent.Event[pace.Pass]{}},
-		m.Messages(), extra,
-	} {
-		for _, x := range msg {
-			t := reflect.TypeOf(x)
+	for _, x := range slices.Concat(common, takes) {
+		if t := reflect.TypeOf(x); t != nil {
 			dec.kinds[messageKey(t)] = t
 		}
 	}
 	return dec
 }
+
+// common are the messages whose types every agent shares: those of
+// package agent, and those of a chain's pace, which the runtime sends to
+// the agents that keep or spend one.
+var common = []agent.Msg{agent.Close{}, agent.Tick{}, agent.Pull{}, agent.Query{},
+	agent.Event[pace.Reservation]{}, agent.Event[pace.Pass]{}}
 
 // Message reads a recorded message, stamped with at.
 func (dec *Decoder) Message(raw []byte, at time.Time) (agent.Msg, error) {
@@ -49,7 +52,7 @@ func (dec *Decoder) Message(raw []byte, at time.Time) (agent.Msg, error) {
 	for key, fields := range one {
 		t, ok := dec.kinds[key]
 		if !ok {
-			return nil, fmt.Errorf("a message of type %s, which this agent does not take (a Set or an Event must be named to the replay)", key)
+			return nil, fmt.Errorf("a message of type %s, which this agent does not take (an agent names the Set and Event messages it takes: see spawn.Spec.Takes)", key)
 		}
 		v := reflect.New(t).Elem()
 		if err := dec.d.fields(fields, v, "At"); err != nil {
@@ -67,7 +70,7 @@ type decoder struct {
 	base time.Time
 }
 
-// decodeValue decodes raw into v, which must be settable.
+// value decodes raw into v, which must be settable.
 func (d decoder) value(raw []byte, v reflect.Value) error {
 	t := v.Type()
 	if t == timeType {
@@ -218,7 +221,7 @@ func (d decoder) slice(raw []byte, v reflect.Value, null bool) error {
 	return d.list(raw, v, true)
 }
 
-// decodeList decodes a list into an array, or into a new slice.
+// list decodes a list into an array, or into a new slice.
 func (d decoder) list(raw []byte, v reflect.Value, grow bool) error {
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
@@ -262,7 +265,7 @@ func (d decoder) mapping(raw []byte, v reflect.Value, null bool) error {
 	return nil
 }
 
-// decodeFields decodes an object into the fields of a struct, but the one
+// fields decodes an object into the fields of a struct, but the one
 // named skip. The object must have every field and no other: a type that
 // changed since the recording does not read it.
 func (d decoder) fields(raw []byte, v reflect.Value, skip string) error {
@@ -295,7 +298,7 @@ func (d decoder) fields(raw []byte, v reflect.Value, skip string) error {
 	return nil
 }
 
-// decodeBoxed decodes a value in an interface: an error, a value of a
+// boxed decodes a value in an interface: an error, a value of a
 // type it knows by name, or, for one it does not, an opaque value that
 // encodes as it was recorded.
 func (d decoder) boxed(raw []byte, v reflect.Value, null bool) error {
@@ -351,7 +354,7 @@ func init() {
 	}
 }
 
-// decodeError reads back a recorded error as a *recordedError.
+// error reads back a recorded error as a *recordedError.
 func (d decoder) error(raw []byte) (error, error) {
 	var rec struct {
 		Text       json.RawMessage `json:"$error"`

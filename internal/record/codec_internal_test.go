@@ -1,4 +1,4 @@
-package core
+package record
 
 import (
 	"context"
@@ -111,7 +111,7 @@ func TestAValueOfAnUnknownTypeInAnInterfaceEncodesAsRecorded(t *testing.T) {
 	v := []any{point{1, 2, "p"}, &point{3, 4, "q"}, map[string]point{"k": {}}}
 	back, first, again := roundTrip(t, time.Now(), v)
 	assert.Equal(t, first, again)
-	assert.Contains(t, first, `"$type":"github.com/evolvekit/evolve/internal/core.point"`)
+	assert.Contains(t, first, `"$type":"github.com/evolvekit/evolve/internal/record.point"`)
 	require.Len(t, back, 3)
 	assert.IsType(t, &opaque{}, back[0])
 }
@@ -186,7 +186,7 @@ func TestWhatCannotBeRecordedIsRefusedNamingItsType(t *testing.T) {
 	l := &loop{}
 	l.Next = l
 	for v, want := range map[any]string{
-		&secret{hidden: 1}:                 "core.secret: its field hidden is unexported",
+		&secret{hidden: 1}:                 "record.secret: its field hidden is unexported",
 		&struct{ C chan int }{}:            "chan int",
 		&struct{ F func() }{}:              "func()",
 		&l:                                 "nests more than 64 deep",
@@ -200,14 +200,12 @@ func TestWhatCannotBeRecordedIsRefusedNamingItsType(t *testing.T) {
 	}
 }
 
-// Messages read back into the agent's own types, Set and Event messages
-// into the types named to the decoder; an unknown one is refused.
+// Messages read back into the agent's own types, and into those of the
+// Set and Event messages it takes; an unknown one is refused.
 func TestADecoderReadsMessagesIntoTheAgentsTypes(t *testing.T) {
-	spec := Spec[int, string, point, point]{Name: "x", Queue: 1, Evolve: func(s int, _ agent.Msg) (int, []agent.Effect) { return s, nil }}
-	m := planOf[string, int](spec).Agents[0].New()
 	base := time.Now()
 	at := base.Add(time.Second)
-	dec := NewDecoder(base, m, []agent.Msg{agent.Set[time.Duration]{}})
+	dec := NewDecoder(base, []agent.Msg{agent.Input[string]{}, agent.Done[point]{}, agent.Set[time.Duration]{}, nil})
 	for _, msg := range []agent.Msg{
 		agent.Input[string]{At: at, Items: []string{"a", "b"}},
 		agent.Done[point]{At: at, ID: 4, Result: point{1, 2, "r"}, Err: context.Canceled},

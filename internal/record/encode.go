@@ -1,4 +1,4 @@
-package core
+package record
 
 import (
 	"bytes"
@@ -19,22 +19,11 @@ import (
 	"github.com/evolvekit/evolve/agent"
 )
 
-// The codec of recordings writes values as JSON that reads back into the
-// same Go types: a struct as an object of all its fields in order, a map
-// as a list of [key, value] pairs ordered by the keys' encodings, a []byte
-// as base64, a float as the shortest text that parses back to it ("NaN",
-// "+Inf" and "-Inf" as strings), a string that is not UTF-8 as
-// {"$bytes": base64}, a time.Time as {"$at": nanoseconds after the
-// recording's base instant} (see encoder). A type with MarshalJSON and
-// UnmarshalJSON, or else MarshalText and UnmarshalText, encodes itself. A
-// value in an interface is {"$type": name, "$value": value}, unless it is
-// an error: an error is {"$error": text} with what errors.Is and
-// errors.As find in it (see recordedError). The same value always encodes
-// to the same bytes, so two encodings compare as bytes.
-//
-// It refuses what it cannot read back: channels, functions, unsafe
-// pointers, and structs with unexported fields (unless they encode
-// themselves), with an error naming the type.
+// The encoder writes values as JSON that reads back into the same Go
+// types, by the rules package replay's doc states, and refuses, with an
+// error naming the type, what it could not read back. The same value
+// always encodes to the same bytes, so a replay compares encodings as
+// bytes.
 
 // maxDepth bounds how deep values nest: deeper is taken for a cycle.
 const maxDepth = 64
@@ -208,14 +197,7 @@ type encoder struct {
 // message encodes m, a message, as {key: {its fields but At}}.
 func (e *encoder) message(m agent.Msg) error {
 	v := reflect.ValueOf(m)
-	e.buf = append(e.buf, '{')
-	e.string(messageKey(v.Type()))
-	e.buf = append(e.buf, ':')
-	if err := e.fields(v, infoOf(v.Type()), "At"); err != nil {
-		return err
-	}
-	e.buf = append(e.buf, '}')
-	return nil
+	return e.keyed(messageKey(v.Type()), v, "At")
 }
 
 // effects encodes fx as a list of {kind: {fields}}.
@@ -233,12 +215,19 @@ func (e *encoder) effects(fx []agent.Effect) error {
 	return nil
 }
 
+// effect encodes f as {kind: {its fields}}.
 func (e *encoder) effect(f agent.Effect) error {
 	v := reflect.ValueOf(f)
+	return e.keyed(kindOf(v.Type()), v, "")
+}
+
+// keyed encodes v, a message or an effect, as {key: {its fields but
+// skip}}.
+func (e *encoder) keyed(key string, v reflect.Value, skip string) error {
 	e.buf = append(e.buf, '{')
-	e.string(kindOf(v.Type()))
+	e.string(key)
 	e.buf = append(e.buf, ':')
-	if err := e.fields(v, infoOf(v.Type()), ""); err != nil {
+	if err := e.fields(v, infoOf(v.Type()), skip); err != nil {
 		return err
 	}
 	e.buf = append(e.buf, '}')

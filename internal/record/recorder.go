@@ -1,4 +1,4 @@
-package core
+package record
 
 import (
 	"fmt"
@@ -6,27 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// A recording is JSON lines. The first is its header:
-//
-//	{"recording":"evolve","version":1,"base":<Unix ns>,"zone":<seconds east of UTC>,"agents":["rate","parallel"]}
-//
-// base is the instant the recording starts at, and each step's "at" is
-// its instant, in nanoseconds after base as the clock measured them. Then
-// come the steps, each agent's in the order its evolve took them (the
-// lines of two agents interleave in no particular order), numbered from 1
-// for each agent:
-//
-//	{"agent":1,"name":"parallel","step":7,"at":1250000,"msg":{"Done":{...}},"fx":[{"Emit":{...}},...]}
-//
-// "agent" is the agent's position in the chain, from 0; "msg" the message
-// without its At, keyed by its kind, or by its type's full name for a Set
-// or an Event; "fx" the effects evolve returned, each keyed by its kind. A
-// step whose evolve panicked has "panic":true and no "fx". Last, as an
-// agent ends, a line with "final" holds the status it ended with (null for
-// none), taken at "at" after its last step. See record_codec.go for how
-// values are written.
+	"github.com/evolvekit/evolve/internal/core"
+)
 
 // recordingVersion is the version of the format a Recorder writes.
 const recordingVersion = 1
@@ -43,16 +25,16 @@ const (
 	maxFree = 8
 )
 
-// Recorder writes what the agents of one running chain record to w, in
-// the format above: each agent encodes its steps on its own goroutine and
-// hands them over in batches to a goroutine of the Recorder's, which
-// writes them. An agent waits only when more than maxQueued bytes wait
-// for w. The first error, writing or encoding, stops the recording; Err
-// returns it.
+// Recorder writes what the agents of one running chain record to w, as
+// JSON lines (see package replay): each agent encodes its steps on its own
+// goroutine, into its tape, and hands them over in batches to a goroutine
+// of the Recorder's, which writes them. An agent waits only when more than
+// maxQueued bytes wait for w. The first error, writing or encoding, stops
+// the recording; Err returns it.
 //
-// Make one with [NewRecorder], give its [Recording] to the stage's Inlet,
-// and Seal it once the stage has started (Abandon it if it failed to). It
-// is safe for concurrent use.
+// Make one with [New], give the Recording [Recorder.From] returns to the
+// stage's core.Inlet, and Seal it once the stage has started (Abandon it
+// if it failed to). It is safe for concurrent use.
 type Recorder struct {
 	w      io.Writer
 	base   time.Time
@@ -73,9 +55,9 @@ type Recorder struct {
 	done     chan struct{}
 }
 
-// NewRecorder starts a Recorder writing to w the steps of the agents
-// named, first to last, at instants measured from base.
-func NewRecorder(w io.Writer, base time.Time, names []string) *Recorder {
+// New starts a Recorder writing to w the steps of the agents named, first
+// to last, at instants measured from base.
+func New(w io.Writer, base time.Time, names []string) *Recorder {
 	r := &Recorder{w: w, base: base, agents: len(names), done: make(chan struct{})}
 	r.wake.L = &r.mu
 	e := encoder{}
@@ -93,38 +75,21 @@ func NewRecorder(w io.Writer, base time.Time, names []string) *Recorder {
 	return r
 }
 
-// Recording is what an Inlet carries of a Recorder: the Recorder and the
-// position of the stage's first agent in the recorded chain. The zero
-// Recording records nothing.
-type Recording struct {
-	r  *Recorder
-	at int
-}
+// From returns the core.Recording of a stage whose first agent is at
+// position first of the recorded chain: a negative position is that of an
+// agent not recorded (a stage a chain puts in front of those it records).
+func (r *Recorder) From(first int) core.Recording { return core.Recording{Recorder: r, At: first} }
 
-// From returns the Recording of a stage whose first agent is at position
-// first: a negative position is that of an agent not recorded (a stage a
-// chain puts in front of those it records).
-func (r *Recorder) From(first int) Recording { return Recording{r: r, at: first} }
-
-// past returns the Recording of the stage after the agents plan describes.
-func (rec Recording) past(plan func() Plan) Recording {
-	if rec.r != nil {
-		rec.at += len(plan().Agents)
-	}
-	return rec
-}
-
-// open returns the tape of the stage's first agent, named name; nil when
-// it is not recorded.
-func (rec Recording) open(name string) *tape {
-	r := rec.r
-	if r == nil || rec.at < 0 || rec.at >= r.agents {
+// Tape returns the tape of the agent at position at, named name; nil
+// (a nil core.Tape, not a nil *tape) past the last agent recorded.
+func (r *Recorder) Tape(at int, name string) core.Tape {
+	if at < 0 || at >= r.agents {
 		return nil
 	}
 	r.mu.Lock()
 	r.open++
 	r.mu.Unlock()
-	return &tape{rec: r, at: rec.at, name: name, line: -1, enc: encoder{base: r.base}}
+	return &tape{rec: r, at: at, name: name, line: -1, enc: encoder{base: r.base}}
 }
 
 // Seal says that no more agents will start recording: once those that did

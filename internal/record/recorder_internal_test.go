@@ -1,4 +1,4 @@
-package core
+package record
 
 import (
 	"bytes"
@@ -32,8 +32,8 @@ func (w *gatedWriter) Write(p []byte) (int, error) {
 func TestARecorderHoldsAgentsBackOnlyWhenTheWriterFallsBehind(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := &gatedWriter{open: make(chan struct{})}
-		r := NewRecorder(w, time.Now(), []string{"a"})
-		tp := r.From(0).open("a")
+		r := New(w, time.Now(), []string{"a"})
+		tp := r.Tape(0, "a").(*tape)
 		var handed atomic.Int64
 		go func() {
 			for range maxQueued/batchSize + 8 {
@@ -41,7 +41,7 @@ func TestARecorderHoldsAgentsBackOnlyWhenTheWriterFallsBehind(t *testing.T) {
 				tp.handOver()
 				handed.Add(1)
 			}
-			tp.close()
+			tp.Close()
 		}()
 		synctest.Wait()
 		assert.Equal(t, int64(maxQueued/batchSize), handed.Load(), "the writer is 4 MiB behind: the agent waits")
@@ -59,15 +59,15 @@ func TestAWriteErrorStopsTheRecording(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := &gatedWriter{open: make(chan struct{}), err: errors.New("disk full")}
 		close(w.open)
-		r := NewRecorder(w, time.Now(), []string{"a"})
-		tp := r.From(0).open("a")
+		r := New(w, time.Now(), []string{"a"})
+		tp := r.Tape(0, "a").(*tape)
 		synctest.Wait() // the header fails to write
 		require.ErrorContains(t, r.Err(), "writing: disk full")
-		tp.before(agent.Pull{N: 1})
-		tp.after(nil)
+		tp.Before(agent.Pull{N: 1})
+		tp.After(nil)
 		assert.True(t, tp.off)
 		assert.Empty(t, tp.enc.buf, "nothing more is encoded")
-		tp.close()
+		tp.Close()
 		r.Seal()
 		<-r.Done()
 	})
@@ -79,13 +79,15 @@ func TestAWriteErrorStopsTheRecording(t *testing.T) {
 func TestATapeWritesOneLinePerStep(t *testing.T) {
 	var out bytes.Buffer
 	base := time.Now()
-	r := NewRecorder(&out, base, []string{"a", "b"})
-	tp := r.From(1).open("b")
-	tp.before(agent.Input[int]{At: base.Add(time.Millisecond), Items: []int{1, 2}})
-	tp.after([]agent.Effect{agent.Demand{N: 2}, agent.Emit[string]{Values: []string{"x"}}})
-	tp.before(agent.Close{At: base.Add(2 * time.Millisecond)}) // evolve panics on it
-	tp.final(base.Add(3*time.Millisecond), 7, true)
-	tp.close()
+	r := New(&out, base, []string{"a", "b"})
+	tp := r.Tape(1, "b").(*tape)
+	assert.True(t, r.Tape(2, "c") == nil, "no tape past the last agent recorded")
+	assert.True(t, r.From(-1).Recorder.Tape(-1, "gate") == nil, "none before the first")
+	tp.Before(agent.Input[int]{At: base.Add(time.Millisecond), Items: []int{1, 2}})
+	tp.After([]agent.Effect{agent.Demand{N: 2}, agent.Emit[string]{Values: []string{"x"}}})
+	tp.Before(agent.Close{At: base.Add(2 * time.Millisecond)}) // evolve panics on it
+	tp.Final(base.Add(3*time.Millisecond), 7, true)
+	tp.Close()
 	r.Seal()
 	<-r.Done()
 	require.NoError(t, r.Err())
@@ -96,7 +98,7 @@ func TestATapeWritesOneLinePerStep(t *testing.T) {
 	assert.Equal(t, `{"agent":1,"name":"b","step":2,"at":2000000,"msg":{"Close":{}},"panic":true}`, lines[2])
 	assert.Equal(t, `{"agent":1,"name":"b","step":2,"at":3000000,"final":7}`, lines[3])
 
-	rd, err := ReadRecording(strings.NewReader(out.String()))
+	rd, err := Read(strings.NewReader(out.String()))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a", "b"}, rd.Agents())
 	e, err := rd.Next()

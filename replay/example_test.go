@@ -1,4 +1,4 @@
-package sim_test
+package replay_test
 
 import (
 	"bytes"
@@ -11,11 +11,11 @@ import (
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
-	"github.com/evolvekit/evolve/sim"
+	"github.com/evolvekit/evolve/replay"
 )
 
 // squares is a rate -> parallel -> buffer chain that squares ints and
-// batches them by ten. Replay needs the stage built as the recorded one
+// batches them by ten. A replay needs the stage built as the recorded one
 // was, so a program builds it in one place.
 func squares() (agent.Stage[int, []int], error) {
 	pace, err := rate.Stage(rate.Config[int]{Rate: 10000, Burst: 10})
@@ -34,11 +34,11 @@ func squares() (agent.Stage[int, []int], error) {
 }
 
 // A chain started with compose.WithRecording writes down every message its
-// stages' evolve functions take; Replay feeds them to fresh agents of the
+// stages' evolve functions take; replay.Run feeds them to fresh agents of the
 // same stage and checks that each gives the same effects, and ends with
 // the same status. A bug report can carry the recording: whoever reads it
 // replays the run, step by step, without its goroutines, clock or work.
-func ExampleReplay() {
+func Example() {
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(context.Background())
 	ctx := context.Background()
@@ -73,9 +73,9 @@ func ExampleReplay() {
 		fmt.Println(err)
 		return
 	}
-	res, err := sim.Replay(stage, &recording)
+	res, err := replay.Run(stage, &recording)
 	if err != nil {
-		fmt.Println(err) // a *sim.DivergenceError names the agent, the step and the difference
+		fmt.Println(err) // a *replay.DivergenceError names the agent, the step and the difference
 		return
 	}
 	var names []string
