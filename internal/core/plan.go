@@ -106,7 +106,7 @@ func planOf[I, V, S, W, R, O any](spec Spec[S, W, R, O]) Plan {
 	return Plan{Agents: []PlanAgent{{
 		Name: spec.Name, Queue: spec.Queue, Paces: spec.Paces, Reserves: spec.Reserves, Outside: spec.Open != nil,
 		New: func() Machine {
-			return &machine[S, I, W, R, O, V]{spec: spec, state: spec.State, results: make(map[uint64]outcome[R])}
+			return &machine[S, I, W, R, O, V]{spec: spec, state: spec.initial(), results: make(map[uint64]outcome[R])}
 		},
 	}}}
 }
