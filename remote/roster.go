@@ -6,7 +6,7 @@ import (
 )
 
 // member returns the registered worker id, or nil.
-func (b *book[I, O]) member(id WorkerID) *member {
+func (b *book[I, O]) member(id workerID) *member {
 	i, ok := b.place(id)
 	if !ok {
 		return nil
@@ -15,8 +15,8 @@ func (b *book[I, O]) member(id WorkerID) *member {
 }
 
 // place returns where worker id is, or would go, in workers.
-func (b *book[I, O]) place(id WorkerID) (int, bool) {
-	return slices.BinarySearchFunc(b.workers, id, func(w member, id WorkerID) int {
+func (b *book[I, O]) place(id workerID) (int, bool) {
+	return slices.BinarySearchFunc(b.workers, id, func(w member, id workerID) int {
 		switch {
 		case w.id < id:
 			return -1
@@ -29,7 +29,7 @@ func (b *book[I, O]) place(id WorkerID) (int, bool) {
 
 // join registers the worker j describes, with no free slot: it asks for
 // work once it has joined. It reports false for a worker already known.
-func (b *book[I, O]) join(j Joined) bool {
+func (b *book[I, O]) join(j joined) bool {
 	i, known := b.place(j.Worker)
 	if known {
 		return false
@@ -49,7 +49,7 @@ func (b *book[I, O]) join(j Joined) bool {
 
 // ask adds the free slots a asks for, up to the worker's Slots, and clears
 // its suspicion. It reports false for a worker not registered.
-func (b *book[I, O]) ask(a Asked) bool {
+func (b *book[I, O]) ask(a asked) bool {
 	w := b.member(a.Worker)
 	if w == nil {
 		return false
@@ -64,7 +64,7 @@ func (b *book[I, O]) ask(a Asked) bool {
 // leave removes the worker l names, and requeues every item still leased to
 // it, with no attempt counted: it sends nothing more. It reports false for a
 // worker not registered.
-func (b *book[I, O]) leave(l Left) bool {
+func (b *book[I, O]) leave(l left) bool {
 	if b.member(l.Worker) == nil {
 		return false
 	}
@@ -85,7 +85,7 @@ func (b *book[I, O]) leave(l Left) bool {
 
 // lose removes the worker l names, and takes back every item leased to it
 // as a failed attempt. It reports false for a worker not registered.
-func (b *book[I, O]) lose(l Lost) bool {
+func (b *book[I, O]) lose(l lost) bool {
 	w := b.member(l.Worker)
 	if w == nil {
 		return false
@@ -106,7 +106,7 @@ func (b *book[I, O]) lose(l Lost) bool {
 }
 
 // remove forgets the registered worker id.
-func (b *book[I, O]) remove(id WorkerID) {
+func (b *book[I, O]) remove(id workerID) {
 	i, _ := b.place(id)
 	for _, k := range b.workers[i].lines[1:] {
 		b.lines[k].capable--
