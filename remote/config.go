@@ -11,7 +11,7 @@ import (
 // The zero value of every field but Name has a sensible default.
 type Config[I any] struct {
 	// Node is where the stage listens for its workers. [New] and [Stage]
-	// require it; [NewState] does not use it.
+	// require it.
 	Node *Node
 	// Name names the stage in logs and errors, and is the name workers give
 	// [Work] to find it on the master's node: two stages on one node need

@@ -66,7 +66,7 @@ func (b *book[I, O]) unblock(fx []agent.Effect, at time.Time) []agent.Effect {
 // attempt, and asks for them to be sent in Dispatches of at most maxBatch
 // tasks. It returns how many it gave.
 func (b *book[I, O]) give(fx []agent.Effect, w *member, most int, at time.Time) ([]agent.Effect, int) {
-	var tasks []Task[I]
+	var tasks []task[I]
 	n := 0
 	for ; n < most; n++ {
 		k := b.pick(w)
@@ -74,7 +74,7 @@ func (b *book[I, O]) give(fx []agent.Effect, w *member, most int, at time.Time) 
 			break
 		}
 		if tasks == nil {
-			tasks = make([]Task[I], 0, min(most-n, b.maxBatch, b.queued))
+			tasks = make([]task[I], 0, min(most-n, b.maxBatch, b.queued))
 		}
 		seq := b.lines[k].seqs.popFront()
 		e := b.entry(seq)
@@ -86,14 +86,14 @@ func (b *book[I, O]) give(fx []agent.Effect, w *member, most int, at time.Time) 
 		w.flight++
 		w.free--
 		b.leases.pushBack(leaseEnd{seq: seq, attempt: e.attempt, due: at.Add(b.lease)})
-		tasks = append(tasks, Task[I]{Item: seq, Attempt: e.attempt, Value: e.value})
+		tasks = append(tasks, task[I]{Item: seq, Attempt: e.attempt, Value: e.value})
 		if len(tasks) == cap(tasks) {
-			fx = withEffect(fx, agent.Send[Dispatch[I]]{Value: Dispatch[I]{Worker: w.id, Tasks: tasks}})
+			fx = withEffect(fx, agent.Send[dispatch[I]]{Value: dispatch[I]{Worker: w.id, Tasks: tasks}})
 			tasks = nil
 		}
 	}
 	if len(tasks) > 0 {
-		fx = withEffect(fx, agent.Send[Dispatch[I]]{Value: Dispatch[I]{Worker: w.id, Tasks: tasks}})
+		fx = withEffect(fx, agent.Send[dispatch[I]]{Value: dispatch[I]{Worker: w.id, Tasks: tasks}})
 	}
 	return fx, n
 }

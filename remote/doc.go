@@ -6,14 +6,14 @@
 //
 // The master is an agent like any other: [New] starts it on its own, and
 // [Stage] makes it a stage of a compose chain, in the place of a parallel
-// stage, so that rate → remote → buffer works. It listens on a [Node], a
-// host and port that [Listen] opens. A worker process calls [Work] with the
-// node's address, the stage's name, its number of slots, the tags of the
-// resources it has, and the work function. It registers, asks for as many
-// items as it has free slots (and for one more each time one ends), runs
-// the work and sends the results back, several to a message when the work
-// is quick. Since workers ask, no mailbox overflows, and a worker joins or
-// leaves at any time.
+// stage, so that rate → remote → buffer works; both take a [Config]. It
+// listens on a [Node], a host and port that [Listen] opens. A worker
+// process calls [Work] with a [WorkerConfig] (the node's address, the
+// stage's name, its number of slots, the tags of the resources it has) and
+// the work function. It registers, asks for as many items as it has free
+// slots (and for one more each time one ends), runs the work and sends the
+// results back, several to a message when the work is quick. Since workers
+// ask, no mailbox overflows, and a worker joins or leaves at any time.
 //
 // Items and results cross the wire as the bytes of a [Codec], [JSON] by
 // default; the messages around them are protobuf, generated from one
@@ -49,12 +49,13 @@
 // queue in memory, so a crash of the master's process loses the items it
 // has queued.
 //
-// # Evolve
+// # Status and errors
 //
-// The master's bookkeeping is a pure [Evolve] over [State]: the registered
-// workers (address, slots, tags, items held), the queued items per tag,
-// and each item's attempts and lease. The events its node feeds it are
-// [Joined], [Asked], [Returned], [Left] and [Lost], in agent.Event
-// messages; it asks for items to go out with agent.Send effects carrying a
-// [Dispatch]. So it is tested, like every agent, by calling Evolve.
+// The master's handle reports a [Status]: its agent.Load, a [WorkerStatus]
+// for each registered worker, the items queued by tag, and its requeues,
+// retries and duplicates. A setting out of range is an [ErrConfig]. An
+// item's failed [Result] holds a [*WorkError], the error its work returned
+// on a worker, or wraps [ErrWorkerLost], [ErrLeaseExpired] or
+// [ErrNoWorker]; [Work] returns errors that wrap [ErrUnreachable] or
+// [ErrMasterGone].
 package remote

@@ -6,13 +6,13 @@ import (
 	"github.com/evolvekit/evolve/agent"
 )
 
-// Evolve is the behaviour of a remote stage's master, an agent.Evolve over
-// [State]. It takes these messages:
+// evolve is the behaviour of a remote stage's master, an agent.Evolve over
+// its book. It takes these messages:
 //
 //   - agent.Input[I]: items, each queued in the line of its tag
 //     (Config.Tag), with Seqs counted from 0;
-//   - agent.Event carrying a [Joined], [Asked], [Returned], [Left] or
-//     [Lost]: what the master's node learns of its workers;
+//   - agent.Event carrying a joined, asked, returned, left or lost: what
+//     the master's link learns of its workers;
 //   - agent.Tick: its lease timer and its tag wait timer (a stale Tick does
 //     what is due by its instant, which may be nothing);
 //   - agent.Pull, agent.Close, and agent.Query, answered with an
@@ -22,7 +22,7 @@ import (
 // ([agent.Emit] of [Result], in input order unless Config.Unordered, within
 // the demand it holds); hands queued items to the workers that asked for
 // them, oldest first, while fewer than Config.Window items are leased or
-// held ([agent.Send] of a [Dispatch], one per worker and MaxBatch items);
+// held ([agent.Send] of a dispatch, one per worker and MaxBatch items);
 // gives back the input slots of the items that left their line
 // ([agent.Demand]); keeps one timer at the earliest lease deadline and one
 // at the earliest tag wait ([agent.Timer], [agent.Disarm]); and once
@@ -34,26 +34,26 @@ import (
 // is full, should it have been taken back from a worker: the results held
 // wait for it. So the window may be exceeded by that one item.
 //
-// Evolve updates the State it is given and returns it: see [State]. Each
+// evolve updates the book it is given and returns it: see book. Each
 // message costs time proportional to the items it moves plus the tags
-// known; a Lost also walks the items not yet emitted. Items cost no
-// allocation of their own: a message allocates its effects, and a Dispatch
+// known; a lost also walks the items not yet emitted. Items cost no
+// allocation of their own: a message allocates its effects, and a dispatch
 // or an Emit its slice.
-func Evolve[I, O any](s State[I, O], m agent.Msg) (State[I, O], []agent.Effect) {
+func evolve[I, O any](b *book[I, O], m agent.Msg) (*book[I, O], []agent.Effect) {
 	switch m := m.(type) {
 	case agent.Query:
-		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
+		return b, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: b.status()}}
 	case agent.Pull, agent.Input[I], agent.Close, agent.Tick,
-		agent.Event[Joined], agent.Event[Asked], agent.Event[Returned[O]], agent.Event[Left], agent.Event[Lost]:
-		if s.b.finished {
-			return s, nil
+		agent.Event[joined], agent.Event[asked], agent.Event[returned[O]], agent.Event[left], agent.Event[lost]:
+		if b.finished {
+			return b, nil
 		}
-		return s, s.b.take(m)
+		return b, b.take(m)
 	}
-	return s, []agent.Effect{agent.Unhandled{}}
+	return b, []agent.Effect{agent.Unhandled{}}
 }
 
-// take handles m, one of the messages Evolve takes, then settles.
+// take handles m, one of the messages evolve takes, then settles.
 func (b *book[I, O]) take(m agent.Msg) []agent.Effect {
 	var at time.Time
 	ok := true
@@ -70,16 +70,16 @@ func (b *book[I, O]) take(m agent.Msg) []agent.Effect {
 		b.closed, at = true, m.At
 	case agent.Tick:
 		ok, at = b.tick(m), m.At
-	case agent.Event[Joined]:
+	case agent.Event[joined]:
 		ok, at = b.join(m.Value), m.At
-	case agent.Event[Asked]:
+	case agent.Event[asked]:
 		ok, at = b.ask(m.Value), m.At
-	case agent.Event[Returned[O]]:
-		b.returned(m.Value)
+	case agent.Event[returned[O]]:
+		b.collect(m.Value)
 		at = m.At
-	case agent.Event[Left]:
+	case agent.Event[left]:
 		ok, at = b.leave(m.Value), m.At
-	case agent.Event[Lost]:
+	case agent.Event[lost]:
 		ok, at = b.lose(m.Value), m.At
 	}
 	if !ok {

@@ -1,4 +1,4 @@
-package remote_test
+package remote
 
 import (
 	"errors"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
-	"github.com/evolvekit/evolve/remote"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,16 +18,16 @@ import (
 // Shorthands for the step tables below: the master takes strings, and its
 // workers' work returns ints.
 type (
-	mstate = remote.State[string, int]
-	res    = remote.Result[int]
-	sendFx = agent.Send[remote.Dispatch[string]]
+	mstate = *book[string, int]
+	res    = Result[int]
+	sendFx = agent.Send[dispatch[string]]
 )
 
 var (
 	pullAll  = step(agent.Pull{N: agent.Unbounded})
 	closeIn  = step(agent.Close{})
-	leaseTag = remote.LeaseTimer
-	waitTag  = remote.TagWaitTimer
+	leaseTag = leaseTimer
+	waitTag  = tagWaitTimer
 )
 
 func step(m agent.Msg) agenttest.Step { return agenttest.Step{Msg: m} }
@@ -40,59 +39,67 @@ func event[E any](v E) agenttest.Step { return step(agent.Event[E]{Value: v}) }
 
 func items(xs ...string) agenttest.Step { return step(agent.Input[string]{Items: xs}) }
 
-func join(id remote.WorkerID, slots int, tags ...string) agenttest.Step {
-	return event(remote.Joined{Worker: id, Addr: fmt.Sprintf("w%d", id), Slots: slots, Tags: tags})
+func join(id workerID, slots int, tags ...string) agenttest.Step {
+	return event(joined{Worker: id, Addr: fmt.Sprintf("w%d", id), Slots: slots, Tags: tags})
 }
 
-func ask(id remote.WorkerID, n int) agenttest.Step { return event(remote.Asked{Worker: id, N: n}) }
+func ask(id workerID, n int) agenttest.Step { return event(asked{Worker: id, N: n}) }
 
-func lose(id remote.WorkerID) agenttest.Step { return event(remote.Lost{Worker: id}) }
+func lose(id workerID) agenttest.Step { return event(lost{Worker: id}) }
 
-func quit(id remote.WorkerID, handed ...uint64) agenttest.Step {
-	return event(remote.Left{Worker: id, Handed: handed})
+func quit(id workerID, handed ...uint64) agenttest.Step {
+	return event(left{Worker: id, Handed: handed})
 }
 
 // ok returns worker id's success at item's attempt, with v.
-func ok(id remote.WorkerID, item uint64, attempt, v int) agenttest.Step {
-	return event(remote.Returned[int]{Worker: id, Results: []remote.Outcome[int]{{Item: item, Attempt: attempt, Value: v}}})
+func ok(id workerID, item uint64, attempt, v int) agenttest.Step {
+	return event(returned[int]{Worker: id, Results: []outcome[int]{{Item: item, Attempt: attempt, Value: v}}})
 }
 
 // fail returns worker id's failure at item's attempt, with err.
-func fail(id remote.WorkerID, item uint64, attempt int, err error) agenttest.Step {
-	return event(remote.Returned[int]{Worker: id, Results: []remote.Outcome[int]{{Item: item, Attempt: attempt, Err: err}}})
+func fail(id workerID, item uint64, attempt int, err error) agenttest.Step {
+	return event(returned[int]{Worker: id, Results: []outcome[int]{{Item: item, Attempt: attempt, Err: err}}})
 }
 
 func tick(tag uint64) agenttest.Step { return step(agent.Tick{Tag: tag}) }
 
-func task(item uint64, attempt int, v string) remote.Task[string] {
-	return remote.Task[string]{Item: item, Attempt: attempt, Value: v}
+func taskOf(item uint64, attempt int, v string) task[string] {
+	return task[string]{Item: item, Attempt: attempt, Value: v}
 }
 
-func send(id remote.WorkerID, tasks ...remote.Task[string]) sendFx {
-	return sendFx{Value: remote.Dispatch[string]{Worker: id, Tasks: tasks}}
+func send(id workerID, tasks ...task[string]) sendFx {
+	return sendFx{Value: dispatch[string]{Worker: id, Tasks: tasks}}
 }
 
 func emit(rs ...res) agent.Emit[res] { return agent.Emit[res]{Values: rs} }
 
 func leaseIn(d time.Duration) agent.Timer { return agent.Timer{Tag: leaseTag, Delay: d} }
 
-func newMaster(t *testing.T, cfg remote.Config[string]) mstate {
+func newMaster(t *testing.T, cfg Config[string]) mstate {
 	t.Helper()
-	s, err := remote.NewState[string, int](cfg)
+	s, err := newBook[string, int](cfg)
 	require.NoError(t, err)
 	return s
 }
 
-// play runs steps from a master built from cfg. Each step evolves a Clone
-// of the State before it, so every Trace keeps the State as it was then.
-// Its traces leave out the agent.DeadLetter effects, which
+// play runs steps from a master built from cfg. agenttest.Run clones the
+// book before each step, so every Trace keeps the book as it was then. Its
+// traces leave out the agent.DeadLetter effects, which
 // TestAnItemThatFailsForGoodIsADeadLetter looks at.
-func play(t *testing.T, cfg remote.Config[string], steps ...agenttest.Step) []agenttest.Trace[mstate] {
+func play(t *testing.T, cfg Config[string], steps ...agenttest.Step) []agenttest.Trace[mstate] {
 	t.Helper()
 	return agenttest.Run(func(s mstate, m agent.Msg) (mstate, []agent.Effect) {
-		s, fx := remote.Evolve(s.Clone(), m)
+		s, fx := evolve(s, m)
 		return s, slices.DeleteFunc(fx, func(e agent.Effect) bool { _, dead := e.(agent.DeadLetter); return dead })
 	}, newMaster(t, cfg), steps...)
+}
+
+// bookkeeping returns a deep copy of what b knows, less its Tag function,
+// for tests to compare two books with reflect.DeepEqual.
+func bookkeeping[I, O any](b *book[I, O]) any {
+	c := b.Clone()
+	c.tagOf = nil
+	return *c
 }
 
 // gpuTag routes the items "gpu:..." to the workers with the tag gpu.
@@ -106,7 +113,7 @@ func gpuTag(item string) string {
 const lease = 10 * time.Second
 
 func TestAskedSlotsAreFilledInBatchesAndInputSlotsComeBack(t *testing.T) {
-	tr := play(t, remote.Config[string]{MaxBatch: 2, Queue: 8, Lease: lease},
+	tr := play(t, Config[string]{MaxBatch: 2, Queue: 8, Lease: lease},
 		pullAll,
 		join(1, 3),
 		items("a", "b", "c", "d", "e"),
@@ -116,23 +123,23 @@ func TestAskedSlotsAreFilledInBatchesAndInputSlotsComeBack(t *testing.T) {
 	assert.Empty(t, tr[1].Effects, "a worker joins with no free slot")
 	assert.Empty(t, tr[2].Effects, "nobody asked yet")
 	assert.Equal(t, []agent.Effect{
-		send(1, task(0, 1, "a"), task(1, 1, "b")),
-		send(1, task(2, 1, "c")),
+		send(1, taskOf(0, 1, "a"), taskOf(1, 1, "b")),
+		send(1, taskOf(2, 1, "c")),
 		agent.Demand{N: 3},
 		leaseIn(lease),
 	}, tr[3].Effects)
 	assert.Equal(t, []agent.Effect{
-		send(1, task(3, 1, "d"), task(4, 1, "e")),
+		send(1, taskOf(3, 1, "d"), taskOf(4, 1, "e")),
 		agent.Demand{N: 2},
 	}, tr[4].Effects)
-	st := agenttest.Last(tr).Status()
+	st := agenttest.Last(tr).status()
 	assert.Equal(t, 5, st.InFlight)
 	assert.Zero(t, st.Queued)
-	assert.Equal(t, []remote.WorkerStatus{{ID: 1, Addr: "w1", Slots: 3, Free: 1, InFlight: 5}}, st.Workers)
+	assert.Equal(t, []WorkerStatus{{ID: 1, Addr: "w1", Slots: 3, Free: 1, InFlight: 5}}, st.Workers)
 }
 
 func TestWorkSpreadsOverTheWorkersThatAsked(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease},
+	tr := play(t, Config[string]{Lease: lease},
 		pullAll,
 		join(2, 2), join(1, 2),
 		ask(1, 2), ask(2, 2),
@@ -140,30 +147,30 @@ func TestWorkSpreadsOverTheWorkersThatAsked(t *testing.T) {
 		items("d"),
 	)
 	assert.Equal(t, []agent.Effect{
-		send(1, task(0, 1, "a"), task(1, 1, "b")),
-		send(2, task(2, 1, "c")),
+		send(1, taskOf(0, 1, "a"), taskOf(1, 1, "b")),
+		send(2, taskOf(2, 1, "c")),
 		agent.Demand{N: 3},
 		leaseIn(lease),
 	}, tr[5].Effects, "workers in ID order")
-	assert.Equal(t, []agent.Effect{send(2, task(3, 1, "d")), agent.Demand{N: 1}}, tr[6].Effects,
+	assert.Equal(t, []agent.Effect{send(2, taskOf(3, 1, "d")), agent.Demand{N: 1}}, tr[6].Effects,
 		"the next dispatch starts after the worker last served")
 }
 
 func TestResultsGoOutInInputOrder(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease},
+	tr := play(t, Config[string]{Lease: lease},
 		pullAll, join(1, 3), ask(1, 3), items("a", "b", "c"),
 		ok(1, 2, 1, 12),
 		ok(1, 0, 1, 10),
 		ok(1, 1, 1, 11),
 	)
 	assert.Equal(t, []agent.Effect(nil), tr[4].Effects, "held for 0 and 1")
-	assert.Equal(t, 1, tr[4].State.Status().Held)
+	assert.Equal(t, 1, tr[4].State.status().Held)
 	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10})}, tr[5].Effects)
 	assert.Equal(t, []agent.Effect{
 		emit(res{Seq: 1, Value: 11}, res{Seq: 2, Value: 12}),
 		agent.Disarm{Tag: leaseTag},
 	}, tr[6].Effects, "nothing leased: the lease timer goes")
-	st := agenttest.Last(tr).Status()
+	st := agenttest.Last(tr).status()
 	assert.Equal(t, 3, st.Done)
 	assert.Equal(t, 3, st.Emitted)
 	assert.Equal(t, 3, st.Workers[0].Done)
@@ -172,7 +179,7 @@ func TestResultsGoOutInInputOrder(t *testing.T) {
 }
 
 func TestUnorderedResultsGoOutAsTheyCome(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease, Unordered: true},
+	tr := play(t, Config[string]{Lease: lease, Unordered: true},
 		pullAll, join(1, 3), ask(1, 3), items("a", "b", "c"),
 		ok(1, 2, 1, 12),
 		ok(1, 0, 1, 10),
@@ -184,7 +191,7 @@ func TestUnorderedResultsGoOutAsTheyCome(t *testing.T) {
 }
 
 func TestDemandLimitsEmission(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease, Unordered: true},
+	tr := play(t, Config[string]{Lease: lease, Unordered: true},
 		step(agent.Pull{N: 1}), join(1, 3), ask(1, 3), items("a", "b", "c"),
 		ok(1, 1, 1, 11),
 		ok(1, 0, 1, 10),
@@ -195,34 +202,34 @@ func TestDemandLimitsEmission(t *testing.T) {
 	assert.Equal(t, []agent.Effect{emit(res{Seq: 1, Value: 11})}, tr[4].Effects)
 	assert.Empty(t, tr[5].Effects, "no demand left")
 	assert.Equal(t, []agent.Effect{agent.Disarm{Tag: leaseTag}}, tr[6].Effects)
-	assert.Equal(t, 2, tr[6].State.Status().Held)
+	assert.Equal(t, 2, tr[6].State.status().Held)
 	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10}, res{Seq: 2, Value: 12})}, tr[7].Effects)
-	assert.Equal(t, 3, tr[7].State.Status().Demand)
+	assert.Equal(t, 3, tr[7].State.status().Demand)
 	assert.Empty(t, tr[8].Effects)
 }
 
 func TestWindowBoundsTheItemsHandedOutAndNotEmitted(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease, Window: 2},
+	tr := play(t, Config[string]{Lease: lease, Window: 2},
 		pullAll, join(1, 4), ask(1, 4), items("a", "b", "c", "d"),
 		ok(1, 1, 1, 11), // held for a: still two handed out
 		ok(1, 0, 1, 10), // both out: two more may go
 	)
 	assert.Equal(t, []agent.Effect{
-		send(1, task(0, 1, "a"), task(1, 1, "b")),
+		send(1, taskOf(0, 1, "a"), taskOf(1, 1, "b")),
 		agent.Demand{N: 2},
 		leaseIn(lease),
 	}, tr[3].Effects)
 	assert.Empty(t, tr[4].Effects)
 	assert.Equal(t, []agent.Effect{
 		emit(res{Seq: 0, Value: 10}, res{Seq: 1, Value: 11}),
-		send(1, task(2, 1, "c"), task(3, 1, "d")),
+		send(1, taskOf(2, 1, "c"), taskOf(3, 1, "d")),
 		agent.Demand{N: 2},
 	}, tr[5].Effects)
 }
 
 func TestAFailedAttemptIsRetriedUntilMaxAttempts(t *testing.T) {
 	first, second := errors.New("first"), errors.New("second")
-	tr := play(t, remote.Config[string]{Lease: lease, MaxAttempts: 2},
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 2},
 		pullAll, join(1, 1), ask(1, 1), items("a"),
 		fail(1, 0, 1, first),
 		ask(1, 1),
@@ -230,51 +237,51 @@ func TestAFailedAttemptIsRetriedUntilMaxAttempts(t *testing.T) {
 		closeIn,
 	)
 	assert.Equal(t, []agent.Effect{agent.Disarm{Tag: leaseTag}}, tr[4].Effects, "requeued: no slot to give back")
-	st := tr[4].State.Status()
+	st := tr[4].State.status()
 	assert.Equal(t, 1, st.Retried)
 	assert.Equal(t, 1, st.Queued)
 	assert.Equal(t, 1, st.Workers[0].Failed)
-	assert.Equal(t, []agent.Effect{send(1, task(0, 2, "a")), leaseIn(lease)}, tr[5].Effects)
+	assert.Equal(t, []agent.Effect{send(1, taskOf(0, 2, "a")), leaseIn(lease)}, tr[5].Effects)
 	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Err: second}), agent.Disarm{Tag: leaseTag}}, tr[6].Effects,
 		"the last error is the item's")
 	assert.Equal(t, []agent.Effect{agent.Finish{Err: second}}, tr[7].Effects)
-	st = agenttest.Last(tr).Status()
+	st = agenttest.Last(tr).status()
 	assert.Equal(t, 1, st.Failed)
 	assert.Equal(t, 1, st.Done)
 	assert.Equal(t, 1, st.Retried)
 }
 
 func TestALostWorkersItemsAreRequeuedAtOnceAsFailedAttempts(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease, MaxAttempts: 2},
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 2},
 		pullAll, join(1, 2), ask(1, 2), items("a", "b"),
 		join(2, 1), ask(2, 1),
 		lose(1),
 		lose(2),
 		lose(2), // not registered any more: ignored
 	)
-	assert.Equal(t, []agent.Effect{send(2, task(0, 2, "a"))}, tr[6].Effects,
+	assert.Equal(t, []agent.Effect{send(2, taskOf(0, 2, "a"))}, tr[6].Effects,
 		"the lease timer stays at the earliest deadline, a's first")
-	st := tr[6].State.Status()
+	st := tr[6].State.status()
 	assert.Equal(t, 2, st.Requeued)
 	assert.Equal(t, 1, st.Queued)
-	assert.Equal(t, []remote.WorkerID{2}, workerIDs(st))
+	assert.Equal(t, []uint64{2}, workerIDs(st))
 	fx := tr[7].Effects
 	require.Len(t, fx, 3)
-	assert.Equal(t, []agent.Effect{agent.Disarm{Tag: leaseTag}, agent.Timer{Tag: waitTag, Delay: remote.DefaultTagWait}}, fx[1:],
+	assert.Equal(t, []agent.Effect{agent.Disarm{Tag: leaseTag}, agent.Timer{Tag: waitTag, Delay: DefaultTagWait}}, fx[1:],
 		"b waits for a worker now")
 	rs := agenttest.Emitted[res](fx)
 	require.Len(t, rs, 1)
 	assert.Equal(t, uint64(0), rs[0].Seq)
-	assert.ErrorIs(t, rs[0].Err, remote.ErrWorkerLost, "a's second attempt was lost too")
-	assert.EqualError(t, rs[0].Err, "remote: item 0 failed 2 attempts, the last on worker 2: "+remote.ErrWorkerLost.Error())
-	assert.Equal(t, 2, tr[7].State.Status().Requeued, "failing for good is no requeue")
-	assert.Equal(t, 1, tr[7].State.Status().Waiting, "b waits for a worker")
+	assert.ErrorIs(t, rs[0].Err, ErrWorkerLost, "a's second attempt was lost too")
+	assert.EqualError(t, rs[0].Err, "remote: item 0 failed 2 attempts, the last on worker 2: "+ErrWorkerLost.Error())
+	assert.Equal(t, 2, tr[7].State.status().Requeued, "failing for good is no requeue")
+	assert.Equal(t, 1, tr[7].State.status().Waiting, "b waits for a worker")
 	assert.Nil(t, tr[8].Effects)
 }
 
 func TestALeavingWorkerHandsItemsBackWithoutSpendingAnAttempt(t *testing.T) {
 	wait := 5 * time.Second
-	tr := play(t, remote.Config[string]{Lease: lease, MaxAttempts: 1, TagWait: wait},
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 1, TagWait: wait},
 		pullAll, join(1, 2), ask(1, 2), items("a", "b"),
 		quit(1, 0, 7), // b was sent as it left, so it is not listed; 7 was never leased to it
 		join(2, 1), ask(2, 1),
@@ -283,24 +290,24 @@ func TestALeavingWorkerHandsItemsBackWithoutSpendingAnAttempt(t *testing.T) {
 	)
 	assert.Equal(t, []agent.Effect{agent.Disarm{Tag: leaseTag}, agent.Timer{Tag: waitTag, Delay: wait}}, tr[4].Effects,
 		"nothing is leased any more, and no worker is left for a and b")
-	st := tr[4].State.Status()
+	st := tr[4].State.status()
 	assert.Equal(t, 2, st.Requeued, "every item leased to the worker comes back, listed or not")
 	assert.Equal(t, 2, st.Queued)
 	assert.Zero(t, st.InFlight)
 	assert.Empty(t, st.Workers)
 	assert.Equal(t, []agent.Effect{agent.Disarm{Tag: waitTag}}, tr[5].Effects)
-	assert.Equal(t, []agent.Effect{send(2, task(0, 2, "a")), agent.Timer{Tag: leaseTag, Delay: lease}}, tr[6].Effects,
+	assert.Equal(t, []agent.Effect{send(2, taskOf(0, 2, "a")), agent.Timer{Tag: leaseTag, Delay: lease}}, tr[6].Effects,
 		"a new attempt number, though MaxAttempts is 1: handing back is no failure")
 	assert.Empty(t, tr[7].Effects, "b's result waits for a's")
 	assert.Equal(t, []agent.Effect{
 		emit(res{Seq: 0, Value: 10}, res{Seq: 1, Value: 11}),
 		agent.Disarm{Tag: leaseTag},
 	}, tr[8].Effects)
-	assert.Zero(t, agenttest.Last(tr).Status().Failed)
+	assert.Zero(t, agenttest.Last(tr).status().Failed)
 }
 
 func TestAnExpiredLeaseRequeuesAndSuspectsTheWorker(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease, MaxAttempts: 3},
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3},
 		pullAll, join(1, 2), ask(1, 2), items("a"), // a leased to 1 at 0s
 		after(4*time.Second, join(2, 1)),
 		after(5*time.Second, ask(2, 1)),
@@ -309,47 +316,47 @@ func TestAnExpiredLeaseRequeuesAndSuspectsTheWorker(t *testing.T) {
 		after(12*time.Second, ok(2, 0, 2, 99)), // the duplicate
 	)
 	assert.Equal(t, []agent.Effect{leaseIn(lease)}, tr[3].Effects[2:])
-	assert.Equal(t, []agent.Effect{send(2, task(0, 2, "a")), leaseIn(lease)}, tr[6].Effects,
+	assert.Equal(t, []agent.Effect{send(2, taskOf(0, 2, "a")), leaseIn(lease)}, tr[6].Effects,
 		"worker 1 has a free slot, but is suspect: the item goes to 2, under a new lease")
-	st := tr[6].State.Status()
+	st := tr[6].State.status()
 	assert.Equal(t, 1, st.Requeued)
 	assert.True(t, st.Workers[0].Suspect)
 	assert.Equal(t, 1, st.Workers[0].Failed)
 	assert.Equal(t, 1, st.Workers[0].Free, "its slot does not come back")
 	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10}), agent.Disarm{Tag: leaseTag}}, tr[7].Effects)
-	st = tr[7].State.Status()
+	st = tr[7].State.status()
 	assert.False(t, st.Workers[0].Suspect, "heard from again")
 	assert.Equal(t, 1, st.Workers[0].Done)
 	assert.Zero(t, st.Workers[1].InFlight, "the result taken, worker 2's attempt no longer counts")
 	assert.Empty(t, tr[8].Effects)
-	assert.Equal(t, 1, tr[8].State.Status().Duplicates)
-	assert.Zero(t, tr[8].State.Status().Workers[1].Done)
+	assert.Equal(t, 1, tr[8].State.status().Duplicates)
+	assert.Zero(t, tr[8].State.status().Workers[1].Done)
 }
 
 func TestALeaseExpiringForTheLastTimeFailsTheItem(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease, MaxAttempts: 1},
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 1},
 		pullAll, join(1, 2), ask(1, 1), items("a"),
 		after(3*time.Second, ask(1, 1)),
 		after(3*time.Second, items("b")), // b leased at 3s
 		after(10*time.Second, tick(leaseTag)),
 		after(13*time.Second, tick(leaseTag)),
 	)
-	assert.Equal(t, []agent.Effect{send(1, task(1, 1, "b")), agent.Demand{N: 1}}, tr[5].Effects,
+	assert.Equal(t, []agent.Effect{send(1, taskOf(1, 1, "b")), agent.Demand{N: 1}}, tr[5].Effects,
 		"the lease timer stays at a's deadline")
 	fx := tr[6].Effects
 	require.Len(t, fx, 2)
 	rs := agenttest.Emitted[res](fx)
 	require.Len(t, rs, 1)
-	assert.ErrorIs(t, rs[0].Err, remote.ErrLeaseExpired)
+	assert.ErrorIs(t, rs[0].Err, ErrLeaseExpired)
 	assert.Equal(t, leaseIn(3*time.Second), fx[1], "then at b's")
 	fx = tr[7].Effects
 	require.Len(t, fx, 1)
-	assert.ErrorIs(t, agenttest.Emitted[res](fx)[0].Err, remote.ErrLeaseExpired)
-	assert.Zero(t, tr[7].State.Status().Requeued)
+	assert.ErrorIs(t, agenttest.Emitted[res](fx)[0].Err, ErrLeaseExpired)
+	assert.Zero(t, tr[7].State.status().Requeued)
 }
 
 func TestAStaleTickDoesNothingEarly(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease},
+	tr := play(t, Config[string]{Lease: lease},
 		pullAll, join(1, 1), ask(1, 1), items("a"),
 		after(5*time.Second, tick(leaseTag)),
 		after(6*time.Second, tick(waitTag)),
@@ -357,12 +364,12 @@ func TestAStaleTickDoesNothingEarly(t *testing.T) {
 	)
 	for _, i := range []int{4, 5, 6} {
 		assert.Empty(t, tr[i].Effects, "step %d", i)
-		assert.Equal(t, tr[3].State.Status(), tr[i].State.Status(), "step %d", i)
+		assert.Equal(t, tr[3].State.status(), tr[i].State.status(), "step %d", i)
 	}
 }
 
 func TestADuplicateResultIsDropped(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease},
+	tr := play(t, Config[string]{Lease: lease},
 		pullAll, join(1, 2), ask(1, 2), items("a", "b"),
 		ok(1, 0, 1, 10),
 		ok(1, 0, 1, 10),
@@ -373,7 +380,7 @@ func TestADuplicateResultIsDropped(t *testing.T) {
 	for _, i := range []int{5, 6, 7, 8} {
 		assert.Empty(t, tr[i].Effects, "step %d", i)
 	}
-	st := agenttest.Last(tr).Status()
+	st := agenttest.Last(tr).status()
 	assert.Equal(t, 4, st.Duplicates)
 	assert.Equal(t, 1, st.Emitted)
 	assert.Equal(t, 1, st.InFlight)
@@ -382,29 +389,29 @@ func TestADuplicateResultIsDropped(t *testing.T) {
 }
 
 func TestATaggedItemGoesOnlyToAWorkerWithItsTag(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease, Tag: gpuTag},
+	tr := play(t, Config[string]{Lease: lease, Tag: gpuTag},
 		pullAll,
 		join(1, 4), join(2, 2, "gpu"),
 		items("gpu:a", "b", "gpu:c"),
 		ask(1, 4),
 		ask(2, 2),
 	)
-	assert.Equal(t, []agent.Effect{send(1, task(1, 1, "b")), agent.Demand{N: 1}, leaseIn(lease)}, tr[4].Effects)
-	st := tr[4].State.Status()
+	assert.Equal(t, []agent.Effect{send(1, taskOf(1, 1, "b")), agent.Demand{N: 1}, leaseIn(lease)}, tr[4].Effects)
+	st := tr[4].State.status()
 	assert.Equal(t, map[string]int{"gpu": 2}, st.Tags)
 	assert.Zero(t, st.Waiting, "worker 2 has the tag")
-	assert.Equal(t, []agent.Effect{send(2, task(0, 1, "gpu:a"), task(2, 1, "gpu:c")), agent.Demand{N: 2}}, tr[5].Effects)
-	assert.Nil(t, agenttest.Last(tr).Status().Tags)
+	assert.Equal(t, []agent.Effect{send(2, taskOf(0, 1, "gpu:a"), taskOf(2, 1, "gpu:c")), agent.Demand{N: 2}}, tr[5].Effects)
+	assert.Nil(t, agenttest.Last(tr).status().Tags)
 }
 
 func TestAWorkerWithTagsTakesTheOldestItemItMay(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease, Tag: gpuTag},
+	tr := play(t, Config[string]{Lease: lease, Tag: gpuTag},
 		pullAll, join(1, 3, "gpu", "gpu"),
 		items("a", "gpu:b", "c", "gpu:d"),
 		ask(1, 3),
 	)
 	assert.Equal(t, []agent.Effect{
-		send(1, task(0, 1, "a"), task(1, 1, "gpu:b"), task(2, 1, "c")),
+		send(1, taskOf(0, 1, "a"), taskOf(1, 1, "gpu:b"), taskOf(2, 1, "c")),
 		agent.Demand{N: 3},
 		leaseIn(lease),
 	}, tr[3].Effects)
@@ -412,7 +419,7 @@ func TestAWorkerWithTagsTakesTheOldestItemItMay(t *testing.T) {
 
 func TestAnItemNoWorkerCanTakeFailsAfterTagWait(t *testing.T) {
 	wait := 5 * time.Second
-	tr := play(t, remote.Config[string]{Lease: lease, TagWait: wait, Tag: gpuTag},
+	tr := play(t, Config[string]{Lease: lease, TagWait: wait, Tag: gpuTag},
 		pullAll,
 		join(1, 1),
 		after(1*time.Second, items("gpu:a", "b")),
@@ -420,26 +427,26 @@ func TestAnItemNoWorkerCanTakeFailsAfterTagWait(t *testing.T) {
 		after(6*time.Second, tick(waitTag)),
 	)
 	assert.Equal(t, []agent.Effect{agent.Timer{Tag: waitTag, Delay: wait}}, tr[2].Effects)
-	assert.Equal(t, 1, tr[2].State.Status().Waiting)
+	assert.Equal(t, 1, tr[2].State.status().Waiting)
 	assert.Empty(t, tr[3].Effects, "the line has been stuck since the first")
-	assert.Equal(t, 2, tr[3].State.Status().Waiting)
+	assert.Equal(t, 2, tr[3].State.status().Waiting)
 	fx := tr[4].Effects
 	require.Len(t, fx, 2)
 	rs := agenttest.Emitted[res](fx)
 	require.Len(t, rs, 1, "b, taken by no one yet, holds c's result back")
 	assert.Equal(t, uint64(0), rs[0].Seq)
-	assert.ErrorIs(t, rs[0].Err, remote.ErrNoWorker)
+	assert.ErrorIs(t, rs[0].Err, ErrNoWorker)
 	assert.EqualError(t, rs[0].Err,
-		`remote: item 0 needs tag "gpu" and waited 5s, and no worker with it registered: `+remote.ErrNoWorker.Error())
+		`remote: item 0 needs tag "gpu" and waited 5s, and no worker with it registered: `+ErrNoWorker.Error())
 	assert.Equal(t, agent.Demand{N: 2}, fx[1], "the items left their line")
-	st := tr[4].State.Status()
+	st := tr[4].State.status()
 	assert.Equal(t, 2, st.Failed)
 	assert.Zero(t, st.Waiting)
 	assert.Equal(t, map[string]int{"": 1}, st.Tags)
 }
 
 func TestAWorkerWithTheTagStopsTheWait(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease, TagWait: 5 * time.Second, Tag: gpuTag},
+	tr := play(t, Config[string]{Lease: lease, TagWait: 5 * time.Second, Tag: gpuTag},
 		pullAll,
 		items("gpu:a"),
 		after(3*time.Second, join(1, 1, "gpu")),
@@ -454,18 +461,18 @@ func TestAWorkerWithTheTagStopsTheWait(t *testing.T) {
 	assert.Equal(t, []agent.Effect{agent.Timer{Tag: waitTag, Delay: 5 * time.Second}}, tr[4].Effects,
 		"the wait starts again when the last worker with the tag goes")
 	assert.Empty(t, tr[5].Effects, "the untagged line waits from 8s: the timer stays at 11s")
-	assert.Equal(t, 2, tr[5].State.Status().Waiting)
+	assert.Equal(t, 2, tr[5].State.status().Waiting)
 	fx := tr[6].Effects
 	require.Len(t, fx, 3)
 	rs := agenttest.Emitted[res](fx)
 	require.Len(t, rs, 1)
-	assert.ErrorIs(t, rs[0].Err, remote.ErrNoWorker)
+	assert.ErrorIs(t, rs[0].Err, ErrNoWorker)
 	assert.Equal(t, agent.Demand{N: 1}, fx[1])
 	assert.Equal(t, agent.Timer{Tag: waitTag, Delay: 2 * time.Second}, fx[2], "b gives up at 13s")
 }
 
 func TestCloseDrainsThenFinishesOnce(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease},
+	tr := play(t, Config[string]{Lease: lease},
 		pullAll, join(1, 2), ask(1, 2), items("a", "b"),
 		closeIn,
 		ok(1, 0, 1, 10),
@@ -475,7 +482,7 @@ func TestCloseDrainsThenFinishesOnce(t *testing.T) {
 		ask(1, 2),
 	)
 	assert.Empty(t, tr[4].Effects)
-	assert.True(t, tr[4].State.Status().Closed)
+	assert.True(t, tr[4].State.status().Closed)
 	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10})}, tr[5].Effects)
 	assert.Equal(t, []agent.Effect{
 		emit(res{Seq: 1, Value: 11}),
@@ -485,12 +492,12 @@ func TestCloseDrainsThenFinishesOnce(t *testing.T) {
 	for _, i := range []int{7, 8, 9} {
 		assert.Nil(t, tr[i].Effects, "step %d: nothing after Finish", i)
 	}
-	assert.Equal(t, 2, agenttest.Last(tr).Status().Accepted)
+	assert.Equal(t, 2, agenttest.Last(tr).status().Accepted)
 }
 
 func TestFinishCarriesTheFirstFailure(t *testing.T) {
 	first, second := errors.New("first"), errors.New("second")
-	tr := play(t, remote.Config[string]{Lease: lease, MaxAttempts: 1},
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 1},
 		pullAll, join(1, 3), ask(1, 3), items("a", "b", "c"),
 		fail(1, 2, 1, first),
 		fail(1, 0, 1, second),
@@ -506,7 +513,7 @@ func TestFinishCarriesTheFirstFailure(t *testing.T) {
 }
 
 func TestQueryRepliesWithTheStatus(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease, Tag: gpuTag, Queue: 5},
+	tr := play(t, Config[string]{Lease: lease, Tag: gpuTag, Queue: 5},
 		step(agent.Pull{N: 7}),
 		join(2, 3, "gpu"), join(1, 1),
 		ask(2, 3),
@@ -517,9 +524,9 @@ func TestQueryRepliesWithTheStatus(t *testing.T) {
 		lose(2),
 		step(agent.Query{ID: 42}),
 	)
-	want := remote.Status{
+	want := Status{
 		Load:       agent.Load{Queued: 2, Done: 2, Demand: 5},
-		Workers:    []remote.WorkerStatus{{ID: 1, Addr: "w1", Slots: 1}},
+		Workers:    []WorkerStatus{{ID: 1, Addr: "w1", Slots: 1}},
 		Tags:       map[string]int{"gpu": 1, "": 1},
 		Waiting:    1,
 		Requeued:   1,
@@ -527,36 +534,36 @@ func TestQueryRepliesWithTheStatus(t *testing.T) {
 		Accepted:   4,
 		Emitted:    2,
 	}
-	assert.Equal(t, []agent.Effect{agent.Reply[remote.Status]{To: 42, Value: want}}, tr[9].Effects)
-	assert.Equal(t, want, tr[9].State.Status())
-	assert.Equal(t, tr[8].State.Status(), tr[9].State.Status(), "a Query changes nothing")
+	assert.Equal(t, []agent.Effect{agent.Reply[Status]{To: 42, Value: want}}, tr[9].Effects)
+	assert.Equal(t, want, tr[9].State.status())
+	assert.Equal(t, tr[8].State.status(), tr[9].State.status(), "a Query changes nothing")
 }
 
 func TestAQueryIsAnsweredAfterFinish(t *testing.T) {
-	tr := play(t, remote.Config[string]{}, closeIn, step(agent.Query{ID: 1}))
+	tr := play(t, Config[string]{}, closeIn, step(agent.Query{ID: 1}))
 	assert.Equal(t, []agent.Effect{agent.Finish{}}, tr[0].Effects)
-	assert.Equal(t, []agent.Effect{agent.Reply[remote.Status]{To: 1, Value: remote.Status{Closed: true}}}, tr[1].Effects)
+	assert.Equal(t, []agent.Effect{agent.Reply[Status]{To: 1, Value: Status{Closed: true}}}, tr[1].Effects)
 }
 
 func TestUnknownMessagesAreUnhandled(t *testing.T) {
-	s := agenttest.Last(play(t, remote.Config[string]{Lease: lease}, pullAll, join(1, 1), ask(1, 1), items("a", "b")))
-	want := remote.Bookkeeping(s)
+	s := agenttest.Last(play(t, Config[string]{Lease: lease}, pullAll, join(1, 1), ask(1, 1), items("a", "b")))
+	want := bookkeeping(s)
 	for _, m := range []agent.Msg{
 		agent.Input[int]{Items: []int{1}},
 		agent.Done[int]{ID: 0},
 		agent.Set[int]{Value: 5},
 		agent.Event[int]{Value: 1},
-		agent.Event[remote.Returned[string]]{},
-		agent.Event[*remote.Joined]{},
+		agent.Event[returned[string]]{},
+		agent.Event[*joined]{},
 	} {
-		next, fx := remote.Evolve(s, agent.Stamp(m, agenttest.T0))
+		next, fx := evolve(s, agent.Stamp(m, agenttest.T0))
 		assert.Equal(t, []agent.Effect{agent.Unhandled{}}, fx, "%T", m)
-		assert.Equal(t, want, remote.Bookkeeping(next), "%T", m)
+		assert.Equal(t, want, bookkeeping(next), "%T", m)
 	}
 }
 
 func TestEventsAboutUnknownWorkersAreIgnored(t *testing.T) {
-	tr := play(t, remote.Config[string]{Lease: lease},
+	tr := play(t, Config[string]{Lease: lease},
 		pullAll, join(1, 1), items("a"),
 		join(1, 5, "x"), // known already
 		ask(9, 1),
@@ -566,53 +573,53 @@ func TestEventsAboutUnknownWorkersAreIgnored(t *testing.T) {
 	)
 	for i := 3; i < len(tr); i++ {
 		assert.Empty(t, tr[i].Effects, "step %d", i)
-		assert.Equal(t, tr[2].State.Status(), tr[i].State.Status(), "step %d", i)
+		assert.Equal(t, tr[2].State.status(), tr[i].State.status(), "step %d", i)
 	}
 }
 
 func TestCloneSharesNothing(t *testing.T) {
-	s := agenttest.Last(play(t, remote.Config[string]{Lease: lease, Tag: gpuTag, Unordered: true},
+	s := agenttest.Last(play(t, Config[string]{Lease: lease, Tag: gpuTag, Unordered: true},
 		step(agent.Pull{N: 1}), join(1, 2, "gpu"), ask(1, 2), items("a", "gpu:b", "c"),
 		ok(1, 1, 1, 11), ok(1, 0, 1, 10)))
 	kept := s.Clone()
-	before := kept.Status()
-	s, _ = remote.Evolve(s, agent.Stamp(agent.Event[remote.Returned[int]]{Value: remote.Returned[int]{
-		Worker: 1, Results: []remote.Outcome[int]{{Item: 2, Attempt: 0, Value: 12}}}}, agenttest.T0))
-	s, _ = remote.Evolve(s, agent.Stamp(agent.Event[remote.Lost]{Value: remote.Lost{Worker: 1}}, agenttest.T0))
-	s, fx := remote.Evolve(s, agent.Stamp(agent.Pull{N: 5}, agenttest.T0))
+	before := kept.status()
+	s, _ = evolve(s, agent.Stamp(agent.Event[returned[int]]{Value: returned[int]{
+		Worker: 1, Results: []outcome[int]{{Item: 2, Attempt: 0, Value: 12}}}}, agenttest.T0))
+	s, _ = evolve(s, agent.Stamp(agent.Event[lost]{Value: lost{Worker: 1}}, agenttest.T0))
+	s, fx := evolve(s, agent.Stamp(agent.Pull{N: 5}, agenttest.T0))
 	assert.Len(t, agenttest.Emitted[res](fx), 2)
-	assert.NotEqual(t, before, s.Status())
-	assert.Equal(t, before, kept.Status(), "the clone did not move")
-	_, fx = remote.Evolve(kept, agent.Stamp(agent.Pull{N: 5}, agenttest.T0))
+	assert.NotEqual(t, before, s.status())
+	assert.Equal(t, before, kept.status(), "the clone did not move")
+	_, fx = evolve(kept, agent.Stamp(agent.Pull{N: 5}, agenttest.T0))
 	assert.Equal(t, []res{{Seq: 0, Value: 10}}, agenttest.Emitted[res](fx), "and evolves on its own")
 }
 
-func TestNewStateRejectsABadConfig(t *testing.T) {
+func TestNewBookRejectsABadConfig(t *testing.T) {
 	for _, c := range []struct {
-		cfg  remote.Config[string]
+		cfg  Config[string]
 		want string
 	}{
-		{remote.Config[string]{Queue: -1}, "remote: queue must not be negative, got -1"},
-		{remote.Config[string]{Window: -2}, "remote: window must not be negative, got -2"},
-		{remote.Config[string]{MaxBatch: -3}, "remote: max batch must not be negative, got -3"},
-		{remote.Config[string]{MaxAttempts: -4}, "remote: max attempts must not be negative, got -4"},
-		{remote.Config[string]{Lease: -time.Second}, "remote: lease must not be negative, got -1s"},
-		{remote.Config[string]{TagWait: -time.Minute}, "remote: tag wait must not be negative, got -1m0s"},
+		{Config[string]{Queue: -1}, "remote: queue must not be negative, got -1"},
+		{Config[string]{Window: -2}, "remote: window must not be negative, got -2"},
+		{Config[string]{MaxBatch: -3}, "remote: max batch must not be negative, got -3"},
+		{Config[string]{MaxAttempts: -4}, "remote: max attempts must not be negative, got -4"},
+		{Config[string]{Lease: -time.Second}, "remote: lease must not be negative, got -1s"},
+		{Config[string]{TagWait: -time.Minute}, "remote: tag wait must not be negative, got -1m0s"},
 	} {
-		_, err := remote.NewState[string, int](c.cfg)
+		_, err := newBook[string, int](c.cfg)
 		assert.EqualError(t, err, c.want)
-		assert.ErrorIs(t, err, remote.ErrConfig)
+		assert.ErrorIs(t, err, ErrConfig)
 	}
 }
 
-func TestNewStateStartsEmpty(t *testing.T) {
-	assert.Equal(t, remote.Status{}, newMaster(t, remote.Config[string]{}).Status(),
+func TestNewBookStartsEmpty(t *testing.T) {
+	assert.Equal(t, Status{}, newMaster(t, Config[string]{}).status(),
 		"no demand until the first Pull, no worker until one joins")
 }
 
 // workerIDs returns the IDs of st's workers, in order.
-func workerIDs(st remote.Status) []remote.WorkerID {
-	var ids []remote.WorkerID
+func workerIDs(st Status) []uint64 {
+	var ids []uint64
 	for _, w := range st.Workers {
 		ids = append(ids, w.ID)
 	}
@@ -621,25 +628,25 @@ func workerIDs(st remote.Status) []remote.WorkerID {
 
 // BenchmarkEvolve measures the master alone, per item: one worker with 64
 // slots asks for 64 items, an Input of 64 items dispatches them at once,
-// and one Returned brings their 64 results, which are emitted. The
-// messages are built once, so what is counted is Evolve's own cost.
+// and one returned brings their 64 results, which are emitted. The
+// messages are built once, so what is counted is evolve's own cost.
 func BenchmarkEvolve(b *testing.B) {
 	for _, unordered := range []bool{false, true} {
 		b.Run(map[bool]string{false: "ordered", true: "unordered"}[unordered], func(b *testing.B) {
 			const batch = 64
-			s, err := remote.NewState[int, int](remote.Config[int]{Queue: batch, Window: batch, MaxBatch: batch, Unordered: unordered})
+			s, err := newBook[int, int](Config[int]{Queue: batch, Window: batch, MaxBatch: batch, Unordered: unordered})
 			if err != nil {
 				b.Fatal(err)
 			}
 			items := make([]int, batch)
-			outs := make([]remote.Outcome[int], batch)
+			outs := make([]outcome[int], batch)
 			var (
-				asked    agent.Msg = agent.Event[remote.Asked]{Value: remote.Asked{Worker: 1, N: batch}}
-				input    agent.Msg = agent.Input[int]{Items: items}
-				returned agent.Msg = agent.Event[remote.Returned[int]]{Value: remote.Returned[int]{Worker: 1, Results: outs}}
+				askMsg     agent.Msg = agent.Event[asked]{Value: asked{Worker: 1, N: batch}}
+				inputMsg   agent.Msg = agent.Input[int]{Items: items}
+				resultsMsg agent.Msg = agent.Event[returned[int]]{Value: returned[int]{Worker: 1, Results: outs}}
 			)
-			s, _ = remote.Evolve(s, agent.Pull{N: agent.Unbounded})
-			s, _ = remote.Evolve(s, agent.Event[remote.Joined]{Value: remote.Joined{Worker: 1, Slots: batch}})
+			s, _ = evolve(s, agent.Pull{N: agent.Unbounded})
+			s, _ = evolve(s, agent.Event[joined]{Value: joined{Worker: 1, Slots: batch}})
 			var fx []agent.Effect
 			emitted, rounds := 0, 0
 			var before, after runtime.MemStats
@@ -647,12 +654,12 @@ func BenchmarkEvolve(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				for i := range outs {
-					outs[i] = remote.Outcome[int]{Item: uint64(rounds*batch + i), Attempt: 1, Value: i}
+					outs[i] = outcome[int]{Item: uint64(rounds*batch + i), Attempt: 1, Value: i}
 				}
-				s, _ = remote.Evolve(s, asked)
-				s, _ = remote.Evolve(s, input)
-				s, fx = remote.Evolve(s, returned)
-				emitted += len(fx[0].(agent.Emit[remote.Result[int]]).Values)
+				s, _ = evolve(s, askMsg)
+				s, _ = evolve(s, inputMsg)
+				s, fx = evolve(s, resultsMsg)
+				emitted += len(fx[0].(agent.Emit[Result[int]]).Values)
 				rounds++
 			}
 			if emitted != rounds*batch {
@@ -667,19 +674,19 @@ func BenchmarkEvolve(b *testing.B) {
 
 func TestAnItemThatFailsForGoodIsADeadLetter(t *testing.T) {
 	boom := errors.New("boom")
-	s := newMaster(t, remote.Config[string]{MaxAttempts: 2, Lease: lease})
+	s := newMaster(t, Config[string]{MaxAttempts: 2, Lease: lease})
 	var fx []agent.Effect
 	for _, m := range []agent.Msg{
 		agent.Pull{N: agent.Unbounded},
-		event(remote.Joined{Worker: 1, Slots: 1}).Msg,
-		event(remote.Asked{Worker: 1, N: 1}).Msg,
+		event(joined{Worker: 1, Slots: 1}).Msg,
+		event(asked{Worker: 1, N: 1}).Msg,
 		agent.Input[string]{Items: []string{"a"}},
-		event(remote.Returned[int]{Worker: 1, Results: []remote.Outcome[int]{{Item: 0, Attempt: 1, Err: boom}}, Asked: 1}).Msg,
-		event(remote.Returned[int]{Worker: 1, Results: []remote.Outcome[int]{{Item: 0, Attempt: 2, Err: boom}}, Asked: 1}).Msg,
+		event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 0, Attempt: 1, Err: boom}}, Asked: 1}).Msg,
+		event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 0, Attempt: 2, Err: boom}}, Asked: 1}).Msg,
 	} {
-		s, fx = remote.Evolve(s, agent.Stamp(m, agenttest.T0))
+		s, fx = evolve(s, agent.Stamp(m, agenttest.T0))
 	}
 	assert.Equal(t, []agent.DeadLetter{{Seq: 0, Item: "a", Err: boom, Attempts: 2}}, agenttest.Of[agent.DeadLetter](fx))
 	assert.Equal(t, agent.Effect(agent.DeadLetter{Seq: 0, Item: "a", Err: boom, Attempts: 2}), fx[0], "dead letters come first")
-	assert.Equal(t, []remote.Result[int]{{Seq: 0, Err: boom}}, agenttest.Emitted[remote.Result[int]](fx), "its failed result still stands in its place")
+	assert.Equal(t, []Result[int]{{Seq: 0, Err: boom}}, agenttest.Emitted[Result[int]](fx), "its failed result still stands in its place")
 }

@@ -1,4 +1,4 @@
-package remote_test
+package remote
 
 import (
 	"fmt"
@@ -10,14 +10,13 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
 	"github.com/evolvekit/evolve/internal/fuzzin"
-	"github.com/evolvekit/evolve/remote"
 )
 
-// FuzzEvolve drives the master's Evolve with message sequences decoded from
+// FuzzEvolve drives the master's evolve with message sequences decoded from
 // the fuzzer's bytes, through the harness and model of
 // TestRandomSequencesKeepEveryPromise, so that every message is checked as
 // there: the master's Status, effects, timers and input slots against the
-// model, each Dispatch to a registered worker that is not suspect, within
+// model, each dispatch to a registered worker that is not suspect, within
 // the slots it asked for, MaxBatch and the window, of the oldest items it
 // may take; each result emitted once, within demand, in input order unless
 // unordered, with its first success or the error the package defines;
@@ -94,7 +93,7 @@ func fzDelay(b byte) time.Duration {
 func fzNewMsim(t *testing.T, in *fuzzin.Bytes) *msim {
 	seed := in.Seed()
 	b0, b1, b2, b3, b4, b5 := in.Byte(), in.Byte(), in.Byte(), in.Byte(), in.Byte(), in.Byte()
-	cfg := remote.Config[int]{
+	cfg := Config[int]{
 		Queue:       1 + int(b0)%8,
 		Window:      int(b1) % 11,
 		MaxBatch:    1 + int(b2)%3,
@@ -106,7 +105,7 @@ func fzNewMsim(t *testing.T, in *fuzzin.Bytes) *msim {
 	if b4&2 == 0 {
 		cfg.Tag = func(v int) string { return tagNames[v%4] }
 	}
-	s, err := remote.NewState[int, int](cfg)
+	s, err := newBook[int, int](cfg)
 	if err != nil {
 		t.Fatalf("config %+v: %v", cfg, err)
 	}
@@ -117,7 +116,7 @@ func fzNewMsim(t *testing.T, in *fuzzin.Bytes) *msim {
 		credits: cfg.Queue, stuck: map[string]time.Time{},
 	}
 	if m.window == 0 {
-		m.window = remote.DefaultWindow
+		m.window = DefaultWindow
 	}
 	if b5>>4 != 0 {
 		m.deliver(agent.Pull{N: int(b5 >> 4)})
@@ -165,7 +164,7 @@ func fzStep(m *msim, in *fuzzin.Bytes) {
 	case 10:
 		if len(m.history) > 0 {
 			h := m.history[(int(a)|int(b)<<8)%len(m.history)]
-			m.deliver(agent.Event[remote.Returned[int]]{Value: remote.Returned[int]{Worker: h.worker, Results: []remote.Outcome[int]{h.o}}})
+			m.deliver(agent.Event[returned[int]]{Value: returned[int]{Worker: h.worker, Results: []outcome[int]{h.o}}})
 		}
 	case 11:
 		m.lose(fzRegistered(m, a))
@@ -228,7 +227,7 @@ func fzAsk(m *msim, w *simWorker, pick byte) {
 	if spare <= 0 {
 		return
 	}
-	m.deliver(agent.Event[remote.Asked]{Value: remote.Asked{Worker: w.id, N: 1 + int(pick)%spare}})
+	m.deliver(agent.Event[asked]{Value: asked{Worker: w.id, N: 1 + int(pick)%spare}})
 }
 
 // fzAnswer has a worker holding tasks, the one pick's low bits choose, send
@@ -245,20 +244,20 @@ func fzAnswer(m *msim, pick, how byte) {
 		return
 	}
 	w := ws[int(pick&7)%len(ws)]
-	var outs []remote.Outcome[int]
+	var outs []outcome[int]
 	for k := range min(1+int(how)%3, len(w.holding)) {
 		i := int(pick>>3) % len(w.holding)
 		h := w.holding[i]
 		w.holding = slices.Delete(w.holding, i, i+1)
-		o := remote.Outcome[int]{Item: h.seq, Attempt: h.attempt, Value: int(h.seq)*100 + h.attempt}
+		o := outcome[int]{Item: h.seq, Attempt: h.attempt, Value: int(h.seq)*100 + h.attempt}
 		if how>>(2+k)&1 == 1 {
-			o = remote.Outcome[int]{Item: h.seq, Attempt: h.attempt, Err: fmt.Errorf("item %d attempt %d on worker %d failed", h.seq, h.attempt, w.id)}
+			o = outcome[int]{Item: h.seq, Attempt: h.attempt, Err: fmt.Errorf("item %d attempt %d on worker %d failed", h.seq, h.attempt, w.id)}
 			m.items[h.seq].workErrs[h.attempt] = o.Err
 		}
 		outs = append(outs, o)
 		m.history = append(m.history, sentOutcome{worker: w.id, o: o})
 	}
-	m.deliver(agent.Event[remote.Returned[int]]{Value: remote.Returned[int]{Worker: w.id, Results: outs}})
+	m.deliver(agent.Event[returned[int]]{Value: returned[int]{Worker: w.id, Results: outs}})
 }
 
 // fzLeave has w leave, as leave does, handing back the tasks it holds
@@ -278,38 +277,38 @@ func fzLeave(m *msim, w *simWorker, mask byte) {
 		kept = append(kept, h)
 	}
 	w.holding = slices.DeleteFunc(kept, func(h holdup) bool { return slices.Contains(handed, h.seq) })
-	m.deliver(agent.Event[remote.Left]{Value: remote.Left{Worker: w.id, Handed: handed}})
+	m.deliver(agent.Event[left]{Value: left{Worker: w.id, Handed: handed}})
 }
 
 // fzNoise sends what noise sends, the one pick chooses: a message the
 // master must report unhandled, or one it must ignore (a Pull of nothing,
-// events of unknown workers or of workers gone, a second Joined).
+// events of unknown workers or of workers gone, a second joined).
 func fzNoise(m *msim, pick byte) {
 	wrong := []agent.Msg{
 		agent.Set[int]{Value: 4},
 		agent.Done[int]{ID: 0},
 		agent.Input[string]{Items: []string{"x"}},
-		agent.Event[remote.Returned[string]]{},
-		agent.Event[remote.Dispatch[int]]{},
+		agent.Event[returned[string]]{},
+		agent.Event[dispatch[int]]{},
 	}
-	unknown := remote.WorkerID(len(m.workers) + 7)
+	unknown := workerID(len(m.workers) + 7)
 	ignored := []agent.Msg{
 		agent.Pull{N: 0},
 		agent.Pull{N: -1},
-		agent.Event[remote.Asked]{Value: remote.Asked{Worker: unknown, N: 1}},
-		agent.Event[remote.Lost]{Value: remote.Lost{Worker: unknown}},
-		agent.Event[remote.Left]{Value: remote.Left{Worker: unknown, Handed: []uint64{0}}},
+		agent.Event[asked]{Value: asked{Worker: unknown, N: 1}},
+		agent.Event[lost]{Value: lost{Worker: unknown}},
+		agent.Event[left]{Value: left{Worker: unknown, Handed: []uint64{0}}},
 	}
 	for _, w := range m.workers {
 		if w.gone {
 			ignored = append(ignored,
-				agent.Event[remote.Asked]{Value: remote.Asked{Worker: w.id, N: 1}},
-				agent.Event[remote.Lost]{Value: remote.Lost{Worker: w.id}},
-				agent.Event[remote.Left]{Value: remote.Left{Worker: w.id}})
+				agent.Event[asked]{Value: asked{Worker: w.id, N: 1}},
+				agent.Event[lost]{Value: lost{Worker: w.id}},
+				agent.Event[left]{Value: left{Worker: w.id}})
 		}
 	}
 	if w := m.registered(); w != nil {
-		ignored = append(ignored, agent.Event[remote.Joined]{Value: remote.Joined{Worker: w.id, Slots: 9, Tags: []string{"a"}}})
+		ignored = append(ignored, agent.Event[joined]{Value: joined{Worker: w.id, Slots: 9, Tags: []string{"a"}}})
 	}
 	if k := int(pick) % (len(wrong) + len(ignored)); k < len(wrong) {
 		m.unhandled(wrong[k])

@@ -49,22 +49,24 @@ func Stage[I, O any](cfg Config[I]) (agent.Stage[I, O], error) {
 // value passes on the value of a result that succeeded.
 func value[O any](r Result[O]) (O, bool) { return r.Value, r.Err == nil }
 
+// spec describes the master's agent.
+type spec[I, O any] = core.Spec[*book[I, O], struct{}, struct{}, Result[O]]
+
 // build checks cfg and describes the master's agent.
-func build[I, O any](cfg Config[I]) (core.Spec[State[I, O], struct{}, struct{}, Result[O]], error) {
-	var spec core.Spec[State[I, O], struct{}, struct{}, Result[O]]
+func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 	if cfg.Node == nil {
-		return spec, invalid("node must not be nil")
+		return spec[I, O]{}, invalid("node must not be nil")
 	}
-	s, err := NewState[I, O](cfg)
+	b, err := newBook[I, O](cfg)
 	if err != nil {
-		return spec, err
+		return spec[I, O]{}, err
 	}
 	cfg = cfg.withDefaults()
 	node, name, codec := cfg.Node, cfg.Name, cfg.Codec
-	spec = core.Spec[State[I, O], struct{}, struct{}, Result[O]]{
+	return spec[I, O]{
 		Name:        name,
-		State:       s,
-		Evolve:      Evolve[I, O],
+		State:       b,
+		Evolve:      evolve[I, O],
 		Queue:       cfg.Queue,
 		DeadLetters: cfg.DeadLetters,
 		Measure:     measure,
@@ -72,8 +74,7 @@ func build[I, O any](cfg Config[I]) (core.Spec[State[I, O], struct{}, struct{}, 
 		Open: func(post func(agent.Msg) bool) (core.Port, error) {
 			return open[I, O](node, name, codec, post)
 		},
-	}
-	return spec, nil
+	}, nil
 }
 
 // WorkError is the error of an attempt whose work failed on a worker: the
@@ -88,7 +89,7 @@ func (e *WorkError) Error() string { return e.Text }
 
 // link is one running master's presence on its node: the actor its workers
 // talk to, which turns their messages into events for the master's agent,
-// and the port that performs the master's Dispatch effects.
+// and the port that performs the master's dispatch effects.
 type link[I, O any] struct {
 	node  *Node
 	name  string
@@ -97,9 +98,9 @@ type link[I, O any] struct {
 	pid   *actor.PID
 
 	mu      sync.Mutex
-	workers map[WorkerID]*actor.PID // the registered workers
-	ids     map[string]WorkerID     // the same, by their PID's address and ID
-	next    WorkerID
+	workers map[workerID]*actor.PID // the registered workers
+	ids     map[string]workerID     // the same, by their PID's address and ID
+	next    workerID
 	closed  bool
 }
 
@@ -109,7 +110,7 @@ func open[I, O any](node *Node, name string, codec Codec, post func(agent.Msg) b
 		return core.Port{}, err
 	}
 	l := &link[I, O]{node: node, name: name, codec: codec, post: post,
-		workers: make(map[WorkerID]*actor.PID), ids: make(map[string]WorkerID)}
+		workers: make(map[workerID]*actor.PID), ids: make(map[string]workerID)}
 	pid, err := node.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return l }), name)
 	if err != nil {
 		node.free(name)
@@ -129,7 +130,7 @@ func (l *link[I, O]) Receive(ctx actor.Context) {
 		l.register(ctx, m)
 	case *wire.Ask:
 		if m.N > 0 {
-			l.post(agent.Event[Asked]{Value: Asked{Worker: WorkerID(m.Worker), N: int(m.N)}})
+			l.post(agent.Event[asked]{Value: asked{Worker: workerID(m.Worker), N: int(m.N)}})
 		}
 	case *wire.Results:
 		l.returned(m)
@@ -162,7 +163,7 @@ func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 	l.ids[key(sender)] = id
 	l.mu.Unlock()
 	ctx.Watch(sender)
-	if !l.post(agent.Event[Joined]{Value: Joined{Worker: id, Addr: sender.Address, Slots: int(m.Slots), Tags: m.Tags}}) {
+	if !l.post(agent.Event[joined]{Value: joined{Worker: id, Addr: sender.Address, Slots: int(m.Slots), Tags: m.Tags}}) {
 		ctx.Respond(&wire.Welcome{Refused: "the stage has finished"})
 		return
 	}
@@ -176,8 +177,8 @@ func (l *link[I, O]) returned(m *wire.Results) {
 	if len(m.Attempts) != n || len(m.Sizes) != n || len(m.Failed) != len(m.Errors) {
 		return
 	}
-	id := WorkerID(m.Worker)
-	out := make([]Outcome[O], n)
+	id := workerID(m.Worker)
+	out := make([]outcome[O], n)
 	var failed map[uint32]string
 	if len(m.Failed) > 0 {
 		failed = make(map[uint32]string, len(m.Failed))
@@ -200,12 +201,12 @@ func (l *link[I, O]) returned(m *wire.Results) {
 		}
 	}
 	if n > 0 || m.Ask > 0 {
-		l.post(agent.Event[Returned[O]]{Value: Returned[O]{Worker: id, Results: out, Asked: int(m.Ask)}})
+		l.post(agent.Event[returned[O]]{Value: returned[O]{Worker: id, Results: out, Asked: int(m.Ask)}})
 	}
 }
 
 // addr returns a registered worker's address, or "" for one gone.
-func (l *link[I, O]) addr(id WorkerID) string {
+func (l *link[I, O]) addr(id workerID) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if pid := l.workers[id]; pid != nil {
@@ -216,7 +217,7 @@ func (l *link[I, O]) addr(id WorkerID) string {
 
 // leave lets a worker go gracefully: what it hands back is requeued.
 func (l *link[I, O]) leave(ctx actor.Context, m *wire.Leave) {
-	id := WorkerID(m.Worker)
+	id := workerID(m.Worker)
 	l.mu.Lock()
 	pid := l.workers[id]
 	if pid != nil {
@@ -227,7 +228,7 @@ func (l *link[I, O]) leave(ctx actor.Context, m *wire.Leave) {
 	if pid != nil {
 		ctx.Unwatch(pid)
 		l.forget(pid)
-		l.post(agent.Event[Left]{Value: Left{Worker: id, Handed: m.Handed}})
+		l.post(agent.Event[left]{Value: left{Worker: id, Handed: m.Handed}})
 	}
 	ctx.Respond(&wire.Finished{})
 }
@@ -252,16 +253,16 @@ func (l *link[I, O]) lost(who *actor.PID) {
 	l.mu.Unlock()
 	l.forget(who)
 	if ok {
-		l.post(agent.Event[Lost]{Value: Lost{Worker: id}})
+		l.post(agent.Event[lost]{Value: lost{Worker: id}})
 	}
 }
 
-// send performs a Dispatch: it encodes the items and sends them to their
+// send performs a dispatch: it encodes the items and sends them to their
 // worker. An item that cannot be encoded comes back to the master as a
 // failed attempt, with its slot. A worker that is gone is sent nothing:
 // the master requeues its items when it hears it was lost.
 func (l *link[I, O]) send(e agent.Effect) bool {
-	d, ok := e.(agent.Send[Dispatch[I]])
+	d, ok := e.(agent.Send[dispatch[I]])
 	if !ok {
 		return false
 	}
@@ -278,14 +279,14 @@ func (l *link[I, O]) send(e agent.Effect) bool {
 		Sizes:    make([]uint32, 0, len(tasks)),
 		Values:   make([]byte, 0, 8*len(tasks)),
 	}
-	var bad []Outcome[O]
+	var bad []outcome[O]
 	for i := range tasks {
 		t := &tasks[i]
 		before := len(msg.Values)
 		values, err := l.codec.Append(msg.Values, &t.Value)
 		if err != nil {
 			msg.Values = msg.Values[:before]
-			bad = append(bad, Outcome[O]{Item: t.Item, Attempt: t.Attempt, Err: fmt.Errorf("remote: encoding item %d: %w", t.Item, err)})
+			bad = append(bad, outcome[O]{Item: t.Item, Attempt: t.Attempt, Err: fmt.Errorf("remote: encoding item %d: %w", t.Item, err)})
 			continue
 		}
 		msg.Values = values
@@ -297,7 +298,7 @@ func (l *link[I, O]) send(e agent.Effect) bool {
 		l.node.sys.Root.Send(pid, msg)
 	}
 	if len(bad) > 0 {
-		l.post(agent.Event[Returned[O]]{Value: Returned[O]{Worker: d.Value.Worker, Results: bad, Asked: len(bad)}})
+		l.post(agent.Event[returned[O]]{Value: returned[O]{Worker: d.Value.Worker, Results: bad, Asked: len(bad)}})
 	}
 	return true
 }
@@ -311,7 +312,7 @@ func (l *link[I, O]) close() {
 	l.mu.Lock()
 	l.closed = true
 	workers := l.workers
-	l.workers, l.ids = map[WorkerID]*actor.PID{}, map[string]WorkerID{}
+	l.workers, l.ids = map[workerID]*actor.PID{}, map[string]workerID{}
 	l.mu.Unlock()
 	futures := make([]*actor.Future, 0, len(workers))
 	for _, pid := range workers {

@@ -2,10 +2,10 @@ package remote
 
 import "github.com/evolvekit/evolve/agent"
 
-// returned takes the results a worker sent back, and clears its suspicion.
+// collect takes the results a worker sent back, and clears its suspicion.
 // The worker need not be registered still: a dead worker's late result
 // counts as any other.
-func (b *book[I, O]) returned(r Returned[O]) {
+func (b *book[I, O]) collect(r returned[O]) {
 	w := b.member(r.Worker)
 	if w != nil {
 		w.suspect = false
@@ -14,7 +14,7 @@ func (b *book[I, O]) returned(r Returned[O]) {
 		b.outcome(r.Worker, w, o)
 	}
 	if r.Asked > 0 {
-		b.ask(Asked{Worker: r.Worker, N: r.Asked})
+		b.ask(asked{Worker: r.Worker, N: r.Asked})
 	}
 }
 
@@ -22,7 +22,7 @@ func (b *book[I, O]) returned(r Returned[O]) {
 // success for an item is its result, wherever the item is; a failure counts
 // only for the attempt the item is leased under, to the worker that sent
 // it. Anything else is a duplicate, dropped.
-func (b *book[I, O]) outcome(from WorkerID, w *member, o Outcome[O]) {
+func (b *book[I, O]) outcome(from workerID, w *member, o outcome[O]) {
 	e := b.entry(o.Item)
 	if e == nil || e.phase >= phaseHeld {
 		b.duplicates++

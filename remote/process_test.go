@@ -404,6 +404,34 @@ func TestStageInAChain(t *testing.T) {
 	}
 }
 
+func TestAStageStartsAfreshEachRun(t *testing.T) {
+	node, err := remote.Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	rt := agent.NewRuntime()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		assert.NoError(t, rt.Shutdown(ctx))
+		assert.NoError(t, node.Close())
+	})
+	double, err := remote.Stage[int, job](remote.Config[int]{Node: node, Name: "again"})
+	require.NoError(t, err)
+	for run := range 2 {
+		var got []int
+		h, err := compose.Start(rt, double, func(j job) { got = append(got, j.V) })
+		require.NoError(t, err)
+		startWorker(t, node.Addr(), "again", 2, "", strconv.Itoa(run), 0)
+		for i := range 5 {
+			require.NoError(t, h.Post(context.Background(), i))
+		}
+		h.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		require.NoError(t, h.Wait(ctx), "run %d", run)
+		cancel()
+		assert.Equal(t, []int{0, 2, 4, 6, 8}, got, "run %d", run)
+	}
+}
+
 func TestWorkerForAStageNobodyRuns(t *testing.T) {
 	node, err := remote.Listen("127.0.0.1:0")
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package remote_test
+package remote
 
 import (
 	"errors"
@@ -12,10 +12,9 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
-	"github.com/evolvekit/evolve/remote"
 )
 
-// TestRandomSequencesKeepEveryPromise drives Evolve with seeded random
+// TestRandomSequencesKeepEveryPromise drives evolve with seeded random
 // message sequences the way the master's runtime and node would: a feeder
 // that posts only within the input slots it holds, demand granted a little
 // at a time, workers that join with random slots and tags, ask only for the
@@ -24,7 +23,7 @@ import (
 // handing some items back, a clock that moves so leases expire and tags
 // give up waiting, the Ticks of the timers the master armed and stale ones,
 // queries and noise; then it closes and drains with a worker that has every
-// tag. A model of the master, fed the same messages and the Dispatches the
+// tag. A model of the master, fed the same messages and the dispatches the
 // master chose, predicts every count, where every item is, the timers and
 // the input slots; after every message the master's Status, effects and
 // timers are checked against it, and that it dispatched and emitted all it
@@ -60,7 +59,7 @@ func TestRandomSequencesKeepEveryPromise(t *testing.T) {
 	t.Logf("%d sequences x %d random steps, then close and drain: %d messages, %d items, %d tasks dispatched, "+
 		"%d requeued, %d retried, %d duplicates; %d items failed: %d by the work, %d lost, %d leases expired, %d no worker",
 		sequences, steps, sum.delivered, len(sum.items), sum.dispatched, sum.requeued, sum.retried, sum.duplicates,
-		sum.failedN, why[nil], why[remote.ErrWorkerLost], why[remote.ErrLeaseExpired], why[remote.ErrNoWorker])
+		sum.failedN, why[nil], why[ErrWorkerLost], why[ErrLeaseExpired], why[ErrNoWorker])
 }
 
 // The phases of an item, in the model.
@@ -76,13 +75,13 @@ type simItem struct {
 	seq        uint64
 	tag        string
 	phase      int
-	holder     remote.WorkerID
+	holder     workerID
 	attempt    int       // the last attempt dispatched
 	dispatchAt time.Time // of the last attempt
 	order      int       // the dispatch number of the last attempt, for lease order
 	failures   int
 	slot       bool
-	result     remote.Result[int]
+	result     Result[int]
 	why        error // the sentinel of a failure not the work's, or nil
 	concluded  int   // the message that concluded it
 	workErrs   map[int]error
@@ -91,7 +90,7 @@ type simItem struct {
 // simWorker is a worker process, honest, and what the model expects the
 // master to know of it.
 type simWorker struct {
-	id         remote.WorkerID
+	id         workerID
 	addr       string
 	slots      int
 	tags       []string
@@ -112,8 +111,8 @@ type holdup struct {
 
 // sentOutcome is a result a worker sent, kept to send it again.
 type sentOutcome struct {
-	worker remote.WorkerID
-	o      remote.Outcome[int]
+	worker workerID
+	o      outcome[int]
 }
 
 // msim is the harness and the model.
@@ -121,7 +120,7 @@ type msim struct {
 	t    *testing.T
 	seed uint64
 	r    *rand.Rand
-	s    remote.State[int, int]
+	s    *book[int, int]
 
 	queue, window, maxBatch, maxAttempts int
 	unordered                            bool
@@ -159,7 +158,7 @@ var tagNames = [4]string{"", "", "a", "b"}
 
 func newMsim(t *testing.T, seed uint64) *msim {
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
-	cfg := remote.Config[int]{
+	cfg := Config[int]{
 		Queue:       1 + r.IntN(8),
 		Window:      1 + r.IntN(10),
 		MaxBatch:    1 + r.IntN(3),
@@ -174,7 +173,7 @@ func newMsim(t *testing.T, seed uint64) *msim {
 	if r.IntN(4) > 0 {
 		cfg.Tag = func(v int) string { return tagNames[v%4] }
 	}
-	s, err := remote.NewState[int, int](cfg)
+	s, err := newBook[int, int](cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +184,7 @@ func newMsim(t *testing.T, seed uint64) *msim {
 		credits: cfg.Queue, stuck: map[string]time.Time{},
 	}
 	if m.window == 0 {
-		m.window = remote.DefaultWindow
+		m.window = DefaultWindow
 	}
 	if r.IntN(3) == 0 {
 		m.deliver(agent.Pull{N: 1 + r.IntN(4)})
@@ -265,10 +264,10 @@ func (m *msim) join(tags []string, slots int) *simWorker {
 	if len(m.alive()) >= 5 {
 		return nil
 	}
-	id := remote.WorkerID(len(m.workers) + 1)
+	id := workerID(len(m.workers) + 1)
 	w := &simWorker{id: id, addr: fmt.Sprint("w", id), slots: slots, tags: tags, registered: true}
 	m.workers = append(m.workers, w)
-	m.deliver(agent.Event[remote.Joined]{Value: remote.Joined{Worker: w.id, Addr: w.addr, Slots: slots, Tags: tags}})
+	m.deliver(agent.Event[joined]{Value: joined{Worker: w.id, Addr: w.addr, Slots: slots, Tags: tags}})
 	return w
 }
 
@@ -320,7 +319,7 @@ func (m *msim) ask(w *simWorker, all bool) {
 	if !all {
 		n = 1 + m.r.IntN(spare)
 	}
-	m.deliver(agent.Event[remote.Asked]{Value: remote.Asked{Worker: w.id, N: n}})
+	m.deliver(agent.Event[asked]{Value: asked{Worker: w.id, N: n}})
 }
 
 // answer has w send the results of up to n of the tasks it holds: one in
@@ -329,25 +328,25 @@ func (m *msim) answer(w *simWorker, n int, ok bool) {
 	if w == nil {
 		return
 	}
-	var outs []remote.Outcome[int]
+	var outs []outcome[int]
 	for range min(n, len(w.holding)) {
 		i := m.r.IntN(len(w.holding))
 		h := w.holding[i]
 		w.holding = slices.Delete(w.holding, i, i+1)
-		o := remote.Outcome[int]{Item: h.seq, Attempt: h.attempt, Value: int(h.seq)*100 + h.attempt}
+		o := outcome[int]{Item: h.seq, Attempt: h.attempt, Value: int(h.seq)*100 + h.attempt}
 		if !ok && m.r.IntN(5) == 0 {
-			o = remote.Outcome[int]{Item: h.seq, Attempt: h.attempt, Err: fmt.Errorf("item %d attempt %d on worker %d failed", h.seq, h.attempt, w.id)}
+			o = outcome[int]{Item: h.seq, Attempt: h.attempt, Err: fmt.Errorf("item %d attempt %d on worker %d failed", h.seq, h.attempt, w.id)}
 			m.items[h.seq].workErrs[h.attempt] = o.Err
 		}
 		outs = append(outs, o)
 		m.history = append(m.history, sentOutcome{worker: w.id, o: o})
 	}
 	// Half the time the worker asks for its free slots in the same message.
-	asked := 0
+	more := 0
 	if spare := w.slots - len(w.holding) - w.credit; spare > 0 && m.r.IntN(2) == 0 {
-		asked = spare
+		more = spare
 	}
-	m.deliver(agent.Event[remote.Returned[int]]{Value: remote.Returned[int]{Worker: w.id, Results: outs, Asked: asked}})
+	m.deliver(agent.Event[returned[int]]{Value: returned[int]{Worker: w.id, Results: outs, Asked: more}})
 }
 
 // resend sends a result again, as a duplicate.
@@ -356,7 +355,7 @@ func (m *msim) resend() {
 		return
 	}
 	h := m.history[m.r.IntN(len(m.history))]
-	m.deliver(agent.Event[remote.Returned[int]]{Value: remote.Returned[int]{Worker: h.worker, Results: []remote.Outcome[int]{h.o}}})
+	m.deliver(agent.Event[returned[int]]{Value: returned[int]{Worker: h.worker, Results: []outcome[int]{h.o}}})
 }
 
 // lose has w die. Its tasks may still answer, late.
@@ -364,7 +363,7 @@ func (m *msim) lose(w *simWorker) {
 	if w == nil {
 		return
 	}
-	m.deliver(agent.Event[remote.Lost]{Value: remote.Lost{Worker: w.id}})
+	m.deliver(agent.Event[lost]{Value: lost{Worker: w.id}})
 }
 
 // leave has w leave, handing some of its tasks back; it may still answer
@@ -383,7 +382,7 @@ func (m *msim) leave(w *simWorker) {
 		kept = append(kept, h)
 	}
 	w.holding = slices.DeleteFunc(kept, func(h holdup) bool { return slices.Contains(handed, h.seq) })
-	m.deliver(agent.Event[remote.Left]{Value: remote.Left{Worker: w.id, Handed: handed}})
+	m.deliver(agent.Event[left]{Value: left{Worker: w.id, Handed: handed}})
 }
 
 // advance moves the clock by d, then delivers the Ticks of the timers due
@@ -421,9 +420,9 @@ func (m *msim) staleTick() {
 // nothing.
 func (m *msim) query() {
 	id := m.r.Uint64()
-	want := m.s.Status()
+	want := m.s.status()
 	fx := m.deliver(agent.Query{ID: id})
-	if !reflect.DeepEqual(fx, []agent.Effect{agent.Reply[remote.Status]{To: id, Value: want}}) {
+	if !reflect.DeepEqual(fx, []agent.Effect{agent.Reply[Status]{To: id, Value: want}}) {
 		m.fail("query answered with %v, want %v", fx, want)
 	}
 }
@@ -434,26 +433,26 @@ func (m *msim) noise() {
 		agent.Set[int]{Value: 4},
 		agent.Done[int]{ID: 0},
 		agent.Input[string]{Items: []string{"x"}},
-		agent.Event[remote.Returned[string]]{},
-		agent.Event[remote.Dispatch[int]]{},
+		agent.Event[returned[string]]{},
+		agent.Event[dispatch[int]]{},
 	}
-	unknown := remote.WorkerID(len(m.workers) + 7)
+	unknown := workerID(len(m.workers) + 7)
 	ignored := []agent.Msg{
 		agent.Pull{N: -m.r.IntN(2)},
-		agent.Event[remote.Asked]{Value: remote.Asked{Worker: unknown, N: 1}},
-		agent.Event[remote.Lost]{Value: remote.Lost{Worker: unknown}},
-		agent.Event[remote.Left]{Value: remote.Left{Worker: unknown, Handed: []uint64{0}}},
+		agent.Event[asked]{Value: asked{Worker: unknown, N: 1}},
+		agent.Event[lost]{Value: lost{Worker: unknown}},
+		agent.Event[left]{Value: left{Worker: unknown, Handed: []uint64{0}}},
 	}
 	for _, w := range m.workers {
 		if w.gone {
 			ignored = append(ignored,
-				agent.Event[remote.Asked]{Value: remote.Asked{Worker: w.id, N: 1}},
-				agent.Event[remote.Lost]{Value: remote.Lost{Worker: w.id}},
-				agent.Event[remote.Left]{Value: remote.Left{Worker: w.id}})
+				agent.Event[asked]{Value: asked{Worker: w.id, N: 1}},
+				agent.Event[lost]{Value: lost{Worker: w.id}},
+				agent.Event[left]{Value: left{Worker: w.id}})
 		}
 	}
 	if w := m.registered(); w != nil {
-		ignored = append(ignored, agent.Event[remote.Joined]{Value: remote.Joined{Worker: w.id, Slots: 9, Tags: []string{"a"}}})
+		ignored = append(ignored, agent.Event[joined]{Value: joined{Worker: w.id, Slots: 9, Tags: []string{"a"}}})
 	}
 	if m.r.IntN(3) == 0 {
 		m.unhandled(wrong[m.r.IntN(len(wrong))])
@@ -465,17 +464,17 @@ func (m *msim) noise() {
 // ignored delivers msg and checks that it had no effect and changed
 // nothing.
 func (m *msim) ignored(msg agent.Msg) {
-	before := remote.Bookkeeping(m.s)
-	if fx := m.deliver(msg); len(fx) > 0 || !reflect.DeepEqual(before, remote.Bookkeeping(m.s)) {
+	before := bookkeeping(m.s)
+	if fx := m.deliver(msg); len(fx) > 0 || !reflect.DeepEqual(before, bookkeeping(m.s)) {
 		m.fail("%#v was not ignored: %v", msg, fx)
 	}
 }
 
-// unhandled delivers msg and checks that Evolve answered Unhandled alone
+// unhandled delivers msg and checks that evolve answered Unhandled alone
 // and changed nothing.
 func (m *msim) unhandled(msg agent.Msg) {
-	before := remote.Bookkeeping(m.s)
-	if fx := m.deliver(msg); !reflect.DeepEqual(fx, []agent.Effect{agent.Unhandled{}}) || !reflect.DeepEqual(before, remote.Bookkeeping(m.s)) {
+	before := bookkeeping(m.s)
+	if fx := m.deliver(msg); !reflect.DeepEqual(fx, []agent.Effect{agent.Unhandled{}}) || !reflect.DeepEqual(before, bookkeeping(m.s)) {
 		m.fail("%#v was not reported unhandled: %v", msg, fx)
 	}
 }
@@ -508,7 +507,7 @@ func (m *msim) drain() {
 		}
 		m.advance(time.Duration(m.r.IntN(3000)) * time.Millisecond)
 	}
-	m.fail("the master never finished: %+v, closed %v, timers %+v, items %d, emitted %d", m.s.Status(), m.closed, m.timers, len(m.items), m.emittedN)
+	m.fail("the master never finished: %+v, closed %v, timers %+v, items %d, emitted %d", m.s.status(), m.closed, m.timers, len(m.items), m.emittedN)
 }
 
 // deliver evolves the state with msg, stamped with the clock, and every
@@ -517,16 +516,16 @@ func (m *msim) drain() {
 func (m *msim) deliver(msg agent.Msg) []agent.Effect {
 	msg = agent.Stamp(msg, m.now)
 	m.last = msg
-	var twin remote.State[int, int]
+	var twin *book[int, int]
 	cloned := m.delivered%4 == 0
 	if cloned {
 		twin = m.s.Clone()
 	}
 	var fx []agent.Effect
-	m.s, fx = remote.Evolve(m.s, msg)
+	m.s, fx = evolve(m.s, msg)
 	if cloned {
-		twin, fx2 := remote.Evolve(twin, msg)
-		if !sameEffects(fx, fx2) || !reflect.DeepEqual(m.s.Status(), twin.Status()) {
+		twin, fx2 := evolve(twin, msg)
+		if !sameEffects(fx, fx2) || !reflect.DeepEqual(m.s.status(), twin.status()) {
 			m.fail("a Clone evolved with %#v answered %v, not %v", msg, fx2, fx)
 		}
 	}
@@ -559,8 +558,8 @@ func (m *msim) deliver(msg agent.Msg) []agent.Effect {
 func handled(msg agent.Msg) bool {
 	switch msg.(type) {
 	case agent.Pull, agent.Input[int], agent.Close, agent.Tick, agent.Query,
-		agent.Event[remote.Joined], agent.Event[remote.Asked], agent.Event[remote.Returned[int]],
-		agent.Event[remote.Left], agent.Event[remote.Lost]:
+		agent.Event[joined], agent.Event[asked], agent.Event[returned[int]],
+		agent.Event[left], agent.Event[lost]:
 		return true
 	}
 	return false
@@ -577,21 +576,21 @@ func (m *msim) expect(msg agent.Msg) {
 		m.closed = true
 	case agent.Tick:
 		switch msg.Tag {
-		case remote.LeaseTimer:
+		case leaseTimer:
 			m.expire()
-		case remote.TagWaitTimer:
+		case tagWaitTimer:
 			m.giveUp()
 		}
-	case agent.Event[remote.Joined]:
+	case agent.Event[joined]:
 		if w := m.worker(msg.Value.Worker); w != nil && !w.gone {
 			w.registered = true
 		}
-	case agent.Event[remote.Asked]:
+	case agent.Event[asked]:
 		if w := m.worker(msg.Value.Worker); w != nil && w.registered {
 			w.suspect = false
 			w.credit += msg.Value.N
 		}
-	case agent.Event[remote.Returned[int]]:
+	case agent.Event[returned[int]]:
 		w := m.worker(msg.Value.Worker)
 		if w != nil && w.registered {
 			w.suspect = false
@@ -602,7 +601,7 @@ func (m *msim) expect(msg agent.Msg) {
 		if w != nil && w.registered && msg.Value.Asked > 0 {
 			w.credit += msg.Value.Asked
 		}
-	case agent.Event[remote.Left]:
+	case agent.Event[left]:
 		if w := m.worker(msg.Value.Worker); w != nil && w.registered {
 			for _, it := range m.items {
 				if it.phase == simLeased && it.holder == w.id {
@@ -612,11 +611,11 @@ func (m *msim) expect(msg agent.Msg) {
 			}
 			w.registered, w.gone = false, true
 		}
-	case agent.Event[remote.Lost]:
+	case agent.Event[lost]:
 		if w := m.worker(msg.Value.Worker); w != nil && w.registered {
 			for _, it := range m.items {
 				if it.phase == simLeased && it.holder == w.id {
-					m.failAttempt(it, remote.ErrWorkerLost, true)
+					m.failAttempt(it, ErrWorkerLost, true)
 				}
 			}
 			w.registered, w.gone = false, true
@@ -625,7 +624,7 @@ func (m *msim) expect(msg agent.Msg) {
 }
 
 // outcome is the model's rule for one result from w (nil if never known).
-func (m *msim) outcome(w *simWorker, o remote.Outcome[int]) {
+func (m *msim) outcome(w *simWorker, o outcome[int]) {
 	it := m.item(o.Item)
 	if it == nil || it.phase >= simHeld {
 		m.duplicates++
@@ -635,7 +634,7 @@ func (m *msim) outcome(w *simWorker, o remote.Outcome[int]) {
 		if it.phase == simQueued {
 			m.leaveLine(it)
 		}
-		m.conclude(it, remote.Result[int]{Seq: it.seq, Value: o.Value}, nil)
+		m.conclude(it, Result[int]{Seq: it.seq, Value: o.Value}, nil)
 		if w != nil && w.registered {
 			w.done++
 		}
@@ -659,7 +658,7 @@ func (m *msim) outcome(w *simWorker, o remote.Outcome[int]) {
 func (m *msim) failAttempt(it *simItem, why error, lost bool) bool {
 	it.failures++
 	if it.failures >= m.maxAttempts {
-		m.conclude(it, remote.Result[int]{Seq: it.seq, Err: it.workErrs[it.attempt]}, why)
+		m.conclude(it, Result[int]{Seq: it.seq, Err: it.workErrs[it.attempt]}, why)
 		return false
 	}
 	it.phase = simQueued
@@ -685,7 +684,7 @@ func (m *msim) expire() {
 			w.suspect = true
 			w.failed++
 		}
-		m.failAttempt(it, remote.ErrLeaseExpired, true)
+		m.failAttempt(it, ErrLeaseExpired, true)
 	}
 }
 
@@ -696,7 +695,7 @@ func (m *msim) giveUp() {
 		since, stuck := m.stuck[it.tag]
 		if it.phase == simQueued && stuck && !since.Add(m.tagWait).After(m.now) {
 			m.leaveLine(it)
-			m.conclude(it, remote.Result[int]{Seq: it.seq}, remote.ErrNoWorker)
+			m.conclude(it, Result[int]{Seq: it.seq}, ErrNoWorker)
 		}
 	}
 }
@@ -711,7 +710,7 @@ func (m *msim) leaveLine(it *simItem) {
 
 // conclude notes that it's result is known. why is the sentinel of a
 // failure that is not the work's; the error itself is the master's.
-func (m *msim) conclude(it *simItem, r remote.Result[int], why error) {
+func (m *msim) conclude(it *simItem, r Result[int], why error) {
 	it.phase, it.result, it.why, it.concluded = simHeld, r, why, m.delivered
 	if why != nil {
 		it.result.Err = why // a placeholder; the emitted error must wrap it
@@ -722,7 +721,7 @@ func (m *msim) conclude(it *simItem, r remote.Result[int], why error) {
 }
 
 // effects checks the effects of one message against the model and applies
-// the Dispatches: they come in the order Emit, Sends, Demand, timers,
+// the dispatches: they come in the order Emit, Sends, Demand, timers,
 // Finish.
 func (m *msim) effects(fx []agent.Effect) {
 	const (
@@ -743,10 +742,10 @@ func (m *msim) effects(fx []agent.Effect) {
 			if it := m.item(e.Seq); it == nil || it.result.Err == nil || it.concluded != m.delivered || e.Err == nil {
 				m.fail("a dead letter for item %d, which did not just fail: %+v", e.Seq, e)
 			}
-		case agent.Emit[remote.Result[int]]:
+		case agent.Emit[Result[int]]:
 			kind = emitKind
 			m.emit(e.Values)
-		case agent.Send[remote.Dispatch[int]]:
+		case agent.Send[dispatch[int]]:
 			kind = sendKind
 			m.dispatch(e.Value)
 		case agent.Demand:
@@ -787,7 +786,7 @@ func (m *msim) effects(fx []agent.Effect) {
 // emit checks the values emitted: results known, within demand, each
 // once, in input order unless unordered, else in the order they became
 // known; and their values and errors.
-func (m *msim) emit(rs []remote.Result[int]) {
+func (m *msim) emit(rs []Result[int]) {
 	if len(rs) == 0 || len(rs) > m.demand {
 		m.fail("emitted %d with a demand of %d", len(rs), m.demand)
 	}
@@ -831,16 +830,16 @@ func (m *msim) checkError(it *simItem, err error) {
 		}
 	case !errors.Is(err, it.why):
 		m.fail("item %d emitted with %v, want one wrapping %v", it.seq, err, it.why)
-	case it.why != remote.ErrNoWorker && it.failures != m.maxAttempts:
+	case it.why != ErrNoWorker && it.failures != m.maxAttempts:
 		m.fail("item %d failed with %v after %d failed attempts, want %d", it.seq, err, it.failures, m.maxAttempts)
 	}
 }
 
-// dispatch checks a Dispatch and applies it: to a registered worker that is
+// dispatch checks a dispatch and applies it: to a registered worker that is
 // not suspect, within the slots it asked for, MaxBatch and the window,
 // each task the oldest queued item the worker may take, as the next
 // attempt.
-func (m *msim) dispatch(d remote.Dispatch[int]) {
+func (m *msim) dispatch(d dispatch[int]) {
 	w := m.worker(d.Worker)
 	switch {
 	case w == nil || !w.registered:
@@ -961,10 +960,10 @@ func (m *msim) checkTimers() {
 			wait = simTimer{on: true, due: d}
 		}
 	}
-	if got := m.timers[remote.LeaseTimer]; got.on != lease.on || lease.on && !got.due.Equal(lease.due) {
+	if got := m.timers[leaseTimer]; got.on != lease.on || lease.on && !got.due.Equal(lease.due) {
 		m.fail("lease timer %+v, want %+v", got, lease)
 	}
-	if got := m.timers[remote.TagWaitTimer]; got.on != wait.on || wait.on && !got.due.Equal(wait.due) {
+	if got := m.timers[tagWaitTimer]; got.on != wait.on || wait.on && !got.due.Equal(wait.due) {
 		m.fail("tag wait timer %+v, want %+v", got, wait)
 	}
 }
@@ -974,14 +973,14 @@ func (m *msim) checkTimers() {
 // while items it may take wait and the window has room, no result held
 // while it may go out, no Finish missing.
 func (m *msim) invariants() {
-	st := m.s.Status()
-	want := remote.Status{
+	st := m.s.status()
+	want := Status{
 		Load:     agent.Load{Failed: m.failedN, Demand: m.demand},
 		Requeued: m.requeued, Retried: m.retried, Duplicates: m.duplicates,
 		Accepted: len(m.items), Emitted: m.emittedN, Closed: m.closed,
 	}
 	slots := 0
-	flight := map[remote.WorkerID]int{}
+	flight := map[workerID]int{}
 	for _, it := range m.items {
 		if it.slot {
 			slots++
@@ -1006,8 +1005,8 @@ func (m *msim) invariants() {
 	want.Done = want.Held + m.emittedN
 	for _, w := range m.workers {
 		if w.registered {
-			want.Workers = append(want.Workers, remote.WorkerStatus{
-				ID: w.id, Addr: w.addr, Tags: w.tags, Slots: w.slots, Free: w.credit,
+			want.Workers = append(want.Workers, WorkerStatus{
+				ID: uint64(w.id), Addr: w.addr, Tags: w.tags, Slots: w.slots, Free: w.credit,
 				InFlight: flight[w.id], Done: w.done, Failed: w.failed, Suspect: w.suspect,
 			})
 		}
@@ -1025,7 +1024,7 @@ func (m *msim) invariants() {
 		it := m.oldestFor(w)
 		next := !m.unordered && it != nil && it.seq == uint64(m.emittedN)
 		if it != nil && (want.InFlight+want.Held < m.window || next) {
-			m.fail("worker %d asked for %d, and item %d waits for it: %+v; window %d, leased %d, held %d; status %+v", w.id, w.credit, it.seq, *it, m.window, m.leased(), m.held(), m.s.Status())
+			m.fail("worker %d asked for %d, and item %d waits for it: %+v; window %d, leased %d, held %d; status %+v", w.id, w.credit, it.seq, *it, m.window, m.leased(), m.held(), m.s.status())
 		}
 	}
 	if m.demand > 0 {
@@ -1073,7 +1072,7 @@ func (m *msim) item(seq uint64) *simItem {
 	return m.items[seq]
 }
 
-func (m *msim) worker(id remote.WorkerID) *simWorker {
+func (m *msim) worker(id workerID) *simWorker {
 	if id < 1 || int(id) > len(m.workers) {
 		return nil
 	}
@@ -1087,11 +1086,11 @@ func (m *msim) fail(format string, args ...any) {
 
 // sameStatus is reflect.DeepEqual for two Statuses, made cheap enough to
 // run on every message.
-func sameStatus(a, b remote.Status) bool {
+func sameStatus(a, b Status) bool {
 	return a.Load == b.Load && a.Waiting == b.Waiting && a.Held == b.Held && a.Requeued == b.Requeued &&
 		a.Retried == b.Retried && a.Duplicates == b.Duplicates && a.Accepted == b.Accepted &&
 		a.Emitted == b.Emitted && a.Closed == b.Closed && maps.Equal(a.Tags, b.Tags) && (a.Tags == nil) == (b.Tags == nil) &&
-		slices.EqualFunc(a.Workers, b.Workers, func(v, w remote.WorkerStatus) bool {
+		slices.EqualFunc(a.Workers, b.Workers, func(v, w WorkerStatus) bool {
 			return v.ID == w.ID && v.Addr == w.Addr && slices.Equal(v.Tags, w.Tags) && v.Slots == w.Slots && v.Free == w.Free &&
 				v.InFlight == w.InFlight && v.Done == w.Done && v.Failed == w.Failed && v.Suspect == w.Suspect
 		})
@@ -1103,9 +1102,9 @@ func sameStatus(a, b remote.Status) bool {
 func sameEffects(a, b []agent.Effect) bool {
 	return slices.EqualFunc(a, b, func(x, y agent.Effect) bool {
 		switch ex := x.(type) {
-		case agent.Emit[remote.Result[int]]:
-			ey, ok := y.(agent.Emit[remote.Result[int]])
-			return ok && slices.EqualFunc(ex.Values, ey.Values, func(p, q remote.Result[int]) bool {
+		case agent.Emit[Result[int]]:
+			ey, ok := y.(agent.Emit[Result[int]])
+			return ok && slices.EqualFunc(ex.Values, ey.Values, func(p, q Result[int]) bool {
 				return p.Seq == q.Seq && p.Value == q.Value && sameError(p.Err, q.Err)
 			})
 		case agent.Finish:

@@ -6,7 +6,7 @@ import (
 )
 
 // member returns the registered worker id, or nil.
-func (b *book[I, O]) member(id WorkerID) *member {
+func (b *book[I, O]) member(id workerID) *member {
 	i, ok := b.place(id)
 	if !ok {
 		return nil
@@ -15,8 +15,8 @@ func (b *book[I, O]) member(id WorkerID) *member {
 }
 
 // place returns where worker id is, or would go, in workers.
-func (b *book[I, O]) place(id WorkerID) (int, bool) {
-	return slices.BinarySearchFunc(b.workers, id, func(w member, id WorkerID) int {
+func (b *book[I, O]) place(id workerID) (int, bool) {
+	return slices.BinarySearchFunc(b.workers, id, func(w member, id workerID) int {
 		switch {
 		case w.id < id:
 			return -1
@@ -29,7 +29,7 @@ func (b *book[I, O]) place(id WorkerID) (int, bool) {
 
 // join registers the worker j describes, with no free slot: it asks for
 // work once it has joined. It reports false for a worker already known.
-func (b *book[I, O]) join(j Joined) bool {
+func (b *book[I, O]) join(j joined) bool {
 	i, known := b.place(j.Worker)
 	if known {
 		return false
@@ -49,7 +49,7 @@ func (b *book[I, O]) join(j Joined) bool {
 
 // ask adds the free slots a asks for, up to the worker's Slots, and clears
 // its suspicion. It reports false for a worker not registered.
-func (b *book[I, O]) ask(a Asked) bool {
+func (b *book[I, O]) ask(a asked) bool {
 	w := b.member(a.Worker)
 	if w == nil {
 		return false
@@ -64,54 +64,43 @@ func (b *book[I, O]) ask(a Asked) bool {
 // leave removes the worker l names, and requeues every item still leased to
 // it, with no attempt counted: it sends nothing more. It reports false for a
 // worker not registered.
-func (b *book[I, O]) leave(l Left) bool {
-	if b.member(l.Worker) == nil {
-		return false
-	}
-	w := b.member(l.Worker)
-	for i := 0; i < b.items.len() && w.flight > 0; i++ {
-		e := b.items.at(i)
-		if e.phase != phaseLeased || e.worker != l.Worker {
-			continue
-		}
-		seq := b.base + uint64(i)
-		b.unlease(e)
+func (b *book[I, O]) leave(l left) bool {
+	return b.drop(l.Worker, func(seq uint64, e *entry[I, O]) bool {
 		b.requeue(seq, e)
-		b.requeued++
-	}
-	b.remove(l.Worker)
-	return true
+		return true
+	})
 }
 
 // lose removes the worker l names, and takes back every item leased to it
 // as a failed attempt. It reports false for a worker not registered.
-func (b *book[I, O]) lose(l Lost) bool {
-	w := b.member(l.Worker)
-	if w == nil {
-		return false
-	}
-	for i := 0; i < b.items.len() && w.flight > 0; i++ {
-		e := b.items.at(i)
-		if e.phase != phaseLeased || e.worker != l.Worker {
-			continue
-		}
-		seq := b.base + uint64(i)
-		b.unlease(e)
-		if b.retry(seq, e, lostWith(seq, e, ErrWorkerLost)) {
-			b.requeued++
-		}
-	}
-	b.remove(l.Worker)
-	return true
+func (b *book[I, O]) lose(l lost) bool {
+	return b.drop(l.Worker, func(seq uint64, e *entry[I, O]) bool {
+		return b.retry(seq, e, lostWith(seq, e, ErrWorkerLost))
+	})
 }
 
-// remove forgets the registered worker id.
-func (b *book[I, O]) remove(id WorkerID) {
-	i, _ := b.place(id)
-	for _, k := range b.workers[i].lines[1:] {
+// drop forgets the registered worker id, and hands each item leased to it
+// to back, which reports whether it requeued the item. It reports false for
+// a worker not registered.
+func (b *book[I, O]) drop(id workerID, back func(seq uint64, e *entry[I, O]) bool) bool {
+	i, ok := b.place(id)
+	if !ok {
+		return false
+	}
+	w := &b.workers[i]
+	for k := 0; k < b.items.len() && w.flight > 0; k++ {
+		if e := b.items.at(k); e.phase == phaseLeased && e.worker == id {
+			b.unlease(e)
+			if back(b.base+uint64(k), e) {
+				b.requeued++
+			}
+		}
+	}
+	for _, k := range w.lines[1:] {
 		b.lines[k].capable--
 	}
 	b.workers = slices.Delete(b.workers, i, i+1)
+	return true
 }
 
 // lostWith returns the error an item fails with for good when its last

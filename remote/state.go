@@ -1,28 +1,23 @@
 package remote
 
 import (
+	"maps"
 	"slices"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
 )
 
-// State is everything the master of a remote stage knows between two
+// book is everything the master of a remote stage knows between two
 // messages: its settings, the items accepted and not yet emitted (queued by
 // tag, leased to a worker, or holding a result), the registered workers,
 // the leases and their deadlines, the demand it holds and its counts.
 //
-// A State is a handle on bookkeeping that [Evolve] updates in place, so
-// that an item costs no allocation of its own: Evolve takes the State it is
-// given, and the caller keeps only the one it returns (the same handle).
-// An earlier State is not a snapshot: use [State.Clone] to keep one. A
-// State must not be used on two goroutines at once. The zero State is not
-// usable; build one with [NewState].
-type State[I, O any] struct {
-	b *book[I, O]
-}
-
-// book is the bookkeeping a State points to.
+// evolve updates a book in place, so that an item costs no allocation of
+// its own: the master's state is a *book, and an earlier one is no
+// snapshot. Clone makes one, and the runtime and agenttest.Run call it
+// where a state must not be shared: each run of a stage starts from a
+// Clone, and each Trace holds one.
 type book[I, O any] struct {
 	dead []agent.DeadLetter // the items failed for good by the message in hand
 
@@ -50,7 +45,7 @@ type book[I, O any] struct {
 	lineOf map[string]int // index in lines, by tag
 
 	workers []member // registered, by ID
-	next    WorkerID // where the next dispatch starts looking
+	next    workerID // where the next dispatch starts looking
 	leases  deque[leaseEnd]
 	timers  [2]pending // by timer tag - 1
 
@@ -74,8 +69,8 @@ type entry[I, O any] struct {
 	value    I // until its result is known
 	result   O
 	err      error
-	worker   WorkerID // the worker it is leased to, while leased
-	attempt  int      // the last attempt handed out: the Task's Attempt
+	worker   workerID // the worker it is leased to, while leased
+	attempt  int      // the last attempt handed out: the task's Attempt
 	failures int      // failed attempts: an expired lease, a lost worker, an error
 	tag      int      // index in lines
 	phase    phase
@@ -94,7 +89,7 @@ type tagLine struct {
 
 // member is a registered worker.
 type member struct {
-	id      WorkerID
+	id      workerID
 	addr    string
 	tags    []string
 	lines   []int // the lines it takes from: "" and its tags'
@@ -120,50 +115,46 @@ type pending struct {
 	due time.Time
 }
 
-// NewState returns the State of a master that cfg describes, or an
+// newBook returns the book of a master that cfg describes, or an
 // [ErrConfig] naming the first setting of cfg out of range. It holds no
 // demand and knows no worker: the runtime's first agent.Pull gives it
 // demand, and workers join with agent.Event messages.
-func NewState[I, O any](cfg Config[I]) (State[I, O], error) {
+func newBook[I, O any](cfg Config[I]) (*book[I, O], error) {
 	if err := cfg.validate(); err != nil {
-		return State[I, O]{}, err
+		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	return State[I, O]{b: &book[I, O]{
+	return &book[I, O]{
 		window: cfg.Window, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts,
 		unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagOf: cfg.Tag,
 		lines:  []tagLine{{}},
 		lineOf: map[string]int{"": 0},
-	}}, nil
+	}, nil
 }
 
-// Clone returns a copy of s that shares no bookkeeping with it: evolving
+// Clone returns a copy of b that shares no bookkeeping with it: evolving
 // one leaves the other as it was. Items and results are copied as values.
-func (s State[I, O]) Clone() State[I, O] {
-	b := *s.b
-	b.dead = slices.Clone(s.b.dead)
-	b.items = s.b.items.clone()
-	b.held = s.b.held.clone()
-	b.leases = s.b.leases.clone()
-	b.lines = slices.Clone(s.b.lines)
-	for i := range b.lines {
-		b.lines[i].seqs = seqs{b.lines[i].seqs.clone()}
+func (b *book[I, O]) Clone() *book[I, O] {
+	c := *b
+	c.dead = slices.Clone(b.dead)
+	c.items = b.items.clone()
+	c.held = b.held.clone()
+	c.leases = b.leases.clone()
+	c.lines = slices.Clone(b.lines)
+	for i := range c.lines {
+		c.lines[i].seqs = seqs{c.lines[i].seqs.clone()}
 	}
-	b.lineOf = make(map[string]int, len(s.b.lineOf))
-	for k, v := range s.b.lineOf {
-		b.lineOf[k] = v
+	c.lineOf = maps.Clone(b.lineOf)
+	c.workers = slices.Clone(b.workers)
+	for i := range c.workers {
+		c.workers[i].tags = slices.Clone(c.workers[i].tags)
+		c.workers[i].lines = slices.Clone(c.workers[i].lines)
 	}
-	b.workers = slices.Clone(s.b.workers)
-	for i := range b.workers {
-		b.workers[i].tags = slices.Clone(b.workers[i].tags)
-		b.workers[i].lines = slices.Clone(b.workers[i].lines)
-	}
-	return State[I, O]{b: &b}
+	return &c
 }
 
-// Status returns the snapshot of s that a Query is answered with.
-func (s State[I, O]) Status() Status {
-	b := s.b
+// status returns the snapshot of b that a Query is answered with.
+func (b *book[I, O]) status() Status {
 	st := Status{
 		Load: agent.Load{
 			Queued:   b.queued,
@@ -199,7 +190,7 @@ func (s State[I, O]) Status() Status {
 	}
 	for i, w := range b.workers {
 		st.Workers[i] = WorkerStatus{
-			ID: w.id, Addr: w.addr, Tags: slices.Clone(w.tags), Slots: w.slots,
+			ID: uint64(w.id), Addr: w.addr, Tags: slices.Clone(w.tags), Slots: w.slots,
 			Free: w.free, InFlight: w.flight, Done: w.done, Failed: w.failed, Suspect: w.suspect,
 		}
 	}

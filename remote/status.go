@@ -44,7 +44,8 @@ type Status struct {
 
 // WorkerStatus is what the master knows of one worker.
 type WorkerStatus struct {
-	ID    WorkerID
+	// ID is given as the worker registers, and never reused.
+	ID    uint64
 	Addr  string
 	Tags  []string
 	Slots int

@@ -147,15 +147,8 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 	return result
 }
 
-// task is one attempt at one item, decoded.
-type task[I any] struct {
-	item    uint64
-	attempt uint32
-	value   I
-}
-
-// outcome is one task's result, encoded.
-type outcome struct {
+// answer is one task's result, encoded.
+type answer struct {
 	item    uint64
 	attempt uint32
 	data    []byte
@@ -190,7 +183,7 @@ type worker[I, O any] struct {
 	running atomic.Int64 // tasks handed to the slots and not ended
 
 	mu        sync.Mutex
-	pending   []outcome
+	pending   []answer
 	scheduled bool        // a flush is on its way to the actor
 	timed     bool        // later is armed
 	later     *time.Timer // flushes the results that wait for company
@@ -305,10 +298,10 @@ func (w *worker[I, O]) take(m *wire.Tasks) {
 	}
 	for i, item := range m.Items {
 		data := pieces[i]
-		t := task[I]{item: item, attempt: m.Attempts[i]}
-		w.held[item] = t.attempt
-		if err := w.cfg.Codec.Decode(data, &t.value); err != nil {
-			w.done(outcome{item: item, attempt: t.attempt, failed: true, err: fmt.Sprintf("remote: decoding item %d: %v", item, err)})
+		t := task[I]{Item: item, Attempt: int(m.Attempts[i])}
+		w.held[item] = m.Attempts[i]
+		if err := w.cfg.Codec.Decode(data, &t.Value); err != nil {
+			w.done(answer{item: item, attempt: m.Attempts[i], failed: true, err: fmt.Sprintf("remote: decoding item %d: %v", item, err)})
 			continue
 		}
 		w.running.Add(1)
@@ -317,7 +310,7 @@ func (w *worker[I, O]) take(m *wire.Tasks) {
 		default:
 			w.running.Add(-1)
 			// The master gave more than the free slots: refuse it.
-			w.done(outcome{item: item, attempt: t.attempt, failed: true, err: fmt.Sprintf("remote: worker %d was handed item %d with no free slot", w.id, item)})
+			w.done(answer{item: item, attempt: m.Attempts[i], failed: true, err: fmt.Sprintf("remote: worker %d was handed item %d with no free slot", w.id, item)})
 		}
 	}
 }
@@ -326,8 +319,8 @@ func (w *worker[I, O]) take(m *wire.Tasks) {
 func (w *worker[I, O]) slot() {
 	defer w.slots.Done()
 	for t := range w.jobs {
-		o := outcome{item: t.item, attempt: t.attempt}
-		v, err := w.call(t.value)
+		o := answer{item: t.Item, attempt: uint32(t.Attempt)}
+		v, err := w.call(t.Value)
 		if err == nil {
 			o.data, err = w.cfg.Codec.Append(nil, &v)
 		}
@@ -345,11 +338,11 @@ func (w *worker[I, O]) call(in I) (v O, err error) {
 	return w.work(w.ctx, in)
 }
 
-// done adds an outcome to those to send. It asks the actor to send them
+// done adds an answer to those to send. It asks the actor to send them
 // when enough have gathered or no slot is busy, and otherwise makes sure
 // they go within flushSpan; results that end while a message is on its way
 // go together in the next.
-func (w *worker[I, O]) done(o outcome) {
+func (w *worker[I, O]) done(o answer) {
 	idle := w.running.Load() == 0
 	w.mu.Lock()
 	w.pending = append(w.pending, o)
@@ -389,7 +382,7 @@ func (w *worker[I, O]) wake() {
 	w.sys.Root.Send(w.self, flush{})
 }
 
-// send sends the master the outcomes pending, and asks for as many items.
+// send sends the master the answers pending, and asks for as many items.
 func (w *worker[I, O]) send(ctx actor.Context) {
 	w.mu.Lock()
 	out := w.pending

@@ -35,6 +35,12 @@ type Trace[S any] struct {
 // Run feeds steps to evolve, starting from s, stamping each message with its
 // instant, and returns one Trace per step.
 //
+// A state that evolve updates in place (one that holds a pointer, a slice
+// or a map it writes through) is cloned before each step if its type has a
+// method Clone() S: each Trace then holds the state as it was after its
+// step, and s is left as it was. Such a state without that method is
+// passed on as it is, and every Trace shows the state after the last step.
+//
 // A step whose message evolve does not handle (it returns agent.Unhandled)
 // is a mistake in the test or in the agent, a Done or Set of the wrong
 // type, say: Run panics, naming the step and the message's type. A test
@@ -42,6 +48,9 @@ type Trace[S any] struct {
 func Run[S any](evolve agent.Evolve[S], s S, steps ...Step) []Trace[S] {
 	out := make([]Trace[S], 0, len(steps))
 	for i, st := range steps {
+		if c, ok := any(s).(interface{ Clone() S }); ok {
+			s = c.Clone()
+		}
 		var fx []agent.Effect
 		s, fx = evolve(s, agent.Stamp(st.Msg, T0.Add(st.At)))
 		if len(Of[agent.Unhandled](fx)) > 0 {

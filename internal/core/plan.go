@@ -113,7 +113,7 @@ func planOf[I, V, S, W, R, O any](spec Spec[S, W, R, O]) Plan {
 		Name: spec.Name, Queue: spec.Queue, Paces: spec.Paces, Reserves: spec.Reserves, Outside: spec.Open != nil,
 		Share: spec.Share,
 		New: func() Machine {
-			return &machine[S, I, W, R, O, V]{spec: spec, state: spec.State, results: make(map[uint64]outcome[R])}
+			return &machine[S, I, W, R, O, V]{spec: spec, state: spec.initial(), results: make(map[uint64]outcome[R])}
 		},
 	}}}
 }

@@ -30,7 +30,7 @@ func spawn[I, V, S, W, R, O any](rt *agent.Runtime, spec Spec[S, W, R, O], wire 
 	h.id = id
 	h.pid.Store(parts.System.NewLocalPID(id))
 	h.log = parts.Log.With().Str("agent", spec.Name).Str("pid", id).Logger()
-	c := &cell[S, I, W, R, O, V]{spec: spec, state: spec.State, h: h, ports: wire(h), timers: make(map[uint64]timer)}
+	c := &cell[S, I, W, R, O, V]{spec: spec, state: spec.initial(), h: h, ports: wire(h), timers: make(map[uint64]timer)}
 	if spec.DeadLetters != nil {
 		c.ports.dead = spec.DeadLetters
 	}

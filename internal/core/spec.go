@@ -25,7 +25,9 @@ import (
 type Spec[S, W, R, O any] struct {
 	// Name names the agent in logs and errors.
 	Name string
-	// State is the agent's initial state.
+	// State is the agent's initial state. A state that Evolve updates in
+	// place has a method Clone() S, and each run of the agent starts from
+	// a Clone of it, so that two runs of one Stage share nothing.
 	State S
 	// Evolve is the agent's behaviour.
 	Evolve agent.Evolve[S]
@@ -65,6 +67,14 @@ type Spec[S, W, R, O any] struct {
 	// which its other types do not say. A replay reads recorded messages
 	// back into them (see Machine.Messages).
 	Takes []agent.Msg
+}
+
+// initial returns the state one run of the agent starts from.
+func (s Spec[S, W, R, O]) initial() S {
+	if c, ok := any(s.State).(interface{ Clone() S }); ok {
+		return c.Clone()
+	}
+	return s.State
 }
 
 // Port is what an agent's Open connected it to.
