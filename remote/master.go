@@ -70,7 +70,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		Queue:       cfg.Queue,
 		DeadLetters: cfg.DeadLetters,
 		Measure:     measure,
-		Takes:       []agent.Msg{agent.Event[Joined]{}, agent.Event[Asked]{}, agent.Event[Returned[O]]{}, agent.Event[Left]{}, agent.Event[Lost]{}},
+		Takes:       []agent.Msg{agent.Event[joined]{}, agent.Event[asked]{}, agent.Event[returned[O]]{}, agent.Event[left]{}, agent.Event[lost]{}},
 		Open: func(post func(agent.Msg) bool) (core.Port, error) {
 			return open[I, O](node, name, codec, post)
 		},
