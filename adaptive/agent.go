@@ -2,10 +2,10 @@ package adaptive
 
 import (
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/batchwork"
 	"github.com/evolvekit/evolve/internal/budget"
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/internal/meter"
-	"github.com/evolvekit/evolve/internal/pool"
 	"github.com/evolvekit/evolve/parallel"
 )
 
@@ -56,8 +56,8 @@ func SetLimit[In any](h agent.Handle[In, Status], n int) error {
 }
 
 // build describes the agent cfg and work make.
-func build[In, Out any](cfg Config, work parallel.Work[In, Out]) (pool.Pool[State[In, Out], In, Out, parallel.Result[Out], Status], error) {
-	var p pool.Pool[State[In, Out], In, Out, parallel.Result[Out], Status]
+func build[In, Out any](cfg Config, work parallel.Work[In, Out]) (batchwork.Agent[State[In, Out], In, Out, parallel.Result[Out], Status], error) {
+	var p batchwork.Agent[State[In, Out], In, Out, parallel.Result[Out], Status]
 	s, err := NewState[In, Out](cfg)
 	if err != nil {
 		return p, err

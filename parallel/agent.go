@@ -4,10 +4,10 @@ import (
 	"context"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/batchwork"
 	"github.com/evolvekit/evolve/internal/budget"
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/internal/meter"
-	"github.com/evolvekit/evolve/internal/pool"
 )
 
 // Work is what a parallel agent runs for each item, in a goroutine the
@@ -61,16 +61,16 @@ func SetLimit[In any](h agent.Handle[In, Status], n int) error {
 }
 
 // build describes the agent cfg and work make.
-func build[In, Out any](cfg Config, work Work[In, Out]) (pool.Pool[State[In, Out], In, Out, Result[Out], Status], error) {
+func build[In, Out any](cfg Config, work Work[In, Out]) (batchwork.Agent[State[In, Out], In, Out, Result[Out], Status], error) {
 	s, err := NewState[In, Out](cfg)
 	if err != nil {
-		return pool.Pool[State[In, Out], In, Out, Result[Out], Status]{}, err
+		return batchwork.Agent[State[In, Out], In, Out, Result[Out], Status]{}, err
 	}
 	if work == nil {
-		return pool.Pool[State[In, Out], In, Out, Result[Out], Status]{}, invalid("work must not be nil")
+		return batchwork.Agent[State[In, Out], In, Out, Result[Out], Status]{}, invalid("work must not be nil")
 	}
 	cfg = cfg.withDefaults()
-	return pool.Pool[State[In, Out], In, Out, Result[Out], Status]{
+	return batchwork.Agent[State[In, Out], In, Out, Result[Out], Status]{
 		Name:        cfg.Name,
 		State:       s,
 		Evolve:      Evolve[In, Out],

@@ -1,8 +1,8 @@
-// Package pool is what the parallel and adaptive agents share beyond their
-// state: the work a worker runs for one Start (a batch of items, one after
-// another, each with its own deadline), and how an agent of either kind is
-// started on its own or made a stage.
-package pool
+// Package batchwork is the agent whose Start effects each run user work on
+// a batch of items, one after another, each with its own deadline: what the
+// parallel and adaptive agents share beyond their state, down to how an
+// agent of either kind is started on its own or made a stage.
+package batchwork
 
 import (
 	"context"
@@ -17,10 +17,10 @@ import (
 	"github.com/evolvekit/evolve/internal/safe"
 )
 
-// Pool describes an agent that runs Work on its items: S is its state, In
+// Agent describes an agent that runs Work on its items: S is its state, In
 // the items, Out what Work returns for one, R the result it emits for one
 // (parallel.Result[Out]), V its status.
-type Pool[S, In, Out, R, V any] struct {
+type Agent[S, In, Out, R, V any] struct {
 	Name   string
 	State  S
 	Evolve agent.Evolve[S]
@@ -49,7 +49,7 @@ type Pool[S, In, Out, R, V any] struct {
 }
 
 // New starts the agent on rt, on its own, with its results going to sink.
-func (p Pool[S, In, Out, R, V]) New(rt *agent.Runtime, sink func(R)) (agent.Handle[In, V], error) {
+func (p Agent[S, In, Out, R, V]) New(rt *agent.Runtime, sink func(R)) (agent.Handle[In, V], error) {
 	h, err := core.Spawn[In, V](rt, p.spec(), sink)
 	if err != nil {
 		return nil, err
@@ -59,13 +59,13 @@ func (p Pool[S, In, Out, R, V]) New(rt *agent.Runtime, sink func(R)) (agent.Hand
 
 // Stage returns the agent as a stage that passes on the values of the
 // results that succeeded.
-func (p Pool[S, In, Out, R, V]) Stage() agent.Stage[In, Out] {
+func (p Agent[S, In, Out, R, V]) Stage() agent.Stage[In, Out] {
 	return core.Wrap(core.MapOut(core.NewStage[In, V](p.spec()), p.Value))
 }
 
 // spec is the agent's spec: its Start effects carry a batch of items, whose
 // ID is the input position of the first.
-func (p Pool[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
+func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 	return core.Spec[S, []In, []R, R]{
 		Name:        p.Name,
 		State:       p.State,
@@ -85,7 +85,7 @@ func (p Pool[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 // run does the work on each item in turn and returns one result per item,
 // in order. A panic fails its item alone, with an *agent.PanicError. Once
 // ctx has ended, the items not yet begun fail with its cause.
-func (p Pool[S, In, Out, R, V]) run(ctx context.Context, seq uint64, items []In) []R {
+func (p Agent[S, In, Out, R, V]) run(ctx context.Context, seq uint64, items []In) []R {
 	out := make([]R, len(items))
 	for i := 0; i < len(items); i++ {
 		if err := p.runFrom(ctx, seq, items, out, &i); err != nil {
@@ -100,7 +100,7 @@ func (p Pool[S, In, Out, R, V]) run(ctx context.Context, seq uint64, items []In)
 // out, until the last, or until an item's work panics: it then returns the
 // panic as an error, *i at that item. So a batch pays for one deferred
 // recover, not one per item.
-func (p Pool[S, In, Out, R, V]) runFrom(ctx context.Context, seq uint64, items []In, out []R, i *int) (err error) {
+func (p Agent[S, In, Out, R, V]) runFrom(ctx context.Context, seq uint64, items []In, out []R, i *int) (err error) {
 	defer safe.Recover(&err)
 	done := ctx.Done()
 	for ; *i < len(items); *i++ {
@@ -123,7 +123,7 @@ func (p Pool[S, In, Out, R, V]) runFrom(ctx context.Context, seq uint64, items [
 // before ctx ended; it then fails with an error that Is
 // context.DeadlineExceeded, joined to the work's own error, unless that
 // already says so.
-func (p Pool[S, In, Out, R, V]) one(ctx context.Context, seq uint64, in In) (Out, error) {
+func (p Agent[S, In, Out, R, V]) one(ctx context.Context, seq uint64, in In) (Out, error) {
 	if p.Timeout <= 0 {
 		return p.Work(ctx, in)
 	}

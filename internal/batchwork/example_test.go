@@ -1,15 +1,15 @@
-package pool_test
+package batchwork_test
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/internal/pool"
+	"github.com/evolvekit/evolve/internal/batchwork"
 	"github.com/evolvekit/evolve/parallel"
 )
 
-// A Pool is how parallel and adaptive start: a state and its evolve, the
+// An Agent is how parallel and adaptive start: a state and its evolve, the
 // user's work, and how a result is made and read.
 func Example() {
 	rt := agent.NewRuntime()
@@ -19,7 +19,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	p := pool.Pool[parallel.State[int, int], int, int, parallel.Result[int], parallel.Status]{
+	p := batchwork.Agent[parallel.State[int, int], int, int, parallel.Result[int], parallel.Status]{
 		Name: "square", State: s, Evolve: parallel.Evolve[int, int], Queue: 4,
 		Work: func(_ context.Context, x int) (int, error) { return x * x, nil },
 		Result: func(seq uint64, v int, err error) parallel.Result[int] {

@@ -1,4 +1,4 @@
-package pool
+package batchwork
 
 import (
 	"context"
@@ -22,10 +22,10 @@ type result struct {
 	Err   error
 }
 
-// runner returns a Pool that runs work, with the given timeout, and makes
+// runner returns an Agent that runs work, with the given timeout, and makes
 // results of type result.
-func runner(timeout time.Duration, work func(context.Context, int) (int, error)) Pool[struct{}, int, int, result, struct{}] {
-	return Pool[struct{}, int, int, result, struct{}]{
+func runner(timeout time.Duration, work func(context.Context, int) (int, error)) Agent[struct{}, int, int, result, struct{}] {
+	return Agent[struct{}, int, int, result, struct{}]{
 		Name:    "test",
 		Work:    work,
 		Timeout: timeout,
@@ -53,7 +53,7 @@ func TestRunWorksOnEachItemInTurn(t *testing.T) {
 	var pe *agent.PanicError
 	require.ErrorAs(t, rs[1].Err, &pe)
 	assert.Equal(t, "two", pe.Value)
-	assert.Contains(t, string(pe.Stack), "pool_test.go", "the stack is that of the panic")
+	assert.Contains(t, string(pe.Stack), "batchwork_test.go", "the stack is that of the panic")
 	assert.Equal(t, uint64(8), rs[1].Seq)
 	assert.Equal(t, result{Seq: 9, Value: -1, Err: rs[2].Err}, rs[2], "the value comes back beside the error")
 	assert.EqualError(t, rs[2].Err, "three")
