@@ -187,10 +187,10 @@ func TestAStagePassesValuesOnAndDropsFailures(t *testing.T) {
 		assert.Equal(t, []int{10, 20, 30}, got)
 		st, err := c.Status(context.Background())
 		require.NoError(t, err)
-		require.Len(t, st.Stages, 1)
-		assert.Equal(t, "adaptive", st.Stages[0].Name)
-		assert.Equal(t, 1, st.Stages[0].Failed)
-		assert.Equal(t, 4, st.Stages[0].Detail.(adaptive.Status).Max)
+		require.Len(t, st.Agents, 1)
+		assert.Equal(t, "adaptive", st.Agents[0].Name)
+		assert.Equal(t, 1, st.Agents[0].Failed)
+		assert.Equal(t, 4, st.Agents[0].Detail.(adaptive.Status).Max)
 	})
 }
 

@@ -352,9 +352,9 @@ func TestAStageWithWeightsRefusesANegativeWeight(t *testing.T) {
 
 		st, err := c.Status(ctx)
 		require.NoError(t, err)
-		require.Len(t, st.Stages, 2)
-		assert.Equal(t, 5, st.Stages[0].Done, "the rate stage passed every item on")
-		detail := st.Stages[1].Detail.(buffer.Status)
+		require.Len(t, st.Agents, 2)
+		assert.Equal(t, 5, st.Agents[0].Done, "the rate stage passed every item on")
+		detail := st.Agents[1].Detail.(buffer.Status)
 		assert.Equal(t, 3, detail.Done)
 		assert.Equal(t, 2, detail.Flushed)
 		assert.Equal(t, 10, detail.MaxWeight)

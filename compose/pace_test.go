@@ -114,7 +114,7 @@ func TestRetriesKeepThePaceOfTheRateStageInFront(t *testing.T) {
 				st, err := c.Status(context.Background())
 				require.NoError(t, err)
 				var pst rate.Status
-				for _, s := range st.Stages {
+				for _, s := range st.Agents {
 					if v, ok := s.Detail.(rate.Status); ok {
 						pst = v
 					}

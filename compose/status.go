@@ -7,11 +7,12 @@ import (
 	"github.com/evolvekit/evolve/agent"
 )
 
-// Status is a snapshot of a chain: the chain's Load, its settings, and each
-// stage's status, first to last.
+// Status is a snapshot of a chain: the chain's Load, its settings, and the
+// status of each of its agents, first to last (a stage an agent package
+// makes is one agent; the overflow gate of DropOldest is one more, first).
 //
-// The chain's Load adds up its stages': Queued, InFlight and Failed are
-// their sums; Done is the last stage's (what has come out of the chain) and
+// The chain's Load adds up its agents': Queued, InFlight and Failed are
+// their sums; Done is the last one's (what has come out of the chain) and
 // Demand the sink's, which is unbounded.
 type Status struct {
 	agent.Load
@@ -23,20 +24,20 @@ type Status struct {
 	Bound int
 	// Dropped counts the items the Overflow policy dropped.
 	Dropped int
-	Stages  []StageStatus
+	Agents  []AgentStatus
 }
 
-// StageStatus is one stage's status: its name, its Load, and the status of
-// its agent package (parallel.Status, rate.Status, buffer.Status, ...) as
+// AgentStatus is the status of one agent of a chain: its name, its Load,
+// and the status its agent package defines (a parallel.Status, say) as
 // Detail.
-type StageStatus struct {
+type AgentStatus struct {
 	Name string
 	agent.Load
 	Detail any
 }
 
-// Status asks every stage for its status, first to last, one round trip
-// each (none for a stage that has finished).
+// Status asks every agent for its status, first to last, one round trip
+// each (none for one that has finished).
 func (c *chain[I]) Status(ctx context.Context) (Status, error) {
 	st := Status{Name: c.name, Overflow: c.overflow, Bound: c.bound, Dropped: int(c.dropped.Load())}
 	for _, m := range c.members {
@@ -44,7 +45,7 @@ func (c *chain[I]) Status(ctx context.Context) (Status, error) {
 		if err != nil {
 			return st, fmt.Errorf("compose: status of %s: %w", m.Name(), err)
 		}
-		st.Stages = append(st.Stages, StageStatus{Name: m.Name(), Load: l, Detail: v})
+		st.Agents = append(st.Agents, AgentStatus{Name: m.Name(), Load: l, Detail: v})
 		st.Queued += l.Queued
 		st.InFlight += l.InFlight
 		st.Failed += l.Failed

@@ -40,7 +40,7 @@ func ExampleWithWorkers() {
 		fmt.Println(err)
 		return
 	}
-	for _, s := range st.Stages {
+	for _, s := range st.Agents {
 		fmt.Println(s.Name, "limit", s.Detail.(parallel.Status).Limit)
 	}
 	for _, w := range []string{" shared ", " workers "} {

@@ -52,7 +52,7 @@ func limits(t *testing.T, c agent.Handle[int, compose.Status]) []int {
 	st, err := c.Status(context.Background())
 	require.NoError(t, err)
 	var out []int
-	for _, s := range st.Stages {
+	for _, s := range st.Agents {
 		switch d := s.Detail.(type) {
 		case parallel.Status:
 			out = append(out, d.Limit)

@@ -166,10 +166,10 @@ func TestStagePricesWhatEntersIt(t *testing.T) {
 
 		st, err := c.Status(ctx)
 		require.NoError(t, err)
-		require.Len(t, st.Stages, 2)
-		assert.Equal(t, 3, st.Stages[0].Done)
-		assert.Equal(t, 2, st.Stages[1].Done)
-		assert.Equal(t, 2, st.Stages[1].Detail.(rate.Status).Burst)
+		require.Len(t, st.Agents, 2)
+		assert.Equal(t, 3, st.Agents[0].Done)
+		assert.Equal(t, 2, st.Agents[1].Done)
+		assert.Equal(t, 2, st.Agents[1].Detail.(rate.Status).Burst)
 	})
 }
 

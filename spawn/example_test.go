@@ -138,8 +138,8 @@ func ExampleShareWorkers() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("pool limit", st.Stages[0].Detail.(poolStatus).Limit)
-	fmt.Println("parallel limit", st.Stages[1].Detail.(parallel.Status).Limit)
+	fmt.Println("pool limit", st.Agents[0].Detail.(poolStatus).Limit)
+	fmt.Println("parallel limit", st.Agents[1].Detail.(parallel.Status).Limit)
 	for v := range 3 {
 		if err := chain.Post(ctx, v+1); err != nil {
 			fmt.Println(err)

@@ -101,7 +101,7 @@ func TestAnAgentOfYourOwnSharesAChainsWorkers(t *testing.T) {
 		limits := func() [2]int {
 			st, err := c.Status(context.Background())
 			require.NoError(t, err)
-			return [2]int{st.Stages[0].Detail.(poolStatus).Limit, st.Stages[1].Detail.(parallel.Status).Limit}
+			return [2]int{st.Agents[0].Detail.(poolStatus).Limit, st.Agents[1].Detail.(parallel.Status).Limit}
 		}
 		synctest.Wait()
 		assert.Equal(t, [2]int{3, 3}, limits(), "an even split to start, the pool's limit set by its own Set")

@@ -52,8 +52,8 @@ func TestAnAgentOfYourOwnRunsAloneAndInAChain(t *testing.T) {
 		assert.Equal(t, []string{"A", "B", "C", "D"}, got)
 		cs, err := c.Status(ctx)
 		require.NoError(t, err)
-		assert.Equal(t, 4, cs.Stages[0].Done, "the stage's Load, read without knowing its type")
-		assert.Equal(t, 3, cs.Stages[0].Detail.(dedupeStatus).Dropped)
+		assert.Equal(t, 4, cs.Agents[0].Done, "the stage's Load, read without knowing its type")
+		assert.Equal(t, 3, cs.Agents[0].Detail.(dedupeStatus).Dropped)
 	})
 }
 

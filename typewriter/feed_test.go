@@ -51,12 +51,12 @@ func TestFeederPostsEveryKeyInOrderThenDrainsTheChain(t *testing.T) {
 
 	final, err := chain.Status(context.Background())
 	require.NoError(t, err, "a chain that is done gives its final status")
-	require.Len(t, final.Stages, 3)
-	for _, s := range final.Stages {
+	require.Len(t, final.Agents, 3)
+	for _, s := range final.Agents {
 		assert.Equal(t, agent.Load{Done: 200, Demand: s.Demand}, s.Load, s.Name)
 	}
-	assert.GreaterOrEqual(t, final.Stages[2].Demand, agent.Unbounded/2, "nothing throttles the last stage")
-	assert.Contains(t, describe(final.Stages[2]), "demand unbounded")
+	assert.GreaterOrEqual(t, final.Agents[2].Demand, agent.Unbounded/2, "nothing throttles the last stage")
+	assert.Contains(t, describe(final.Agents[2]), "demand unbounded")
 	require.NoError(t, out.close())
 	assert.Equal(t, want.String(), strings.Join(fileLines(t, cfg.path), ""))
 }

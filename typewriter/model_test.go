@@ -116,8 +116,8 @@ func TestModelShowsKeysThroughAndLinesInTheFile(t *testing.T) {
 
 // stage returns the status compose gives of a stage whose agent reported
 // detail, with load as its agent.Load.
-func stage(name string, load agent.Load, detail any) compose.StageStatus {
-	return compose.StageStatus{Name: name, Load: load, Detail: detail}
+func stage(name string, load agent.Load, detail any) compose.AgentStatus {
+	return compose.AgentStatus{Name: name, Load: load, Detail: detail}
 }
 
 func TestModelShowsALineOfStatusPerAgent(t *testing.T) {
@@ -128,7 +128,7 @@ func TestModelShowsALineOfStatusPerAgent(t *testing.T) {
 	rl := agent.Load{Queued: 3, Done: 4, Demand: 64}
 	pl := agent.Load{Queued: 1, InFlight: 2, Done: 7, Failed: 1, Demand: 20}
 	bl := agent.Load{Queued: 4, InFlight: 10, Done: 10, Demand: agent.Unbounded}
-	m, _ = press(t, m, statusMsg(compose.Status{Stages: []compose.StageStatus{
+	m, _ = press(t, m, statusMsg(compose.Status{Agents: []compose.AgentStatus{
 		stage("rate", rl, rate.Status{Load: rl, Rate: 2, Burst: 1, Tokens: 0.5}),
 		stage("parallel", pl, parallel.Status{Load: pl, Limit: 2, Held: 1}),
 		stage("buffer", bl, buffer.Status{Load: bl, Size: 10, Pending: 4, Flushed: 1}),
@@ -184,7 +184,7 @@ func TestModelShowsTheAdaptiveAgentsLimit(t *testing.T) {
 	m.cfg.parallel = parallelism{auto: true}
 	assert.Contains(t, screen(m), "adaptive  …")
 	al := agent.Load{Queued: 9, InFlight: 5, Done: 40, Demand: 12}
-	m, _ = press(t, m, statusMsg(compose.Status{Stages: []compose.StageStatus{
+	m, _ = press(t, m, statusMsg(compose.Status{Agents: []compose.AgentStatus{
 		stage("rate", agent.Load{}, rate.Status{}),
 		stage("adaptive", al, adaptive.Status{
 			Status: parallel.Status{Load: al, Limit: 5},

@@ -63,7 +63,7 @@ func isDone(chain statuser) bool {
 // done and failed, and how much more the next stage lets it pass on. The
 // Load's first fields and the extras come first, so a narrow terminal cuts
 // the counts.
-func describe(st compose.StageStatus) string {
+func describe(st compose.AgentStatus) string {
 	parts := []string{fmt.Sprintf("queued %3d", st.Queued), fmt.Sprintf("in flight %2d", st.InFlight)}
 	if d := detail(st.Detail); d != "" {
 		parts = append(parts, d)

@@ -83,7 +83,7 @@ func (m model) agentLines() []string {
 	for i, name := range []string{"rate", work, "buffer"} {
 		lines[i] = fmt.Sprintf("%-9s …", name)
 	}
-	for i, st := range m.status.Stages {
+	for i, st := range m.status.Agents {
 		if i < len(lines) {
 			lines[i] = fmt.Sprintf("%-9s %s", st.Name, describe(st))
 		}

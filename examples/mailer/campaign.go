@@ -146,7 +146,7 @@ func (c *campaign) run(ctx context.Context, stderr io.Writer) (outcome, error) {
 	if serr != nil {
 		return o, serr
 	}
-	o.status, _ = st.Stages[1].Detail.(remote.Status)
+	o.status, _ = st.Agents[1].Detail.(remote.Status)
 	return o, nil
 }
 
@@ -300,7 +300,7 @@ func (c *campaign) progress(w io.Writer, chain agent.Handle[email, compose.Statu
 		st, err := chain.Status(ctx)
 		cancel()
 		if err == nil {
-			if rs, ok := st.Stages[1].Detail.(remote.Status); ok {
+			if rs, ok := st.Agents[1].Detail.(remote.Status); ok {
 				workers = fmt.Sprint(len(rs.Workers))
 			}
 		}

@@ -144,7 +144,7 @@ func (l *loader) count(c agent.Handle[int, compose.Status]) {
 	if err != nil {
 		return
 	}
-	for _, s := range st.Stages {
+	for _, s := range st.Agents {
 		switch v := s.Detail.(type) {
 		case parallel.Status:
 			l.retried = v.Retried
