@@ -20,11 +20,13 @@ type Codec interface {
 // JSON is the default Codec: encoding/json, with the integers, floats and
 // booleans written and read directly, as encoding/json would write them,
 // since tiny items are common and a round trip through reflection costs
-// more than the rest of their trip.
-type JSON struct{}
+// more than the rest of their trip. It is safe for concurrent use.
+var JSON Codec = jsonCodec{}
 
-// Append implements Codec.
-func (JSON) Append(dst []byte, v any) ([]byte, error) {
+// jsonCodec is [JSON].
+type jsonCodec struct{}
+
+func (jsonCodec) Append(dst []byte, v any) ([]byte, error) {
 	switch p := v.(type) {
 	case *int:
 		return strconv.AppendInt(dst, int64(*p), 10), nil
@@ -44,8 +46,7 @@ func (JSON) Append(dst []byte, v any) ([]byte, error) {
 	return append(dst, b...), nil
 }
 
-// Decode implements Codec.
-func (JSON) Decode(data []byte, v any) error {
+func (jsonCodec) Decode(data []byte, v any) error {
 	if plainInt(data) {
 		switch p := v.(type) {
 		case *int:

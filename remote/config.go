@@ -112,7 +112,7 @@ func (c Config[I]) withDefaults() Config[I] {
 		c.TagWait = DefaultTagWait
 	}
 	if c.Codec == nil {
-		c.Codec = JSON{}
+		c.Codec = JSON
 	}
 	return c
 }

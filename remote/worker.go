@@ -73,7 +73,7 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 		c.Listen = "127.0.0.1:0"
 	}
 	if c.Codec == nil {
-		c.Codec = JSON{}
+		c.Codec = JSON
 	}
 	if c.Connect == 0 {
 		c.Connect = DefaultConnect
