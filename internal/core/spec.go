@@ -8,6 +8,17 @@
 // keeps the state and performs the effects. Every goroutine it starts has an
 // owner that waits for it: its workers are counted on its handle, which
 // Wait and Stop wait on.
+//
+// # Names
+//
+// A running agent is an [Agent]: its handle, which owns its inbox, its
+// workers' count and its outcome. Its cell is its actor. Seen from a chain
+// it is a [Member], with the type of the items it takes, or a [Runner],
+// whatever its types; what else holds one sees only what it needs of it
+// (anyAgent for a Member, puller for the agent after it, relayed for a
+// relay, bridge.Agent for the runtime's Shutdown). A [Stage] is agents
+// described, not yet running; a [Run] is a Stage started; a [Plan] is a
+// Stage described for a driver of its own, each agent a [Machine].
 package core
 
 import (
