@@ -101,7 +101,7 @@ func (s State[In, Out]) sample(m agent.Done[[]parallel.Result[Out]], f parallel.
 // of the work that starts.
 func (s State[In, Out]) limit(n int, at time.Time, fx []agent.Effect) (State[In, Out], []agent.Effect) {
 	n = clamp(n, s.min, s.max)
-	if n == s.Limit() {
+	if n == s.current() {
 		return s, fx
 	}
 	s, more := s.pass(agent.Set[parallel.Limit]{At: at, Value: parallel.Limit(n)})

@@ -144,8 +144,8 @@ func TestTheControllersLimitIsSetWithinTheBounds(t *testing.T) {
 		start(3, "d"),
 		agent.Demand{N: 1},
 	}, tr[2].Effects, "the limit rises to 3 before the done work leaves, then one more starts in its place")
-	assert.Equal(t, 3, tr[3].State.Limit(), "9 is brought down to Max")
-	assert.Equal(t, 2, tr[4].State.Limit(), "0 is brought up to Min")
+	assert.Equal(t, 3, tr[3].State.Status().Limit, "9 is brought down to Max")
+	assert.Equal(t, 2, tr[4].State.Status().Limit, "0 is brought up to Min")
 	assert.Equal(t, 3, seen[2].Started, "c started when the limit rose to 3, with a and b in flight")
 }
 
@@ -159,10 +159,10 @@ func TestSetLimitByHandIsBroughtWithinTheBounds(t *testing.T) {
 	)
 	assert.Equal(t, 2, agenttest.Demanded(tr[1].Effects))
 	assert.Equal(t, 2, agenttest.Demanded(tr[2].Effects), "raised to 4, not 9")
-	assert.Equal(t, 4, tr[2].State.Limit())
+	assert.Equal(t, 4, tr[2].State.Status().Limit)
 	assert.Empty(t, tr[3].Effects)
 	assert.Equal(t, tr[2].State, tr[3].State, "below 1 is ignored")
-	assert.Equal(t, 2, tr[4].State.Limit())
+	assert.Equal(t, 2, tr[4].State.Status().Limit)
 }
 
 func TestOrderedResultsAndFinishAreParallels(t *testing.T) {
@@ -250,7 +250,7 @@ func TestNewStateRejectsABadConfig(t *testing.T) {
 	assert.ErrorIs(t, err, errPicky, "a controller's own error is kept")
 	s, err := adaptive.NewState[string, int](adaptive.Config{})
 	require.NoError(t, err)
-	assert.Equal(t, 1, s.Limit(), "the zero Config starts at 1")
+	assert.Equal(t, 1, s.Status().Limit, "the zero Config starts at 1")
 	assert.Equal(t, adaptive.DefaultMax, s.Status().Max)
 }
 

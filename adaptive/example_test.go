@@ -66,7 +66,7 @@ func ExampleEvolve() {
 			return make([]parallel.Result[int], len(items)), nil
 		},
 		Queue: 64,
-		Limit: adaptive.State[int, int].Limit,
+		Limit: func(s adaptive.State[int, int]) int { return s.Status().Limit },
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -18,7 +18,7 @@ func simulate(t *testing.T, cfg sim.Config, initial int) *sim.Result {
 	s, err := adaptive.NewState[int, int](adaptive.Config{Max: 64, Initial: initial, Unordered: true, Seed: cfg.Seed})
 	require.NoError(t, err)
 	res, err := sim.Run(cfg, sim.Agent[adaptive.State[int, int], int, []int, []parallel.Result[int], parallel.Result[int]]{
-		State: s, Evolve: adaptive.Evolve[int, int], Queue: 64, Limit: adaptive.State[int, int].Limit,
+		State: s, Evolve: adaptive.Evolve[int, int], Queue: 64, Limit: func(s adaptive.State[int, int]) int { return s.Status().Limit },
 		Work: func(items []int) ([]parallel.Result[int], error) {
 			return make([]parallel.Result[int], len(items)), nil
 		},

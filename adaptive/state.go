@@ -56,8 +56,8 @@ func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 	}, nil
 }
 
-// Limit returns the limit in force.
-func (s State[In, Out]) Limit() int { return s.p.Status().Limit }
+// current returns the limit in force.
+func (s State[In, Out]) current() int { return s.p.Status().Limit }
 
 // saturated reports whether items wait while the limit is in flight.
 func (s State[In, Out]) saturated() bool {

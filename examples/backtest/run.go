@@ -70,7 +70,7 @@ func runAdaptive(sc scenario, c adaptive.Controller, seed uint64) (trial, error)
 		Item:   item,
 		Work:   m.work,
 		Queue:  s.Status().Queue,
-		Limit:  adaptive.State[int, int].Limit,
+		Limit:  func(s adaptive.State[int, int]) int { return s.Status().Limit },
 	})
 	return trial{res: res, m: m}, err
 }
