@@ -43,30 +43,27 @@ func Example() {
 	// controller: hill limit within bounds: true
 }
 
-// Evolve is a pure function, so the simulator can run the agent in virtual
-// time. Here work takes 10 ms and its throughput peaks at 8 in flight; under
-// overload the agent starts at a limit of 1 and finds 8 (800 items a second)
-// within the first second, then holds it, probing a neighbour now and then.
-func ExampleEvolve() {
-	s, err := adaptive.NewState[int, int](adaptive.Config{Max: 64, Unordered: true, Seed: 1})
+// A Stage runs in the simulator too: its evolve is a pure function, so
+// package sim can run it in virtual time. Here work takes 10 ms and its
+// throughput peaks at 8 in flight; under overload the agent starts at a
+// limit of 1 and finds 8 (800 items a second) within the first second,
+// then holds it, probing a neighbour now and then.
+func ExampleStage() {
+	stage, err := adaptive.Stage(adaptive.Config{Max: 64, Unordered: true, Seed: 1},
+		func(_ context.Context, v int) (int, error) { return v, nil })
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	res, err := sim.Run(sim.Config{
 		Seed:     1,
-		Capacity: sim.Curve{Base: 10 * time.Millisecond, Knee: 8, Contention: 0.5},
+		Capacity: []sim.Capacity{sim.Curve{Base: 10 * time.Millisecond, Knee: 8, Contention: 0.5}},
 		Arrivals: sim.Flood{},
 		Duration: 5 * time.Second,
 		Every:    time.Second,
-	}, sim.Agent[adaptive.State[int, int], int, []int, []parallel.Result[int], parallel.Result[int]]{
-		State:  s,
-		Evolve: adaptive.Evolve[int, int],
-		Work: func(items []int) ([]parallel.Result[int], error) {
-			return make([]parallel.Result[int], len(items)), nil
-		},
-		Queue: 64,
-		Limit: func(s adaptive.State[int, int]) int { return s.Status().Limit },
+	}, sim.Chain[int, int]{
+		Stage: stage,
+		Limit: func(status any) int { return status.(adaptive.Status).Limit },
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -1,28 +1,25 @@
 package adaptive_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/evolvekit/evolve/adaptive"
-	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// simulate runs an adaptive agent with Hill in the simulator and returns
-// the run.
-func simulate(t *testing.T, cfg sim.Config, initial int) *sim.Result {
+// simulate runs a lone adaptive agent with Hill in the simulator, its work
+// following c, and returns the run.
+func simulate(t *testing.T, cfg sim.Config, c sim.Capacity, initial int) *sim.Result {
 	t.Helper()
-	s, err := adaptive.NewState[int, int](adaptive.Config{Max: 64, Initial: initial, Unordered: true, Seed: cfg.Seed})
+	stage, err := adaptive.Stage(adaptive.Config{Max: 64, Initial: initial, Unordered: true, Seed: cfg.Seed},
+		func(context.Context, int) (int, error) { return 0, nil })
 	require.NoError(t, err)
-	res, err := sim.Run(cfg, sim.Agent[adaptive.State[int, int], int, []int, []parallel.Result[int], parallel.Result[int]]{
-		State: s, Evolve: adaptive.Evolve[int, int], Queue: 64, Limit: func(s adaptive.State[int, int]) int { return s.Status().Limit },
-		Work: func(items []int) ([]parallel.Result[int], error) {
-			return make([]parallel.Result[int], len(items)), nil
-		},
-	})
+	cfg.Capacity = []sim.Capacity{c}
+	res, err := sim.Run(cfg, sim.Chain[int, int]{Stage: stage, Limit: func(st any) int { return st.(adaptive.Status).Limit }})
 	require.NoError(t, err)
 	return res
 }
@@ -33,7 +30,7 @@ func curve(knee int) sim.Curve {
 
 func TestHillFindsTheKneeUnderOverload(t *testing.T) {
 	for _, knee := range []int{3, 8, 20} {
-		res := simulate(t, sim.Config{Seed: 1, Capacity: curve(knee), Arrivals: sim.Flood{}, Duration: 5 * time.Second, Every: 10 * time.Millisecond}, 1)
+		res := simulate(t, sim.Config{Seed: 1, Arrivals: sim.Flood{}, Duration: 5 * time.Second, Every: 10 * time.Millisecond}, curve(knee), 1)
 		at := map[int]int{}
 		for _, s := range res.Trace[len(res.Trace)/2:] {
 			at[s.Limit]++
@@ -44,8 +41,8 @@ func TestHillFindsTheKneeUnderOverload(t *testing.T) {
 }
 
 func TestHillFollowsACapacityStep(t *testing.T) {
-	res := simulate(t, sim.Config{Seed: 2, Capacity: sim.Step{At: 3 * time.Second, Before: curve(16), After: curve(4)},
-		Arrivals: sim.Flood{}, Duration: 6 * time.Second, Every: 10 * time.Millisecond}, 4)
+	res := simulate(t, sim.Config{Seed: 2, Arrivals: sim.Flood{}, Duration: 6 * time.Second, Every: 10 * time.Millisecond},
+		sim.Step{At: 3 * time.Second, Before: curve(16), After: curve(4)}, 4)
 	assert.Equal(t, 16, res.Trace[290].Limit, "at the knee before the step")
 	last := res.Trace[len(res.Trace)-100:]
 	at4 := 0
@@ -58,8 +55,8 @@ func TestHillFollowsACapacityStep(t *testing.T) {
 }
 
 func TestHillDoesNotDriftUnderLightLoad(t *testing.T) {
-	res := simulate(t, sim.Config{Seed: 3, Capacity: curve(8), Arrivals: sim.Steady{Rate: 160, Poisson: true},
-		Duration: 20 * time.Second, Every: 10 * time.Millisecond}, 3)
+	res := simulate(t, sim.Config{Seed: 3, Arrivals: sim.Steady{Rate: 160, Poisson: true},
+		Duration: 20 * time.Second, Every: 10 * time.Millisecond}, curve(8), 3)
 	for _, s := range res.Trace {
 		if s.Limit != 3 {
 			t.Fatalf("the limit moved to %d at %v under 20%% load", s.Limit, s.At)
@@ -68,10 +65,10 @@ func TestHillDoesNotDriftUnderLightLoad(t *testing.T) {
 }
 
 func TestTheSameSeedGivesTheSameRun(t *testing.T) {
-	cfg := sim.Config{Seed: 4, Capacity: sim.Curve{Base: 5 * time.Millisecond, Knee: 6, Contention: 0.5,
-		Noise: sim.Noise{Jitter: 0.3, Tail: 0.02}}, Arrivals: sim.Batches{Every: 20 * time.Millisecond, Max: 30},
+	cfg := sim.Config{Seed: 4, Arrivals: sim.Batches{Every: 20 * time.Millisecond, Max: 30},
 		Duration: 3 * time.Second, Every: 5 * time.Millisecond}
-	a, b := simulate(t, cfg, 2), simulate(t, cfg, 2)
+	noisy := sim.Curve{Base: 5 * time.Millisecond, Knee: 6, Contention: 0.5, Noise: sim.Noise{Jitter: 0.3, Tail: 0.02}}
+	a, b := simulate(t, cfg, noisy, 2), simulate(t, cfg, noisy, 2)
 	assert.Equal(t, a.Trace, b.Trace)
 	assert.Equal(t, a.Digest, b.Digest)
 }

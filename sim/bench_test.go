@@ -1,38 +1,69 @@
 package sim_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/buffer"
+	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/rate"
 	"github.com/evolvekit/evolve/sim"
+	"github.com/evolvekit/evolve/spawn"
 )
 
-// BenchmarkRun simulates an agent with a limit of 8 under overload, with
-// noisy service times, and reports simulated messages (delivered to evolve)
-// per second of wall time. Each iteration is one run of 10 virtual seconds:
-// about 8,000 items, two messages each. "parallel" drives the parallel
-// agent; "minimal" an agent that does next to nothing, which measures the
-// simulator alone.
+// BenchmarkRun simulates a lone agent with a limit of 8 under overload,
+// with noisy service times, and reports simulated messages (delivered to
+// evolve) per second of wall time. Each iteration is one run of 10 virtual
+// seconds: about 8,000 items, two messages each. "parallel" drives the
+// parallel agent; "minimal" an agent that does next to nothing, which
+// measures the simulator alone.
 func BenchmarkRun(b *testing.B) {
 	b.Run("parallel", func(b *testing.B) { benchRun(b, parallelAgent(b, 8)) })
-	b.Run("minimal", func(b *testing.B) { benchRun(b, minimal(8)) })
+	b.Run("minimal", func(b *testing.B) { benchRun(b, minimal(b, 8)) })
 }
 
-// benchRun runs a under overload for 10 virtual seconds per iteration and
+// benchRun runs c under overload for 10 virtual seconds per iteration and
 // reports the messages delivered per second of wall time.
-func benchRun[S, I, W, R, O any](b *testing.B, a sim.Agent[S, I, W, R, O]) {
+func benchRun[O any](b *testing.B, c sim.Chain[int, O]) {
 	cfg := sim.Config{
 		Seed:     1,
-		Capacity: sim.Curve{Base: 10 * time.Millisecond, Knee: 8, Contention: 0.5, Noise: sim.Noise{Jitter: 0.3}},
+		Capacity: []sim.Capacity{sim.Curve{Base: 10 * time.Millisecond, Knee: 8, Contention: 0.5, Noise: sim.Noise{Jitter: 0.3}}},
 		Arrivals: sim.Flood{},
 		Duration: 10 * time.Second,
 	}
+	bench(b, cfg, c)
+}
+
+// BenchmarkChain simulates the chain rate -> parallel(4) -> buffer(100)
+// under overload and reports the messages delivered to the agents'
+// evolve functions per second of wall time. Each iteration is one run of
+// 10 virtual seconds: the rate stage lets 5,000 items a second through,
+// the parallel stage's work takes 1 ms at up to 4 at once (4,000 a second,
+// the bottleneck), and the buffer's flushes take 2 ms.
+func BenchmarkChain(b *testing.B) {
+	cfg := sim.Config{
+		Seed:     1,
+		Arrivals: sim.Flood{},
+		Duration: 10 * time.Second,
+		Capacity: []sim.Capacity{
+			nil,
+			sim.Curve{Base: time.Millisecond, Knee: 4, Noise: sim.Noise{Jitter: 0.3}},
+			sim.Curve{Base: 2 * time.Millisecond, Knee: 1},
+		},
+	}
+	bench(b, cfg, benchChain(b))
+}
+
+// bench runs c in cfg once per iteration and reports the messages
+// delivered per second of wall time.
+func bench[I, O any](b *testing.B, cfg sim.Config, c sim.Chain[I, O]) {
 	b.ReportAllocs()
 	msgs := int64(0)
 	for b.Loop() {
-		res, err := sim.Run(cfg, a)
+		res, err := sim.Run(cfg, c)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -41,37 +72,37 @@ func benchRun[S, I, W, R, O any](b *testing.B, a sim.Agent[S, I, W, R, O]) {
 	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
 }
 
-// parallelSim is a parallel agent as the simulator sees it: its Starts
-// carry the items of a batch, and its Dones their results.
-type parallelSim = sim.Agent[parallel.State[int, int], int, []int, []parallel.Result[int], parallel.Result[int]]
-
-// parallelAgent is a parallel agent with this limit, unordered, one item per
-// batch, doubling each item, as the simulator sees it.
-func parallelAgent(tb testing.TB, limit int) parallelSim {
+// benchChain is the chain BenchmarkChain runs.
+func benchChain(tb testing.TB) sim.Chain[int, []int] {
 	tb.Helper()
-	s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Unordered: true, MaxBatch: 1})
+	pace, err := rate.Stage(rate.Config[int]{Rate: 5000, Burst: 100})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return parallelSim{
-		State:  s,
-		Evolve: parallel.Evolve[int, int],
-		Queue:  s.Status().Queue,
-		Item:   func(n uint64) int { return int(n) },
-		Work:   double,
-		Limit:  func(s parallel.State[int, int]) int { return s.Status().Limit },
+	work, err := parallel.Stage(parallel.Config{Limit: 4}, func(_ context.Context, v int) (int, error) { return 2 * v, nil })
+	if err != nil {
+		tb.Fatal(err)
 	}
+	batch, err := buffer.Stage(buffer.Config[int]{Size: 100}, func(context.Context, []int) error { return nil })
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sim.Chain[int, []int]{Stage: compose.Pipe3(pace, work, batch), Item: func(n uint64) int { return int(n) }}
 }
 
-// double is the parallel agent's work on a batch: one result per item, in
-// order (the agent numbers them itself).
-func double(items []int) ([]parallel.Result[int], error) {
-	out := make([]parallel.Result[int], len(items))
-	for i, v := range items {
-		out[i].Value = 2 * v
+// parallelAgent is a lone parallel agent with this limit, unordered, one
+// item per batch, doubling each item, whose limit the traces record.
+func parallelAgent(tb testing.TB, limit int) sim.Chain[int, int] {
+	tb.Helper()
+	stage, err := parallel.Stage(parallel.Config{Limit: limit, Unordered: true, MaxBatch: 1}, double)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return out, nil
+	return sim.Chain[int, int]{Stage: stage, Item: func(n uint64) int { return int(n) }, Limit: limitOf}
 }
+
+// double is the parallel agent's work on an item.
+func double(_ context.Context, v int) (int, error) { return 2 * v, nil }
 
 // counter is the state of the minimal agent: items waiting and running,
 // and the next Start ID.
@@ -82,7 +113,8 @@ type counter struct {
 
 // minimal is the cheapest agent that keeps limit items in flight: it
 // measures the simulator rather than the agent.
-func minimal(limit int) sim.Agent[counter, int, int, int, int] {
+func minimal(tb testing.TB, limit int) sim.Chain[int, int] {
+	tb.Helper()
 	evolve := func(s counter, m agent.Msg) (counter, []agent.Effect) {
 		switch m := m.(type) {
 		case agent.Input[int]:
@@ -103,5 +135,9 @@ func minimal(limit int) sim.Agent[counter, int, int, int, int] {
 		s.running += n
 		return s, append(fx, agent.Demand{N: n})
 	}
-	return sim.Agent[counter, int, int, int, int]{Evolve: evolve, Queue: 64}
+	stage, err := spawn.Stage[int, struct{}](spawn.Spec[counter, int, int, int]{Name: "minimal", Evolve: evolve, Queue: 64})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sim.Chain[int, int]{Stage: stage}
 }

@@ -9,20 +9,20 @@ import (
 )
 
 // DefaultWorkersPeriod is how often a chain run reallocates its
-// [ChainConfig.Workers] when WorkersPeriod is 0, as a chain started with
+// [Config.Workers] when WorkersPeriod is 0, as a chain started with
 // compose.WithWorkers does.
 const DefaultWorkersPeriod = budget.DefaultPeriod
 
-// stepWorkers is the event that reallocates the workers of a run's budget;
-// it takes the last value of a step, clear of the kinds chain_queue.go
+// evWorkers is the event that reallocates the workers of a run's budget;
+// it takes the last value of an eventKind, clear of the kinds agenda.go
 // lists.
-const stepWorkers step = math.MaxUint8
+const evWorkers eventKind = math.MaxUint8
 
 // periodic reports whether events of kind k recur on a period of their own
 // rather than follow from the agents' work: a run does not wait for them.
-func (k step) periodic() bool { return k == stepSample || k == stepWorkers }
+func (k eventKind) periodic() bool { return k == evSample || k == evWorkers }
 
-// workers is the budget of a chain run with ChainConfig.Workers: the
+// workers is the budget of a chain run with Config.Workers: the
 // agents it shares the workers among, those that declare a Share, and what
 // it keeps of each between reallocations.
 type workers struct {
@@ -35,7 +35,7 @@ type workers struct {
 
 // checkWorkers reports a budget cfg asks for that the chain plan describes
 // cannot have.
-func checkWorkers(cfg ChainConfig, plan core.Plan) error {
+func checkWorkers(cfg Config, plan core.Plan) error {
 	switch {
 	case cfg.Workers < 0:
 		return invalid("workers must not be negative, got %d", cfg.Workers)
@@ -62,7 +62,7 @@ func checkWorkers(cfg ChainConfig, plan core.Plan) error {
 // startWorkers sets up the run's budget, if it has one: it splits the
 // workers evenly, sets the agents' limits to match, and schedules the
 // first reallocation.
-func (r *chainRunner) startWorkers() {
+func (r *runner) startWorkers() {
 	if r.cfg.Workers == 0 {
 		return
 	}
@@ -83,7 +83,7 @@ func (r *chainRunner) startWorkers() {
 // reallocate reads the status of each agent of the budget, shares the
 // workers by budget.Allocate, sets the limit of each agent whose share
 // differs from its limit, and schedules the next reallocation.
-func (r *chainRunner) reallocate() {
+func (r *runner) reallocate() {
 	w, at := r.workers, r.at()
 	limits := make([]int, len(w.agents))
 	for j, i := range w.agents {
@@ -95,8 +95,8 @@ func (r *chainRunner) reallocate() {
 	for j, n := range budget.Allocate(w.n, w.demand) {
 		i := w.agents[j]
 		if n != limits[j] && !r.agents[i].over && r.violated == nil {
-			r.deliver(i, stepWorkers, uint64(n), r.agents[i].Share.Limit(at, n))
+			r.deliver(i, evWorkers, uint64(n), r.agents[i].Share.Limit(at, n))
 		}
 	}
-	r.schedule(happening{at: r.now + w.period, kind: stepWorkers})
+	r.schedule(event{at: r.now + w.period, kind: evWorkers})
 }

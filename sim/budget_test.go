@@ -41,9 +41,9 @@ func limitOf(status any) int {
 
 // shifting is a flood through three stages whose bottleneck moves from the
 // first to the last at one second.
-func shifting(workers int) sim.ChainConfig {
+func shifting(workers int) sim.Config {
 	ms := time.Millisecond
-	return sim.ChainConfig{
+	return sim.Config{
 		Seed: 1, Arrivals: sim.Flood{}, Duration: 2 * time.Second, Every: 10 * ms, Workers: workers,
 		Capacity: []sim.Capacity{
 			sim.Step{At: time.Second, Before: sim.Curve{Base: 40 * ms, Knee: 32}, After: sim.Curve{Base: 5 * ms, Knee: 32}},
@@ -54,21 +54,21 @@ func shifting(workers int) sim.ChainConfig {
 }
 
 func TestSharedWorkersFollowTheBottleneck(t *testing.T) {
-	res, err := sim.RunChain(shifting(12), sim.Chain[int, int]{Stage: threeStages(t, 1), Limit: limitOf})
+	res, err := sim.Run(shifting(12), sim.Chain[int, int]{Stage: threeStages(t, 1), Limit: limitOf})
 	require.NoError(t, err)
 	require.NoError(t, res.Err)
-	first, last := res.Stages[0].Trace, res.Stages[2].Trace
+	first, last := res.Agents[0].Trace, res.Agents[2].Trace
 	for j, s := range res.Trace {
 		require.Equal(t, 12, s.Limit, "the limits add up to the workers at %v", s.At)
 		if j == 0 {
-			assert.Equal(t, [3]int{4, 4, 4}, [3]int{first[j].Limit, res.Stages[1].Trace[j].Limit, last[j].Limit}, "an even split to start")
+			assert.Equal(t, [3]int{4, 4, 4}, [3]int{first[j].Limit, res.Agents[1].Trace[j].Limit, last[j].Limit}, "an even split to start")
 		}
 	}
 	at := func(tr sim.Trace, d time.Duration) int { return tr[int(d/(10*time.Millisecond))].Limit }
 	assert.GreaterOrEqual(t, at(first, 900*time.Millisecond), 8, "the first stage is the bottleneck")
 	assert.GreaterOrEqual(t, at(last, 1900*time.Millisecond), 8, "then the last one")
 
-	static, err := sim.RunChain(shifting(0), sim.Chain[int, int]{Stage: threeStages(t, 4)})
+	static, err := sim.Run(shifting(0), sim.Chain[int, int]{Stage: threeStages(t, 4)})
 	require.NoError(t, err)
 	assert.Greater(t, res.Throughput(), 1.5*static.Throughput(), "the even split, fixed, does worse")
 }
@@ -77,7 +77,7 @@ func TestSharedWorkersRunDeterministicallyAndDrain(t *testing.T) {
 	cfg := shifting(9)
 	cfg.Drain, cfg.WorkersPeriod = true, 20*time.Millisecond
 	run := func() *sim.Result {
-		res, err := sim.RunChain(cfg, sim.Chain[int, int]{Stage: threeStages(t, 1), Limit: limitOf})
+		res, err := sim.Run(cfg, sim.Chain[int, int]{Stage: threeStages(t, 1), Limit: limitOf})
 		require.NoError(t, err)
 		return res
 	}
@@ -94,40 +94,40 @@ func TestSharedWorkersSetTheLimitOfAnAdaptiveStage(t *testing.T) {
 	a, err := adaptive.Stage(adaptive.Config{Max: 16, Controller: adaptive.Fixed{}}, identity)
 	require.NoError(t, err)
 	ms := time.Millisecond
-	res, err := sim.RunChain(sim.ChainConfig{
+	res, err := sim.Run(sim.Config{
 		Seed: 2, Arrivals: sim.Flood{}, Duration: time.Second, Every: 10 * ms, Workers: 10,
 		Capacity: []sim.Capacity{sim.Curve{Base: ms, Knee: 32}, sim.Curve{Base: 20 * ms, Knee: 32}},
 	}, sim.Chain[int, int]{Stage: compose.Pipe2(p, a), Limit: limitOf})
 	require.NoError(t, err)
-	tr := res.Stages[1].Trace
+	tr := res.Agents[1].Trace
 	assert.Equal(t, 9, tr[len(tr)-1].Limit, "the slow adaptive stage has all but the parallel stage's one")
 	assert.Equal(t, 10, res.Trace[len(res.Trace)-1].Limit)
 }
 
-func TestRunChainRefusesWorkersItCannotShare(t *testing.T) {
+func TestRunRefusesWorkersItCannotShare(t *testing.T) {
 	r, err := rate.Stage(rate.Config[int]{Rate: 100, Burst: 1})
 	require.NoError(t, err)
 	b, err := buffer.Stage(buffer.Config[int]{Size: 10}, func(context.Context, []int) error { return nil })
 	require.NoError(t, err)
 	none := compose.Pipe2(r, b)
-	base := sim.ChainConfig{Arrivals: sim.Flood{}, Duration: time.Second}
-	with := func(workers int, period time.Duration) sim.ChainConfig {
+	base := sim.Config{Arrivals: sim.Flood{}, Duration: time.Second}
+	with := func(workers int, period time.Duration) sim.Config {
 		cfg := base
 		cfg.Workers, cfg.WorkersPeriod = workers, period
 		return cfg
 	}
 	for _, c := range []struct {
-		cfg  sim.ChainConfig
+		cfg  sim.Config
 		want string
 	}{
 		{with(-1, 0), "sim: workers must not be negative, got -1"},
 		{with(3, -time.Millisecond), "sim: workers period must not be negative, got -1ms"},
 		{with(2, 0), "sim: workers must be at least the chain's 3 agents that share them, got 2"},
 	} {
-		_, err := sim.RunChain(c.cfg, sim.Chain[int, int]{Stage: threeStages(t, 1)})
+		_, err := sim.Run(c.cfg, sim.Chain[int, int]{Stage: threeStages(t, 1)})
 		assert.EqualError(t, err, c.want)
 		assert.ErrorIs(t, err, sim.ErrConfig)
 	}
-	_, err = sim.RunChain(with(4, 0), sim.Chain[int, []int]{Stage: none})
+	_, err = sim.Run(with(4, 0), sim.Chain[int, []int]{Stage: none})
 	assert.EqualError(t, err, "sim: workers need an agent that shares them, and the chain has none")
 }

@@ -56,11 +56,11 @@ func TestRunChecksAGradualCurve(t *testing.T) {
 		{sim.Gradual{Base: 1, Peak: 1, Power: math.Inf(1)}, "sim: power must be a finite number above 1, got +Inf"},
 		{sim.Gradual{Base: 1, Peak: 1, Noise: sim.Noise{Jitter: -1}}, "sim: jitter must be between 0 and 3, got -1"},
 	} {
-		_, err := sim.Run(sim.Config{Capacity: c.g, Arrivals: sim.Flood{}, Duration: time.Second}, parallelAgent(t, 1))
+		_, err := sim.Run(alone(c.g, sim.Flood{}, time.Second), parallelAgent(t, 1))
 		assert.EqualError(t, err, c.want)
 		assert.ErrorIs(t, err, sim.ErrConfig)
 	}
-	res, err := sim.Run(sim.Config{Capacity: sim.Gradual{Base: time.Millisecond, Peak: 4}, Arrivals: sim.Flood{}, Duration: time.Second},
+	res, err := sim.Run(alone(sim.Gradual{Base: time.Millisecond, Peak: 4}, sim.Flood{}, time.Second),
 		parallelAgent(t, 4))
 	assert.NoError(t, err)
 	assert.InEpsilon(t, sim.Gradual{Base: time.Millisecond, Peak: 4}.Throughput(4), res.Throughput(), 0.01)

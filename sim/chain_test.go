@@ -59,8 +59,8 @@ func (c *collected) chain(stage agent.Stage[int, []int]) sim.Chain[int, []int] {
 // worldOf is the world of the tests of the three-stage pipeline: items
 // arrive faster than the rate stage lets them through; the parallel
 // stage's work takes about 2 ms, the buffer's flushes 5 ms.
-func worldOf(seed uint64) sim.ChainConfig {
-	return sim.ChainConfig{
+func worldOf(seed uint64) sim.Config {
+	return sim.Config{
 		Seed:     seed,
 		Arrivals: sim.Steady{Rate: 1200, Poisson: true},
 		Duration: 2 * time.Second,
@@ -78,10 +78,10 @@ func worldOf(seed uint64) sim.ChainConfig {
 // 10, 16 items queued at most.
 var paced = rate.Config[int]{Rate: 1000, Burst: 10, Queue: 16}
 
-func TestRunChainPassesEveryItemOnceInOrderWithinEveryBound(t *testing.T) {
+func TestAChainPassesEveryItemOnceInOrderWithinEveryBound(t *testing.T) {
 	var c collected
 	stage := pipeline(t, paced, parallel.Config{Limit: 4, Queue: 8}, identity, 100)
-	res, err := sim.RunChain(worldOf(1), c.chain(stage))
+	res, err := sim.Run(worldOf(1), c.chain(stage))
 	require.NoError(t, err)
 	require.NoError(t, res.Err)
 	require.True(t, res.Finished, "drained: every agent finished")
@@ -96,9 +96,9 @@ func TestRunChainPassesEveryItemOnceInOrderWithinEveryBound(t *testing.T) {
 	}
 	assert.Equal(t, int64(len(c.at)), res.Emitted, "the chain passes on batches")
 
-	require.Len(t, res.Stages, 3)
+	require.Len(t, res.Agents, 3)
 	for i, name := range []string{"rate", "parallel", "buffer"} {
-		st := res.Stages[i]
+		st := res.Agents[i]
 		assert.Equal(t, name, st.Name)
 		assert.Equal(t, res.Posted, st.Taken, "%s took every item", name)
 		assert.LessOrEqual(t, st.MaxQueued, st.Queue, "%s held no more than its bound", name)
@@ -108,26 +108,26 @@ func TestRunChainPassesEveryItemOnceInOrderWithinEveryBound(t *testing.T) {
 		}
 		assert.True(t, st.Finished, name)
 	}
-	assert.Equal(t, 16, res.Stages[0].MaxQueued, "items arrive faster than the pace: the rate stage's queue fills")
-	assert.Equal(t, res.Posted, res.Stages[1].Started, "one item a batch, each started once")
-	assert.Equal(t, res.Stages[2].Started, res.Stages[2].Emitted, "one flush a batch")
-	assert.Equal(t, res.Stages[0].Messages+res.Stages[1].Messages+res.Stages[2].Messages, res.Messages)
+	assert.Equal(t, 16, res.Agents[0].MaxQueued, "items arrive faster than the pace: the rate stage's queue fills")
+	assert.Equal(t, res.Posted, res.Agents[1].Started, "one item a batch, each started once")
+	assert.Equal(t, res.Agents[2].Started, res.Agents[2].Emitted, "one flush a batch")
+	assert.Equal(t, res.Agents[0].Messages+res.Agents[1].Messages+res.Agents[2].Messages, res.Messages)
 	last := res.Trace[len(res.Trace)-1]
 	assert.Equal(t, res.Emitted, last.Emitted, "the chain's trace ends with the run")
 }
 
-func TestRunChainKeepsThePaceOfTheRateStage(t *testing.T) {
+func TestAChainKeepsThePaceOfTheRateStage(t *testing.T) {
 	cfg := worldOf(2)
 	cfg.Arrivals, cfg.Duration, cfg.Drain, cfg.Every = sim.Flood{}, time.Second, false, time.Millisecond
 	stage := pipeline(t, paced, parallel.Config{Limit: 4, Queue: 8}, identity, 100)
-	res, err := sim.RunChain(cfg, sim.Chain[int, []int]{Stage: stage})
+	res, err := sim.Run(cfg, sim.Chain[int, []int]{Stage: stage})
 	require.NoError(t, err)
-	pace := res.Stages[0]
+	pace := res.Agents[0]
 	require.NoError(t, conforms(emitted(pace.Trace), paced.Rate, paced.Burst))
 	assert.InDelta(t, float64(paced.Burst)+paced.Rate, float64(pace.Emitted), 2, "the rate stage is the bottleneck: it keeps its pace")
 }
 
-func TestRunChainRetriesKeepThePaceOfTheRateStage(t *testing.T) {
+func TestRetriesInAChainKeepThePaceOfTheRateStage(t *testing.T) {
 	pace := rate.Config[int]{Rate: 100, Burst: 5}
 	retry := parallel.Retry{Attempts: 6, Backoff: time.Nanosecond, MaxBackoff: time.Nanosecond}
 	tries := map[int]int{}
@@ -140,21 +140,21 @@ func TestRunChainRetriesKeepThePaceOfTheRateStage(t *testing.T) {
 	}
 	var c collected
 	stage := pipeline(t, pace, parallel.Config{Limit: 8, MaxBatch: 1, Retry: retry}, flaky, 10)
-	res, err := sim.RunChain(sim.ChainConfig{
+	res, err := sim.Run(sim.Config{
 		Seed: 3, Arrivals: sim.Flood{}, Duration: 3 * time.Second, Drain: true, Every: time.Millisecond,
 		Capacity: []sim.Capacity{nil, sim.Curve{Base: time.Millisecond, Knee: 8}},
 	}, c.chain(stage))
 	require.NoError(t, err)
 	require.True(t, res.Finished)
 
-	work := res.Stages[1]
+	work := res.Agents[1]
 	require.Greater(t, work.Started, res.Posted+res.Posted/5, "a third of the attempts fail: there were retries")
 	attempts := 0
 	for _, n := range tries {
 		attempts += n
 	}
 	assert.Equal(t, work.Started, int64(attempts), "each attempt ran the work once")
-	assert.Equal(t, work.Reserved, res.Stages[0].Granted, "every retry waited for a pass of the rate stage")
+	assert.Equal(t, work.Reserved, res.Agents[0].Granted, "every retry waited for a pass of the rate stage")
 	require.NoError(t, conforms(started(work.Trace), pace.Rate, pace.Burst), "attempts, retries included, keep the pace")
 
 	assert.Equal(t, res.Posted, int64(len(c.values))+work.Declined, "every item came out, or failed for good")
@@ -166,10 +166,10 @@ func TestRunChainRetriesKeepThePaceOfTheRateStage(t *testing.T) {
 	}
 }
 
-func TestRunChainIsDeterministic(t *testing.T) {
+func TestAChainRunIsDeterministic(t *testing.T) {
 	run := func(seed uint64) (*sim.Result, collected) {
 		var c collected
-		res, err := sim.RunChain(worldOf(seed), c.chain(pipeline(t, paced, parallel.Config{Limit: 4, Queue: 8}, identity, 100)))
+		res, err := sim.Run(worldOf(seed), c.chain(pipeline(t, paced, parallel.Config{Limit: 4, Queue: 8}, identity, 100)))
 		require.NoError(t, err)
 		return res, c
 	}
@@ -178,14 +178,14 @@ func TestRunChainIsDeterministic(t *testing.T) {
 	assert.Equal(t, a.Digest, b.Digest)
 	assert.Equal(t, ca, cb)
 	assert.Equal(t, csv(t, a.Trace), csv(t, b.Trace), "the same bytes")
-	for i := range a.Stages {
-		assert.Equal(t, csv(t, a.Stages[i].Trace), csv(t, b.Stages[i].Trace), "the same bytes for %s", a.Stages[i].Name)
+	for i := range a.Agents {
+		assert.Equal(t, csv(t, a.Agents[i].Trace), csv(t, b.Agents[i].Trace), "the same bytes for %s", a.Agents[i].Name)
 	}
 	c, _ := run(8)
 	assert.NotEqual(t, a.Digest, c.Digest, "another seed, another run")
 }
 
-func TestRunChainWithAnAdaptiveStage(t *testing.T) {
+func TestAChainWithAnAdaptiveStage(t *testing.T) {
 	r, err := rate.Stage(rate.Config[int]{Rate: 5000, Burst: 50})
 	require.NoError(t, err)
 	a, err := adaptive.Stage(adaptive.Config{Max: 64, Unordered: true, Seed: 4}, identity)
@@ -199,23 +199,23 @@ func TestRunChainWithAnAdaptiveStage(t *testing.T) {
 		}
 		return 0
 	}
-	res, err := sim.RunChain(sim.ChainConfig{
+	res, err := sim.Run(sim.Config{
 		Seed: 4, Arrivals: sim.Flood{}, Duration: 5 * time.Second, Every: 10 * time.Millisecond,
 		Capacity: []sim.Capacity{nil, curve},
 	}, sim.Chain[int, []int]{Stage: compose.Pipe3(r, a, b), Limit: limit})
 	require.NoError(t, err)
 
-	st, ok := res.Stages[1].Status.(adaptive.Status)
-	require.True(t, ok, "the adaptive stage's status: %T", res.Stages[1].Status)
-	assert.Equal(t, 1, res.Stages[1].Trace[0].Limit, "it starts at its Min")
-	assert.Equal(t, st.Limit, res.Stages[1].Trace[len(res.Stages[1].Trace)-1].Limit)
+	st, ok := res.Agents[1].Status.(adaptive.Status)
+	require.True(t, ok, "the adaptive stage's status: %T", res.Agents[1].Status)
+	assert.Equal(t, 1, res.Agents[1].Trace[0].Limit, "it starts at its Min")
+	assert.Equal(t, st.Limit, res.Agents[1].Trace[len(res.Agents[1].Trace)-1].Limit)
 	assert.InDelta(t, 8, st.Limit, 2, "it found the knee behind the rate stage")
-	assert.Zero(t, res.Stages[2].Trace[len(res.Stages[2].Trace)-1].Limit, "a buffer has no limit")
-	assert.Greater(t, float64(res.Stages[1].Done)/res.End.Seconds(), 0.8*curve.Throughput(8), "near the best throughput")
-	assert.LessOrEqual(t, res.Stages[1].MaxQueued, res.Stages[1].Queue)
+	assert.Zero(t, res.Agents[2].Trace[len(res.Agents[2].Trace)-1].Limit, "a buffer has no limit")
+	assert.Greater(t, float64(res.Agents[1].Done)/res.End.Seconds(), 0.8*curve.Throughput(8), "near the best throughput")
+	assert.LessOrEqual(t, res.Agents[1].MaxQueued, res.Agents[1].Queue)
 }
 
-func TestRunChainCountsWhatItsConversionsRefuse(t *testing.T) {
+func TestAChainCountsWhatItsConversionsRefuse(t *testing.T) {
 	r, err := rate.Stage(rate.Config[int]{Rate: 1000, Burst: 10, Cost: func(v int) float64 {
 		if v%10 == 9 {
 			return 100 // more than the burst: refused as it is posted
@@ -233,27 +233,27 @@ func TestRunChainCountsWhatItsConversionsRefuse(t *testing.T) {
 	}}, func(context.Context, []int) error { return nil })
 	require.NoError(t, err)
 	var c collected
-	res, err := sim.RunChain(sim.ChainConfig{Seed: 5, Arrivals: sim.Bursts{Every: 100 * time.Millisecond, Size: 20}, Duration: time.Second, Drain: true},
+	res, err := sim.Run(sim.Config{Seed: 5, Arrivals: sim.Bursts{Every: 100 * time.Millisecond, Size: 20}, Duration: time.Second, Drain: true},
 		c.chain(compose.Pipe3(r, p, b)))
 	require.NoError(t, err)
 	require.True(t, res.Finished)
 
 	assert.Equal(t, int64(200), res.Arrived)
-	assert.Equal(t, int64(20), res.Stages[0].Refused, "one in ten costs more than the burst")
+	assert.Equal(t, int64(20), res.Agents[0].Refused, "one in ten costs more than the burst")
 	assert.Equal(t, int64(180), res.Posted)
-	assert.Equal(t, int64(20), res.Stages[2].Refused, "one in ten weighs less than nothing")
-	assert.Equal(t, int64(160), res.Stages[2].Taken)
+	assert.Equal(t, int64(20), res.Agents[2].Refused, "one in ten weighs less than nothing")
+	assert.Equal(t, int64(160), res.Agents[2].Taken)
 	assert.Len(t, c.values, 160)
 	for _, v := range c.values {
 		require.NotContains(t, []int{3, 9}, v%10)
 	}
 	require.Error(t, res.Err, "refusals inside the chain are the buffer's error")
 	assert.Contains(t, res.Err.Error(), "refused 20 items")
-	assert.NoError(t, res.Stages[0].Err, "refusals at the head are the poster's")
-	assert.ErrorIs(t, res.Stages[2].Err, buffer.ErrWeight)
+	assert.NoError(t, res.Agents[0].Err, "refusals at the head are the poster's")
+	assert.ErrorIs(t, res.Agents[2].Err, buffer.ErrWeight)
 }
 
-func TestRunChainReportsABrokenAgent(t *testing.T) {
+func TestRunReportsABrokenAgentOfAChain(t *testing.T) {
 	// greedy emits whatever it takes in, whatever the demand it holds.
 	greedy := func(s int, m agent.Msg) (int, []agent.Effect) {
 		switch m := m.(type) {
@@ -266,7 +266,7 @@ func TestRunChainReportsABrokenAgent(t *testing.T) {
 	}
 	stage, err := spawn.Stage[int, struct{}](spawn.Spec[int, struct{}, struct{}, int]{Name: "greedy", Evolve: greedy, Queue: 4})
 	require.NoError(t, err)
-	res, err := sim.RunChain(sim.ChainConfig{Arrivals: sim.Bursts{Every: time.Second, Size: 3}, Duration: time.Second, Demand: 2},
+	res, err := sim.Run(sim.Config{Arrivals: sim.Bursts{Every: time.Second, Size: 3}, Duration: time.Second, Demand: 2},
 		sim.Chain[int, int]{Stage: stage})
 	require.ErrorIs(t, err, sim.ErrBroken)
 	assert.Contains(t, err.Error(), "agent greedy emitted 3 values holding demand for 2")
@@ -274,22 +274,22 @@ func TestRunChainReportsABrokenAgent(t *testing.T) {
 	assert.Equal(t, int64(3), res.Posted)
 }
 
-func TestRunChainRefusesWhatItCannotRun(t *testing.T) {
+func TestRunRefusesWhatItCannotRun(t *testing.T) {
 	stage := pipeline(t, paced, parallel.Config{Limit: 4}, identity, 10)
-	good := sim.ChainConfig{Arrivals: sim.Flood{}, Duration: time.Second}
+	good := sim.Config{Arrivals: sim.Flood{}, Duration: time.Second}
 	for name, tc := range map[string]struct {
-		cfg   sim.ChainConfig
+		cfg   sim.Config
 		stage agent.Stage[int, []int]
 	}{
 		"zero stage":      {good, agent.Stage[int, []int]{}},
-		"no arrivals":     {sim.ChainConfig{Duration: time.Second}, stage},
-		"no duration":     {sim.ChainConfig{Arrivals: sim.Flood{}}, stage},
-		"bad capacity":    {sim.ChainConfig{Arrivals: sim.Flood{}, Duration: time.Second, Capacity: []sim.Capacity{nil, sim.Curve{}}}, stage},
-		"more capacities": {sim.ChainConfig{Arrivals: sim.Flood{}, Duration: time.Second, Capacity: make([]sim.Capacity, 4)}, stage},
-		"negative demand": {sim.ChainConfig{Arrivals: sim.Flood{}, Duration: time.Second, Demand: -1}, stage},
+		"no arrivals":     {sim.Config{Duration: time.Second}, stage},
+		"no duration":     {sim.Config{Arrivals: sim.Flood{}}, stage},
+		"bad capacity":    {sim.Config{Arrivals: sim.Flood{}, Duration: time.Second, Capacity: []sim.Capacity{nil, sim.Curve{}}}, stage},
+		"more capacities": {sim.Config{Arrivals: sim.Flood{}, Duration: time.Second, Capacity: make([]sim.Capacity, 4)}, stage},
+		"negative demand": {sim.Config{Arrivals: sim.Flood{}, Duration: time.Second, Demand: -1}, stage},
 	} {
 		t.Run(name, func(t *testing.T) {
-			res, err := sim.RunChain(tc.cfg, sim.Chain[int, []int]{Stage: tc.stage})
+			res, err := sim.Run(tc.cfg, sim.Chain[int, []int]{Stage: tc.stage})
 			require.ErrorIs(t, err, sim.ErrConfig)
 			assert.Nil(t, res)
 		})

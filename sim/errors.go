@@ -7,13 +7,13 @@ import (
 	"github.com/evolvekit/evolve/internal/errs"
 )
 
-// ErrConfig is reported by [Run] and [RunChain] for a setting that is out
+// ErrConfig is reported by [Run] for a setting that is out
 // of range or missing: errors.Is(err, ErrConfig) is true, and the message
 // names the setting and the value it got, as in "sim: knee must be at least
 // 1, got 0".
 var ErrConfig = errors.New("sim: invalid setting")
 
-// ErrBroken is reported by [Run] and [RunChain] when an agent under
+// ErrBroken is reported by [Run] when an agent under
 // simulation breaks a promise of the agent contract: it emits more values than the demand it
 // was granted, gives back more input slots than it was handed items, starts
 // two pieces of work under one ID, asks for an effect of a type it cannot

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -8,115 +9,219 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/internal/pace"
 )
 
-// runner is one run in progress: the agent's state, the event queue, the
-// feeder's slots, the backlog and the counts.
-type runner[S, I, W, R, O any] struct {
-	cfg Config
-	a   Agent[S, I, W, R, O]
-	s   S
+// runner is one run in progress: its agents, the agenda of events, the
+// feeder's backlog and the counts. Its item and sink functions carry the
+// stage's types; the rest sees values as the plan does, type-erased.
+type runner struct {
+	cfg    Config
+	agents []simAgent
+	in     []core.Convert // the conversions before the first agent
+	limit  func(status any) int
+	items  func(from uint64, n int) any
+	sink   func(at time.Duration, batch any)
+	ctx    context.Context
 
-	q        queue[R]
+	agenda   agenda
 	now      time.Duration
 	seq      uint64
-	pending  int // events other than samples still queued
+	pending  int // events other than samples still to come
 	arrivals *rand.Rand
-	service  *rand.Rand
 
-	credits  int               // input slots the feeder holds
-	backlog  int64             // arrived, waiting outside the agent
-	running  map[uint64]bool   // IDs of the work in flight
-	timers   map[uint64]uint64 // tag to the generation of its pending timer
-	gen      uint64
-	demand   int // granted downstream, not yet used
+	backlog  int64  // arrived, waiting outside the first agent
+	taken    uint64 // items taken from the backlog so far
+	left     int    // agents not yet finished
 	closed   bool
 	stopped  bool
 	violated error
+	workers  *workers // the budget of Config.Workers; nil without
 
 	res Result
 }
 
-func newRunner[S, I, W, R, O any](cfg Config, a Agent[S, I, W, R, O]) *runner[S, I, W, R, O] {
-	return &runner[S, I, W, R, O]{
-		cfg:      cfg,
-		a:        a,
-		s:        a.State,
-		arrivals: rand.New(rand.NewPCG(cfg.Seed, 0xa77)),
-		service:  rand.New(rand.NewPCG(cfg.Seed, 0x5e7)),
-		credits:  a.Queue,
-		running:  make(map[uint64]bool),
-		timers:   make(map[uint64]uint64),
-		res:      Result{Digest: 14695981039346656037},
-	}
+// simAgent is one agent of a run, as the runtime would link it.
+type simAgent struct {
+	core.PlanAgent
+	m       core.Machine
+	out     []core.Convert // between its values and the next agent's items
+	paces   bool           // the agent after it reserves passes of it
+	capa    Capacity
+	service *rand.Rand
+	demand  int                      // granted by the next agent, not yet used
+	held    int                      // items handed to it, not yet given back
+	running map[uint64]time.Duration // its work in flight: ID to the instant it started
+	timers  map[uint64]uint64        // tag to the generation of its pending timer
+	gen     uint64
+	over    bool  // finished: nothing more is delivered to it
+	ended   bool  // the agent after it was closed
+	failed  error // what its Finish carried
+	sinkErr error // the first panic of a MapOut function after it
+	refusal error // why its MapIn functions refused the first item
+	st      AgentResult
 }
 
-// run delivers every event in order until the run stops.
-func (r *runner[S, I, W, R, O]) run() error {
-	demand := r.cfg.Demand
-	if demand == 0 {
-		demand = agent.Unbounded
+func newRunner(cfg Config, plan core.Plan, limit func(any) int) *runner {
+	r := &runner{
+		cfg:      cfg,
+		agents:   make([]simAgent, len(plan.Agents)),
+		in:       plan.In,
+		limit:    limit,
+		sink:     func(time.Duration, any) {},
+		ctx:      context.Background(),
+		arrivals: rand.New(rand.NewPCG(cfg.Seed, 0xa77)),
+		left:     len(plan.Agents),
+		res:      Result{Digest: 14695981039346656037, Agents: make([]AgentResult, len(plan.Agents))},
 	}
-	r.demand = demand
-	r.deliver(agent.Pull{At: Epoch, N: demand})
-	r.schedule(event[R]{kind: arrive})
-	r.schedule(event[R]{at: r.cfg.Duration, kind: end})
+	last := len(plan.Agents) - 1
+	for i, p := range plan.Agents {
+		a := &r.agents[i]
+		a.PlanAgent, a.m, a.out = p, p.New(), p.Next
+		a.service = rand.New(rand.NewPCG(cfg.Seed, 0x5e7+uint64(i)))
+		a.running, a.timers = make(map[uint64]time.Duration), make(map[uint64]uint64)
+		a.st.Name, a.st.Queue = p.Name, p.Queue
+		if i < len(cfg.Capacity) {
+			a.capa = cfg.Capacity[i]
+		}
+		if i == last {
+			a.out = plan.Out
+		} else {
+			a.paces = p.Paces && plan.Agents[i+1].Reserves
+		}
+	}
+	return r
+}
+
+// run starts the agents and delivers every event in order until the run
+// stops.
+func (r *runner) run() error {
+	r.begin()
+	r.startWorkers()
+	r.schedule(event{kind: evArrive})
+	r.schedule(event{at: r.cfg.Duration, kind: evEnd})
 	if r.cfg.Every > 0 {
-		r.schedule(event[R]{kind: sample})
+		r.schedule(event{kind: evSample})
 	}
-	for !r.stopped && r.violated == nil && r.pending > 0 {
-		e := r.q.pop()
-		if e.kind != sample {
+	for !r.stopped && r.violated == nil && r.pending > 0 && r.left > 0 {
+		e := r.agenda.next()
+		if !e.kind.periodic() {
 			r.pending--
 		}
 		r.now = e.at
-		r.mix(uint64(e.kind), uint64(e.at), e.id)
 		r.handle(e)
 		r.feed()
 	}
 	r.res.End = r.now
 	r.record()
+	r.conclude()
 	return r.violated
 }
 
+// begin starts the agents as the runtime links them, last to first: each
+// holds the next one's input bound as its demand (the last the sink's),
+// and a pacer whose next agent reserves passes is told so.
+func (r *runner) begin() {
+	demand := r.cfg.Demand
+	if demand == 0 {
+		demand = agent.Unbounded
+	}
+	for i := len(r.agents) - 1; i >= 0 && r.violated == nil; i-- {
+		if i+1 < len(r.agents) {
+			demand = r.agents[i+1].Queue
+		}
+		r.agents[i].demand = demand
+		r.deliver(i, evPull, uint64(demand), agent.Pull{At: r.at(), N: demand})
+		if r.agents[i].paces {
+			r.deliver(i, evReserve, 0, agent.Event[pace.Reservation]{At: r.at()})
+		}
+	}
+}
+
 // schedule queues e at its instant, after the events already queued for it.
-func (r *runner[S, I, W, R, O]) schedule(e event[R]) {
+func (r *runner) schedule(e event) {
 	e.seq = r.seq
 	r.seq++
-	if e.kind != sample {
+	if !e.kind.periodic() {
 		r.pending++
 	}
-	r.q.push(e)
+	r.agenda.add(e, r.now)
+}
+
+// send queues a message of kind for agent i now.
+func (r *runner) send(i int, kind eventKind, n uint64) {
+	r.schedule(event{at: r.now, kind: kind, agent: i, n: n})
 }
 
 // handle performs one event.
-func (r *runner[S, I, W, R, O]) handle(e event[R]) {
+func (r *runner) handle(e event) {
 	switch e.kind {
-	case arrive:
+	case evArrive:
 		r.arrive()
-	case finish:
-		r.done(e)
-	case tick:
-		if g, ok := r.timers[e.id]; ok && g == e.gen {
-			delete(r.timers, e.id)
-			r.deliver(agent.Tick{At: r.at(), Tag: e.id})
-		}
-	case sample:
+	case evEnd:
+		r.ending()
+	case evSample:
 		r.record()
 		if next := r.now + r.cfg.Every; next < r.cfg.Duration {
-			r.schedule(event[R]{at: next, kind: sample})
+			r.schedule(event{at: next, kind: evSample})
 		}
-	case end:
-		r.ending()
-	case pass:
-		r.deliver(agent.Event[pace.Pass]{At: r.at(), Value: pace.Pass{N: int(e.id)}})
+	case evWorkers:
+		r.reallocate()
+	case evDone:
+		r.done(e.agent, e.n)
+	default:
+		r.message(e)
 	}
+}
+
+// message delivers the message e brings to its agent, unless the agent
+// has finished.
+func (r *runner) message(e event) {
+	a := &r.agents[e.agent]
+	if a.over {
+		return
+	}
+	at, i := r.at(), e.agent
+	switch e.kind {
+	case evTick:
+		if g, ok := a.timers[e.n]; ok && g == e.gen {
+			delete(a.timers, e.n)
+			r.deliver(i, e.kind, e.n, agent.Tick{At: at, Tag: e.n})
+		}
+	case evPull:
+		a.demand += min(int(e.n), agent.Unbounded-a.demand)
+		r.deliver(i, e.kind, e.n, agent.Pull{At: at, N: int(e.n)})
+	case evPass:
+		r.deliver(i, e.kind, e.n, agent.Event[pace.Pass]{At: at, Value: pace.Pass{N: int(e.n)}})
+	case evReserve:
+		r.deliver(i, e.kind, e.n, agent.Event[pace.Reservation]{At: at, Value: pace.Reservation{N: int(e.n)}})
+	case evLast:
+		r.deliver(i, e.kind, 0, agent.Event[pace.Reservation]{At: at, Value: pace.Reservation{Last: true}})
+	case evClose:
+		r.deliver(i, e.kind, 0, agent.Close{At: at})
+	case evInput:
+		r.take(i, e.batch, int(e.n))
+	}
+}
+
+// done delivers to agent i the Done of its work id, unless it has
+// finished.
+func (r *runner) done(i int, id uint64) {
+	a := &r.agents[i]
+	from := a.running[id]
+	delete(a.running, id)
+	if a.over {
+		return
+	}
+	a.st.Done++
+	a.st.Service.Add(r.now - from)
+	r.deliver(i, evDone, id, a.m.Done(r.at(), id))
 }
 
 // arrive adds the items arriving now to the backlog and schedules the next
 // arrival, until the run's Duration.
-func (r *runner[S, I, W, R, O]) arrive() {
+func (r *runner) arrive() {
 	if r.closed || r.now >= r.cfg.Duration {
 		return
 	}
@@ -126,163 +231,95 @@ func (r *runner[S, I, W, R, O]) arrive() {
 		r.res.Arrived += int64(n)
 	}
 	if more {
-		r.schedule(event[R]{at: next, kind: arrive})
+		r.schedule(event{at: next, kind: evArrive})
 	}
 }
 
-// ending stops the run at Duration, or closes the input and lets the agent
-// drain.
-func (r *runner[S, I, W, R, O]) ending() {
+// ending stops the run at Duration, or closes the first agent's input and
+// lets the agents drain.
+func (r *runner) ending() {
 	if !r.cfg.Drain {
 		r.stopped = true
 		return
 	}
 	r.closed = true
 	r.backlog = 0
-	r.deliver(agent.Close{At: r.at()})
+	r.send(0, evClose, 0)
 }
 
-// done delivers the Done of a piece of work.
-func (r *runner[S, I, W, R, O]) done(e event[R]) {
-	delete(r.running, e.id)
-	r.res.Done++
-	r.res.Service.Add(r.now - e.from)
-	r.deliver(agent.Done[R]{At: r.at(), ID: e.id, Result: e.res, Err: e.err})
-}
-
-// feed posts waiting items while the feeder holds input slots.
-func (r *runner[S, I, W, R, O]) feed() {
-	for !r.stopped && !r.closed && r.violated == nil && r.credits > 0 && r.backlog > 0 {
-		n := int(min(int64(r.credits), r.backlog))
-		r.credits -= n
-		r.backlog -= int64(n)
-		items := make([]I, n)
-		if r.a.Item != nil {
-			for i := range items {
-				items[i] = r.a.Item(uint64(r.res.Posted) + uint64(i))
-			}
+// feed posts waiting items to the first agent while it has room, through
+// the stage's MapIn functions; an item they refuse takes no room.
+func (r *runner) feed() {
+	first := &r.agents[0]
+	for !r.stopped && !r.closed && r.violated == nil && !first.over && r.backlog > 0 {
+		room := first.Queue - first.held
+		if room <= 0 {
+			return
 		}
-		r.res.Posted += int64(n)
-		r.mix(uint64(n))
-		r.deliver(agent.Input[I]{At: r.at(), Items: items})
+		n := int(min(int64(room), r.backlog))
+		r.backlog -= int64(n)
+		batch := r.items(r.taken, n)
+		r.taken += uint64(n)
+		for _, c := range r.in {
+			kept, dropped, _ := c.Apply(batch)
+			batch, n = kept, n-dropped
+			first.st.Refused += int64(dropped)
+		}
+		if n > 0 {
+			r.take(0, batch, n)
+		}
 	}
+}
+
+// take hands agent i the n items of batch.
+func (r *runner) take(i int, batch any, n int) {
+	a := &r.agents[i]
+	a.held += n
+	a.st.Taken += int64(n)
+	if i == 0 {
+		r.res.Posted += int64(n)
+	}
+	a.st.MaxQueued = max(a.st.MaxQueued, a.held)
+	if a.held > a.Queue {
+		r.violate(i, "was handed %d items, holding %d of %d", n, a.held, a.Queue)
+		return
+	}
+	r.deliver(i, evInput, uint64(n), a.m.Input(r.at(), batch))
 }
 
 // at is the instant of virtual time now, which every message delivered now
-// carries in its At field. (Building the message with At set is what
-// agent.Stamp does, without boxing the message twice.)
-func (r *runner[S, I, W, R, O]) at() time.Time { return Epoch.Add(r.now) }
+// carries in its At field.
+func (r *runner) at() time.Time { return Epoch.Add(r.now) }
 
-// deliver evolves the agent with m, whose At is the virtual time now, and
-// performs the effects it asks for.
-func (r *runner[S, I, W, R, O]) deliver(m agent.Msg) {
-	var fx []agent.Effect
-	r.s, fx = r.a.Evolve(r.s, m)
+// deliver evolves agent i with m, a message of kind carrying n, whose At is
+// the virtual time now, and performs the effects it asks for, until the
+// agent finishes.
+func (r *runner) deliver(i int, kind eventKind, n uint64, m agent.Msg) {
+	a := &r.agents[i]
+	fx := a.m.Step(m)
+	a.st.Messages++
 	r.res.Messages++
+	r.mix(uint64(kind)<<32|uint64(i), uint64(r.now), n)
 	for _, e := range fx {
-		if r.violated != nil {
+		if r.violated != nil || a.over {
 			return
 		}
-		if _, ok := e.(agent.Unhandled); ok {
-			r.violate("did not handle %T", m)
-			return
-		}
-		r.perform(e)
+		r.perform(i, e, m)
 	}
 }
 
-// perform carries out one effect.
-func (r *runner[S, I, W, R, O]) perform(e agent.Effect) {
-	switch e := e.(type) {
-	case agent.Start[W]:
-		r.start(e)
-	case agent.Emit[O]:
-		r.emit(len(e.Values))
-	case agent.Timer:
-		r.gen++
-		r.timers[e.Tag] = r.gen
-		r.schedule(event[R]{at: r.now + max(e.Delay, 0), kind: tick, id: e.Tag, gen: r.gen})
-	case agent.Disarm:
-		delete(r.timers, e.Tag)
-	case agent.Demand:
-		r.credits += e.N
-		if e.N < 0 || r.credits > r.a.Queue {
-			r.violate("gave back %d input slots, holding %d of %d", e.N, r.credits, r.a.Queue)
-		}
-	case agent.Finish:
-		r.res.Finished, r.res.Err, r.stopped = true, e.Err, true
-	case agent.Cancel:
-		// Simulated work has no context to cancel: it takes its time.
-	case agent.DeadLetter:
-		// A run has no dead-letter sink: the failed result stands.
-	case agent.Send[pace.Reserve]:
-		// A lone agent paces nobody but itself: its passes come at once.
-		if e.Value.N > 0 {
-			r.schedule(event[R]{at: r.now, kind: pass, id: uint64(e.Value.N)})
-		}
-	default:
-		if !isReply(e) {
-			r.violate("asked for an effect it cannot ask for: %T", e)
-		}
-	}
-}
-
-// start runs a piece of work: its Done comes after the service time the
-// capacity gives at the concurrency now in effect.
-func (r *runner[S, I, W, R, O]) start(e agent.Start[W]) {
-	if r.running[e.ID] {
-		r.violate("started work %d while it was in flight", e.ID)
-		return
-	}
-	r.running[e.ID] = true
-	r.res.Started++
-	d := max(r.cfg.Capacity.Service(r.service, r.now, len(r.running)), 0)
-	ev := event[R]{at: r.now + d, kind: finish, id: e.ID, from: r.now}
-	if r.a.Work != nil {
-		ev.res, ev.err = r.a.Work(e.Work)
-	}
-	r.schedule(ev)
-}
-
-// emit counts values emitted against the demand granted.
-func (r *runner[S, I, W, R, O]) emit(n int) {
-	if n > r.demand {
-		r.violate("emitted %d values holding demand for %d", n, r.demand)
-		return
-	}
-	r.demand -= n
-	r.res.Emitted += int64(n)
-}
-
-// record appends a sample of the run now to the trace.
-func (r *runner[S, I, W, R, O]) record() {
-	if r.cfg.Every <= 0 {
-		return
-	}
-	if n := len(r.res.Trace); n > 0 && r.res.Trace[n-1].At == r.now {
-		return
-	}
-	limit := 0
-	if r.a.Limit != nil {
-		limit = r.a.Limit(r.s)
-	}
-	r.res.Trace = append(r.res.Trace, Sample{
-		At: r.now, Limit: limit, InFlight: len(r.running), Queued: r.a.Queue - r.credits,
-		Backlog: r.backlog, Started: r.res.Started, Done: r.res.Done, Emitted: r.res.Emitted,
-	})
-}
-
-// violate stops the run with a broken promise.
-func (r *runner[S, I, W, R, O]) violate(format string, args ...any) {
-	args = append(args, r.now)
-	r.violated = broken(format+" (at %v)", args...)
+// violate stops the run with a promise agent i broke.
+func (r *runner) violate(i int, format string, args ...any) {
+	args = append([]any{r.agents[i].Name}, append(args, r.now)...)
+	r.violated = broken("agent %s "+format+" (at %v)", args...)
 }
 
 // mix folds values into the run's digest (FNV-1a over 64-bit words).
-func (r *runner[S, I, W, R, O]) mix(vs ...uint64) {
-	for _, v := range vs {
-		r.res.Digest = (r.res.Digest ^ v) * 1099511628211
-	}
+func (r *runner) mix(a, b, c uint64) {
+	d := r.res.Digest
+	d = (d ^ a) * 1099511628211
+	d = (d ^ b) * 1099511628211
+	r.res.Digest = (d ^ c) * 1099511628211
 }
 
 // isReply reports whether e is a Reply effect, of any status type. The

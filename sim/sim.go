@@ -4,149 +4,159 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/core"
 )
 
 // Epoch is the instant virtual time starts at: a message delivered at
 // virtual time d is stamped Epoch.Add(d).
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Config is the world an agent is simulated in: how work arrives, how long
-// it takes, for how long, and what to record.
+// Config is the world a run takes place in: how items arrive, how long the
+// work of each agent takes, for how long, and what to record.
 //
-// The zero Config is not valid: Capacity, Arrivals and Duration are
-// required.
+// The zero Config is not valid: Arrivals and Duration are required.
 type Config struct {
 	// Seed seeds the random sources for arrivals and for service times.
 	Seed uint64
-	// Capacity says how long each piece of work takes. Required.
-	Capacity Capacity
-	// Arrivals says when items arrive. Required.
+	// Capacity says how long a piece of work takes, for each agent of the
+	// stage by its position, first to last: a lone agent's is Capacity[0],
+	// and a stage an agent package makes is one agent, so Capacity[1] is
+	// the work of the middle stage of compose.Pipe3(a, b, c). Each agent's
+	// work has a capacity of its own, and a nil Capacity, or none (a slice
+	// shorter than the chain), does the work at once: a buffer's flushes,
+	// say, take no time unless given a Capacity. It must not be longer
+	// than the chain.
+	Capacity []Capacity
+	// Arrivals says when items arrive at the first agent. Required.
 	Arrivals Arrivals
 	// Duration is how much virtual time items arrive for. Required, positive.
 	Duration time.Duration
-	// Drain, when set, closes the agent's input at Duration and runs on
-	// until the agent finishes; items still waiting outside are dropped.
-	// Otherwise the run stops at Duration with work in flight.
+	// Drain, when set, closes the first agent's input at Duration and runs
+	// on until every agent has finished; items still waiting outside are
+	// dropped. Otherwise the run stops at Duration with work in flight.
 	Drain bool
-	// Every is the period of the trace's samples; 0 records none.
+	// Every is the period of the traces' samples; 0 records none.
 	Every time.Duration
-	// Demand is the demand granted downstream when the run starts; 0 means
-	// [agent.Unbounded]. A run with less leaves the rest to the agent's
-	// promises: it emits no more than it was granted, or Run reports
-	// [ErrBroken].
+	// Demand is the demand the sink grants the last agent when the run
+	// starts; 0 means [agent.Unbounded]. A run with less leaves the rest to
+	// the agent's promises: it emits no more than it was granted, or Run
+	// reports [ErrBroken].
 	Demand int
+	// Workers, when positive, makes the chain's agents that share workers
+	// share that many, as compose.WithWorkers does: at the start they are
+	// split evenly, and every WorkersPeriod (0 means
+	// [DefaultWorkersPeriod]) reallocated by the highest-averages rule
+	// over each agent's queue times its service time, each agent's limit
+	// set to its share. It must be at least the number of those agents.
+	Workers       int
+	WorkersPeriod time.Duration
 }
 
-// Agent is the agent under simulation, with the types of its state S, the
-// items it takes I, the work its Start effects carry W, the result that
-// work returns R, and the values it emits O.
-type Agent[S, I, W, R, O any] struct {
-	// State is the agent's initial state.
-	State S
-	// Evolve is the agent's behaviour. Required.
-	Evolve agent.Evolve[S]
-	// Queue is the bound of the agent's input queue: the input slots the
-	// simulated feeder starts with. Required, at least 1.
-	Queue int
-	// Item makes the n-th item posted (from 0); nil posts zero values.
+// Chain is what a run simulates: a stage of one agent (parallel.Stage,
+// adaptive.Stage, or spawn.Stage for an evolve function of your own) or of
+// several linked (compose.Pipe2, Pipe3, Pipe4), taking items of type I and
+// emitting values of type O.
+type Chain[I, O any] struct {
+	// Stage is the agent, or the agents, under simulation. Required. They
+	// run as the runtime would run them, with their work done by the
+	// stage's own work functions (see [Run]).
+	Stage agent.Stage[I, O]
+	// Item makes the n-th item taken from the backlog (from 0); nil posts
+	// zero values.
 	Item func(n uint64) I
-	// Work is what a piece of work returns; nil returns the zero R and no
-	// error. It is called when the work starts and must be deterministic.
-	Work func(W) (R, error)
-	// Limit reads the agent's concurrency limit for the trace; nil records 0.
-	Limit func(S) int
+	// Sink takes each value the last agent passes on, with the virtual
+	// instant it was emitted at; nil discards them.
+	Sink func(at time.Duration, v O)
+	// Limit reads an agent's concurrency limit from its status, for the
+	// traces; nil records 0. It is called with each agent's status at
+	// every sample.
+	Limit func(status any) int
 }
 
-// Result is what a run saw: of one agent ([Run]), or of a chain
-// ([RunChain]), whose agents each have a [StageResult] in Stages.
-type Result struct {
-	// Trace holds the periodic samples, if Config.Every was set.
-	Trace Trace
-	// Digest is a hash of every event of the run, in order: two runs that
-	// agree on it delivered the same messages at the same instants.
-	Digest uint64
-	// Messages counts the messages delivered to the agent's evolve (to
-	// those of all its agents, for a chain).
-	Messages int64
-	// Arrived counts the items that arrived, Posted those handed to the
-	// agent, Started, Done and Emitted the work started and finished and the
-	// values emitted.
-	Arrived, Posted, Started, Done, Emitted int64
-	// End is the virtual time the run stopped at.
-	End time.Duration
-	// Finished is true when the agent sent Finish (every agent, for a
-	// chain); Err is what it carried (their errors, each prefixed with the
-	// agent's name, joined).
-	Finished bool
-	Err      error
-	// Service holds the service time of every piece of work done, from its
-	// Start to its Done (for a chain, that of each agent is in Stages).
-	Service Histogram
-	// Stages holds what a chain run saw of each agent, first to last; nil
-	// for a run of one agent.
-	Stages []StageResult
-}
-
-// Throughput returns the values emitted per second of virtual time.
-func (r *Result) Throughput() float64 {
-	if r.End <= 0 {
-		return 0
-	}
-	return float64(r.Emitted) / r.End.Seconds()
-}
-
-// Run simulates a in the world cfg describes and returns what it saw. It
-// returns an error naming the setting when cfg or a is incomplete or out of
-// range (errors.Is(err, ErrConfig)), the error the Validate method of an
-// Arrivals or Capacity of your own returns, and one wrapping [ErrBroken],
-// with the result so far, when the agent breaks its contract.
+// Run simulates the agents of c in the world cfg describes and returns
+// what it saw: for each agent, in Result.Agents, its counts, trace and
+// final status; for the run as a whole the items that Arrived and were
+// Posted to the first agent, the work Started and Done by all the agents,
+// the values Emitted (passed on to the sink), the Digest of every message
+// delivered, and a Trace whose samples sum those of the agents. The
+// package doc says how the agents are linked. Each Start runs the stage's
+// own work function at once, with a context that is never cancelled, so
+// work under simulation must be quick, pure code (no I/O, no sleeping, no
+// clock); a stage without work gets the zero result.
 //
-// Run is deterministic: the same cfg and a give the same Result, down to the
-// Digest and the bytes of the Trace. It allocates little per message and
-// delivers a few million messages per second.
-func Run[S, I, W, R, O any](cfg Config, a Agent[S, I, W, R, O]) (*Result, error) {
-	if err := check(cfg, a.Evolve != nil, a.Queue); err != nil {
+// It returns an error wrapping [ErrConfig] that names the setting when cfg
+// or c is incomplete or out of range, or when the stage has an agent that
+// only the runtime can run (one that connects outside it, as a remote
+// stage does); the error the Validate method of an Arrivals or Capacity of
+// your own returns; and one wrapping [ErrBroken], with the result so far,
+// when an agent breaks its contract.
+//
+// Run is deterministic: the same cfg and c give the same Result, down to
+// the Digest and the bytes of the Traces. It delivers over a million
+// messages per second.
+func Run[I, O any](cfg Config, c Chain[I, O]) (*Result, error) {
+	plan := core.Unwrap(c.Stage).Plan()
+	if err := check(cfg, plan); err != nil {
 		return nil, err
 	}
-	r := newRunner(cfg, a)
+	r := newRunner(cfg, plan, c.Limit)
+	r.items = func(from uint64, n int) any {
+		items := make([]I, n)
+		if c.Item != nil {
+			for i := range items {
+				items[i] = c.Item(from + uint64(i))
+			}
+		}
+		return items
+	}
+	if c.Sink != nil {
+		r.sink = func(at time.Duration, batch any) {
+			for _, v := range batch.([]O) {
+				c.Sink(at, v)
+			}
+		}
+	}
 	err := r.run()
 	return &r.res, err
 }
 
-// check reports the first setting of cfg, or of the agent, out of range.
-func check(cfg Config, evolve bool, queue int) error {
-	if cfg.Capacity == nil {
-		return invalid("capacity must not be nil")
-	}
-	if err := checkRun(cfg.Arrivals, cfg.Duration, cfg.Every, cfg.Demand); err != nil {
-		return err
-	}
+// check reports the first setting of cfg, or of the agents plan
+// describes, that is out of range.
+func check(cfg Config, plan core.Plan) error {
 	switch {
-	case !evolve:
-		return invalid("evolve must not be nil")
-	case queue < 1:
-		return invalid("queue must be at least 1, got %d", queue)
+	case len(plan.Agents) == 0:
+		return invalid("the zero Stage cannot run; make one with an agent package's Stage")
+	case cfg.Arrivals == nil:
+		return invalid("arrivals must not be nil")
+	case cfg.Duration <= 0:
+		return invalid("duration must be positive, got %v", cfg.Duration)
+	case cfg.Every < 0:
+		return invalid("sample period must not be negative, got %v", cfg.Every)
+	case cfg.Demand < 0:
+		return invalid("demand must not be negative, got %d", cfg.Demand)
+	case len(cfg.Capacity) > len(plan.Agents):
+		return invalid("capacities must not outnumber the chain's %d agents, got %d", len(plan.Agents), len(cfg.Capacity))
 	}
-	if err := verify(cfg.Capacity); err != nil {
+	for _, a := range plan.Agents {
+		switch {
+		case a.Outside:
+			return invalid("agent %s connects outside the runtime, which a simulation cannot", a.Name)
+		case a.Queue < 1:
+			return invalid("agent %s: queue must be at least 1, got %d", a.Name, a.Queue)
+		}
+	}
+	if err := checkWorkers(cfg, plan); err != nil {
 		return err
+	}
+	for _, c := range cfg.Capacity {
+		if c == nil {
+			continue
+		}
+		if err := verify(c); err != nil {
+			return err
+		}
 	}
 	return verify(cfg.Arrivals)
-}
-
-// checkRun reports the first out of range of the settings a Config and a
-// ChainConfig share.
-func checkRun(arrivals Arrivals, duration, every time.Duration, demand int) error {
-	switch {
-	case arrivals == nil:
-		return invalid("arrivals must not be nil")
-	case duration <= 0:
-		return invalid("duration must be positive, got %v", duration)
-	case every < 0:
-		return invalid("sample period must not be negative, got %v", every)
-	case demand < 0:
-		return invalid("demand must not be negative, got %d", demand)
-	}
-	return nil
 }
 
 // verify checks the settings of an Arrivals or a Capacity: those of this

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -12,25 +13,42 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/sim"
+	"github.com/evolvekit/evolve/spawn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 var knee8 = sim.Curve{Base: 10 * time.Millisecond, Knee: 8, Contention: 0.5}
 
+// alone is a Config whose one agent's work follows c.
+func alone(c sim.Capacity, a sim.Arrivals, d time.Duration) sim.Config {
+	return sim.Config{Capacity: []sim.Capacity{c}, Arrivals: a, Duration: d}
+}
+
+// own is a lone agent of the test's own, named name, with an input queue of
+// one item, whose work returns the zero int.
+func own(t *testing.T, name string, evolve agent.Evolve[int]) sim.Chain[int, int] {
+	t.Helper()
+	stage, err := spawn.Stage[int, struct{}](spawn.Spec[int, int, int, int]{Name: name, Evolve: evolve, Queue: 1})
+	require.NoError(t, err)
+	return sim.Chain[int, int]{Stage: stage}
+}
+
 func TestAFixedLimitUnderFloodRunsAtTheCurvesThroughput(t *testing.T) {
 	for _, limit := range []int{2, 8, 16} {
-		res, err := sim.Run(sim.Config{Capacity: knee8, Arrivals: sim.Flood{}, Duration: 10 * time.Second}, parallelAgent(t, limit))
+		res, err := sim.Run(alone(knee8, sim.Flood{}, 10*time.Second), parallelAgent(t, limit))
 		require.NoError(t, err)
 		assert.InEpsilon(t, knee8.Throughput(limit), res.Throughput(), 0.01, "limit %d", limit)
 		assert.Equal(t, res.Started, res.Done+int64(limit), "limit %d: the limit is always in flight", limit)
+		require.Len(t, res.Agents, 1)
+		assert.Equal(t, res.Done, res.Agents[0].Done)
 	}
 }
 
 func TestSameSeedSameTraceByteForByte(t *testing.T) {
 	cfg := sim.Config{
 		Seed:     7,
-		Capacity: sim.Curve{Base: 5 * time.Millisecond, Knee: 4, Contention: 1, Noise: sim.Noise{Jitter: 0.4, Tail: 0.05}},
+		Capacity: []sim.Capacity{sim.Curve{Base: 5 * time.Millisecond, Knee: 4, Contention: 1, Noise: sim.Noise{Jitter: 0.4, Tail: 0.05}}},
 		Arrivals: sim.Spells{Of: sim.Batches{Every: 20 * time.Millisecond, Max: 12}, On: time.Second, Off: 300 * time.Millisecond},
 		Duration: 5 * time.Second,
 		Every:    10 * time.Millisecond,
@@ -49,20 +67,16 @@ func TestSameSeedSameTraceByteForByte(t *testing.T) {
 	c, rc := trace(8)
 	assert.Equal(t, a, b)
 	assert.Equal(t, ra.Digest, rb.Digest)
-	assert.Equal(t, ra.Service, rb.Service)
+	assert.Equal(t, ra.Agents[0].Service, rb.Agents[0].Service)
 	assert.NotEqual(t, a, c, "another seed, another trace")
 	assert.NotEqual(t, ra.Digest, rc.Digest)
 	assert.Greater(t, len(ra.Trace), 400)
 }
 
 func TestDrainDeliversEverythingPostedAndFinishes(t *testing.T) {
-	res, err := sim.Run(sim.Config{
-		Seed:     3,
-		Capacity: knee8,
-		Arrivals: sim.Steady{Rate: 1000, Poisson: true},
-		Duration: 2 * time.Second,
-		Drain:    true,
-	}, parallelAgent(t, 4))
+	cfg := alone(knee8, sim.Steady{Rate: 1000, Poisson: true}, 2*time.Second)
+	cfg.Seed, cfg.Drain = 3, true
+	res, err := sim.Run(cfg, parallelAgent(t, 4))
 	require.NoError(t, err)
 	assert.True(t, res.Finished)
 	assert.Positive(t, res.Posted)
@@ -73,12 +87,9 @@ func TestDrainDeliversEverythingPostedAndFinishes(t *testing.T) {
 }
 
 func TestTheInputQueueStaysBoundedAndTheRestWaitsOutside(t *testing.T) {
-	res, err := sim.Run(sim.Config{
-		Capacity: knee8,
-		Arrivals: sim.Bursts{Every: 500 * time.Millisecond, Size: 300},
-		Duration: 3 * time.Second,
-		Every:    5 * time.Millisecond,
-	}, parallelAgent(t, 8))
+	cfg := alone(knee8, sim.Bursts{Every: 500 * time.Millisecond, Size: 300}, 3*time.Second)
+	cfg.Every = 5 * time.Millisecond
+	res, err := sim.Run(cfg, parallelAgent(t, 8))
 	require.NoError(t, err)
 	backlogged := false
 	for _, s := range res.Trace {
@@ -89,6 +100,7 @@ func TestTheInputQueueStaysBoundedAndTheRestWaitsOutside(t *testing.T) {
 	}
 	assert.True(t, backlogged)
 	assert.Equal(t, int64(6*300), res.Arrived)
+	assert.Equal(t, res.Trace, res.Agents[0].Trace, "a lone agent's trace is the run's")
 }
 
 func TestTimersTickOnTimeAndDisarmedOnesDoNot(t *testing.T) {
@@ -104,20 +116,19 @@ func TestTimersTickOnTimeAndDisarmedOnesDoNot(t *testing.T) {
 		}
 		return s, nil
 	}
-	res, err := sim.Run(sim.Config{Capacity: knee8, Arrivals: sim.Bursts{Every: sim.Never}, Duration: 10 * time.Second},
-		sim.Agent[int, int, int, int, int]{Evolve: evolve, Queue: 1})
+	res, err := sim.Run(alone(knee8, sim.Bursts{Every: sim.Never}, 10*time.Second), own(t, "timers", evolve))
 	require.NoError(t, err)
 	assert.Equal(t, []time.Time{sim.Epoch.Add(2 * time.Second), sim.Epoch.Add(3 * time.Second)}, ticks)
 	assert.Equal(t, int64(3), res.Messages, "one Pull and two Ticks")
 }
 
 func TestABrokenPromiseStopsTheRun(t *testing.T) {
-	for name, fx := range map[string][]agent.Effect{
-		"emit beyond demand":  {agent.Emit[int]{Values: []int{1, 2, 3}}},
-		"too many slots back": {agent.Demand{N: 2}},
-		"one ID twice":        {agent.Start[int]{ID: 1}, agent.Start[int]{ID: 1}},
-		"a foreign effect":    {agent.Start[string]{ID: 1}},
-		"an unhandled input":  {agent.Unhandled{}},
+	for want, fx := range map[string][]agent.Effect{
+		"emitted 3 values holding demand for 2":                      {agent.Emit[int]{Values: []int{1, 2, 3}}},
+		"gave back 2 input slots, holding 1 items":                   {agent.Demand{N: 2}},
+		"started work 1 while it was in flight":                      {agent.Start[int]{ID: 1}, agent.Start[int]{ID: 1}},
+		"asked for an effect it cannot ask for: agent.Start[string]": {agent.Start[string]{ID: 1}},
+		"did not handle agent.Input[int]":                            {agent.Unhandled{}},
 	} {
 		evolve := func(s int, m agent.Msg) (int, []agent.Effect) {
 			if _, ok := m.(agent.Input[int]); ok {
@@ -125,9 +136,11 @@ func TestABrokenPromiseStopsTheRun(t *testing.T) {
 			}
 			return s, nil
 		}
-		_, err := sim.Run(sim.Config{Capacity: knee8, Arrivals: sim.Flood{}, Duration: time.Second, Demand: 2},
-			sim.Agent[int, int, int, int, int]{Evolve: evolve, Queue: 1})
-		assert.ErrorIs(t, err, sim.ErrBroken, name)
+		cfg := alone(knee8, sim.Flood{}, time.Second)
+		cfg.Demand = 2
+		_, err := sim.Run(cfg, own(t, "broken", evolve))
+		assert.ErrorIs(t, err, sim.ErrBroken, want)
+		assert.ErrorContains(t, err, "agent broken "+want+" (at 0s)")
 	}
 }
 
@@ -135,15 +148,16 @@ func TestRepliesAreIgnored(t *testing.T) {
 	evolve := func(s int, m agent.Msg) (int, []agent.Effect) {
 		return s, []agent.Effect{agent.Reply[string]{To: 1, Value: "x"}}
 	}
-	_, err := sim.Run(sim.Config{Capacity: knee8, Arrivals: sim.Flood{}, Duration: time.Second},
-		sim.Agent[int, int, int, int, int]{Evolve: evolve, Queue: 1})
+	_, err := sim.Run(alone(knee8, sim.Flood{}, time.Second), own(t, "replies", evolve))
 	assert.NoError(t, err)
 }
 
 func TestRunRejectsABadConfig(t *testing.T) {
-	ok := sim.Config{Capacity: knee8, Arrivals: sim.Flood{}, Duration: time.Second}
+	ok := alone(knee8, sim.Flood{}, time.Second)
 	with := func(f func(*sim.Config)) sim.Config { c := ok; f(&c); return c }
-	capacity := func(c sim.Capacity) sim.Config { return with(func(cfg *sim.Config) { cfg.Capacity = c }) }
+	capacity := func(c sim.Capacity) sim.Config {
+		return with(func(cfg *sim.Config) { cfg.Capacity = []sim.Capacity{c} })
+	}
 	arrivals := func(a sim.Arrivals) sim.Config { return with(func(cfg *sim.Config) { cfg.Arrivals = a }) }
 	noise := func(n sim.Noise) sim.Config { return capacity(sim.Curve{Base: time.Second, Knee: 1, Noise: n}) }
 	inf := math.Inf(1)
@@ -151,7 +165,7 @@ func TestRunRejectsABadConfig(t *testing.T) {
 		cfg  sim.Config
 		want string
 	}{
-		{with(func(c *sim.Config) { c.Capacity = nil }), "sim: capacity must not be nil"},
+		{with(func(c *sim.Config) { c.Capacity = make([]sim.Capacity, 2) }), "sim: capacities must not outnumber the chain's 1 agents, got 2"},
 		{with(func(c *sim.Config) { c.Arrivals = nil }), "sim: arrivals must not be nil"},
 		{with(func(c *sim.Config) { c.Duration = 0 }), "sim: duration must be positive, got 0s"},
 		{with(func(c *sim.Config) { c.Every = -1 }), "sim: sample period must not be negative, got -1ns"},
@@ -183,13 +197,20 @@ func TestRunRejectsABadConfig(t *testing.T) {
 		assert.EqualError(t, err, c.want)
 		assert.ErrorIs(t, err, sim.ErrConfig)
 	}
-	_, err := sim.Run(ok, sim.Agent[int, int, int, int, int]{Queue: 1})
-	assert.EqualError(t, err, "sim: evolve must not be nil")
-	a := parallelAgent(t, 1)
-	a.Queue = 0
-	_, err = sim.Run(ok, a)
-	assert.EqualError(t, err, "sim: queue must be at least 1, got 0")
+	_, err := sim.Run(ok, sim.Chain[int, int]{})
+	assert.EqualError(t, err, "sim: the zero Stage cannot run; make one with an agent package's Stage")
 	assert.True(t, errors.Is(err, sim.ErrConfig))
+}
+
+func TestAnAgentWithoutACapacityDoesItsWorkAtOnce(t *testing.T) {
+	cfg := alone(nil, sim.Bursts{Every: sim.Never, Size: 100}, time.Second)
+	cfg.Drain = true
+	res, err := sim.Run(cfg, parallelAgent(t, 4))
+	require.NoError(t, err)
+	assert.True(t, res.Finished)
+	assert.Equal(t, int64(100), res.Emitted)
+	assert.Equal(t, time.Second, res.End, "all done at the start; closed at Duration")
+	assert.Zero(t, res.Agents[0].Service.Quantile(1))
 }
 
 // errSlow is what slow's Validate reports.
@@ -228,7 +249,7 @@ func (k kneeCap) Validate() error {
 
 func TestRunChecksArrivalsAndCapacitiesOfTheUsersOwn(t *testing.T) {
 	run := func(c sim.Capacity, a sim.Arrivals) error {
-		_, err := sim.Run(sim.Config{Capacity: c, Arrivals: a, Duration: time.Second}, parallelAgent(t, 1))
+		_, err := sim.Run(alone(c, a, time.Second), parallelAgent(t, 1))
 		return err
 	}
 	assert.ErrorIs(t, run(slow{}, sim.Flood{}), errSlow)
@@ -255,10 +276,9 @@ func picky(s int, m agent.Msg) (int, []agent.Effect) {
 }
 
 func TestAMessageTheAgentDoesNotHandleStopsTheRun(t *testing.T) {
-	res, err := sim.Run(sim.Config{Capacity: knee8, Arrivals: sim.Flood{}, Duration: time.Second},
-		sim.Agent[int, int, int, int, int]{Evolve: picky, Queue: 1})
+	res, err := sim.Run(alone(knee8, sim.Flood{}, time.Second), own(t, "picky", picky))
 	require.ErrorIs(t, err, sim.ErrBroken)
-	assert.EqualError(t, err, "sim: the agent broke its contract: did not handle agent.Done[int] (at 10ms)")
+	assert.EqualError(t, err, "sim: the agent broke its contract: agent picky did not handle agent.Done[int] (at 10ms)")
 	require.NotNil(t, res, "the result so far")
 	assert.Equal(t, int64(3), res.Messages, "a Pull, an Input, a Done")
 	assert.Equal(t, int64(1), res.Done)
@@ -269,9 +289,8 @@ func TestAnUnhandledPullStopsTheRunAtOnce(t *testing.T) {
 	refuse := func(s int, _ agent.Msg) (int, []agent.Effect) {
 		return s, []agent.Effect{agent.Demand{N: 0}, agent.Unhandled{}, agent.Finish{}}
 	}
-	res, err := sim.Run(sim.Config{Capacity: knee8, Arrivals: sim.Flood{}, Duration: time.Second},
-		sim.Agent[int, int, int, int, int]{Evolve: refuse, Queue: 1})
-	assert.EqualError(t, err, "sim: the agent broke its contract: did not handle agent.Pull (at 0s)")
+	res, err := sim.Run(alone(knee8, sim.Flood{}, time.Second), own(t, "refuse", refuse))
+	assert.EqualError(t, err, "sim: the agent broke its contract: agent refuse did not handle agent.Pull (at 0s)")
 	assert.False(t, res.Finished, "the effects after Unhandled are not performed")
 	assert.Equal(t, int64(1), res.Messages)
 }
@@ -298,8 +317,11 @@ func worker(cancel bool) agent.Evolve[int] {
 
 func TestCancelLeavesSimulatedWorkToTakeItsTime(t *testing.T) {
 	run := func(cancel bool) *sim.Result {
-		res, err := sim.Run(sim.Config{Seed: 5, Capacity: sim.Curve{Base: 10 * time.Millisecond, Knee: 4, Noise: sim.Noise{Jitter: 0.3}},
-			Arrivals: sim.Flood{}, Duration: time.Second}, sim.Agent[int, int, int, int, int]{Evolve: worker(cancel), Queue: 2})
+		stage, err := spawn.Stage[int, struct{}](spawn.Spec[int, int, int, int]{Evolve: worker(cancel), Queue: 2})
+		require.NoError(t, err)
+		cfg := alone(sim.Curve{Base: 10 * time.Millisecond, Knee: 4, Noise: sim.Noise{Jitter: 0.3}}, sim.Flood{}, time.Second)
+		cfg.Seed = 5
+		res, err := sim.Run(cfg, sim.Chain[int, int]{Stage: stage})
 		require.NoError(t, err)
 		return res
 	}
@@ -307,29 +329,30 @@ func TestCancelLeavesSimulatedWorkToTakeItsTime(t *testing.T) {
 	assert.Positive(t, cancelled.Done)
 	assert.Equal(t, cancelled.Done, cancelled.Emitted, "every piece of work came back")
 	assert.Equal(t, plain.Digest, cancelled.Digest, "the same run, event for event")
-	assert.Equal(t, plain.Service, cancelled.Service)
-	assert.GreaterOrEqual(t, cancelled.Service.Quantile(0.5), 7*time.Millisecond, "work took its service time")
+	assert.Equal(t, plain.Agents[0].Service, cancelled.Agents[0].Service)
+	assert.GreaterOrEqual(t, cancelled.Agents[0].Service.Quantile(0.5), 7*time.Millisecond, "work took its service time")
 }
 
 func TestAParallelAgentThatCancelsOnErrorFinishesInTheSimulator(t *testing.T) {
-	s, err := parallel.NewState[int, int](parallel.Config{Limit: 4, MaxBatch: 1, CancelOnError: true})
-	require.NoError(t, err)
-	failAt3 := func(items []int) ([]parallel.Result[int], error) {
-		out := make([]parallel.Result[int], len(items))
-		for i, v := range items {
-			if v == 3 {
-				out[i].Err = errors.New("three")
-			}
+	failAt3 := func(_ context.Context, v int) (int, error) {
+		if v == 3 {
+			return 0, errors.New("three")
 		}
-		return out, nil
+		return v, nil
 	}
-	res, err := sim.Run(sim.Config{Capacity: knee8, Arrivals: sim.Bursts{Every: sim.Never, Size: 20}, Duration: time.Second, Drain: true},
-		parallelSim{State: s, Evolve: parallel.Evolve[int, int], Queue: 8, Item: func(n uint64) int { return int(n) }, Work: failAt3})
+	stage, err := parallel.Stage(parallel.Config{Limit: 4, MaxBatch: 1, Queue: 8, CancelOnError: true}, failAt3)
+	require.NoError(t, err)
+	cfg := alone(knee8, sim.Bursts{Every: sim.Never, Size: 20}, time.Second)
+	cfg.Drain = true
+	res, err := sim.Run(cfg, sim.Chain[int, int]{Stage: stage, Item: func(n uint64) int { return int(n) }})
 	require.NoError(t, err)
 	assert.True(t, res.Finished)
 	assert.ErrorContains(t, res.Err, "three")
 	assert.Equal(t, int64(20), res.Posted)
-	assert.Equal(t, int64(20), res.Emitted, "every item ends once, failed or not")
+	st := res.Agents[0]
+	assert.Equal(t, int64(20), st.Emitted, "every item ends once, failed or not")
+	assert.Equal(t, st.Emitted, res.Emitted+st.Declined, "the failed ones are not passed on")
+	assert.Positive(t, st.Declined)
 	assert.Less(t, res.Started, int64(20), "items after the failure are not started")
 	assert.Equal(t, res.Started, res.Done, "what was started, cancelled or not, came back")
 }

@@ -11,8 +11,8 @@ import (
 type Sample struct {
 	// At is the virtual time since the start.
 	At time.Duration
-	// Limit is the agent's concurrency limit, as [Agent.Limit] or
-	// [Chain.Limit] reads it (0 without one).
+	// Limit is the agent's concurrency limit, as [Chain.Limit] reads it
+	// (0 without one).
 	Limit int
 	// InFlight counts the work started and not yet done.
 	InFlight int

@@ -99,7 +99,7 @@ func (o budgetOutcome) String() string {
 // budgetReport runs every budget scenario with the seed, each lasting
 // scale times its usual duration, and prints one line for each: the
 // throughput (items per second) of the chain whose stages share
-// budgetWorkers workers (compose.WithWorkers, sim.ChainConfig.Workers), of
+// budgetWorkers workers (compose.WithWorkers, sim.Config.Workers), of
 // the best static split of them (every split is tried), and of the equal
 // split, then the budget's throughput as a percentage of the best split's
 // and its gain over the equal split:
@@ -202,11 +202,11 @@ func runSplit(sc budgetScenario, seed uint64, split []int) (*sim.Result, error) 
 		}
 		stages[i] = s
 	}
-	cfg := sim.ChainConfig{Seed: seed, Capacity: sc.capacity[:], Arrivals: sim.Flood{}, Duration: sc.duration}
+	cfg := sim.Config{Seed: seed, Capacity: sc.capacity[:], Arrivals: sim.Flood{}, Duration: sc.duration}
 	if split == nil {
 		cfg.Workers, cfg.Every = budgetWorkers, budgetEvery
 	}
-	return sim.RunChain(cfg, sim.Chain[int, int]{
+	return sim.Run(cfg, sim.Chain[int, int]{
 		Stage: compose.Pipe3(stages[0], stages[1], stages[2]),
 		Limit: func(st any) int {
 			p, _ := st.(parallel.Status)
@@ -245,7 +245,7 @@ func stagePanel(title, ylabel string, res *sim.Result, y func(sim.Sample) float6
 	p.X.Label.Text = "virtual time (s)"
 	p.Y.Label.Text = ylabel
 	p.Legend.Top = true
-	for i, st := range res.Stages {
+	for i, st := range res.Agents {
 		pts := make(plotter.XYs, len(st.Trace))
 		for j, s := range st.Trace {
 			pts[j] = plotter.XY{X: s.At.Seconds(), Y: y(s)}

@@ -44,13 +44,13 @@ func TestTheBudgetNeverGivesOutMoreWorkersThanItHas(t *testing.T) {
 	for _, sc := range budgetScenarios(0.02) {
 		res, err := runSplit(sc, 1, nil)
 		require.NoError(t, err)
-		require.NotEmpty(t, res.Stages[0].Trace)
-		for j := range res.Stages[0].Trace {
+		require.NotEmpty(t, res.Agents[0].Trace)
+		for j := range res.Agents[0].Trace {
 			sum := 0
-			for _, st := range res.Stages {
+			for _, st := range res.Agents {
 				sum += st.Trace[j].Limit
 			}
-			require.Equal(t, budgetWorkers, sum, "%s at %v", sc.name, res.Stages[0].Trace[j].At)
+			require.Equal(t, budgetWorkers, sum, "%s at %v", sc.name, res.Agents[0].Trace[j].At)
 		}
 	}
 }

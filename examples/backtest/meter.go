@@ -77,7 +77,7 @@ func newMeter(sc scenario, seed uint64) *meter {
 
 // config is the simulator's configuration for the run.
 func (m *meter) config() sim.Config {
-	cfg := sim.Config{Seed: m.seed, Capacity: m.sc.capacity, Arrivals: m.sc.arrivals, Duration: m.sc.duration, Every: every}
+	cfg := sim.Config{Seed: m.seed, Capacity: []sim.Capacity{m.sc.capacity}, Arrivals: m.sc.arrivals, Duration: m.sc.duration, Every: every}
 	if m.arrived != nil {
 		cfg.Arrivals = m.arrived
 	}
@@ -89,7 +89,7 @@ func item(n uint64) int { return int(n) }
 
 // work is what the work on a batch of items returns: a result per item,
 // failed for the items the scenario fails.
-func (m *meter) work(items []int) (results, error) {
+func (m *meter) work(_ context.Context, items []int) (results, error) {
 	out := make(results, len(items))
 	for i, it := range items {
 		if m.fails(it) {
@@ -173,7 +173,7 @@ func (m *meter) effects(fx []agent.Effect, now time.Duration) []agent.Effect {
 		case agent.Start[[]int]:
 			f := flight{at: now}
 			if m.share != nil {
-				f.res, f.err = m.work(e.Work)
+				f.res, f.err = m.work(context.Background(), e.Work)
 				m.share.Start(m.rng, now, e.ID)
 				m.started[e.ID] = f
 				continue

@@ -7,6 +7,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/sim"
+	"github.com/evolvekit/evolve/spawn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -94,9 +95,9 @@ func TestProcessorSharingStretchesTheWorkInFlight(t *testing.T) {
 			duration: time.Second, sharing: sharing}
 		p := script{done: map[uint64]time.Duration{}}
 		m := newMeter(sc, 1)
-		res, err := sim.Run(m.config(), sim.Agent[int, int, []int, results, results]{
-			Evolve: metered(m, p.evolve), Queue: 1, Work: m.work,
-		})
+		stage, err := spawn.Stage[int, struct{}](spawn.Spec[int, []int, results, results]{Evolve: metered(m, p.evolve), Queue: 1, Work: m.work})
+		require.NoError(t, err)
+		res, err := sim.Run(m.config(), sim.Chain[int, results]{Stage: stage})
 		require.NoError(t, err)
 		if !sharing {
 			// Fixed when each starts: 10ms alone; 20ms for the second,

@@ -6,6 +6,7 @@ import (
 	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/sim"
+	"github.com/evolvekit/evolve/spawn"
 )
 
 // The bounds every controller works within, and where each starts.
@@ -51,7 +52,7 @@ func (r trial) goodput() float64 {
 
 // trim returns t without what the meter kept only while the run went on.
 func (t trial) trim() trial {
-	t.m.posted, t.m.started, t.m.arrived, t.m.share = nil, nil, nil, nil
+	t.m.posted, t.m.started, t.m.arrived = nil, nil, nil
 	return t
 }
 
@@ -64,13 +65,20 @@ func runAdaptive(sc scenario, c adaptive.Controller, seed uint64) (trial, error)
 		return trial{}, err
 	}
 	m := newMeter(sc, seed)
-	res, err := sim.Run(m.config(), sim.Agent[adaptive.State[int, int], int, []int, results, parallel.Result[int]]{
+	stage, err := spawn.Stage[int, adaptive.Status](spawn.Spec[adaptive.State[int, int], []int, results, parallel.Result[int]]{
+		Name:   "adaptive",
 		State:  s,
 		Evolve: metered(m, adaptive.Evolve[int, int]),
-		Item:   item,
-		Work:   m.work,
 		Queue:  s.Status().Queue,
-		Limit:  func(s adaptive.State[int, int]) int { return s.Status().Limit },
+		Work:   m.work,
+	})
+	if err != nil {
+		return trial{}, err
+	}
+	res, err := sim.Run(m.config(), sim.Chain[int, parallel.Result[int]]{
+		Stage: stage,
+		Item:  item,
+		Limit: func(st any) int { return st.(adaptive.Status).Limit },
 	})
 	return trial{res: res, m: m}, err
 }
@@ -82,13 +90,20 @@ func runFixed(sc scenario, limit int, seed uint64) (trial, error) {
 		return trial{}, err
 	}
 	m := newMeter(sc, seed)
-	res, err := sim.Run(m.config(), sim.Agent[parallel.State[int, int], int, []int, results, parallel.Result[int]]{
+	stage, err := spawn.Stage[int, parallel.Status](spawn.Spec[parallel.State[int, int], []int, results, parallel.Result[int]]{
+		Name:   "parallel",
 		State:  s,
 		Evolve: metered(m, parallel.Evolve[int, int]),
-		Item:   item,
-		Work:   m.work,
 		Queue:  s.Status().Queue,
-		Limit:  func(parallel.State[int, int]) int { return limit },
+		Work:   m.work,
+	})
+	if err != nil {
+		return trial{}, err
+	}
+	res, err := sim.Run(m.config(), sim.Chain[int, parallel.Result[int]]{
+		Stage: stage,
+		Item:  item,
+		Limit: func(any) int { return limit },
 	})
 	return trial{res: res, m: m}, err
 }

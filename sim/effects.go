@@ -8,7 +8,7 @@ import (
 )
 
 // perform carries out one effect agent i asked for in answer to m.
-func (r *chainRunner) perform(i int, e agent.Effect, m agent.Msg) {
+func (r *runner) perform(i int, e agent.Effect, m agent.Msg) {
 	a := &r.agents[i]
 	switch e := e.(type) {
 	case agent.Demand:
@@ -16,7 +16,7 @@ func (r *chainRunner) perform(i int, e agent.Effect, m agent.Msg) {
 	case agent.Timer:
 		a.gen++
 		a.timers[e.Tag] = a.gen
-		r.schedule(happening{at: r.now + max(e.Delay, 0), kind: stepTick, agent: i, n: e.Tag, gen: a.gen})
+		r.schedule(event{at: r.now + max(e.Delay, 0), kind: evTick, agent: i, n: e.Tag, gen: a.gen})
 	case agent.Disarm:
 		delete(a.timers, e.Tag)
 	case agent.Send[pace.Reserve]:
@@ -24,7 +24,7 @@ func (r *chainRunner) perform(i int, e agent.Effect, m agent.Msg) {
 	case agent.Send[pace.Grant]:
 		if a.paces && e.Value.N > 0 {
 			a.st.Granted += int64(e.Value.N)
-			r.send(i+1, stepPass, uint64(e.Value.N))
+			r.send(i+1, evPass, uint64(e.Value.N))
 		}
 	case agent.Send[pace.Drained]:
 		r.end(i)
@@ -49,7 +49,7 @@ func (r *chainRunner) perform(i int, e agent.Effect, m agent.Msg) {
 
 // giveBack takes n input slots agent i gives back: demand for the agent
 // before it, or room for the feeder.
-func (r *chainRunner) giveBack(i, n int) {
+func (r *runner) giveBack(i, n int) {
 	a := &r.agents[i]
 	if n < 0 || n > a.held {
 		r.violate(i, "gave back %d input slots, holding %d items", n, a.held)
@@ -57,28 +57,28 @@ func (r *chainRunner) giveBack(i, n int) {
 	}
 	a.held -= n
 	if i > 0 && n > 0 {
-		r.send(i-1, stepPull, uint64(n))
+		r.send(i-1, evPull, uint64(n))
 	}
 }
 
 // reserve hands a reservation of n passes to the pacer before agent i, or
 // grants them at once when there is none, or it has ended.
-func (r *chainRunner) reserve(i, n int) {
+func (r *runner) reserve(i, n int) {
 	if n < 1 {
 		return
 	}
 	r.agents[i].st.Reserved += int64(n)
 	if i > 0 && r.agents[i-1].paces && !r.agents[i-1].over {
-		r.send(i-1, stepReserve, uint64(n))
+		r.send(i-1, evReserve, uint64(n))
 		return
 	}
-	r.send(i, stepPass, uint64(n))
+	r.send(i, evPass, uint64(n))
 }
 
 // emit passes the n values agent i emitted through its conversions to the
 // next agent, or to the sink. Values a conversion drops give their demand
 // back to agent i.
-func (r *chainRunner) emit(i int, values any, n int) {
+func (r *runner) emit(i int, values any, n int) {
 	a := &r.agents[i]
 	if n == 0 {
 		return
@@ -107,7 +107,7 @@ func (r *chainRunner) emit(i int, values any, n int) {
 		}
 	}
 	if back > 0 {
-		r.send(i, stepPull, uint64(back))
+		r.send(i, evPull, uint64(back))
 	}
 	switch {
 	case n == 0:
@@ -115,13 +115,13 @@ func (r *chainRunner) emit(i int, values any, n int) {
 		r.res.Emitted += int64(n)
 		r.sink(r.now, values)
 	default:
-		r.schedule(happening{at: r.now, kind: stepInput, agent: i + 1, n: uint64(n), batch: values})
+		r.schedule(event{at: r.now, kind: evInput, agent: i + 1, n: uint64(n), batch: values})
 	}
 }
 
 // refuse counts the n items the MapIn functions of agent i refused, the
 // first for reason err.
-func (r *chainRunner) refuse(i, n int, err error) {
+func (r *runner) refuse(i, n int, err error) {
 	if n == 0 {
 		return
 	}
@@ -134,35 +134,35 @@ func (r *chainRunner) refuse(i, n int, err error) {
 
 // start runs a piece of agent i's work: its Done comes after the service
 // time the agent's capacity gives at the concurrency of its work in flight.
-func (r *chainRunner) start(i int, id uint64) {
+func (r *runner) start(i int, id uint64) {
 	a := &r.agents[i]
 	if _, ok := a.running[id]; ok {
 		r.violate(i, "started work %d while it was in flight", id)
 		return
 	}
-	a.running[id] = struct{}{}
+	a.running[id] = r.now
 	a.st.Started++
 	var d time.Duration
 	if a.capa != nil {
 		d = max(a.capa.Service(a.service, r.now, len(a.running)), 0)
 	}
-	r.schedule(happening{at: r.now + d, kind: stepDone, agent: i, n: id, gen: uint64(r.now)})
+	r.schedule(event{at: r.now + d, kind: evDone, agent: i, n: id})
 }
 
 // end closes the agent after agent i, once: it has finished, or said
 // that it drained (package internal/pace).
-func (r *chainRunner) end(i int) {
+func (r *runner) end(i int) {
 	a := &r.agents[i]
 	if a.ended || i == len(r.agents)-1 {
 		return
 	}
 	a.ended = true
-	r.send(i+1, stepClose, 0)
+	r.send(i+1, evClose, 0)
 }
 
 // finish ends agent i with err: it takes its final status, closes the
 // agent after it and tells a pacer before it that it has ended.
-func (r *chainRunner) finish(i int, err error) {
+func (r *runner) finish(i int, err error) {
 	a := &r.agents[i]
 	a.over, a.st.Finished, a.failed = true, true, err
 	a.st.Status, _ = a.m.Status(r.at())
@@ -170,6 +170,6 @@ func (r *chainRunner) finish(i int, err error) {
 	r.left--
 	r.end(i)
 	if i > 0 && r.agents[i-1].paces {
-		r.send(i-1, stepLast, 0)
+		r.send(i-1, evLast, 0)
 	}
 }
