@@ -17,6 +17,7 @@ const (
 	evLast                         // the agent after a pacer has ended: a Reservation with Last
 	evClose                        // an agent's input ends: a Close
 	evInput                        // items for an agent: an Input
+	evShared                       // work served by processor sharing may be done
 )
 
 // event is something that happens to a run, or to one of its agents, at a
@@ -28,7 +29,7 @@ type event struct {
 	kind  eventKind
 	agent int    // the agent it happens to
 	n     uint64 // the work's ID, the timer's tag, or how many
-	gen   uint64 // the generation of the timer
+	gen   uint64 // the generation of the timer, or of the wake-up
 	batch any    // the items of an Input
 }
 

@@ -16,7 +16,8 @@
 //     with a context that is never cancelled, so work under simulation
 //     must be quick, pure code (no I/O, no sleeping, no clock). Its Done
 //     arrives after the service time the agent's [Capacity] gives at the
-//     concurrency of its work in flight when it starts.
+//     concurrency of its work in flight when it starts, or, under
+//     [Sharing], once its share of the capacity has got through it.
 //   - Timer and Disarm arm and cancel timers, whose Ticks arrive on time
 //     (re-arming a tag replaces its timer).
 //   - Demand gives input slots back: a Pull for the agent before, or, from

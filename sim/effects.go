@@ -133,7 +133,8 @@ func (r *runner) refuse(i, n int, err error) {
 }
 
 // start runs a piece of agent i's work: its Done comes after the service
-// time the agent's capacity gives at the concurrency of its work in flight.
+// time the agent's capacity gives at the concurrency of its work in flight,
+// or, under a Sharing, once its share of the capacity has got through it.
 func (r *runner) start(i int, id uint64) {
 	a := &r.agents[i]
 	if _, ok := a.running[id]; ok {
@@ -142,6 +143,11 @@ func (r *runner) start(i int, id uint64) {
 	}
 	a.running[id] = r.now
 	a.st.Started++
+	if a.shared != nil {
+		a.shared.start(a.service, r.now, id)
+		r.rewake(i)
+		return
+	}
 	var d time.Duration
 	if a.capa != nil {
 		d = max(a.capa.Service(a.service, r.now, len(a.running)), 0)

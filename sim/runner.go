@@ -49,6 +49,7 @@ type simAgent struct {
 	out     []core.Convert // between its values and the next agent's items
 	paces   bool           // the agent after it reserves passes of it
 	capa    Capacity
+	shared  *sharedWork // its work in flight, under a Sharing capacity
 	service *rand.Rand
 	demand  int                      // granted by the next agent, not yet used
 	held    int                      // items handed to it, not yet given back
@@ -84,6 +85,9 @@ func newRunner(cfg Config, plan core.Plan, limit func(any) int) *runner {
 		a.st.Name, a.st.Queue = p.Name, p.Queue
 		if i < len(cfg.Capacity) {
 			a.capa = cfg.Capacity[i]
+		}
+		if s, ok := a.capa.(Sharing); ok {
+			a.shared = &sharedWork{capa: s.Capacity}
 		}
 		if i == last {
 			a.out = plan.Out
@@ -170,6 +174,8 @@ func (r *runner) handle(e event) {
 		r.reallocate()
 	case evDone:
 		r.done(e.agent, e.n)
+	case evShared:
+		r.wake(e.agent, e.gen)
 	default:
 		r.message(e)
 	}

@@ -24,8 +24,9 @@ type Config struct {
 	// the work of the middle stage of compose.Pipe3(a, b, c). Each agent's
 	// work has a capacity of its own, and a nil Capacity, or none (a slice
 	// shorter than the chain), does the work at once: a buffer's flushes,
-	// say, take no time unless given a Capacity. It must not be longer
-	// than the chain.
+	// say, take no time unless given a Capacity. A [Sharing] serves the
+	// agent's work by processor sharing. It must not be longer than the
+	// chain.
 	Capacity []Capacity
 	// Arrivals says when items arrive at the first agent. Required.
 	Arrivals Arrivals

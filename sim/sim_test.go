@@ -35,13 +35,15 @@ func own(t *testing.T, name string, evolve agent.Evolve[int]) sim.Chain[int, int
 }
 
 func TestAFixedLimitUnderFloodRunsAtTheCurvesThroughput(t *testing.T) {
-	for _, limit := range []int{2, 8, 16} {
-		res, err := sim.Run(alone(knee8, sim.Flood{}, 10*time.Second), parallelAgent(t, limit))
-		require.NoError(t, err)
-		assert.InEpsilon(t, knee8.Throughput(limit), res.Throughput(), 0.01, "limit %d", limit)
-		assert.Equal(t, res.Started, res.Done+int64(limit), "limit %d: the limit is always in flight", limit)
-		require.Len(t, res.Agents, 1)
-		assert.Equal(t, res.Done, res.Agents[0].Done)
+	for _, capa := range []sim.Capacity{knee8, sim.Sharing{Capacity: knee8}} {
+		for _, limit := range []int{2, 8, 16} {
+			res, err := sim.Run(alone(capa, sim.Flood{}, 10*time.Second), parallelAgent(t, limit))
+			require.NoError(t, err)
+			assert.InEpsilon(t, knee8.Throughput(limit), res.Throughput(), 0.01, "%T, limit %d", capa, limit)
+			assert.Equal(t, res.Started, res.Done+int64(limit), "%T, limit %d: the limit is always in flight", capa, limit)
+			require.Len(t, res.Agents, 1)
+			assert.Equal(t, res.Done, res.Agents[0].Done)
+		}
 	}
 }
 
@@ -181,6 +183,8 @@ func TestRunRejectsABadConfig(t *testing.T) {
 		{capacity(sim.Step{Before: knee8}), "sim: a capacity step needs a capacity before and after"},
 		{capacity(sim.Step{Before: knee8, After: sim.Curve{Base: 1, Knee: 1, Contention: -1}}),
 			"sim: contention must be a finite number, at least 0, got -1"},
+		{capacity(sim.Sharing{}), "sim: processor sharing needs a capacity"},
+		{capacity(sim.Sharing{Capacity: sim.Curve{Knee: 1}}), "sim: base service time must be positive, got 0s"},
 		{arrivals(sim.Steady{}), "sim: rate must be a positive number, got 0"},
 		{arrivals(sim.Steady{Rate: inf}), "sim: rate must be a positive number, got +Inf"},
 		{arrivals(sim.Batches{Max: 1}), "sim: batch interval must be positive, got 0s"},
@@ -259,6 +263,7 @@ func TestRunChecksArrivalsAndCapacitiesOfTheUsersOwn(t *testing.T) {
 	assert.EqualError(t, run(kneeCap{Curve: knee8, max: 4}, sim.Flood{}), "knee 8 above 4")
 	assert.EqualError(t, run(kneeCap{Curve: sim.Curve{Base: time.Millisecond}, max: 4}, sim.Flood{}),
 		"sim: knee must be at least 1, got 0", "the embedded Curve is checked too")
+	assert.EqualError(t, run(sim.Sharing{Capacity: kneeCap{Curve: knee8, max: 4}}, sim.Flood{}), "knee 8 above 4", "inside a Sharing")
 }
 
 // picky starts one piece of work per item and takes the Done of a string
@@ -355,4 +360,38 @@ func TestAParallelAgentThatCancelsOnErrorFinishesInTheSimulator(t *testing.T) {
 	assert.Positive(t, st.Declined)
 	assert.Less(t, res.Started, int64(20), "items after the failure are not started")
 	assert.Equal(t, res.Started, res.Done, "what was started, cancelled or not, came back")
+}
+
+func TestSharingStretchesTheWorkInFlight(t *testing.T) {
+	// two starts a piece of work at once and another 5ms later (by a
+	// timer), and records when each is done.
+	done := map[uint64]time.Duration{}
+	two := func(s int, m agent.Msg) (int, []agent.Effect) {
+		switch m := m.(type) {
+		case agent.Pull:
+			return s, []agent.Effect{agent.Start[int]{ID: 1}, agent.Timer{Tag: 1, Delay: 5 * time.Millisecond}}
+		case agent.Tick:
+			return s, []agent.Effect{agent.Start[int]{ID: 2}}
+		case agent.Done[int]:
+			done[m.ID] = m.At.Sub(sim.Epoch)
+		}
+		return s, nil
+	}
+	c := sim.Curve{Base: 10 * time.Millisecond, Knee: 1}
+	for _, capa := range []sim.Capacity{c, sim.Sharing{Capacity: c}} {
+		clear(done)
+		res, err := sim.Run(alone(capa, sim.Bursts{Every: sim.Never}, time.Second), own(t, "two", two))
+		require.NoError(t, err)
+		assert.Equal(t, int64(2), res.Done)
+		if _, shared := capa.(sim.Sharing); !shared {
+			// Fixed when each starts: 10ms alone; 20ms for the second,
+			// which started with two in flight.
+			assert.Equal(t, map[uint64]time.Duration{1: 10 * time.Millisecond, 2: 25 * time.Millisecond}, done)
+			continue
+		}
+		// Shared: the first slows to half speed when the second starts, and
+		// the second speeds up when the first is done.
+		assert.Equal(t, map[uint64]time.Duration{1: 15 * time.Millisecond, 2: 20 * time.Millisecond}, done)
+		assert.Equal(t, 15*time.Millisecond, res.Agents[0].Service.Mean(), "and each took 15ms")
+	}
 }

@@ -15,11 +15,6 @@ import (
 // results is what a piece of work (of one item, here) returns.
 type results = []parallel.Result[int]
 
-// shareTag is the tag of the meter's timer, which wakes it when a piece of
-// work served by processor sharing is due to finish. The agents run here
-// arm no timer of their own (they have no retries).
-const shareTag = 1<<63 + 0x5a7e
-
 // meter wraps an agent's evolve in a run, to measure what the simulator
 // does not, and to model what its work does not:
 //
@@ -30,10 +25,7 @@ const shareTag = 1<<63 + 0x5a7e
 //   - failures: an item fails at random, by its number, with the
 //     scenario's probability;
 //   - timeouts: work that took longer than the scenario's timeout fails
-//     (as in the simulator, the work still takes its time);
-//   - processor sharing: when the scenario asks for it, the meter serves
-//     the work itself, with a sim.Sharing, and delivers each Done at the
-//     instant it finishes, by a timer.
+//     (as in the simulator, the work still takes its time).
 //
 // A meter serves one run; its evolve is not pure (it records into the
 // meter), which is fine for a measurement, and it is not safe for
@@ -42,42 +34,30 @@ type meter struct {
 	sc      scenario
 	seed    uint64
 	arrived *arrivalLog
-	posted  []time.Duration // by item number: when it entered the agent's queue
-	started map[uint64]flight
-	share   *sim.Sharing
-	rng     *rand.Rand
-
-	armed bool          // whether the timer is set
-	wake  time.Duration // for when
+	posted  []time.Duration          // by item number: when it entered the agent's queue
+	started map[uint64]time.Duration // the work in flight: ID to when it started
 
 	service, e2e sim.Histogram
 	good         int64
 }
 
-// flight is a piece of work in flight: when it started, and what it
-// returns.
-type flight struct {
-	at  time.Duration
-	res results
-	err error
-}
-
 // newMeter returns the meter of one run in sc.
 func newMeter(sc scenario, seed uint64) *meter {
-	m := &meter{sc: sc, seed: seed, started: make(map[uint64]flight)}
+	m := &meter{sc: sc, seed: seed, started: make(map[uint64]time.Duration)}
 	if _, flood := sc.arrivals.(sim.Flood); !flood {
 		m.arrived = &arrivalLog{of: sc.arrivals}
-	}
-	if sc.sharing {
-		m.share = &sim.Sharing{Capacity: sc.capacity.(sim.Shareable)}
-		m.rng = rand.New(rand.NewPCG(seed, 0x5a7e))
 	}
 	return m
 }
 
-// config is the simulator's configuration for the run.
+// config is the simulator's configuration for the run: the agent's work
+// follows the scenario's capacity, by processor sharing if it says so.
 func (m *meter) config() sim.Config {
-	cfg := sim.Config{Seed: m.seed, Capacity: []sim.Capacity{m.sc.capacity}, Arrivals: m.sc.arrivals, Duration: m.sc.duration, Every: every}
+	capacity := m.sc.capacity
+	if m.sc.sharing {
+		capacity = sim.Sharing{Capacity: capacity.(sim.Shareable)}
+	}
+	cfg := sim.Config{Seed: m.seed, Capacity: []sim.Capacity{capacity}, Arrivals: m.sc.arrivals, Duration: m.sc.duration, Every: every}
 	if m.arrived != nil {
 		cfg.Arrivals = m.arrived
 	}
@@ -129,28 +109,24 @@ func metered[S any](m *meter, evolve agent.Evolve[S]) agent.Evolve[S] {
 			msg = m.done(x, now)
 		case agent.Tick:
 			now = x.At.Sub(sim.Epoch)
-			if x.Tag == shareTag {
-				m.armed = false // it fired
-				return finish(m, s, evolve, now)
-			}
 		case agent.Pull:
 			now = x.At.Sub(sim.Epoch)
 		}
 		s, fx := evolve(s, msg)
-		fx = m.effects(fx, now)
-		return s, m.arm(fx, now)
+		m.effects(fx, now)
+		return s, fx
 	}
 }
 
 // done records the service time of the work x reports, and fails its
 // items if it ran past the scenario's timeout.
 func (m *meter) done(x agent.Done[results], now time.Duration) agent.Done[results] {
-	f, ok := m.started[x.ID]
+	at, ok := m.started[x.ID]
 	if !ok {
 		return x
 	}
 	delete(m.started, x.ID)
-	d := now - f.at
+	d := now - at
 	m.service.Add(d)
 	if m.sc.timeout > 0 && d > m.sc.timeout {
 		res := make(results, len(x.Result))
@@ -163,22 +139,13 @@ func (m *meter) done(x agent.Done[results], now time.Duration) agent.Done[result
 	return x
 }
 
-// effects records what the agent asked for: the work it started (which
-// the meter serves itself under processor sharing) and the results it
-// emitted.
-func (m *meter) effects(fx []agent.Effect, now time.Duration) []agent.Effect {
-	out := fx[:0:0]
+// effects records what the agent asked for: the work it started and the
+// results it emitted.
+func (m *meter) effects(fx []agent.Effect, now time.Duration) {
 	for _, e := range fx {
 		switch e := e.(type) {
 		case agent.Start[[]int]:
-			f := flight{at: now}
-			if m.share != nil {
-				f.res, f.err = m.work(context.Background(), e.Work)
-				m.share.Start(m.rng, now, e.ID)
-				m.started[e.ID] = f
-				continue
-			}
-			m.started[e.ID] = f
+			m.started[e.ID] = now
 		case agent.Emit[parallel.Result[int]]:
 			for _, v := range e.Values {
 				m.e2e.Add(now - m.origin(v.Seq))
@@ -187,41 +154,7 @@ func (m *meter) effects(fx []agent.Effect, now time.Duration) []agent.Effect {
 				}
 			}
 		}
-		out = append(out, e)
 	}
-	return out
-}
-
-// finish delivers to evolve the Done of every piece of work that processor
-// sharing has finished by now.
-func finish[S any](m *meter, s S, evolve agent.Evolve[S], now time.Duration) (S, []agent.Effect) {
-	var out []agent.Effect
-	for _, id := range m.share.Advance(now) {
-		f := m.started[id]
-		var fx []agent.Effect
-		s, fx = evolve(s, m.done(agent.Done[results]{At: sim.Epoch.Add(now), ID: id, Result: f.res, Err: f.err}, now))
-		out = append(out, m.effects(fx, now)...)
-	}
-	return s, m.arm(out, now)
-}
-
-// arm sets the meter's timer for the next piece of work to finish under
-// processor sharing.
-func (m *meter) arm(fx []agent.Effect, now time.Duration) []agent.Effect {
-	if m.share == nil {
-		return fx
-	}
-	at, ok := m.share.Next()
-	switch {
-	case ok == m.armed && at == m.wake:
-		return fx
-	case ok:
-		fx = append(fx, agent.Timer{Tag: shareTag, Delay: max(at-now, 0)})
-	default:
-		fx = append(fx, agent.Disarm{Tag: shareTag})
-	}
-	m.armed, m.wake = ok, at
-	return fx
 }
 
 // origin returns the instant item seq arrived, or, under a flood, entered
