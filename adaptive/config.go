@@ -35,9 +35,9 @@ type Config struct {
 	// input order.
 	Unordered bool
 	// Controller chooses the limit from the samples of completed work (see
-	// the package doc); nil means a zero [Hill]. [Fixed] keeps the limit
-	// where it is. A Controller with a Validate() error method is checked,
-	// and its error reported as an [ErrConfig].
+	// the package doc); nil means a zero [Hill]. A Controller with a
+	// Validate() error method is checked, and its error reported as an
+	// [ErrConfig].
 	Controller Controller
 	// Seed seeds the random source kept in the agent's State, from which the
 	// controller draws (to pick a direction to probe in, say).

@@ -16,8 +16,8 @@ import (
 // must be pure: no clock (time is in the Sample), no goroutines, no I/O, no
 // randomness but r, which draws from the source in the agent's State.
 //
-// The zero value of each controller in this package, [Hill] and [Fixed], is
-// ready to use, with the defaults its fields document.
+// The zero value of [Hill], this package's controller, is ready to use,
+// with the defaults its fields document.
 type Controller interface {
 	// Name names the controller in Status and logs.
 	Name() string
@@ -71,16 +71,3 @@ type View struct {
 
 // clamp brings n within [lo, hi].
 func clamp(n, lo, hi int) int { return min(max(n, lo), hi) }
-
-// Fixed is the controller that never changes the limit: an adaptive agent
-// with Fixed is a parallel agent. Its zero value is ready to use.
-type Fixed struct{}
-
-// Name returns "fixed".
-func (Fixed) Name() string { return "fixed" }
-
-// Observe keeps the limit as it is.
-func (f Fixed) Observe(s Sample, _ *rand.Rand) (Controller, int) { return f, s.Limit }
-
-// View has the phase "fixed" and no estimates.
-func (Fixed) View() View { return View{Phase: "fixed"} }

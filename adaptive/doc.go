@@ -29,13 +29,11 @@
 //
 // Controllers are pure values, kept in the agent's State, so they can be
 // compared on equal terms in the simulator (package sim). This
-// package has two:
-//
-//   - [Hill], the default, estimates the throughput at a limit by Little's
-//     law from service times, moves only on significant evidence, grows the
-//     limit only while the agent is saturated (so it does not drift under
-//     light load), forgets old estimates and notices a change of capacity.
-//   - [Fixed] never changes the limit.
+// package has one, [Hill], the default: it estimates the throughput at a
+// limit by Little's law from service times, moves only on significant
+// evidence, grows the limit only while the agent is saturated (so it does
+// not drift under light load), forgets old estimates and notices a change
+// of capacity.
 //
 // Any other value with Name, Observe and View will do. The command
 // examples/backtest holds three baselines written that way (the algorithm
@@ -74,6 +72,6 @@
 // # Zero values
 //
 // The zero [Config] is valid: a limit from 1 to [DefaultMax], starting at 1,
-// chosen by a zero Hill. The zero value of Hill and of Fixed is ready to
-// use. The zero State is not usable; [NewState] builds one.
+// chosen by a zero Hill, whose zero value is ready to use. The zero State
+// is not usable; [NewState] builds one.
 package adaptive

@@ -2,6 +2,7 @@ package compose_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -152,7 +153,7 @@ func TestSharedWorkersSetAnAdaptiveStagesLimit(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		p, err := parallel.Stage(parallel.Config{Limit: 1, MaxBatch: 1}, sleeper(time.Millisecond, nil))
 		require.NoError(t, err)
-		a, err := adaptive.Stage(adaptive.Config{Max: 16, Controller: adaptive.Fixed{}}, sleeper(30*time.Millisecond, nil))
+		a, err := adaptive.Stage(adaptive.Config{Max: 16, Controller: fixed{}}, sleeper(30*time.Millisecond, nil))
 		require.NoError(t, err)
 		c, err := compose.Start(rt, compose.Pipe2(p, a), nil, compose.WithWorkers(8))
 		require.NoError(t, err)
@@ -204,3 +205,14 @@ func TestAChainThatSharesWorkersLeavesNoGoroutineBehind(t *testing.T) {
 	}
 	assert.NoError(t, goleak.Find(before, goleak.IgnoreAnyFunction("github.com/evolvekit/evolve/agent.(*dispatcher).loop")))
 }
+
+// fixed is a controller that keeps the limit where the budget sets it.
+type fixed struct{}
+
+func (fixed) Name() string { return "fixed" }
+
+func (f fixed) Observe(s adaptive.Sample, _ *rand.Rand) (adaptive.Controller, int) {
+	return f, s.Limit
+}
+
+func (fixed) View() adaptive.View { return adaptive.View{Phase: "fixed"} }

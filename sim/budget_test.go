@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -91,7 +92,7 @@ func TestSharedWorkersRunDeterministicallyAndDrain(t *testing.T) {
 func TestSharedWorkersSetTheLimitOfAnAdaptiveStage(t *testing.T) {
 	p, err := parallel.Stage(parallel.Config{Limit: 1, MaxBatch: 1}, identity)
 	require.NoError(t, err)
-	a, err := adaptive.Stage(adaptive.Config{Max: 16, Controller: adaptive.Fixed{}}, identity)
+	a, err := adaptive.Stage(adaptive.Config{Max: 16, Controller: fixed{}}, identity)
 	require.NoError(t, err)
 	ms := time.Millisecond
 	res, err := sim.Run(sim.Config{
@@ -131,3 +132,14 @@ func TestRunRefusesWorkersItCannotShare(t *testing.T) {
 	_, err = sim.Run(with(4, 0), sim.Chain[int, []int]{Stage: none})
 	assert.EqualError(t, err, "sim: workers need an agent that shares them, and the chain has none")
 }
+
+// fixed is a controller that keeps the limit where the budget sets it.
+type fixed struct{}
+
+func (fixed) Name() string { return "fixed" }
+
+func (f fixed) Observe(s adaptive.Sample, _ *rand.Rand) (adaptive.Controller, int) {
+	return f, s.Limit
+}
+
+func (fixed) View() adaptive.View { return adaptive.View{Phase: "fixed"} }
