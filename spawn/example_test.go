@@ -106,17 +106,15 @@ func Example() {
 // items at once, shares a chain's 5 workers with a parallel stage: it
 // says how its status reads and which setting sets its limit, and the
 // chain starts each stage on an even share.
-func ExampleShareWorkers() {
+func ExampleSpec_workers() {
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(context.Background())
 	ctx := context.Background()
 
 	double := func(_ context.Context, v int) (int, error) { return 2 * v, nil }
-	share := spawn.ShareWorkers(func(st poolStatus) spawn.Workers {
-		return spawn.Workers{Queued: st.Queued, Busy: st.Busy, Done: st.Done, Limit: st.Limit}
-	}, func(n int) poolLimit { return poolLimit(n) })
 	first, err := spawn.Stage[int, poolStatus](spawn.Spec[pool, int, int, int]{
-		Name: "pool", State: pool{limit: 1}, Evolve: poolEvolve, Work: double, Share: share,
+		Name: "pool", State: pool{limit: 1}, Evolve: poolEvolve, Work: double,
+		Workers: poolWorkers, Limit: poolSetLimit, Takes: []agent.Msg{agent.Set[poolLimit]{}},
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -1,9 +1,16 @@
 package spawn
 
-import "github.com/evolvekit/evolve/internal/budget"
+import (
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/budget"
+	"github.com/evolvekit/evolve/internal/safe"
+)
 
 // Workers is what an agent's status says of its workers, for a chain that
-// shares its workers among its stages (compose.WithWorkers).
+// shares its workers among its stages (compose.WithWorkers): see
+// Spec.Workers.
 type Workers struct {
 	// Queued counts the items waiting for a worker.
 	Queued int
@@ -16,27 +23,22 @@ type Workers struct {
 	Limit int
 }
 
-// Share is how an agent shares the workers of a chain; make one with
-// [ShareWorkers]. The zero Share is not valid.
-type Share struct {
-	share *budget.Share
-}
-
-// ShareWorkers returns the Share of an agent whose status (the value of
-// its agent.Reply) is a V and whose limit an agent.Set[C] sets: read says
-// what a status tells of the agent's workers, limit makes the C that sets
-// its limit to n. A chain started with compose.WithWorkers reads the
-// agent's status on a period and hands it an agent.Set[C] whenever its
-// share of the workers is not its limit; its evolve must take that Set and
-// start no more work at once than the limit it carries. Both functions are
-// called outside the agent, by what shares the workers (a chain, or the
-// simulator), and must not block.
-func ShareWorkers[V, C any](read func(V) Workers, limit func(n int) C) *Share {
-	if read == nil || limit == nil {
-		return &Share{}
+// share returns the budget's view of spec's Workers and Limit, or nil for
+// an agent that shares no workers. A status that is missing (an agent that
+// gave none), or that Workers panics on, reads as nothing: the sharing
+// goes on, and the agent keeps what it has.
+func share[S, W, R, O any](spec Spec[S, W, R, O]) *budget.Share {
+	if spec.Workers == nil {
+		return nil
 	}
-	return &Share{share: budget.Shares(func(v V) budget.Reading {
-		w := read(v)
-		return budget.Reading{Queued: w.Queued, Busy: w.Busy, Done: w.Done, Limit: w.Limit}
-	}, limit)}
+	return &budget.Share{
+		Read: func(at time.Time, status any) budget.Reading {
+			var w Workers
+			if status == nil || safe.Do(func() { w = spec.Workers(status) }) != nil {
+				return budget.Reading{At: at}
+			}
+			return budget.Reading{At: at, Queued: w.Queued, Busy: w.Busy, Done: w.Done, Limit: w.Limit}
+		},
+		Limit: func(at time.Time, n int) agent.Msg { return agent.Stamp(spec.Limit(n), at) },
+	}
 }

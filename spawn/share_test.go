@@ -10,6 +10,7 @@ import (
 	"github.com/evolvekit/evolve/agent/agenttest"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/spawn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -69,16 +70,20 @@ func poolEvolve(s pool, m agent.Msg) (pool, []agent.Effect) {
 	return s, fx
 }
 
-// poolShare is how a pool shares a chain's workers.
-var poolShare = spawn.ShareWorkers(func(st poolStatus) spawn.Workers {
+// poolWorkers says what a pool's status tells of its workers.
+func poolWorkers(status any) spawn.Workers {
+	st := status.(poolStatus)
 	return spawn.Workers{Queued: st.Queued, Busy: st.Busy, Done: st.Done, Limit: st.Limit}
-}, func(n int) poolLimit { return poolLimit(n) })
+}
+
+// poolSetLimit is the message that sets a pool's limit to n.
+func poolSetLimit(n int) agent.Msg { return agent.Set[poolLimit]{Value: poolLimit(n)} }
 
 // poolStage is a pool, limit 1, whose work on an item takes d.
 func poolStage(t *testing.T, d time.Duration) agent.Stage[int, int] {
 	t.Helper()
 	s, err := spawn.Stage[int, poolStatus](spawn.Spec[pool, int, int, int]{
-		Name: "pool", State: pool{limit: 1}, Evolve: poolEvolve, Queue: 8, Share: poolShare,
+		Name: "pool", State: pool{limit: 1}, Evolve: poolEvolve, Queue: 8, Workers: poolWorkers, Limit: poolSetLimit,
 		Work: func(_ context.Context, v int) (int, error) {
 			time.Sleep(d)
 			return v, nil
@@ -120,15 +125,24 @@ func TestAnAgentOfYourOwnSharesAChainsWorkers(t *testing.T) {
 	})
 }
 
-func TestAShareNeedsBothFunctions(t *testing.T) {
-	bad := []*spawn.Share{
-		{},
-		spawn.ShareWorkers[poolStatus, poolLimit](nil, func(n int) poolLimit { return poolLimit(n) }),
-		spawn.ShareWorkers(func(poolStatus) spawn.Workers { return spawn.Workers{} }, (func(int) poolLimit)(nil)),
-	}
-	for _, share := range bad {
-		_, err := spawn.Stage[int, poolStatus](spawn.Spec[pool, int, int, int]{Evolve: poolEvolve, Share: share})
-		assert.EqualError(t, err, "spawn: share needs a read and a limit function; make it with ShareWorkers")
+func TestWorkersAndLimitGoTogether(t *testing.T) {
+	for _, spec := range []spawn.Spec[pool, int, int, int]{
+		{Evolve: poolEvolve, Workers: poolWorkers},
+		{Evolve: poolEvolve, Limit: poolSetLimit},
+	} {
+		_, err := spawn.Stage[int, poolStatus](spec)
+		assert.EqualError(t, err, "spawn: workers and limit go together: a chain shares workers with an agent whose status it reads and whose limit it sets")
 		assert.ErrorIs(t, err, spawn.ErrConfig)
 	}
+}
+
+func TestAStatusWorkersCannotReadReadsAsNothing(t *testing.T) {
+	s, err := spawn.Stage[int, poolStatus](spawn.Spec[pool, int, int, int]{
+		Evolve: poolEvolve, Workers: func(any) spawn.Workers { panic("unreadable") }, Limit: poolSetLimit,
+	})
+	require.NoError(t, err)
+	res, err := sim.Run(sim.Config{Arrivals: sim.Steady{Rate: 1000}, Duration: 100 * time.Millisecond, Workers: 2},
+		sim.Chain[int, int]{Stage: s})
+	require.NoError(t, err, "a reading that panics is taken as no reading")
+	assert.Positive(t, res.Emitted)
 }

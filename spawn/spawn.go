@@ -9,10 +9,11 @@
 // agent.Handle; [Stage] makes it a stage for package compose; [Set] sends a
 // running agent an agent.Set message, for a setting that changes while it
 // runs. An agent that runs work on a limited number of workers may share
-// them with the other stages of its chain: see [ShareWorkers]. The runtime stamps each message with the time, runs the work on
-// goroutines it owns, arms the timers, passes values on as the demand
-// downstream allows, and reports a message of its own sending that evolve
-// did not handle as the agent's failure.
+// them with the other stages of its chain (see Spec.Workers). The runtime
+// stamps each message with the time, runs the work on goroutines it owns,
+// arms the timers, passes values on as the demand downstream allows, and
+// reports a message of its own sending that evolve did not handle as the
+// agent's failure.
 package spawn
 
 import (
@@ -51,10 +52,18 @@ type Spec[S, W, R, O any] struct {
 	// panic in it becomes an *agent.PanicError in the agent.Done. Nil for
 	// an agent that starts no work.
 	Work func(ctx context.Context, w W) (R, error)
-	// Share, when not nil, makes the agent share the workers of a chain
-	// started with compose.WithWorkers, as [ShareWorkers] says how. Nil
-	// for an agent whose workers are its own.
-	Share *Share
+	// Workers, when not nil, makes the agent share the workers of a chain
+	// started with compose.WithWorkers: it says what the agent's status
+	// (the value of its agent.Reply, a V) tells of its workers. Limit,
+	// required with it, returns the message that sets the agent's limit
+	// to n, an agent.Set of its own setting: its evolve must take it, list
+	// it in Takes, and start no more work at once than the limit it
+	// carries. The chain reads the status on a period and sends the Set
+	// whenever the agent's share is not its limit. Both are called outside
+	// the agent, by what shares the workers (a chain, or the simulator),
+	// and must not block. Nil for an agent whose workers are its own.
+	Workers func(status any) Workers
+	Limit   func(n int) agent.Msg
 	// Takes holds a zero value of each agent.Set and agent.Event message
 	// Evolve takes, as in []agent.Msg{agent.Set[Limit]{}}: their payload
 	// types are the agent's own, which its other types do not say, and a
@@ -110,12 +119,10 @@ func build[S, W, R, O any](spec Spec[S, W, R, O]) (core.Spec[S, W, R, O], error)
 		return cs, errs.Invalid(ErrConfig, "spawn", "evolve must not be nil")
 	case spec.Queue < 0:
 		return cs, errs.Invalid(ErrConfig, "spawn", "queue must not be negative, got %d", spec.Queue)
-	case spec.Share != nil && spec.Share.share == nil:
-		return cs, errs.Invalid(ErrConfig, "spawn", "share needs a read and a limit function; make it with ShareWorkers")
+	case (spec.Workers == nil) != (spec.Limit == nil):
+		return cs, errs.Invalid(ErrConfig, "spawn", "workers and limit go together: a chain shares workers with an agent whose status it reads and whose limit it sets")
 	}
-	if spec.Share != nil {
-		cs.Share = spec.Share.share
-	}
+	cs.Share = share(spec)
 	if cs.Name == "" {
 		cs.Name = "agent"
 	}
