@@ -18,9 +18,9 @@ const DefaultWorkersPeriod = budget.DefaultPeriod
 // WithWorkers makes the chain's stages that share workers share n of them,
 // so that the workers follow the bottleneck. The stages of this module
 // that share workers are the parallel and adaptive ones; an agent of one's
-// own shares them when its spawn.Spec says how (see spawn.ShareWorkers). At the start the workers are
-// split evenly, and each stage's limit is set to its share, whatever its
-// Limit setting. Then, every [DefaultWorkersPeriod] (see
+// own shares them when its spawn.Spec says how (its Workers and Limit). At
+// the start the workers are split evenly, and each stage's limit is set to
+// its share, whatever its Limit setting. Then, every [DefaultWorkersPeriod] (see
 // [WithWorkersPeriod]), the chain asks each of those stages for its status,
 // once, and shares the workers again by the highest-averages rule
 // (Jefferson, D'Hondt): each stage keeps one worker of its own, and the
