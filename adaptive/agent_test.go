@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/evolvekit/evolve/internal/testing/logline"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -156,7 +157,7 @@ func TestLogStatusWritesTheStatusAsOneObject(t *testing.T) {
 	a.LogStatus()
 	_, err = a.Status(context.Background()) // answered after the log event was written
 	require.NoError(t, err)
-	ev := agenttest.LastLog(t, logs.Bytes())
+	ev := logline.Last(t, logs.Bytes())
 	assert.Equal(t, "doubler", ev.Agent)
 	assert.Equal(t, map[string]any{
 		"queued": 0.0, "in_flight": 0.0, "done": 2.0, "failed": 0.0, "demand": "unbounded", "retried": 0.0, "retrying": 0.0,

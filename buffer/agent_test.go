@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/evolvekit/evolve/internal/testing/logline"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -241,7 +242,7 @@ func TestLogStatusWritesTheStatusFields(t *testing.T) {
 		a.LogStatus()
 		_, err = a.Status(context.Background()) // answered after the log line was written
 		require.NoError(t, err)
-		ev := agenttest.LastLog(t, logs.Bytes())
+		ev := logline.Last(t, logs.Bytes())
 		assert.Equal(t, "orders", ev.Agent)
 		assert.Equal(t, map[string]any{
 			"size": 3.0, "max_weight": 0.0, "max_wait": 60000.0, "queue": 64.0,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/evolvekit/evolve/internal/testing/logline"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -373,7 +374,7 @@ func TestLogStatusWritesTheStatusAsOneObject(t *testing.T) {
 	a.LogStatus()
 	_, err = a.Status(context.Background()) // answered after the log event was written
 	require.NoError(t, err)
-	ev := agenttest.LastLog(t, logs.Bytes())
+	ev := logline.Last(t, logs.Bytes())
 	assert.Equal(t, "doubler", ev.Agent)
 	batch := ev.Status["batch"]
 	assert.IsType(t, 0.0, batch)

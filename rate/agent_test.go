@@ -3,6 +3,7 @@ package rate_test
 import (
 	"bytes"
 	"context"
+	"github.com/evolvekit/evolve/internal/testing/logline"
 	"math"
 	"testing"
 	"testing/synctest"
@@ -199,7 +200,7 @@ func TestLogStatusWritesTheStatusFields(t *testing.T) {
 	a.LogStatus()
 	_, err = a.Status(ctx) // answered after the event was written
 	require.NoError(t, err)
-	ev := agenttest.LastLog(t, logs.Bytes())
+	ev := logline.Last(t, logs.Bytes())
 	assert.Equal(t, "rate", ev.Agent)
 	assert.Equal(t, 0.5, ev.Status["rate"])
 	assert.Equal(t, 2.0, ev.Status["burst"])

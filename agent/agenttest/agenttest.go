@@ -5,9 +5,8 @@
 // and effect. No actor system, no goroutines, no sleeping.
 //
 // Running agents are tested on a real runtime: [Runtime] makes one that is
-// shut down when the test ends, [InBubble] makes one inside a
-// testing/synctest bubble so that timers and work run in virtual time, and
-// [LastLog] reads back the event LogStatus wrote.
+// shut down when the test ends, and [InBubble] makes one inside a
+// testing/synctest bubble so that timers and work run in virtual time.
 package agenttest
 
 import (

@@ -1,9 +1,7 @@
 package agenttest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"testing"
 	"testing/synctest"
 
@@ -32,25 +30,4 @@ func InBubble(t *testing.T, f func(t *testing.T, rt *agent.Runtime), opts ...age
 	synctest.Test(t, func(t *testing.T) {
 		f(t, Runtime(t, opts...))
 	})
-}
-
-// LogEvent is one zerolog event as LogStatus writes it.
-type LogEvent struct {
-	Level   string
-	Agent   string
-	PID     string
-	Message string
-	Status  map[string]any
-}
-
-// LastLog decodes the last line of a zerolog JSON log, failing the test if it
-// is not one event.
-func LastLog(tb testing.TB, logs []byte) LogEvent {
-	tb.Helper()
-	lines := bytes.Split(bytes.TrimSpace(logs), []byte("\n"))
-	var ev LogEvent
-	if err := json.Unmarshal(lines[len(lines)-1], &ev); err != nil {
-		tb.Fatalf("the last log line is not an event: %v\n%s", err, logs)
-	}
-	return ev
 }

@@ -3,6 +3,7 @@ package agenttest_test
 import (
 	"bytes"
 	"context"
+	"github.com/evolvekit/evolve/internal/testing/logline"
 	"testing"
 	"time"
 
@@ -104,7 +105,7 @@ func TestLastLogReadsTheStatusEvent(t *testing.T) {
 	h.LogStatus()
 	_, err := h.Status(context.Background()) // answered after the event was written
 	require.NoError(t, err)
-	ev := agenttest.LastLog(t, logs.Bytes())
+	ev := logline.Last(t, logs.Bytes())
 	assert.Equal(t, "info", ev.Level)
 	assert.Equal(t, "sleeper", ev.Agent)
 	assert.NotEmpty(t, ev.PID)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/evolvekit/evolve/internal/testing/logline"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -323,7 +324,7 @@ func TestLogStatusWritesOneStructuredEvent(t *testing.T) {
 	h.LogStatus()
 	_, err = h.Status(ctx) // answered after the log event was written
 	require.NoError(t, err)
-	ev := agenttest.LastLog(t, logs.Bytes())
+	ev := logline.Last(t, logs.Bytes())
 	assert.Equal(t, "info", ev.Level)
 	assert.Equal(t, "echo", ev.Agent)
 	assert.NotEmpty(t, ev.PID)
