@@ -71,7 +71,7 @@ func TestSharedWorkersFollowTheBottleneck(t *testing.T) {
 
 	static, err := sim.Run(shifting(0), sim.Chain[int, int]{Stage: threeStages(t, 4)})
 	require.NoError(t, err)
-	assert.Greater(t, res.Throughput(), 1.5*static.Throughput(), "the even split, fixed, does worse")
+	assert.Greater(t, res.Throughput, 1.5*static.Throughput, "the even split, fixed, does worse")
 }
 
 func TestSharedWorkersRunDeterministicallyAndDrain(t *testing.T) {

@@ -63,5 +63,5 @@ func TestRunChecksAGradualCurve(t *testing.T) {
 	res, err := sim.Run(alone(sim.Gradual{Base: time.Millisecond, Peak: 4}, sim.Flood{}, time.Second),
 		parallelAgent(t, 4))
 	assert.NoError(t, err)
-	assert.InEpsilon(t, sim.Gradual{Base: time.Millisecond, Peak: 4}.Throughput(4), res.Throughput(), 0.01)
+	assert.InEpsilon(t, sim.Gradual{Base: time.Millisecond, Peak: 4}.Throughput(4), res.Throughput, 0.01)
 }

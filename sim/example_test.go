@@ -36,7 +36,7 @@ func ExampleRun() {
 		return
 	}
 	st := res.Agents[0]
-	fmt.Printf("%d done, %.0f a second, p99 service time %v\n", st.Done, res.Throughput(), st.Service.Quantile(0.99).Round(time.Millisecond))
+	fmt.Printf("%d done, %.0f a second, p99 service time %v\n", st.Done, res.Throughput, st.Service.Quantile(0.99).Round(time.Millisecond))
 	// Output: 7992 done, 799 a second, p99 service time 10ms
 }
 

@@ -23,8 +23,10 @@ type Result struct {
 	// the agents, and Emitted the values the last agent passed on to the
 	// sink.
 	Arrived, Posted, Started, Done, Emitted int64
-	// End is the virtual time the run stopped at.
-	End time.Duration
+	// End is the virtual time the run stopped at, and Throughput the
+	// values emitted per second of it.
+	End        time.Duration
+	Throughput float64
 	// Finished is true when every agent sent Finish; Err joins their
 	// errors, each prefixed with the agent's name.
 	Finished bool
@@ -32,14 +34,6 @@ type Result struct {
 	// Agents holds what the run saw of each agent, first to last: one for
 	// a lone agent, three for a Stage of compose.Pipe3.
 	Agents []AgentResult
-}
-
-// Throughput returns the values emitted per second of virtual time.
-func (r *Result) Throughput() float64 {
-	if r.End <= 0 {
-		return 0
-	}
-	return float64(r.Emitted) / r.End.Seconds()
 }
 
 // AgentResult is what a run saw of one of its agents.

@@ -118,6 +118,9 @@ func (r *runner) run() error {
 		r.feed()
 	}
 	r.res.End = r.now
+	if r.now > 0 {
+		r.res.Throughput = float64(r.res.Emitted) / r.now.Seconds()
+	}
 	r.record()
 	r.conclude()
 	return r.violated

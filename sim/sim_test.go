@@ -39,7 +39,7 @@ func TestAFixedLimitUnderFloodRunsAtTheCurvesThroughput(t *testing.T) {
 		for _, limit := range []int{2, 8, 16} {
 			res, err := sim.Run(alone(capa, sim.Flood{}, 10*time.Second), parallelAgent(t, limit))
 			require.NoError(t, err)
-			assert.InEpsilon(t, knee8.Throughput(limit), res.Throughput(), 0.01, "%T, limit %d", capa, limit)
+			assert.InEpsilon(t, knee8.Throughput(limit), res.Throughput, 0.01, "%T, limit %d", capa, limit)
 			assert.Equal(t, res.Started, res.Done+int64(limit), "%T, limit %d: the limit is always in flight", capa, limit)
 			require.Len(t, res.Agents, 1)
 			assert.Equal(t, res.Done, res.Agents[0].Done)

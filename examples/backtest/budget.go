@@ -84,16 +84,16 @@ type budgetOutcome struct {
 
 // ratioBest is the budget's throughput as a percentage of the best static
 // split's.
-func (o budgetOutcome) ratioBest() float64 { return 100 * o.budget.Throughput() / o.bestThroughput }
+func (o budgetOutcome) ratioBest() float64 { return 100 * o.budget.Throughput / o.bestThroughput }
 
 // gainEqual is how much more throughput the budget has than the equal
 // split, in percent.
-func (o budgetOutcome) gainEqual() float64 { return 100 * (o.budget.Throughput()/o.equal - 1) }
+func (o budgetOutcome) gainEqual() float64 { return 100 * (o.budget.Throughput/o.equal - 1) }
 
 // String formats o as budgetReport prints it.
 func (o budgetOutcome) String() string {
 	return fmt.Sprintf("scenario=%s budget=%.1f best-static=%d/%d/%d:%.1f equal=%.1f ratio-best=%.1f%% gain-equal=%.1f%%",
-		o.sc.name, o.budget.Throughput(), o.best[0], o.best[1], o.best[2], o.bestThroughput, o.equal, o.ratioBest(), o.gainEqual())
+		o.sc.name, o.budget.Throughput, o.best[0], o.best[1], o.best[2], o.bestThroughput, o.equal, o.ratioBest(), o.gainEqual())
 }
 
 // budgetReport runs every budget scenario with the seed, each lasting
@@ -142,11 +142,11 @@ func budgetBacktest(scs []budgetScenario, seed uint64) ([]budgetOutcome, error) 
 			if err != nil {
 				return nil, fmt.Errorf("%s: split %v: %w", sc.name, split, err)
 			}
-			if tp := res.Throughput(); tp > o.bestThroughput {
+			if tp := res.Throughput; tp > o.bestThroughput {
 				o.best, o.bestThroughput = split, tp
 			}
 			if fmt.Sprint(split) == fmt.Sprint(equal) {
-				o.equal = res.Throughput()
+				o.equal = res.Throughput
 			}
 		}
 		out = append(out, o)
