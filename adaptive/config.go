@@ -35,9 +35,9 @@ type Config struct {
 	// input order.
 	Unordered bool
 	// Controller chooses the limit from the samples of completed work (see
-	// the package doc); nil means a zero [Hill]. A Controller with a
-	// Validate() error method is checked, and its error reported as an
-	// [ErrConfig].
+	// the package doc); nil means a zero [Hill]. A Hill's settings are
+	// checked, and so is a Controller of your own with a Validate() error
+	// method; what is wrong is reported as an [ErrConfig].
 	Controller Controller
 	// Seed seeds the random source kept in the agent's State, from which the
 	// controller draws (to pick a direction to probe in, say).
@@ -79,7 +79,10 @@ func (c Config) validate() error {
 	case c.Timeout < 0:
 		return invalid("timeout must not be negative, got %v", c.Timeout)
 	}
-	if v, ok := c.Controller.(interface{ Validate() error }); ok {
+	switch v := c.Controller.(type) {
+	case Hill:
+		return badController(v.validate())
+	case interface{ Validate() error }:
 		return badController(v.Validate())
 	}
 	return nil

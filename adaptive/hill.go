@@ -121,8 +121,8 @@ func (h Hill) View() View {
 	return v
 }
 
-// Validate reports a setting out of range.
-func (h Hill) Validate() error {
+// validate reports a setting out of range, for the Config that holds h.
+func (h Hill) validate() error {
 	switch {
 	case h.MinSamples < 0 || h.Memory < 0 || h.Patience < 0:
 		return invalid("hill: min samples, memory and patience must not be negative, got %d, %d and %d",
