@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/adaptive"
+	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/sim"
 	"github.com/evolvekit/evolve/spawn"
@@ -64,23 +65,8 @@ func runAdaptive(sc scenario, c adaptive.Controller, seed uint64) (trial, error)
 	if err != nil {
 		return trial{}, err
 	}
-	m := newMeter(sc, seed)
-	stage, err := spawn.Stage[int, adaptive.Status](spawn.Spec[adaptive.State[int, int], []int, results, parallel.Result[int]]{
-		Name:   "adaptive",
-		State:  s,
-		Evolve: metered(m, adaptive.Evolve[int, int]),
-		Queue:  s.Status().Queue,
-		Work:   m.work,
-	})
-	if err != nil {
-		return trial{}, err
-	}
-	res, err := sim.Run(m.config(), sim.Chain[int, parallel.Result[int]]{
-		Stage: stage,
-		Item:  item,
-		Limit: func(st any) int { return st.(adaptive.Status).Limit },
-	})
-	return trial{res: res, m: m}, err
+	return runMetered[adaptive.Status](sc, seed, "adaptive", s, adaptive.Evolve[int, int], s.Status().Queue,
+		func(st any) int { return st.(adaptive.Status).Limit })
 }
 
 // runFixed runs a parallel agent with a fixed limit in sc.
@@ -89,21 +75,20 @@ func runFixed(sc scenario, limit int, seed uint64) (trial, error) {
 	if err != nil {
 		return trial{}, err
 	}
+	return runMetered[parallel.Status](sc, seed, "parallel", s, parallel.Evolve[int, int], s.Status().Queue,
+		func(any) int { return limit })
+}
+
+// runMetered runs, in sc, the agent of state s and evolve, whose status
+// is a V and whose limit the trace reads with limit, metered as it goes.
+func runMetered[V, S any](sc scenario, seed uint64, name string, s S, evolve agent.Evolve[S], queue int, limit func(any) int) (trial, error) {
 	m := newMeter(sc, seed)
-	stage, err := spawn.Stage[int, parallel.Status](spawn.Spec[parallel.State[int, int], []int, results, parallel.Result[int]]{
-		Name:   "parallel",
-		State:  s,
-		Evolve: metered(m, parallel.Evolve[int, int]),
-		Queue:  s.Status().Queue,
-		Work:   m.work,
+	stage, err := spawn.Stage[int, V](spawn.Spec[S, []int, results, parallel.Result[int]]{
+		Name: name, State: s, Evolve: metered(m, evolve), Queue: queue, Work: m.work,
 	})
 	if err != nil {
 		return trial{}, err
 	}
-	res, err := sim.Run(m.config(), sim.Chain[int, parallel.Result[int]]{
-		Stage: stage,
-		Item:  item,
-		Limit: func(any) int { return limit },
-	})
+	res, err := sim.Run(m.config(), sim.Chain[int, parallel.Result[int]]{Stage: stage, Item: item, Limit: limit})
 	return trial{res: res, m: m}, err
 }
