@@ -229,3 +229,13 @@ func TestADecoderReadsMessagesIntoTheAgentsTypes(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "agent.Set[int]"), err.Error())
 }
+
+func TestSendsOfDifferentPayloadsEncodeApart(t *testing.T) {
+	base := time.Unix(0, 0)
+	reserve, err := EncodeEffects(base, []agent.Effect{pace.Out(pace.Reserve{N: 1})})
+	require.NoError(t, err)
+	grant, err := EncodeEffects(base, []agent.Effect{pace.Out(pace.Grant{N: 1})})
+	require.NoError(t, err)
+	assert.NotEqual(t, string(reserve), string(grant), "a replay that granted where it reserved diverges")
+	assert.Contains(t, string(grant), "internal/pace.Grant]")
+}

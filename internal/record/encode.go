@@ -171,7 +171,7 @@ func kindOf(t reflect.Type) string {
 }
 
 // settled are the kinds of message whose type the agent's own types settle.
-var settled = []string{"Input", "Done", "Close", "Tick", "Pull", "Query", "Reservation", "Pass"}
+var settled = []string{"Input", "Done", "Close", "Tick", "Pull", "Query"}
 
 // messageKey is what a recorded message is keyed by: its kind when the
 // agent's types settle its type, else its type's full name (a Set's or an
@@ -215,10 +215,16 @@ func (e *encoder) effects(fx []agent.Effect) error {
 	return nil
 }
 
-// effect encodes f as {kind: {its fields}}.
+// effect encodes f as {kind: {its fields}}; a Send, whose payload type
+// is the agent's own, as {its type's full name: {its fields}}, so that
+// two Sends of different payloads never encode alike.
 func (e *encoder) effect(f agent.Effect) error {
 	v := reflect.ValueOf(f)
-	return e.keyed(kindOf(v.Type()), v, "")
+	key := kindOf(v.Type())
+	if key == "Send" {
+		key = typeName(v.Type())
+	}
+	return e.keyed(key, v, "")
 }
 
 // keyed encodes v, a message or an effect, as {key: {its fields but
