@@ -44,7 +44,8 @@
 //
 // "agent" is the agent's position in the chain, from 0; "msg" the message
 // without its At, keyed by its kind, or by its type's full name for a Set
-// or an Event; "fx" the effects evolve returned, each keyed by its kind. A
+// or an Event; "fx" the effects evolve returned, each keyed by its kind,
+// or by its type's full name for a Send. A
 // step whose evolve panicked has "panic":true and no "fx". Last, as an
 // agent ends, a line with "final" holds the status it ended with (null for
 // none), taken at "at" after its last step. A stage that a chain puts in
