@@ -22,7 +22,8 @@ type config struct {
 	flushDelay time.Duration // the wait before a line is appended
 	metrics    string        // where to serve the agents' metrics; "" for nowhere
 
-	meter agent.Option // publishes to the metrics server; nil for none (not a flag)
+	meter      agent.Option // publishes to the metrics server; nil for none (not a flag)
+	metricsURL string       // where the metrics server answers; "" for none (not a flag)
 }
 
 // defaults returns the configuration of a bare `typewriter`.

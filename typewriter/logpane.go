@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -38,8 +40,52 @@ func (p *logPane) tail(n int) []string {
 	return append([]string(nil), p.lines[max(len(p.lines)-n, 0):]...)
 }
 
-// logger returns a logger that writes readable lines to p.
+// logger returns a logger that writes readable lines to p: a status as
+// the few counts that fit a line (see brief), not as JSON.
 func (p *logPane) logger() zerolog.Logger {
-	w := zerolog.ConsoleWriter{Out: p, NoColor: true, TimeFormat: "15:04:05", FieldsExclude: []string{"pid"}}
+	w := zerolog.ConsoleWriter{Out: p, NoColor: true, TimeFormat: "15:04:05", FieldsExclude: []string{"pid"},
+		FormatFieldName: bare, FormatFieldValue: brief}
 	return zerolog.New(w).With().Timestamp().Logger()
+}
+
+// bare writes a field's name, but for the agent and its status, whose
+// values say what they are.
+func bare(name any) string {
+	switch name {
+	case "agent", "status":
+		return ""
+	}
+	return fmt.Sprintf("%s=", name)
+}
+
+// briefKeys are the fields of a status the log pane shows, in order: what
+// every agent's Load says, and the limit or tokens of agents that have one.
+var briefKeys = []string{"queued", "in_flight", "limit", "tokens", "done", "failed"}
+
+// brief writes a field's value: an object (an agent's status, which the
+// console writer hands over as JSON) as its briefKeys, "3 queued · 1 in
+// flight · ..." (failed only when some did), and anything else as it is.
+func brief(v any) string {
+	raw, ok := v.([]byte)
+	if !ok || len(raw) == 0 || raw[0] != '{' {
+		return fmt.Sprint(v)
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return string(raw)
+	}
+	var parts []string
+	for _, k := range briefKeys {
+		x, ok := m[k]
+		switch {
+		case !ok, k == "failed" && x == 0.0:
+		case k == "limit":
+			parts = append(parts, fmt.Sprintf("limit %v", x))
+		case k == "tokens":
+			parts = append(parts, fmt.Sprintf("%.2f tokens", x))
+		default:
+			parts = append(parts, fmt.Sprintf("%v %s", x, strings.ReplaceAll(k, "_", " ")))
+		}
+	}
+	return strings.Join(parts, " · ")
 }

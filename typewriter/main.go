@@ -43,7 +43,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "typewriter: the agents' metrics are at %s\n", srv.URL())
 	}
 	if srv != nil {
-		cfg.meter = meter
+		cfg.meter, cfg.metricsURL = meter, srv.URL()
 	}
 	out, err := createOutput(cfg.path)
 	if err != nil {

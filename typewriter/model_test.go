@@ -88,7 +88,7 @@ func TestModelQueuesTypedKeysInOrder(t *testing.T) {
 	assert.Nil(t, cmd)
 	assert.Equal(t, "hello wörld 😀abc", string(q.keys))
 	assert.Equal(t, 16, m.typed)
-	assert.Contains(t, screen(m), "16 typed · 16 waiting to enter the chain")
+	assert.Contains(t, screen(m), "16 typed · 0 in the file · 0 through the rate agent · 16 waiting to enter the chain")
 }
 
 func TestModelEnterLogsStatus(t *testing.T) {
@@ -111,7 +111,7 @@ func TestModelShowsKeysThroughAndLinesInTheFile(t *testing.T) {
 	assert.Contains(t, s, "│ hello w ")
 	assert.Contains(t, s, "│ hello ")
 	assert.Contains(t, s, "11 typed")
-	assert.Contains(t, s, "7 through the rate agent · 5 in the file")
+	assert.Contains(t, s, "5 in the file · 7 through the rate agent")
 }
 
 // stage returns the status compose gives of a stage whose agent reported
@@ -134,17 +134,39 @@ func TestModelShowsALineOfStatusPerAgent(t *testing.T) {
 		stage("buffer", bl, buffer.Status{Load: bl, Size: 10, Pending: 4, Flushed: 1}),
 	}}))
 	s := screen(m)
-	assert.Contains(t, s, "rate      queued   3  in flight  0  tokens 0.50/1  limit 2 keys/s  done 4  failed 0  demand 64\n")
-	assert.Contains(t, s, "parallel  queued   1  in flight  2  limit 2  held 1  done 7  failed 1  demand 20\n")
-	assert.Contains(t, s, "buffer    queued   4  in flight 10  line 4/10  lines flushed 1  done 10  failed 0  demand unbounded\n")
+	assert.Contains(t, s, "rate        3 queued   0 in flight  0.50/1 tokens  2 keys/s  4 done  demand 64\n")
+	assert.Contains(t, s, "parallel    1 queued   2 in flight  limit 2  1 held  7 done  1 failed  demand 20\n")
+	assert.Contains(t, s, "buffer      4 queued  10 in flight  line 4/10  1 flushed  10 done  demand unbounded\n")
 	assert.NotContains(t, s, strconv.Itoa(agent.Unbounded))
 }
 
 func TestDescribeReadsTheLoadOfAnyStage(t *testing.T) {
 	l := agent.Load{Queued: 12, InFlight: 3, Done: 1234, Failed: 2, Demand: agent.Unbounded}
-	assert.Equal(t, "queued  12  in flight  3  done 1234  failed 2  demand unbounded",
+	assert.Equal(t, []string{" 12 queued", " 3 in flight", "1234 done", "2 failed", "demand unbounded"},
 		describe(stage("custom", l, struct{ agent.Load }{l})), "a stage of a kind the typewriter does not know")
-	assert.Equal(t, "queued   0  in flight  0  done 0  failed 0  demand 0", describe(stage("rate", agent.Load{}, nil)))
+	assert.Equal(t, []string{"  0 queued", " 0 in flight", "0 done", "demand 0"}, describe(stage("rate", agent.Load{}, nil)),
+		"none failed: it goes unsaid")
+}
+
+func TestALineKeepsWholePartsThatFit(t *testing.T) {
+	parts := []string{"  3 queued", " 2 in flight", "limit 5 of 1–64, kept: nothing waits for it", "40 done"}
+	assert.Equal(t, "adaptive    3 queued   2 in flight  limit 5 of 1–64, kept: nothing waits for it  40 done",
+		fit("adaptive ", parts, "  ", 100))
+	assert.Equal(t, "adaptive    3 queued   2 in flight  limit 5 of 1–64, kept: nothing waits for it",
+		fit("adaptive ", parts, "  ", 80), "the last part goes whole, the rest stays")
+	assert.Equal(t, "adaptive    3 qu…", fit("adaptive ", parts, "  ", 17), "a first part too wide is cut")
+}
+
+func TestTheAdaptiveAgentSaysWhatItDoes(t *testing.T) {
+	st := func(queued, inFlight, limit int, phase string) adaptive.Status {
+		return adaptive.Status{Status: parallel.Status{Load: agent.Load{Queued: queued, InFlight: inFlight}, Limit: limit},
+			Min: 1, Max: 64, View: adaptive.View{Phase: phase}}
+	}
+	assert.Equal(t, "limit 4 of 1–64, rising while keys wait", doing(st(3, 4, 4, "start")), "saturated: the controller moves")
+	assert.Equal(t, "limit 4 of 1–64, holding the best found", doing(st(3, 4, 4, "hold")))
+	assert.Equal(t, "limit 4 of 1–64, kept: nothing waits for it", doing(st(0, 2, 4, "start")),
+		"not saturated: something before it is the bottleneck")
+	assert.Equal(t, "limit 4 of 1–64, kept: nothing waits for it", doing(st(3, 2, 4, "search")), "below its limit")
 }
 
 func TestDemandIsUnboundedAsLogsSayIt(t *testing.T) {
@@ -192,7 +214,7 @@ func TestModelShowsTheAdaptiveAgentsLimit(t *testing.T) {
 		}),
 	}}))
 	m, _ = press(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
-	assert.Contains(t, screen(m), "adaptive  queued   9  in flight  5  limit 5 in [1, 64], search, 4.2 keys/s  held 0  done 40  failed 0  demand 12\n")
+	assert.Contains(t, screen(m), "adaptive    9 queued   5 in flight  limit 5 of 1–64, comparing limits near it  4.2 keys/s  0 held  40 done  demand 12\n")
 }
 
 func TestModelCtrlDDrainsThenQuits(t *testing.T) {
@@ -306,4 +328,22 @@ func TestSummaryCountsInWords(t *testing.T) {
 	summary(&b, 1, 1, "a.txt")
 	summary(&b, 2, 0, "b.txt")
 	assert.Equal(t, "typewriter: 1 key in 1 line in a.txt\ntypewriter: 2 keys in 0 lines in b.txt\n", b.String())
+}
+
+func TestTheLogPaneShowsAStatusBriefly(t *testing.T) {
+	pane := newLogPane(4)
+	log := pane.logger()
+	st := parallel.Status{Load: agent.Load{Queued: 3, InFlight: 1, Done: 5, Demand: agent.Unbounded}, Limit: 2}
+	log.Info().Str("agent", "parallel").Object("status", fields.Object(st)).Msg("status")
+	lines := pane.tail(1)
+	require.Len(t, lines, 1)
+	assert.Contains(t, lines[0], "INF status parallel 3 queued · 1 in flight · limit 2 · 5 done")
+	assert.NotContains(t, lines[0], "{", "no JSON")
+}
+
+func TestTheScreenSaysWhereTheMetricsAre(t *testing.T) {
+	m, _, _ := testModel()
+	assert.NotContains(t, screen(m), "metrics at")
+	m.cfg.metricsURL = "http://127.0.0.1:9464/metrics"
+	assert.Contains(t, screen(m), "\nmetrics at http://127.0.0.1:9464/metrics\n")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/buffer"
@@ -57,19 +58,32 @@ func isDone(chain statuser) bool {
 	}
 }
 
-// describe returns one line on a stage's status, from its agent.Load but
-// for what only its kind of agent has: what waits in it and what it works
-// on, then its own state (its tokens, its limit, ...), then what it has
-// done and failed, and how much more the next stage lets it pass on. The
-// Load's first fields and the extras come first, so a narrow terminal cuts
-// the counts.
-func describe(st compose.AgentStatus) string {
-	parts := []string{fmt.Sprintf("queued %3d", st.Queued), fmt.Sprintf("in flight %2d", st.InFlight)}
-	if d := detail(st.Detail); d != "" {
-		parts = append(parts, d)
+// describe returns what a line says of a stage's status, a part each, the
+// parts that matter most first: what waits in it and what it works on, its
+// own state (its tokens, its limit, what the adaptive agent is doing, its
+// open line), then what it has done and failed, and how much more the next
+// stage lets it pass on. A narrow terminal drops the last parts whole (see
+// fit), never one cut in the middle.
+func describe(st compose.AgentStatus) []string {
+	parts := []string{fmt.Sprintf("%3d queued", st.Queued), fmt.Sprintf("%2d in flight", st.InFlight)}
+	parts = append(parts, detail(st.Detail)...)
+	parts = append(parts, fmt.Sprintf("%d done", st.Done))
+	if st.Failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed", st.Failed))
 	}
-	parts = append(parts, fmt.Sprintf("done %d", st.Done), fmt.Sprintf("failed %d", st.Failed), "demand "+demand(st.Demand))
-	return strings.Join(parts, "  ")
+	return append(parts, "demand "+demand(st.Demand))
+}
+
+// fit joins name and as many of parts, in order, as fit in w columns,
+// sep between two parts.
+func fit(name string, parts []string, sep string, w int) string {
+	for n := len(parts); n > 0; n-- {
+		line := name + " " + strings.Join(parts[:n], sep)
+		if n == 1 || ansi.StringWidth(line) <= w {
+			return cut(line, w)
+		}
+	}
+	return cut(name, w)
 }
 
 // demand spells a demand: a number, or "unbounded" when nothing throttles
@@ -84,20 +98,47 @@ func demand(n int) string {
 }
 
 // detail returns what a stage's own status says beyond its agent.Load: a
-// rate agent's tokens and rate, a parallel or adaptive agent's limit and the
-// results it holds, a buffer agent's open line and the lines flushed. It is
-// empty for a status of another kind.
-func detail(d any) string {
+// rate agent's tokens and rate, a parallel agent's limit and the results it
+// holds, what an adaptive agent is doing, a buffer agent's open line and
+// the lines flushed. It is empty for a status of another kind.
+func detail(d any) []string {
 	switch d := d.(type) {
 	case rate.Status:
-		return fmt.Sprintf("tokens %.2f/%d  limit %g keys/s", d.Tokens, d.Burst, d.Rate)
+		return []string{fmt.Sprintf("%.2f/%d tokens", d.Tokens, d.Burst), fmt.Sprintf("%g keys/s", d.Rate)}
 	case parallel.Status:
-		return fmt.Sprintf("limit %d  held %d", d.Limit, d.Held)
+		return []string{fmt.Sprintf("limit %d", d.Limit), fmt.Sprintf("%d held", d.Held)}
 	case adaptive.Status:
-		return fmt.Sprintf("limit %d in [%d, %d], %s, %.1f keys/s  held %d",
-			d.Limit, d.Min, d.Max, d.View.Phase, d.View.Throughput, d.Held)
+		parts := []string{doing(d)}
+		if d.View.Throughput > 0 {
+			parts = append(parts, fmt.Sprintf("%.1f keys/s", d.View.Throughput))
+		}
+		return append(parts, fmt.Sprintf("%d held", d.Held))
 	case buffer.Status:
-		return fmt.Sprintf("line %d/%d  lines flushed %d", d.Pending, d.Size, d.Flushed)
+		return []string{fmt.Sprintf("line %d/%d", d.Pending, d.Size), fmt.Sprintf("%d flushed", d.Flushed)}
 	}
-	return ""
+	return nil
+}
+
+// phases says in words what each phase of the adaptive agent's controller
+// is about.
+var phases = map[string]string{
+	"start":  "rising while keys wait",
+	"search": "comparing limits near it",
+	"hold":   "holding the best found",
+	"probe":  "trying one more",
+}
+
+// doing says in words what the adaptive agent does with its limit. It
+// moves its limit only while it is saturated, keys waiting and the limit in
+// flight: otherwise something before it (the rate agent, or the typist) is
+// the bottleneck, and the limit stays.
+func doing(d adaptive.Status) string {
+	what, ok := phases[d.View.Phase]
+	if !ok {
+		what = d.View.Phase
+	}
+	if d.Queued == 0 || d.InFlight < d.Limit {
+		what = "kept: nothing waits for it"
+	}
+	return fmt.Sprintf("limit %d of %d–%d, %s", d.Limit, d.Min, d.Max, what)
 }

@@ -20,21 +20,22 @@ var (
 const logRows = 4
 
 // footer names the keys.
-const footer = "type to send · Enter: log status · Ctrl-D: finish · Esc: flush and quit · Ctrl-C twice: abort"
+const footer = "type to send · Enter: log status · Ctrl-D: finish · Esc: quit · Ctrl-C ×2: abort"
 
 // View draws the header, the two panes, a status line per agent, the log
 // and the footer.
 func (m model) View() string {
 	w := max(m.width, 40)
 	var b strings.Builder
-	b.WriteString(titleStyle.Render("typewriter") + dimStyle.Render(fmt.Sprintf(
-		"  rate %g/s · parallel %s · buffer %d · work %v · flush %v",
-		m.cfg.rate, m.cfg.parallel.String(), m.cfg.buffer, m.cfg.workDelay, m.cfg.flushDelay)) + "\n")
+	b.WriteString(cut(titleStyle.Render("typewriter")+dimStyle.Render(m.settings()), w) + "\n")
+	if m.cfg.metricsURL != "" {
+		b.WriteString(dimStyle.Render(cut("metrics at "+m.cfg.metricsURL, w)) + "\n")
+	}
 	b.WriteString(m.panes(w) + "\n")
 	for _, line := range m.agentLines() {
 		b.WriteString(cut(line, w) + "\n")
 	}
-	b.WriteString(cut(m.counts(), w) + "\n")
+	b.WriteString(m.counts(w) + "\n")
 	b.WriteString(dimStyle.Render("log") + "\n")
 	logs := m.logs.tail(logRows)
 	for i := range logRows {
@@ -51,6 +52,12 @@ func (m model) View() string {
 	return b.String()
 }
 
+// settings is the header's account of the flags.
+func (m model) settings() string {
+	return fmt.Sprintf("  rate %g/s · parallel %s · buffer %d · work %v · flush %v",
+		m.cfg.rate, m.cfg.parallel.String(), m.cfg.buffer, m.cfg.workDelay, m.cfg.flushDelay)
+}
+
 // chrome counts the rows View draws around the panes' contents: the header,
 // the panes' titles and borders, three agents, the counts, the log's title
 // and rows, the footer and the note.
@@ -60,6 +67,9 @@ const chrome = 1 + 3 + 3 + 1 + 1 + logRows + 1 + 1
 // the file on the right, side by side in w columns.
 func (m model) panes(w int) string {
 	rows := max(m.height-chrome, 3)
+	if m.cfg.metricsURL != "" {
+		rows = max(rows-1, 3) // the line that says where the metrics are
+	}
 	outer := w / 2
 	inner := max(outer-4, 8) // border and padding
 	left := tailRows(ansi.Hardwrap(string(m.passed), inner, true), rows)
@@ -85,16 +95,16 @@ func (m model) agentLines() []string {
 	}
 	for i, st := range m.status.Agents {
 		if i < len(lines) {
-			lines[i] = fmt.Sprintf("%-9s %s", st.Name, describe(st))
+			lines[i] = fit(fmt.Sprintf("%-9s", st.Name), describe(st), "  ", max(m.width, 40))
 		}
 	}
 	return lines
 }
 
-// counts follows the keys from the keyboard to the file.
-func (m model) counts() string {
-	return fmt.Sprintf("%-9s %d typed · %d waiting to enter the chain · %d through the rate agent · %d in the file",
-		"keys", m.typed, m.keys.waiting(), m.through, m.inFile)
+// counts follows the keys from the keyboard to the file, in w columns.
+func (m model) counts(w int) string {
+	return fit(fmt.Sprintf("%-9s", "keys"), []string{fmt.Sprintf("%d typed", m.typed), fmt.Sprintf("%d in the file", m.inFile),
+		fmt.Sprintf("%d through the rate agent", m.through), fmt.Sprintf("%d waiting to enter the chain", m.keys.waiting())}, " · ", w)
 }
 
 // footnote is the line under the footer: what is going on, if anything.
