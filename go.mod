@@ -20,6 +20,7 @@ require (
 	golang.org/x/term v0.47.0
 	golang.org/x/time v0.16.0
 	gonum.org/v1/plot v0.17.0
+	google.golang.org/grpc v1.60.1
 	google.golang.org/protobuf v1.33.0
 )
 
@@ -71,5 +72,4 @@ require (
 	golang.org/x/net v0.21.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20231002182017-d307bd883b97 // indirect
-	google.golang.org/grpc v1.60.1 // indirect
 )

@@ -51,6 +51,10 @@ type Config[I any] struct {
 	// Tag names the resource an item needs: it goes only to a worker that
 	// registered with that tag. Nil, or "", means any worker will do.
 	Tag func(I) string
+	// MaxSlots is the most slots a worker may register with: a worker
+	// that claims more is refused, so that no peer can claim the whole
+	// window. Default DefaultMaxSlots.
+	MaxSlots int
 	// Codec turns items into bytes for the wire and results back; workers
 	// must use the same. Default JSON.
 	Codec Codec
@@ -67,6 +71,7 @@ const (
 	DefaultMaxAttempts = 3
 	DefaultLease       = time.Minute
 	DefaultTagWait     = time.Minute
+	DefaultMaxSlots    = 1024
 )
 
 // validate reports the first setting out of range.
@@ -84,6 +89,8 @@ func (c Config[I]) validate() error {
 		return invalid("lease must not be negative, got %v", c.Lease)
 	case c.TagWait < 0:
 		return invalid("tag wait must not be negative, got %v", c.TagWait)
+	case c.MaxSlots < 0:
+		return invalid("max slots must not be negative, got %d", c.MaxSlots)
 	}
 	return nil
 }
@@ -110,6 +117,9 @@ func (c Config[I]) withDefaults() Config[I] {
 	}
 	if c.TagWait == 0 {
 		c.TagWait = DefaultTagWait
+	}
+	if c.MaxSlots == 0 {
+		c.MaxSlots = DefaultMaxSlots
 	}
 	if c.Codec == nil {
 		c.Codec = JSON

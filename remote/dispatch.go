@@ -80,7 +80,7 @@ func (b *book[I, O]) give(fx []agent.Effect, w *member, most int, at time.Time) 
 		e := b.entry(seq)
 		b.queued--
 		b.freeSlot(e)
-		e.phase, e.worker = phaseLeased, w.id
+		e.phase, e.worker, e.prev = phaseLeased, w.id, e.worker
 		e.attempt++
 		b.leased++
 		w.flight++

@@ -38,6 +38,17 @@
 // it waits, counted in [Status].Waiting, and after [Config.TagWait] it
 // fails with [ErrNoWorker].
 //
+// # Peers
+//
+// Whatever a peer sends a node cannot crash it, stop its actors, or change
+// what is emitted: the node refuses calls and messages protoactor would
+// panic on, system messages such as a PoisonPill or Stop, messages of other
+// types than its own, and senders other than the node the connection said
+// it is; the master counts a worker's message only from the worker it
+// names, a result only from a worker the item was handed to (its last
+// attempt or the one before), and refuses a Register past
+// [Config.MaxSlots]. Refusals are counted in [Status].Refused and logged.
+//
 // # Guarantees
 //
 // Each accepted item's result is emitted exactly once: the first result

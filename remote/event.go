@@ -58,6 +58,13 @@ type lost struct {
 	Worker workerID
 }
 
+// refused says the master's node or link refused N messages from peers
+// for this stage since it last said so: malformed, or not from whom they
+// name.
+type refused struct {
+	N int
+}
+
 // dispatch hands items to a worker: the master's evolve asks for it with an
 // agent.Send, within the free slots the worker asked for.
 type dispatch[I any] struct {

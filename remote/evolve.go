@@ -12,7 +12,8 @@ import (
 //   - agent.Input[I]: items, each queued in the line of its tag
 //     (Config.Tag), with Seqs counted from 0;
 //   - agent.Event carrying a joined, asked, returned, left or lost: what
-//     the master's link learns of its workers;
+//     the master's link learns of its workers; and one carrying a refused,
+//     counted in Status.Refused;
 //   - agent.Tick: its lease timer and its tag wait timer (a stale Tick does
 //     what is due by its instant, which may be nothing);
 //   - agent.Pull, agent.Close, and agent.Query, answered with an
@@ -43,6 +44,9 @@ func evolve[I, O any](b *book[I, O], m agent.Msg) (*book[I, O], []agent.Effect) 
 	switch m := m.(type) {
 	case agent.Query:
 		return b, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: b.status()}}
+	case agent.Event[refused]:
+		b.refused += m.Value.N
+		return b, nil
 	case agent.Pull, agent.Input[I], agent.Close, agent.Tick,
 		agent.Event[joined], agent.Event[asked], agent.Event[returned[O]], agent.Event[left], agent.Event[lost]:
 		if b.finished {

@@ -579,7 +579,7 @@ func TestEventsAboutUnknownWorkersAreIgnored(t *testing.T) {
 
 func TestCloneSharesNothing(t *testing.T) {
 	s := agenttest.Last(play(t, Config[string]{Lease: lease, Tag: gpuTag, Unordered: true},
-		step(agent.Pull{N: 1}), join(1, 2, "gpu"), ask(1, 2), items("a", "gpu:b", "c"),
+		step(agent.Pull{N: 1}), join(1, 3, "gpu"), ask(1, 3), items("a", "gpu:b", "c"),
 		ok(1, 1, 1, 11), ok(1, 0, 1, 10)))
 	kept := s.Clone()
 	before := kept.status()

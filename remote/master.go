@@ -62,7 +62,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		return spec[I, O]{}, err
 	}
 	cfg = cfg.withDefaults()
-	node, name, codec := cfg.Node, cfg.Name, cfg.Codec
+	node, name, codec, most := cfg.Node, cfg.Name, cfg.Codec, cfg.MaxSlots
 	return spec[I, O]{
 		Name:        name,
 		State:       b,
@@ -70,9 +70,9 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		Queue:       cfg.Queue,
 		DeadLetters: cfg.DeadLetters,
 		Measure:     measure,
-		Takes:       []agent.Msg{agent.Event[joined]{}, agent.Event[asked]{}, agent.Event[returned[O]]{}, agent.Event[left]{}, agent.Event[lost]{}},
+		Takes:       []agent.Msg{agent.Event[joined]{}, agent.Event[asked]{}, agent.Event[returned[O]]{}, agent.Event[left]{}, agent.Event[lost]{}, agent.Event[refused]{}},
 		Open: func(post func(agent.Msg) bool) (core.Port, error) {
-			return open[I, O](node, name, codec, post)
+			return open[I, O](node, name, codec, most, post)
 		},
 	}, nil
 }
@@ -94,6 +94,7 @@ type link[I, O any] struct {
 	node  *Node
 	name  string
 	codec Codec
+	most  int // the slots a worker may claim
 	post  func(agent.Msg) bool
 	pid   *actor.PID
 
@@ -105,11 +106,11 @@ type link[I, O any] struct {
 }
 
 // open puts a master named name on node.
-func open[I, O any](node *Node, name string, codec Codec, post func(agent.Msg) bool) (core.Port, error) {
-	if err := node.claim(name); err != nil {
+func open[I, O any](node *Node, name string, codec Codec, most int, post func(agent.Msg) bool) (core.Port, error) {
+	if err := node.claim(name, func(n int) { post(agent.Event[refused]{Value: refused{N: n}}) }); err != nil {
 		return core.Port{}, err
 	}
-	l := &link[I, O]{node: node, name: name, codec: codec, post: post,
+	l := &link[I, O]{node: node, name: name, codec: codec, most: most, post: post,
 		workers: make(map[workerID]*actor.PID), ids: make(map[string]workerID)}
 	pid, err := node.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return l }), name)
 	if err != nil {
@@ -129,32 +130,65 @@ func (l *link[I, O]) Receive(ctx actor.Context) {
 	case *wire.Register:
 		l.register(ctx, m)
 	case *wire.Ask:
-		if m.N > 0 {
-			l.post(agent.Event[asked]{Value: asked{Worker: workerID(m.Worker), N: int(m.N)}})
+		if id, ok := l.from(ctx, m.Worker); ok && m.N > 0 {
+			l.post(agent.Event[asked]{Value: asked{Worker: id, N: int(m.N)}})
 		}
 	case *wire.Results:
-		l.returned(m)
+		if id, ok := l.from(ctx, m.Worker); ok {
+			l.returned(id, m)
+		}
 	case *wire.Leave:
-		l.leave(ctx, m)
+		if id, ok := l.from(ctx, m.Worker); ok {
+			l.leave(ctx, id, m)
+		}
+		ctx.Respond(&wire.Finished{})
 	case *actor.Terminated:
 		l.lost(m.Who)
 	}
+}
+
+// from returns the registered worker that sent the message ctx holds,
+// which names worker: a message counts only from the worker it names. The
+// sender is one the node's guard found on the connection the message came
+// over, not merely what the peer wrote.
+func (l *link[I, O]) from(ctx actor.Context, worker uint64) (workerID, bool) {
+	sender := ctx.Sender()
+	if sender == nil {
+		l.node.refuse(l.name, "a worker's message with no sender")
+		return 0, false
+	}
+	l.mu.Lock()
+	id, ok := l.ids[key(sender)]
+	l.mu.Unlock()
+	if !ok || uint64(id) != worker {
+		l.node.refuse(l.name, fmt.Sprintf("a message from %s naming worker %d", key(sender), worker))
+		return 0, false
+	}
+	return id, true
 }
 
 // register takes a worker in, watches it and welcomes it.
 func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 	sender := ctx.Sender()
 	if sender == nil {
+		l.node.refuse(l.name, "a Register with no sender")
 		return
 	}
-	if m.Slots < 1 {
-		ctx.Respond(&wire.Welcome{Refused: fmt.Sprintf("slots must be at least 1, got %d", m.Slots)})
+	if m.Slots < 1 || int64(m.Slots) > int64(l.most) {
+		l.node.refuse(l.name, fmt.Sprintf("a Register from %s for %d slots", key(sender), m.Slots))
+		ctx.Respond(&wire.Welcome{Refused: fmt.Sprintf("slots must be from 1 to %d, got %d", l.most, m.Slots)})
 		return
 	}
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
 		ctx.Respond(&wire.Welcome{Refused: "the stage has finished"})
+		return
+	}
+	if _, known := l.ids[key(sender)]; known {
+		l.mu.Unlock()
+		l.node.refuse(l.name, fmt.Sprintf("a second Register from %s", key(sender)))
+		ctx.Respond(&wire.Welcome{Refused: "the worker is registered already"})
 		return
 	}
 	l.next++
@@ -172,12 +206,24 @@ func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 
 // returned decodes a worker's results and hands them to the master, with
 // the slots the worker has free again.
-func (l *link[I, O]) returned(m *wire.Results) {
-	n := len(m.Items)
-	if len(m.Attempts) != n || len(m.Sizes) != n || len(m.Failed) != len(m.Errors) {
+func (l *link[I, O]) returned(id workerID, m *wire.Results) {
+	out, ok := decodeResults[O](m, l.codec, l.addr(id))
+	if !ok {
+		l.node.refuse(l.name, fmt.Sprintf("malformed results from worker %d", id))
 		return
 	}
-	id := workerID(m.Worker)
+	if len(out) > 0 || m.Ask > 0 {
+		l.post(agent.Event[returned[O]]{Value: returned[O]{Worker: id, Results: out, Asked: int(m.Ask)}})
+	}
+}
+
+// decodeResults decodes the outcomes m brings from the worker at addr, or
+// reports false if m is malformed.
+func decodeResults[O any](m *wire.Results, codec Codec, addr string) ([]outcome[O], bool) {
+	n := len(m.Items)
+	if len(m.Attempts) != n || len(m.Sizes) != n || len(m.Failed) != len(m.Errors) {
+		return nil, false
+	}
 	out := make([]outcome[O], n)
 	var failed map[uint32]string
 	if len(m.Failed) > 0 {
@@ -188,21 +234,19 @@ func (l *link[I, O]) returned(m *wire.Results) {
 	}
 	pieces, ok := wire.Pieces(m.Sizes, m.Values)
 	if !ok {
-		return
+		return nil, false
 	}
 	for i, item := range m.Items {
 		data := pieces[i]
 		o := &out[i]
 		o.Item, o.Attempt = item, int(m.Attempts[i])
 		if text, bad := failed[uint32(i)]; bad {
-			o.Err = &WorkError{Worker: l.addr(id), Text: text}
-		} else if err := l.codec.Decode(data, &o.Value); err != nil {
+			o.Err = &WorkError{Worker: addr, Text: text}
+		} else if err := codec.Decode(data, &o.Value); err != nil {
 			o.Err = fmt.Errorf("remote: decoding the result of item %d: %w", item, err)
 		}
 	}
-	if n > 0 || m.Ask > 0 {
-		l.post(agent.Event[returned[O]]{Value: returned[O]{Worker: id, Results: out, Asked: int(m.Ask)}})
-	}
+	return out, true
 }
 
 // addr returns a registered worker's address, or "" for one gone.
@@ -216,8 +260,7 @@ func (l *link[I, O]) addr(id workerID) string {
 }
 
 // leave lets a worker go gracefully: what it hands back is requeued.
-func (l *link[I, O]) leave(ctx actor.Context, m *wire.Leave) {
-	id := workerID(m.Worker)
+func (l *link[I, O]) leave(ctx actor.Context, id workerID, m *wire.Leave) {
 	l.mu.Lock()
 	pid := l.workers[id]
 	if pid != nil {
@@ -230,7 +273,6 @@ func (l *link[I, O]) leave(ctx actor.Context, m *wire.Leave) {
 		l.forget(pid)
 		l.post(agent.Event[left]{Value: left{Worker: id, Handed: m.Handed}})
 	}
-	ctx.Respond(&wire.Finished{})
 }
 
 // forget drops a worker that has gone from those watching the link, so

@@ -3,6 +3,7 @@ package remote
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"strconv"
 	"sync"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/remote"
+	"github.com/evolvekit/evolve/remote/internal/guard"
+	"github.com/evolvekit/evolve/remote/internal/wire"
 )
 
 // Node is the place on the network where the masters of remote stages
@@ -17,12 +20,13 @@ import (
 // to one address. Several stages may share a node, each under its own name.
 // Build one with [Listen]; Close it once its stages have ended.
 type Node struct {
-	sys  *actor.ActorSystem
-	rem  *remote.Remote
-	addr string
+	sys   *actor.ActorSystem
+	rem   *remote.Remote
+	addr  string
+	tally *guard.Tally // the refusals not yet reported
 
 	mu     sync.Mutex
-	stages map[string]bool // the names of the stages running on the node
+	stages map[string]func(refused int) // the stages running, with where their refusals go
 	closed bool
 }
 
@@ -32,11 +36,39 @@ type Node struct {
 // (not "0.0.0.0" or ""), because the node tells its workers that address to
 // answer to.
 func Listen(addr string) (*Node, error) {
-	sys, rem, err := start(addr)
+	n := &Node{stages: make(map[string]func(int))}
+	n.tally = guard.NewTally(refusalEvery, n.report)
+	sys, rem, err := start(addr, n.tally)
 	if err != nil {
+		n.tally.Stop()
 		return nil, err
 	}
-	return &Node{sys: sys, rem: rem, addr: sys.Address(), stages: make(map[string]bool)}, nil
+	n.sys, n.rem, n.addr = sys, rem, sys.Address()
+	return n, nil
+}
+
+// refusalEvery is how often refusals are counted in Status and logged.
+const refusalEvery = time.Second
+
+// refuse counts a message that the stage name ("" for the node) refused.
+func (n *Node) refuse(name, why string) { n.tally.Add(name, why) }
+
+// report logs the refusals counted, and counts them in the Status of the
+// stages they concern: those of the node in each stage.
+func (n *Node) report(counts map[string]int, last string) {
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	slog.Warn("remote: the node refused messages from peers", "addr", n.addr, "refused", total, "last", last)
+	n.mu.Lock()
+	stages := maps.Clone(n.stages)
+	n.mu.Unlock()
+	for name, tell := range stages {
+		if c := counts[""] + counts[name]; c > 0 {
+			tell(c)
+		}
+	}
 }
 
 // Addr returns the address the node listens at, as workers must give it.
@@ -54,20 +86,21 @@ func (n *Node) Close() error {
 	n.closed = true
 	n.mu.Unlock()
 	stop(n.sys, n.rem)
+	n.tally.Stop()
 	return nil
 }
 
-// claim reserves name for a stage on the node.
-func (n *Node) claim(name string) error {
+// claim reserves name for a stage on the node, whose refusals go to tell.
+func (n *Node) claim(name string, tell func(refused int)) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch {
 	case n.closed:
 		return fmt.Errorf("remote: the node at %s is closed", n.addr)
-	case n.stages[name]:
+	case n.stages[name] != nil:
 		return fmt.Errorf("remote: a stage named %q already runs on the node at %s", name, n.addr)
 	}
-	n.stages[name] = true
+	n.stages[name] = tell
 	return nil
 }
 
@@ -78,9 +111,10 @@ func (n *Node) free(name string) {
 	n.mu.Unlock()
 }
 
-// start makes an actor system with remoting listening at addr. Its logs are
-// dropped: a remote stage reports what matters in its Status.
-func start(addr string) (sys *actor.ActorSystem, rem *remote.Remote, err error) {
+// start makes an actor system with remoting listening at addr, whose
+// guard refuses what peers must not send and counts it in tally. Its logs
+// are dropped: a remote stage reports what matters in its Status.
+func start(addr string, tally *guard.Tally) (sys *actor.ActorSystem, rem *remote.Remote, err error) {
 	host, portText, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, nil, invalid("address %q is not host:port: %v", addr, err)
@@ -98,7 +132,9 @@ func start(addr string) (sys *actor.ActorSystem, rem *remote.Remote, err error) 
 	sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}), actor.WithDeadLetterThrottleInterval(time.Millisecond))
+	g := guard.New(wirePackage, func(why string) { tally.Add("", why) })
 	cfg := remote.Configure(host, port,
+		remote.WithServerOptions(g.ServerOptions()...),
 		remote.WithEndpointWriterQueueSize(writerQueue),
 		remote.WithEndpointManagerQueueSize(writerQueue))
 	// A peer that cannot be reached is given up after one try, not five
@@ -112,8 +148,13 @@ func start(addr string) (sys *actor.ActorSystem, rem *remote.Remote, err error) 
 		}
 	}()
 	rem.Start()
+	g.SetSelf(sys.Address())
 	return sys, rem, nil
 }
+
+// wirePackage is the protobuf package of the messages masters and workers
+// exchange: the only ones, with those watching needs, that a node takes.
+var wirePackage = string((&wire.Register{}).ProtoReflect().Descriptor().ParentFile().Package())
 
 // writerQueue bounds the messages waiting for one peer's connection;
 // protoactor's default of a million slots costs about 16 MB a peer.

@@ -19,13 +19,19 @@ func (b *book[I, O]) collect(r returned[O]) {
 }
 
 // outcome takes one result from worker from (w, if registered). The first
-// success for an item is its result, wherever the item is; a failure counts
-// only for the attempt the item is leased under, to the worker that sent
-// it. Anything else is a duplicate, dropped.
+// success for an item is its result, wherever the item is, if it comes from
+// the worker its last attempt was leased to, or the one before (a late
+// result); from any other worker it is refused. A failure counts only for
+// the attempt the item is leased under, to the worker that sent it.
+// Anything else is a duplicate, dropped.
 func (b *book[I, O]) outcome(from workerID, w *member, o outcome[O]) {
 	e := b.entry(o.Item)
 	if e == nil || e.phase >= phaseHeld {
 		b.duplicates++
+		return
+	}
+	if o.Err == nil && (e.attempt == 0 || (from != e.worker && (e.attempt == 1 || from != e.prev))) {
+		b.refused++
 		return
 	}
 	if o.Err == nil {

@@ -76,6 +76,7 @@ type simItem struct {
 	tag        string
 	phase      int
 	holder     workerID
+	prev       workerID  // the holder of the attempt before the last
 	attempt    int       // the last attempt dispatched
 	dispatchAt time.Time // of the last attempt
 	order      int       // the dispatch number of the last attempt, for lease order
@@ -143,8 +144,8 @@ type msim struct {
 	last       agent.Msg
 	dispatches int
 
-	requeued, retried, duplicates, failedN, dispatched int
-	deadN                                              int // the dead letters seen
+	requeued, retried, duplicates, refused, failedN, dispatched int
+	deadN                                                       int // the dead letters seen
 }
 
 // simTimer is a timer the runtime holds for the master.
@@ -596,7 +597,7 @@ func (m *msim) expect(msg agent.Msg) {
 			w.suspect = false
 		}
 		for _, o := range msg.Value.Results {
-			m.outcome(w, o)
+			m.outcome(msg.Value.Worker, w, o)
 		}
 		if w != nil && w.registered && msg.Value.Asked > 0 {
 			w.credit += msg.Value.Asked
@@ -623,11 +624,17 @@ func (m *msim) expect(msg agent.Msg) {
 	}
 }
 
-// outcome is the model's rule for one result from w (nil if never known).
-func (m *msim) outcome(w *simWorker, o outcome[int]) {
+// outcome is the model's rule for one result from worker from (w, nil if
+// never known): a success counts only from the worker of the item's last
+// attempt or the one before.
+func (m *msim) outcome(from workerID, w *simWorker, o outcome[int]) {
 	it := m.item(o.Item)
 	if it == nil || it.phase >= simHeld {
 		m.duplicates++
+		return
+	}
+	if o.Err == nil && (it.attempt == 0 || (from != it.holder && (it.attempt == 1 || from != it.prev))) {
+		m.refused++
 		return
 	}
 	if o.Err == nil {
@@ -868,6 +875,7 @@ func (m *msim) dispatch(d dispatch[int]) {
 		}
 		m.leaveLine(it)
 		m.dispatches++
+		it.prev = it.holder
 		it.phase, it.holder, it.attempt, it.dispatchAt, it.order = simLeased, w.id, task.Attempt, m.now, m.dispatches
 		w.credit--
 		w.holding = append(w.holding, holdup{seq: it.seq, attempt: task.Attempt})
@@ -976,7 +984,7 @@ func (m *msim) invariants() {
 	st := m.s.status()
 	want := Status{
 		Load:     agent.Load{Failed: m.failedN, Demand: m.demand},
-		Requeued: m.requeued, Retried: m.retried, Duplicates: m.duplicates,
+		Requeued: m.requeued, Retried: m.retried, Duplicates: m.duplicates, Refused: m.refused,
 		Accepted: len(m.items), Emitted: m.emittedN, Closed: m.closed,
 	}
 	slots := 0
@@ -1088,7 +1096,7 @@ func (m *msim) fail(format string, args ...any) {
 // run on every message.
 func sameStatus(a, b Status) bool {
 	return a.Load == b.Load && a.Waiting == b.Waiting && a.Held == b.Held && a.Requeued == b.Requeued &&
-		a.Retried == b.Retried && a.Duplicates == b.Duplicates && a.Accepted == b.Accepted &&
+		a.Retried == b.Retried && a.Duplicates == b.Duplicates && a.Refused == b.Refused && a.Accepted == b.Accepted &&
 		a.Emitted == b.Emitted && a.Closed == b.Closed && maps.Equal(a.Tags, b.Tags) && (a.Tags == nil) == (b.Tags == nil) &&
 		slices.EqualFunc(a.Workers, b.Workers, func(v, w WorkerStatus) bool {
 			return v.ID == w.ID && v.Addr == w.Addr && slices.Equal(v.Tags, w.Tags) && v.Slots == w.Slots && v.Free == w.Free &&

@@ -49,9 +49,9 @@ type book[I, O any] struct {
 	leases  deque[leaseEnd]
 	timers  [2]pending // by timer tag - 1
 
-	done, failed, requeued, retried, duplicates int
-	firstErr                                    error
-	closed, finished                            bool
+	done, failed, requeued, retried, duplicates, refused int
+	firstErr                                             error
+	closed, finished                                     bool
 }
 
 // phase is where an accepted item is.
@@ -69,7 +69,8 @@ type entry[I, O any] struct {
 	value    I // until its result is known
 	result   O
 	err      error
-	worker   workerID // the worker it is leased to, while leased
+	worker   workerID // the worker it is leased to, while leased, or was last
+	prev     workerID // the worker its attempt before the last was leased to
 	attempt  int      // the last attempt handed out: the task's Attempt
 	failures int      // failed attempts: an expired lease, a lost worker, an error
 	tag      int      // index in lines
@@ -167,6 +168,7 @@ func (b *book[I, O]) status() Status {
 		Requeued:   b.requeued,
 		Retried:    b.retried,
 		Duplicates: b.duplicates,
+		Refused:    b.refused,
 		Accepted:   int(b.accepted),
 		Emitted:    b.emitted,
 		Closed:     b.closed,

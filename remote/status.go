@@ -35,6 +35,13 @@ type Status struct {
 	Requeued   int
 	Retried    int
 	Duplicates int
+	// Refused counts what peers sent that the stage refused: malformed
+	// messages, messages not from the worker they name, Registers past
+	// Config.MaxSlots, system messages such as a PoisonPill, and results
+	// from a worker the item was not handed to. Refusals by the node (the
+	// first kinds) count in every stage on it. Refusals are counted here,
+	// and logged at warn level, at most once a second.
+	Refused int
 	// Accepted counts the items taken in, Emitted the results passed on.
 	Accepted int
 	Emitted  int

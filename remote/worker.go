@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"runtime"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/evolvekit/evolve/internal/safe"
+	"github.com/evolvekit/evolve/remote/internal/guard"
 	"github.com/evolvekit/evolve/remote/internal/wire"
 )
 
@@ -110,7 +112,11 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 	}
 	conn.Close()
 
-	sys, rem, err := start(cfg.Listen)
+	tally := guard.NewTally(refusalEvery, func(counts map[string]int, last string) {
+		slog.Warn("remote: the worker refused messages from peers", "refused", counts[""], "last", last)
+	})
+	defer tally.Stop()
+	sys, rem, err := start(cfg.Listen, tally)
 	if err != nil {
 		return err
 	}
@@ -283,7 +289,7 @@ func (w *worker[I, O]) welcome(ctx actor.Context, m *wire.Welcome) {
 		return
 	}
 	w.joined, w.id = true, m.Worker
-	ctx.Send(w.master, &wire.Ask{Worker: w.id, N: uint32(w.cfg.Slots)})
+	ctx.Request(w.master, &wire.Ask{Worker: w.id, N: uint32(w.cfg.Slots)})
 	w.ready <- nil
 }
 
@@ -411,7 +417,7 @@ func (w *worker[I, O]) send(ctx actor.Context) {
 			msg.Errors = append(msg.Errors, o.err)
 		}
 	}
-	ctx.Send(w.master, msg)
+	ctx.Request(w.master, msg) // with its sender, which the master checks
 }
 
 // leave sends the results that have ended, hands back what the worker still
