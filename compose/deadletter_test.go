@@ -31,7 +31,7 @@ func TestEveryItemEndsOnceAsAValueOrADeadLetter(t *testing.T) {
 			return v, nil
 		})
 	require.NoError(t, err)
-	batches, err := buffer.Stage(buffer.Config[int]{Size: 50}, func(context.Context, []int) error { return nil })
+	batches, err := buffer.Stage(buffer.Config[int]{Size: 50}, nil)
 	require.NoError(t, err)
 
 	var mu sync.Mutex
