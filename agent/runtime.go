@@ -57,7 +57,8 @@ func WithLogger(l zerolog.Logger) Option {
 //     (rate agents);
 //   - histograms evolve.work.duration, of each piece of work, and
 //     evolve.queue.wait, of each item's wait in the input queue, in
-//     seconds.
+//     seconds, with buckets of 1, 2 and 5 times each power of ten from
+//     10 µs to 10 s, then 20 s and 60 s (mp's views may set others).
 //
 // Nothing polls the agents: each publishes its status as it goes, once per
 // batch of messages it takes in, and the instruments read what was

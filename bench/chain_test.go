@@ -61,7 +61,7 @@ func chainEvolveOn(b *testing.B, opts ...agent.Option) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	batches, err := buffer.Stage(buffer.Config[int]{Size: chainBatch}, func(context.Context, []int) error { return nil })
+	batches, err := buffer.Stage(buffer.Config[int]{Size: chainBatch}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

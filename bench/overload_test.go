@@ -105,7 +105,7 @@ func overloadEvolve(ctx context.Context, sink func([]request)) error {
 	if err != nil {
 		return err
 	}
-	batches, err := buffer.Stage(buffer.Config[request]{Size: chainBatch}, func(context.Context, []request) error { return nil })
+	batches, err := buffer.Stage(buffer.Config[request]{Size: chainBatch}, nil)
 	if err != nil {
 		return err
 	}

@@ -13,20 +13,21 @@ import (
 // becomes an *agent.PanicError), marks the batch failed: it is not emitted,
 // and the first such error is what Wait returns. Flush must not modify
 // batch, or keep it after returning: the same slice is emitted afterwards.
+// A nil Flush writes nothing: each batch is passed on as it is cut, for a
+// chain that only wants batches.
 type Flush[T any] func(ctx context.Context, batch []T) error
 
 // New starts a buffer agent on rt that batches items as cfg says, flushes
-// each batch with flush, and hands each flushed batch to sink on the agent's
-// own goroutine (a nil sink discards them). Its Status is a [Status]; with
+// each batch with flush (a nil flush writes nothing), and hands each flushed
+// batch to sink on the agent's own goroutine (a nil sink discards them). Its Status is a [Status]; with
 // [Config.MaxWeight] set, its Post and TryPost weigh each item and refuse a
 // negative weight with an [ErrWeight]. It returns an [ErrConfig] naming the
-// field at fault when cfg is not valid or flush or rt is nil, and
-// agent.ErrClosed once rt has shut down.
+// field at fault when cfg is not valid or rt is nil, and agent.ErrClosed once rt has shut down.
 func New[T any](rt *agent.Runtime, cfg Config[T], flush Flush[T], sink func([]T)) (agent.Handle[T, Status], error) {
 	if rt == nil {
 		return nil, invalid("runtime must not be nil")
 	}
-	cfg, err := check(cfg, flush)
+	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -46,13 +47,14 @@ func New[T any](rt *agent.Runtime, cfg Config[T], flush Flush[T], sink func([]T)
 
 // Stage returns a buffer agent as one stage of a chain (see package compose):
 // it batches the items passed to it as cfg says, flushes each batch with
-// flush, one at a time, and passes each flushed batch on. A batch whose flush
+// flush, one at a time, and passes each flushed batch on; with a nil flush
+// it passes each batch on as it is cut. A batch whose flush
 // fails is not passed on; the first failure is the stage's error. An item
 // [Config.Weight] refuses is dropped, counted, and reported by the chain's
 // Wait. It returns an [ErrConfig] naming the field at fault when cfg is not
-// valid or flush is nil.
+// valid.
 func Stage[T any](cfg Config[T], flush Flush[T]) (agent.Stage[T, []T], error) {
-	cfg, err := check(cfg, flush)
+	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return agent.Stage[T, []T]{}, err
 	}
@@ -63,17 +65,14 @@ func Stage[T any](cfg Config[T], flush Flush[T]) (agent.Stage[T, []T], error) {
 	return core.Wrap(core.MapIn(core.NewStage[Item[T], Status](spec(cfg, flush)), weigh)), nil
 }
 
-// check checks cfg and flush, and fills in cfg's defaults.
-func check[T any](cfg Config[T], flush Flush[T]) (Config[T], error) {
-	if flush == nil {
-		return cfg, invalid("flush must not be nil")
-	}
-	return cfg.withDefaults()
-}
-
 // spec describes the agent cfg (with its defaults filled in) and flush
-// make.
+// make. A nil flush still runs as work that does nothing, so that a batch
+// is passed on in the same order, and under the same bounds, as a written
+// one.
 func spec[T any](cfg Config[T], flush Flush[T]) core.Spec[State[T], []T, struct{}, []T] {
+	if flush == nil {
+		flush = func(context.Context, []T) error { return nil }
+	}
 	s, _ := NewState(cfg)
 	return core.Spec[State[T], []T, struct{}, []T]{
 		Name:   cfg.Name,

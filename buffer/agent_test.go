@@ -59,8 +59,6 @@ func lens(bs [][]int) []int {
 	return n
 }
 
-func noFlush(context.Context, []int) error { return nil }
-
 func postAll(t *testing.T, a agent.Handle[int, buffer.Status], from, to int) {
 	t.Helper()
 	for i := from; i <= to; i++ {
@@ -71,7 +69,7 @@ func postAll(t *testing.T, a agent.Handle[int, buffer.Status], from, to int) {
 func TestBatchesBySizeAndTheRestOnClose(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		var out sink
-		a, err := buffer.New(rt, buffer.Config[int]{Size: 10}, noFlush, out.put)
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 10}, nil, out.put)
 		require.NoError(t, err)
 		postAll(t, a, 1, 25)
 		synctest.Wait()
@@ -87,7 +85,7 @@ func TestBatchesBySizeAndTheRestOnClose(t *testing.T) {
 func TestMaxWaitFlushesAPartialBatchAfterExactlyMaxWait(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		var out sink
-		a, err := buffer.New(rt, buffer.Config[int]{Size: 10, MaxWait: time.Second}, noFlush, out.put)
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 10, MaxWait: time.Second}, nil, out.put)
 		require.NoError(t, err)
 		t0 := time.Now()
 		postAll(t, a, 1, 3)
@@ -187,7 +185,7 @@ func TestPanickingFlushIsReportedByWaitAndLaterBatchesFlush(t *testing.T) {
 
 func TestPostAfterCloseIsRefused(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
-		a, err := buffer.New(rt, buffer.Config[int]{Size: 2}, noFlush, nil)
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 2}, nil, nil)
 		require.NoError(t, err)
 		postAll(t, a, 1, 1)
 		a.Close()
@@ -235,7 +233,7 @@ func TestLogStatusWritesTheStatusFields(t *testing.T) {
 		var logs bytes.Buffer
 		rt := agent.NewRuntime(agent.WithLogger(zerolog.New(&logs)))
 		defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
-		a, err := buffer.New(rt, buffer.Config[int]{Size: 3, MaxWait: time.Minute, Name: "orders"}, noFlush, nil)
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 3, MaxWait: time.Minute, Name: "orders"}, nil, nil)
 		require.NoError(t, err)
 		postAll(t, a, 1, 4)
 		synctest.Wait()
@@ -263,19 +261,31 @@ func TestStatusLogsTheFirstError(t *testing.T) {
 	assert.NotContains(t, logs.String(), `"oldest"`)
 }
 
+func TestANilFlushPassesEachBatchOnAsItIsCut(t *testing.T) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		var out sink
+		a, err := buffer.New(rt, buffer.Config[int]{Size: 2}, nil, out.put)
+		require.NoError(t, err)
+		postAll(t, a, 1, 5)
+		a.Close()
+		require.NoError(t, a.Wait(context.Background()))
+		assert.Equal(t, [][]int{{1, 2}, {3, 4}, {5}}, out.got())
+		st, err := a.Status(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 3, st.Flushed)
+	})
+}
+
 func TestNewRejectsBadArguments(t *testing.T) {
-	_, err := buffer.New(nil, buffer.Config[int]{Size: 1}, noFlush, nil)
+	_, err := buffer.New(nil, buffer.Config[int]{Size: 1}, nil, nil)
 	assert.EqualError(t, err, "buffer: runtime must not be nil")
 	assert.ErrorIs(t, err, buffer.ErrConfig)
 	rt := agent.NewRuntime()
 	defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
-	_, err = buffer.New(rt, buffer.Config[int]{Size: 1}, nil, nil)
-	assert.EqualError(t, err, "buffer: flush must not be nil")
-	assert.ErrorIs(t, err, buffer.ErrConfig)
-	_, err = buffer.New(rt, buffer.Config[int]{Size: 0}, noFlush, nil)
+	_, err = buffer.New(rt, buffer.Config[int]{Size: 0}, nil, nil)
 	assert.EqualError(t, err, "buffer: size must be at least 1, got 0, unless max weight is set")
 	assert.ErrorIs(t, err, buffer.ErrConfig)
 	require.NoError(t, rt.Shutdown(context.Background()))
-	_, err = buffer.New(rt, buffer.Config[int]{Size: 1}, noFlush, nil)
+	_, err = buffer.New(rt, buffer.Config[int]{Size: 1}, nil, nil)
 	assert.ErrorIs(t, err, agent.ErrClosed)
 }

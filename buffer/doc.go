@@ -5,7 +5,7 @@
 // than MaxWeight goes out in a batch of its own, as Akka's
 // groupedWeightedWithin does. Each batch is handed to a user [Flush]
 // function (a bulk insert, a bulk API call), and once that succeeds it is
-// emitted downstream. A flush that fails or panics is counted, its batch is
+// emitted downstream; with a nil Flush each batch is emitted as it is cut. A flush that fails or panics is counted, its batch is
 // not emitted, the first such error is what Wait returns, and the agent goes
 // on with the next batch. Its items go to the dead letters
 // ([Config.DeadLetters], or the chain's), each with the flush's error.

@@ -56,9 +56,8 @@ func Example_weight() {
 		MaxWeight: 10,
 		Weight:    func(s string) int { return len(s) },
 	}
-	send := func(_ context.Context, batch []string) error { return nil }
 	sink := func(batch []string) { fmt.Printf("%q\n", batch) }
-	b, err := buffer.New(rt, cfg, send, sink)
+	b, err := buffer.New(rt, cfg, nil, sink) // no flush: batches go straight to sink
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -235,7 +235,7 @@ func TestNewWithAWeightBatchesByWeight(t *testing.T) {
 		var out sink
 		var weighings atomic.Int32
 		weigh := func(v int) int { weighings.Add(1); return v }
-		a, err := buffer.New(rt, buffer.Config[int]{MaxWeight: 10, Weight: weigh, Name: "bytes"}, noFlush, out.put)
+		a, err := buffer.New(rt, buffer.Config[int]{MaxWeight: 10, Weight: weigh, Name: "bytes"}, nil, out.put)
 		require.NoError(t, err)
 		ctx := context.Background()
 		for _, v := range []int{3, 3, 4, 6, 5, 20, 1} {
@@ -266,7 +266,7 @@ func TestWithoutSizeAFullQueueCutsABatch(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		var out sink
 		one := func(int) int { return 1 }
-		a, err := buffer.New(rt, buffer.Config[int]{MaxWeight: 100, Weight: one, Queue: 4}, noFlush, out.put)
+		a, err := buffer.New(rt, buffer.Config[int]{MaxWeight: 100, Weight: one, Queue: 4}, nil, out.put)
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 		defer cancel()
@@ -333,7 +333,7 @@ func TestAStageWithWeightsRefusesANegativeWeight(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		limit, err := rate.Stage(rate.Config[int]{Rate: 1000, Burst: 10})
 		require.NoError(t, err)
-		batches, err := buffer.Stage(buffer.Config[int]{MaxWeight: 10, Weight: itself, Name: "batches"}, noFlush)
+		batches, err := buffer.Stage(buffer.Config[int]{MaxWeight: 10, Weight: itself, Name: "batches"}, nil)
 		require.NoError(t, err)
 		var out sink
 		c, err := compose.Start(rt, compose.Pipe2(limit, batches), out.put)
@@ -363,7 +363,7 @@ func TestAStageWithWeightsRefusesANegativeWeight(t *testing.T) {
 
 func TestAChainHeadedByAStageWithWeightsRefusesANegativeWeight(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
-		batches, err := buffer.Stage(buffer.Config[int]{MaxWeight: 10, Weight: itself}, noFlush)
+		batches, err := buffer.Stage(buffer.Config[int]{MaxWeight: 10, Weight: itself}, nil)
 		require.NoError(t, err)
 		var out sink
 		c, err := compose.Start(rt, batches, out.put)
@@ -380,18 +380,17 @@ func TestAChainHeadedByAStageWithWeightsRefusesANegativeWeight(t *testing.T) {
 }
 
 func TestStageRejectsBadArguments(t *testing.T) {
-	_, err := buffer.Stage(buffer.Config[int]{MaxWeight: 5}, noFlush)
+	_, err := buffer.Stage(buffer.Config[int]{MaxWeight: 5}, nil)
 	assert.EqualError(t, err, "buffer: max weight 5 needs a weight function")
 	assert.ErrorIs(t, err, buffer.ErrConfig)
-	_, err = buffer.Stage(buffer.Config[int]{MaxWeight: -1, Weight: itself}, noFlush)
+	_, err = buffer.Stage(buffer.Config[int]{MaxWeight: -1, Weight: itself}, nil)
 	assert.EqualError(t, err, "buffer: max weight must not be negative, got -1")
 	assert.ErrorIs(t, err, buffer.ErrConfig)
-	_, err = buffer.Stage(buffer.Config[int]{Weight: itself}, noFlush)
+	_, err = buffer.Stage(buffer.Config[int]{Weight: itself}, nil)
 	assert.EqualError(t, err, "buffer: size must be at least 1, got 0, unless max weight is set")
 	assert.ErrorIs(t, err, buffer.ErrConfig)
 	_, err = buffer.Stage(buffer.Config[int]{Size: 1}, nil)
-	assert.EqualError(t, err, "buffer: flush must not be nil")
-	assert.ErrorIs(t, err, buffer.ErrConfig)
+	assert.NoError(t, err, "a nil flush writes nothing")
 }
 
 func TestNewRejectsABadWeightConfig(t *testing.T) {
@@ -404,11 +403,11 @@ func TestNewRejectsABadWeightConfig(t *testing.T) {
 		{buffer.Config[int]{Size: 2, MaxWeight: -1, Weight: itself}, "buffer: max weight must not be negative, got -1"},
 		{buffer.Config[int]{Weight: itself}, "buffer: size must be at least 1, got 0, unless max weight is set"},
 	} {
-		_, err := buffer.New(rt, c.cfg, noFlush, nil)
+		_, err := buffer.New(rt, c.cfg, nil, nil)
 		assert.EqualError(t, err, c.want)
 		assert.ErrorIs(t, err, buffer.ErrConfig)
 	}
-	_, err := buffer.New(nil, buffer.Config[int]{MaxWeight: 5, Weight: itself}, noFlush, nil)
+	_, err := buffer.New(nil, buffer.Config[int]{MaxWeight: 5, Weight: itself}, nil, nil)
 	assert.EqualError(t, err, "buffer: runtime must not be nil")
 	assert.ErrorIs(t, err, buffer.ErrConfig)
 }

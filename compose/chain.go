@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/evolvekit/evolve/agent"
@@ -132,7 +133,7 @@ func (c *chain[I]) Wait(ctx context.Context) error {
 			return cerr
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", m.Name(), err))
+			errs = append(errs, named(m.Name(), err))
 		}
 	}
 	if err := c.awaitRecording(ctx); err != nil {
@@ -143,6 +144,16 @@ func (c *chain[I]) Wait(ctx context.Context) error {
 		return err
 	}
 	return errors.Join(errs...)
+}
+
+// named prefixes a stage's error with the stage's name, so that the joined
+// error says which stage failed; an error that begins with the name
+// already, as an agent.DeadLettersError does, is not named twice.
+func named(name string, err error) error {
+	if strings.HasPrefix(err.Error(), name+": ") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // Done returns a channel closed once every stage is done (and the chain's

@@ -35,7 +35,7 @@ func stages(t *testing.T, pcfg parallel.Config, bcfg buffer.Config[int]) agent.S
 		return 2 * x, nil
 	})
 	require.NoError(t, err)
-	batches, err := buffer.Stage(bcfg, func(context.Context, []int) error { return nil })
+	batches, err := buffer.Stage(bcfg, nil)
 	require.NoError(t, err)
 	return compose.Pipe3(limit, work, batches)
 }

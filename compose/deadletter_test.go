@@ -31,7 +31,7 @@ func TestEveryItemEndsOnceAsAValueOrADeadLetter(t *testing.T) {
 			return v, nil
 		})
 	require.NoError(t, err)
-	batches, err := buffer.Stage(buffer.Config[int]{Size: 50}, func(context.Context, []int) error { return nil })
+	batches, err := buffer.Stage(buffer.Config[int]{Size: 50}, nil)
 	require.NoError(t, err)
 
 	var mu sync.Mutex
@@ -54,6 +54,10 @@ func TestEveryItemEndsOnceAsAValueOrADeadLetter(t *testing.T) {
 
 	var dl *agent.DeadLettersError
 	require.ErrorAs(t, err, &dl, "Wait says items went to the dead letters")
+	assert.Regexp(t, `^work: \d+ items went to the dead letters; the first \(item (\d+), seq (\d+)\) failed after 2 attempts: \d+ is poison$`, err.Error(),
+		"the chain names the stage once")
+	assert.Equal(t, fmt.Sprintf("%d is poison", dl.First.Item), dl.First.Err.Error())
+	assert.Equal(t, dl.First.Item, int(dl.First.Seq), "the items are 0 to n-1, each at its own seq")
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, len(dead), dl.N)

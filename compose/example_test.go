@@ -32,7 +32,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	lines, err := buffer.Stage(buffer.Config[string]{Size: 3}, func(context.Context, []string) error { return nil })
+	lines, err := buffer.Stage(buffer.Config[string]{Size: 3}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -88,7 +88,7 @@ func TestRandomChainsWithFaultsEndEveryItemOnce(t *testing.T) {
 					chain = compose.Pipe2(chain, s)
 				}
 				batches, err := buffer.Stage(buffer.Config[int]{Size: 1 + r.IntN(20), MaxWait: time.Millisecond},
-					func(context.Context, []int) error { return nil })
+					nil)
 				require.NoError(t, err)
 
 				var mu sync.Mutex

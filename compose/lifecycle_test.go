@@ -80,7 +80,7 @@ func TestFinishedAgentsAndChainsLeaveNothingBehind(t *testing.T) {
 	require.NoError(t, err)
 	work, err := parallel.Stage(parallel.Config{Limit: 2}, double)
 	require.NoError(t, err)
-	lines, err := buffer.Stage(buffer.Config[int]{Size: 2, MaxWait: time.Millisecond}, func(context.Context, []int) error { return nil })
+	lines, err := buffer.Stage(buffer.Config[int]{Size: 2, MaxWait: time.Millisecond}, nil)
 	require.NoError(t, err)
 	oneChain := func() {
 		n := 0

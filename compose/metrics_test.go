@@ -67,7 +67,7 @@ func TestAChainPublishesEveryAgentsStatusAsMetrics(t *testing.T) {
 			return v, nil
 		})
 		require.NoError(t, err)
-		files, err := buffer.Stage(buffer.Config[int]{Name: "files", Size: 5}, func(context.Context, []int) error { return nil })
+		files, err := buffer.Stage(buffer.Config[int]{Name: "files", Size: 5}, nil)
 		require.NoError(t, err)
 		var got [][]int
 		c, err := compose.Start(rt, compose.Pipe3(pace, work, files), func(b []int) { got = append(got, b) })

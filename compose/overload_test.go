@@ -29,7 +29,7 @@ func TestOverloadStaysWithinTheBoundsAndLosesNothing(t *testing.T) {
 			return x*2 + 1, nil
 		})
 		require.NoError(t, err)
-		batches, err := buffer.Stage(buffer.Config[int]{Size: size, Queue: 30}, func(context.Context, []int) error { return nil })
+		batches, err := buffer.Stage(buffer.Config[int]{Size: size, Queue: 30}, nil)
 		require.NoError(t, err)
 		plan := compose.Pipe3(limit, work, batches)
 

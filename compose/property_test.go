@@ -47,7 +47,7 @@ func randomChain(t *testing.T, rt *agent.Runtime, r *rand.Rand, n int) {
 	p2, err := parallel.Stage(parallel.Config{Name: "second", Limit: 1 + r.IntN(8), Queue: 1 + r.IntN(40), Unordered: !ordered}, work)
 	require.NoError(t, err)
 	b, err := buffer.Stage(buffer.Config[int]{Size: size, Queue: size + r.IntN(40), MaxWait: time.Duration(r.IntN(3)) * time.Millisecond},
-		func(context.Context, []int) error { return nil })
+		nil)
 	require.NoError(t, err)
 	plan := compose.Pipe3(limit, p1, b)
 	if r.IntN(2) == 0 {

@@ -79,7 +79,7 @@ func TestWithWorkersRefusesWhatItCannotShare(t *testing.T) {
 	three := compose.Pipe3(s[0], s[1], s[2])
 	r, err := rate.Stage(rate.Config[int]{Rate: 10, Burst: 1})
 	require.NoError(t, err)
-	b, err := buffer.Stage(buffer.Config[int]{Size: 2}, func(context.Context, []int) error { return nil })
+	b, err := buffer.Stage(buffer.Config[int]{Size: 2}, nil)
 	require.NoError(t, err)
 	for _, c := range []struct {
 		stage agent.Stage[int, int]

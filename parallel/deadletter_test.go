@@ -46,7 +46,7 @@ func TestItemsThatFailForGoodGoToTheDeadLetters(t *testing.T) {
 	var dl *agent.DeadLettersError
 	require.ErrorAs(t, err, &dl)
 	assert.Equal(t, 2, dl.N)
-	assert.Regexp(t, `^loader: 2 items went to the dead letters; the first, item [25], after 3 attempts: item [36] is poison$`, err.Error())
+	assert.Regexp(t, `^loader: 2 items went to the dead letters; the first \(item ([36]), seq [25]\) failed after 3 attempts: item ([36]) is poison$`, err.Error())
 	require.Len(t, dead, 2)
 	slices.SortFunc(dead, func(a, b agent.DeadLetter) int { return int(a.Seq) - int(b.Seq) })
 	assert.Equal(t, agent.DeadLetter{Agent: "loader", Seq: 2, Item: 3, Err: dead[0].Err, Attempts: 3}, dead[0])

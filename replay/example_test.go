@@ -26,7 +26,7 @@ func squares() (agent.Stage[int, []int], error) {
 	if err != nil {
 		return agent.Stage[int, []int]{}, err
 	}
-	batch, err := buffer.Stage(buffer.Config[int]{Size: 10}, func(context.Context, []int) error { return nil })
+	batch, err := buffer.Stage(buffer.Config[int]{Size: 10}, nil)
 	if err != nil {
 		return agent.Stage[int, []int]{}, err
 	}

@@ -57,7 +57,7 @@ func flakyChain(t testing.TB) agent.Stage[int, []int] {
 	}
 	double, err := parallel.Stage(parallel.Config{Limit: 4, Retry: parallel.Retry{Attempts: 3, Backoff: time.Millisecond, Seed: 7}}, work)
 	require.NoError(t, err)
-	batches, err := buffer.Stage(buffer.Config[int]{Size: 16, MaxWait: 3 * time.Millisecond}, func(context.Context, []int) error { return nil })
+	batches, err := buffer.Stage(buffer.Config[int]{Size: 16, MaxWait: 3 * time.Millisecond}, nil)
 	require.NoError(t, err)
 	return compose.Pipe3(pace, double, batches)
 }

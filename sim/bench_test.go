@@ -83,7 +83,7 @@ func benchChain(tb testing.TB) sim.Chain[int, []int] {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	batch, err := buffer.Stage(buffer.Config[int]{Size: 100}, func(context.Context, []int) error { return nil })
+	batch, err := buffer.Stage(buffer.Config[int]{Size: 100}, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -108,7 +107,7 @@ func TestSharedWorkersSetTheLimitOfAnAdaptiveStage(t *testing.T) {
 func TestRunRefusesWorkersItCannotShare(t *testing.T) {
 	r, err := rate.Stage(rate.Config[int]{Rate: 100, Burst: 1})
 	require.NoError(t, err)
-	b, err := buffer.Stage(buffer.Config[int]{Size: 10}, func(context.Context, []int) error { return nil })
+	b, err := buffer.Stage(buffer.Config[int]{Size: 10}, nil)
 	require.NoError(t, err)
 	none := compose.Pipe2(r, b)
 	base := sim.Config{Arrivals: sim.Flood{}, Duration: time.Second}

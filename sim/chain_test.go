@@ -28,7 +28,7 @@ func pipeline(t *testing.T, pace rate.Config[int], cfg parallel.Config, work par
 	require.NoError(t, err)
 	p, err := parallel.Stage(cfg, work)
 	require.NoError(t, err)
-	b, err := buffer.Stage(buffer.Config[int]{Size: size}, func(context.Context, []int) error { return nil })
+	b, err := buffer.Stage(buffer.Config[int]{Size: size}, nil)
 	require.NoError(t, err)
 	return compose.Pipe3(r, p, b)
 }
@@ -190,7 +190,7 @@ func TestAChainWithAnAdaptiveStage(t *testing.T) {
 	require.NoError(t, err)
 	a, err := adaptive.Stage(adaptive.Config{Max: 64, Unordered: true, Seed: 4}, identity)
 	require.NoError(t, err)
-	b, err := buffer.Stage(buffer.Config[int]{Size: 100}, func(context.Context, []int) error { return nil })
+	b, err := buffer.Stage(buffer.Config[int]{Size: 100}, nil)
 	require.NoError(t, err)
 	curve := sim.Curve{Base: 10 * time.Millisecond, Knee: 8, Contention: 0.5}
 	limit := func(status any) int {
@@ -230,7 +230,7 @@ func TestAChainCountsWhatItsConversionsRefuse(t *testing.T) {
 			return -1 // refused as the parallel stage passes it on
 		}
 		return 1
-	}}, func(context.Context, []int) error { return nil })
+	}}, nil)
 	require.NoError(t, err)
 	var c collected
 	res, err := sim.Run(sim.Config{Seed: 5, Arrivals: sim.Bursts{Every: 100 * time.Millisecond, Size: 20}, Duration: time.Second, Drain: true},

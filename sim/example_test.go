@@ -56,7 +56,7 @@ func ExampleRun_chain() {
 		fmt.Println(err)
 		return
 	}
-	write, err := buffer.Stage(buffer.Config[int]{Size: 50}, func(context.Context, []int) error { return nil })
+	write, err := buffer.Stage(buffer.Config[int]{Size: 50}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -50,8 +50,8 @@ const usageText = `usage: santa [flags]
 Batches of 0 to -max-batch identical jobs (each factorises a large prime by
 trial division, about -job of work for one core) arrive every -interval:
 more at once than the machine has cores. Three strategies handle the same
-arrivals, one after another, each for -duration (so a bare run takes about
-3 minutes):
+arrivals, one after another, each for -duration and then until its last job
+is done (so a bare run takes about 4 minutes on 2 cores):
 
   naive     a goroutine per job, started as it arrives
   fixed     a parallel agent running at most -limit jobs at once

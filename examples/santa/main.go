@@ -17,8 +17,9 @@
 // from a PCG seeded with -seed, so every strategy sees the same batches at
 // the same instants. The strategies run one after another, each for
 // -duration, so that they do not fight over the cores; then each one's
-// leftover jobs are finished, so none is lost. A bare run takes about three
-// minutes:
+// leftover jobs are finished, so none is lost. A bare run takes three
+// minutes of arrivals and then the leftovers, about four minutes on two
+// cores:
 //
 //	go run ./examples/santa [-duration 60s] [-interval 1s] [-max-batch 60] [-seed 1] [-limit N] [-job 50ms] [-plot FILE.png]
 //

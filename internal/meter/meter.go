@@ -24,6 +24,21 @@ import (
 // Name is the instrumentation scope of the instruments.
 const Name = "github.com/evolvekit/evolve"
 
+// buckets are the upper bounds, in seconds, of the buckets of the
+// histograms of durations: 1, 2 and 5 times each power of ten from 10 µs
+// to 10 s, then 20 s and a minute, so that a quantile is told apart
+// anywhere from a quick in-memory step to a slow remote call. A provider's
+// view may still set others.
+var buckets = []float64{
+	10e-6, 20e-6, 50e-6,
+	100e-6, 200e-6, 500e-6,
+	1e-3, 2e-3, 5e-3,
+	10e-3, 20e-3, 50e-3,
+	100e-3, 200e-3, 500e-3,
+	1, 2, 5,
+	10, 20, 60,
+}
+
 // Meter is the instruments of one runtime, and the agents that publish to
 // them. It is safe for concurrent use.
 type Meter struct {
@@ -54,8 +69,11 @@ func New(mp metric.MeterProvider) (*Meter, error) {
 	m.demand, errs[7] = mt.Int64ObservableGauge("evolve.demand", items, metric.WithDescription("Values the agent may still pass on; not observed while unbounded."))
 	m.limit, errs[8] = mt.Int64ObservableGauge("evolve.limit", metric.WithUnit("{work}"), metric.WithDescription("Work the agent may have in flight at once."))
 	m.tokens, errs[9] = mt.Float64ObservableGauge("evolve.tokens", metric.WithUnit("{token}"), metric.WithDescription("Tokens in a rate agent's bucket."))
-	m.work, errs[10] = mt.Float64Histogram("evolve.work.duration", metric.WithUnit("s"), metric.WithDescription("How long each piece of work took."))
-	m.wait, errs[11] = mt.Float64Histogram("evolve.queue.wait", metric.WithUnit("s"), metric.WithDescription("How long each item waited in the agent's input queue."))
+	seconds := func(description string) []metric.Float64HistogramOption {
+		return []metric.Float64HistogramOption{metric.WithUnit("s"), metric.WithExplicitBucketBoundaries(buckets...), metric.WithDescription(description)}
+	}
+	m.work, errs[10] = mt.Float64Histogram("evolve.work.duration", seconds("How long each piece of work took.")...)
+	m.wait, errs[11] = mt.Float64Histogram("evolve.queue.wait", seconds("How long each item waited in the agent's input queue.")...)
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, err
 	}
