@@ -88,11 +88,11 @@
 // in a child process, as msg/s: what the wire carries at most. Neither runs
 // under -race (protoactor's remote races as it starts and stops).
 //
-// Rate, Overload, Scale and AdaptiveCPU do a fixed amount of work, so each call runs
-// it once, whatever b.N: a run lasts about a second or more, which is the
-// default -benchtime, so the testing package calls them once (with
-// -benchtime 1x too), and their ns/op, B/op and allocs/op are replaced by the
-// run's figures per item.
+// Rate, Overload, Scale and AdaptiveCPU do a fixed amount of work, so each
+// call runs it once, whatever b.N: a run lasts about a second or more (a
+// Scale run about half of one), which is the default -benchtime, so the
+// testing package calls them once (with -benchtime 1x too), and their
+// ns/op, B/op and allocs/op are replaced by the run's figures per item.
 //
 // # Running them
 //
