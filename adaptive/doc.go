@@ -59,15 +59,18 @@
 //
 // A Handle is safe for concurrent use. Work runs concurrently, up to the
 // limit; the sink is called one result at a time, each call over before
-// the next begins, so it needs no locking. A State is a value that Evolve never changes; two States evolved
-// from one share memory, so they must not be evolved on two goroutines at
-// once.
+// the next begins, so it needs no locking. A State is a value that Evolve
+// never changes; two States evolved from one share memory, so they must
+// not be used on two goroutines at once.
 //
 // # Cost
 //
 // Evolve costs what parallel.Evolve does, plus one call of the controller
 // per completion: on a two-core machine, about 1.2 µs per item (one Input
-// and one Done) with a limit of 8 and Hill; see BenchmarkEvolve.
+// and one Done) with a limit of 8 and Hill; see BenchmarkEvolve. As in
+// package parallel, that cost does not grow with the limit or the results
+// held: a new State costs O(1) time per item, and an earlier one stays
+// valid (see parallel.State).
 //
 // # Zero values
 //

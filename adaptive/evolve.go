@@ -35,12 +35,16 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 	case agent.Event[pace.Pass]:
 		return s.account(m.At).pass(m)
 	case agent.Tick:
-		// Only the retry timer of the parallel part ticks: ask it first
-		// whether it takes this one.
-		if _, fx := parallel.Evolve(s.p, m); len(fx) == 1 && fx[0] == agent.Effect(agent.Unhandled{}) {
+		// Only the retry timer of the parallel part ticks: it says whether
+		// it takes this one. account reads the parallel part as it was
+		// before the tick, so it is evolved once, and kept afterwards.
+		p, fx := parallel.Evolve(s.p, m)
+		if len(fx) == 1 && fx[0] == agent.Effect(agent.Unhandled{}) {
 			return s, fx
 		}
-		return s.account(m.At).pass(m)
+		s = s.account(m.At)
+		s.p = p
+		return s, fx
 	case agent.Done[[]parallel.Result[Out]]:
 		f, ok := s.p.Flight(m.ID)
 		if !ok {

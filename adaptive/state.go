@@ -13,12 +13,13 @@ import (
 // its limit, its controller, the random source the controller draws from,
 // and how long the agent has been saturated since the last sample.
 //
-// A State is a value. [Evolve] never changes the State it is given, nor any
-// memory that State can reach: the parallel part is itself such a value,
-// the random source is a PCG copied by value, and controllers are values.
-// So an earlier State can be kept, compared or evolved again. Two States
-// evolved from one share memory, so they must not be evolved on two
-// goroutines at once. The zero State is not usable; build one with
+// A State is a value. [Evolve] never changes what the State it is given
+// holds: the parallel part is itself such a value, the random source is a
+// PCG copied by value, and controllers are values. So an earlier State can
+// be kept, read or evolved again. A new State costs what a new
+// parallel.State does, O(1) time per item whatever the limit, plus the
+// controller's Observe. Two States evolved from one share memory, so they
+// must not be used on two goroutines at once. The zero State is not usable; build one with
 // [NewState].
 type State[In, Out any] struct {
 	p        parallel.State[In, Out]

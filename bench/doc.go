@@ -56,6 +56,17 @@
 // runtime/metrics value /memory/classes/heap/objects:bytes (live and not yet
 // swept objects), sampled every millisecond after a GC.
 //
+// BenchmarkScale/limit={10,100,1000,10000}/{evolve,evolve-unordered,goroutines,conc}:
+// items whose work sleeps 5 to 15 ms (drawn from a seeded generator), as
+// calls over a network do, 40 times the limit of them (-scale-waves), at
+// that limit in flight. evolve is a parallel agent (parallel.New) with that
+// Limit and a Queue of twice it, in input order, or not (evolve-unordered),
+// fed with Post; goroutines starts a goroutine per item behind a semaphore
+// of the limit; conc submits one task per item to
+// pool.New().WithMaxGoroutines(limit). It reports items/s, of-ideal (items/s
+// over limit ÷ mean sleep) and peak-MB, the highest reading of the heap's
+// object bytes plus the goroutine stacks, sampled every millisecond.
+//
 // BenchmarkAdaptiveCPU/{adaptive,fixed-1,fixed-2,fixed-4,fixed-8}: 10,000
 // jobs, each the factorisation by trial division of the prime 200,000,000,041
 // (about 1 ms on the 2-core machine the first figures came from; each run
@@ -77,11 +88,11 @@
 // in a child process, as msg/s: what the wire carries at most. Neither runs
 // under -race (protoactor's remote races as it starts and stops).
 //
-// Rate, Overload and AdaptiveCPU do a fixed amount of work, so each call runs
-// it once, whatever b.N: a run lasts about a second or more, which is the
-// default -benchtime, so the testing package calls them once (with
-// -benchtime 1x too), and their ns/op, B/op and allocs/op are replaced by the
-// run's figures per item.
+// Rate, Overload, Scale and AdaptiveCPU do a fixed amount of work, so each
+// call runs it once, whatever b.N: a run lasts about a second or more (a
+// Scale run about half of one), which is the default -benchtime, so the
+// testing package calls them once (with -benchtime 1x too), and their
+// ns/op, B/op and allocs/op are replaced by the run's figures per item.
 //
 // # Running them
 //

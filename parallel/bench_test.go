@@ -2,6 +2,8 @@ package parallel_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/evolvekit/evolve/agent"
@@ -35,25 +37,53 @@ func BenchmarkAgent(b *testing.B) {
 	}
 }
 
-// BenchmarkEvolve measures the pure part alone: per item, one Input that
-// starts it and one Done that emits it, with Limit items in flight, one
-// item per batch.
+// BenchmarkEvolve measures the pure part alone: per item, one Done that
+// finishes one of the Limit items in flight, picked at random, so results
+// finish out of order as work that waits on I/O does, and one Input that
+// starts the next item, one item per batch. Its cost must not grow with
+// the limit.
 func BenchmarkEvolve(b *testing.B) {
-	for _, limit := range []int{8, 256} {
-		b.Run(map[int]string{8: "limit=8", 256: "limit=256"}[limit], func(b *testing.B) {
-			s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Queue: limit, MaxBatch: 1})
-			if err != nil {
-				b.Fatal(err)
+	for _, unordered := range []bool{false, true} {
+		for _, limit := range []int{10, 100, 1000, 10000} {
+			name := fmt.Sprintf("limit=%d", limit)
+			if unordered {
+				name = "unordered/" + name
 			}
-			s, _ = parallel.Evolve(s, agent.Pull{N: agent.Unbounded})
-			for i := range limit {
-				s, _ = parallel.Evolve(s, agent.Input[int]{Items: []int{i}})
+			b.Run(name, func(b *testing.B) { benchEvolve(b, limit, unordered) })
+		}
+	}
+}
+
+// benchEvolve runs BenchmarkEvolve at one limit.
+func benchEvolve(b *testing.B, limit int, unordered bool) {
+	s, err := parallel.NewState[int, int](parallel.Config{Limit: limit, Queue: limit, MaxBatch: 1, Unordered: unordered})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var flying []uint64
+	started := func(fx []agent.Effect) {
+		for _, e := range fx {
+			if st, ok := e.(agent.Start[[]int]); ok {
+				flying = append(flying, st.ID)
 			}
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				s, _ = parallel.Evolve(s, agent.Done[[]parallel.Result[int]]{ID: uint64(i), Result: []parallel.Result[int]{{Seq: uint64(i), Value: i}}})
-				s, _ = parallel.Evolve(s, agent.Input[int]{Items: []int{i}})
-			}
-		})
+		}
+	}
+	var fx []agent.Effect
+	s, _ = parallel.Evolve(s, agent.Pull{N: agent.Unbounded})
+	for i := range limit {
+		s, fx = parallel.Evolve(s, agent.Input[int]{Items: []int{i}})
+		started(fx)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		j := r.IntN(len(flying))
+		id := flying[j]
+		flying[j] = flying[len(flying)-1]
+		flying = flying[:len(flying)-1]
+		s, fx = parallel.Evolve(s, agent.Done[[]parallel.Result[int]]{ID: id, Result: []parallel.Result[int]{{Seq: id, Value: i}}})
+		started(fx)
+		s, fx = parallel.Evolve(s, agent.Input[int]{Items: []int{i}})
+		started(fx)
 	}
 }

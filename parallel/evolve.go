@@ -15,8 +15,10 @@ import (
 // results it may, starts what the limit and the demand allow, and finishes
 // once input is closed and nothing is left.
 //
-// Evolve is pure and costs time proportional to the batches in flight and
-// the results held, plus the items it starts or emits.
+// Evolve is pure and costs O(1) time per item it takes, starts, finishes
+// or emits, whatever the limit and the results held (see [State]); a
+// failure queued to be tried again costs besides time in proportion to the
+// items already waiting for their retry.
 func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent.Effect) {
 	var at time.Time
 	var fx []agent.Effect
@@ -24,11 +26,11 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 	case agent.Input[In]:
 		s, at = s.accept(m.Items, m.At), m.At
 	case agent.Done[[]Result[Out]]:
-		i, ok := s.flightOf(m.ID)
+		f, ok := s.running.Get(m.ID)
 		if !ok {
 			return s, nil
 		}
-		s, fx = s.complete(m, i)
+		s, fx = s.complete(m, f)
 		at = m.At
 	case agent.Pull:
 		if m.N < 1 {
@@ -72,13 +74,11 @@ func (s State[In, Out]) accept(items []In, at time.Time) State[In, Out] {
 	return s
 }
 
-// complete takes the batch at index i of running, which m reports, out of
-// flight, counts its results and emits them at once if they are next and
+// complete takes the batch f, which m reports, out of flight, counts its results and emits them at once if they are next and
 // demand allows, or else holds them. The first failure cancels the rest
 // when the agent was configured so.
-func (s State[In, Out]) complete(m agent.Done[[]Result[Out]], i int) (State[In, Out], []agent.Effect) {
-	f := s.running.At(i)
-	s.running = s.running.Remove(i)
+func (s State[In, Out]) complete(m agent.Done[[]Result[Out]], f flight[In]) (State[In, Out], []agent.Effect) {
+	_, _, s.running = s.running.Take(f.id)
 	s.assigned -= f.n
 	took := m.Took // the work's own time, when the runtime measured it
 	if took <= 0 {
@@ -92,7 +92,7 @@ func (s State[In, Out]) complete(m agent.Done[[]Result[Out]], i int) (State[In, 
 	fx = deadLetters(fx, rs, f.id, f.items, f.attempt)
 	next := s.unordered && s.held.Len() == 0 || !s.unordered && f.id == s.emitted
 	if !next || s.demand < len(rs) || len(rs) < f.n {
-		s.held = withResults(s.held, rs, !s.unordered)
+		s.held = withResults(s.held, rs, !s.unordered, s.emitted)
 		return s, fx
 	}
 	// The common case: nothing earlier is missing, so the results go out
@@ -102,12 +102,7 @@ func (s State[In, Out]) complete(m agent.Done[[]Result[Out]], i int) (State[In, 
 	if n := min(s.ready(), s.demand); n > 0 {
 		out := make([]Result[Out], len(rs), len(rs)+n)
 		copy(out, rs)
-		for range n {
-			var r Result[Out]
-			r, s.held = s.held.Pop()
-			out = append(out, r)
-		}
-		rs = out
+		rs, s.held = takeHeld(s.held, s.emitted, n, out)
 		s.demand -= n
 		s.emitted += uint64(n)
 	}
@@ -151,7 +146,7 @@ func (s State[In, Out]) emit(fx []agent.Effect) (State[In, Out], []agent.Effect)
 		return s, fx
 	}
 	var out []Result[Out]
-	out, s.held = s.held.Take(n)
+	out, s.held = takeHeld(s.held, s.emitted, n, make([]Result[Out], 0, n))
 	s.demand -= n
 	s.emitted += uint64(n)
 	if fx == nil {
@@ -168,7 +163,10 @@ func (s State[In, Out]) ready() int {
 		return s.held.Len()
 	}
 	n := 0
-	for n < s.held.Len() && s.held.At(n).Seq == s.emitted+uint64(n) {
+	for n < s.held.Len() {
+		if _, ok := s.held.Get(s.emitted + uint64(n)); !ok {
+			break
+		}
 		n++
 	}
 	return n
@@ -197,7 +195,7 @@ func (s State[In, Out]) start(fx []agent.Effect, at time.Time) (State[In, Out], 
 		var items []In
 		var wait time.Duration
 		s, items, wait = s.take(k, at)
-		s.running = s.running.Push(flight[In]{id: id, n: k, at: at, wait: wait, among: s.running.Len() + 1, items: items, attempt: 1})
+		s.running = s.running.Put(id, flight[In]{id: id, n: k, at: at, wait: wait, among: s.running.Len() + 1, items: items, attempt: 1})
 		fx = append(fx, agent.Start[[]In]{ID: id, Work: items})
 		s.assigned += k
 		avail -= k
@@ -215,7 +213,7 @@ func (s State[In, Out]) abandon(fx []agent.Effect, at time.Time) (State[In, Out]
 		r, s.retrying = s.retrying.Pop()
 		s.done++
 		s.failed++
-		s.held = withResults(s.held, []Result[Out]{{Seq: r.seq, Err: s.cancelled}}, !s.unordered)
+		s.held = withResults(s.held, []Result[Out]{{Seq: r.seq, Err: s.cancelled}}, !s.unordered, s.emitted)
 		fx = append(fx, agent.DeadLetter{Seq: r.seq, Item: r.item, Err: s.cancelled, Attempts: r.attempt - 1})
 	}
 	s, fx = s.emit(fx)
@@ -231,7 +229,7 @@ func (s State[In, Out]) abandon(fx []agent.Effect, at time.Time) (State[In, Out]
 		fx = deadLetters(fx, rs, seq, items, 0)
 		s.done += k
 		s.failed += k
-		s.held = withResults(s.held, rs, !s.unordered)
+		s.held = withResults(s.held, rs, !s.unordered, s.emitted)
 		s, fx = s.emit(fx)
 		n += k
 	}

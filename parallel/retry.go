@@ -95,8 +95,7 @@ func (s State[In, Out]) startRetries(fx []agent.Effect, at time.Time) (State[In,
 		s.passes--
 		items := []In{r.item}
 		f := flight[In]{id: r.seq, n: 1, at: at, wait: at.Sub(r.due), among: s.running.Len() + 1, items: items, attempt: r.attempt}
-		i := sort.Search(s.running.Len(), func(j int) bool { return s.running.At(j).id >= r.seq })
-		s.running = s.running.Insert(i, f)
+		s.running = s.running.Put(r.seq, f)
 		s.assigned++
 		fx = append(fx, agent.Start[[]In]{ID: r.seq, Work: items})
 	}

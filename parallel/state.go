@@ -2,7 +2,6 @@ package parallel
 
 import (
 	"math/rand/v2"
-	"sort"
 	"time"
 
 	"github.com/evolvekit/evolve/internal/fifo"
@@ -13,11 +12,14 @@ import (
 // flight, the results waiting to be emitted, the demand it holds, how long
 // its items have taken and its counts.
 //
-// A State is a value. [Evolve] never changes the State it is given, nor any
-// memory that State can reach: it keeps its lists in persistent queues and
-// copies what it changes in them. So an earlier State can be kept, compared
-// or evolved again. Two States evolved from one share memory, so they must
-// not be evolved on two goroutines at once. The zero State is not usable;
+// A State is a value. [Evolve] never changes what the State it is given
+// holds: it keeps its lists in persistent queues and maps (package
+// internal/fifo), so an earlier State can be kept, read or evolved again.
+// A new State costs O(1) time per item started, finished or emitted, and a
+// small allocation or two, whatever the limit and the results held; reading
+// or evolving an earlier State costs, once, time in proportion to the
+// changes made since. Two States evolved from one share memory, so they
+// must not be used on two goroutines at once. The zero State is not usable;
 // build one with [NewState].
 type State[In, Out any] struct {
 	limit     int
@@ -30,9 +32,9 @@ type State[In, Out any] struct {
 	arrivals fifo.Queue[arrival]     // when the waiting items came, oldest first
 	accepted uint64                  // items taken in so far: the next item's Seq
 	started  uint64                  // items started (or failed unstarted) so far
-	running  fifo.Queue[flight[In]]  // the batches in flight, by ID ascending
+	running  fifo.Slots[flight[In]]  // the batches in flight, by ID
 	assigned int                     // the items of the batches in flight
-	held     fifo.Queue[Result[Out]] // finished, not emitted: by Seq in input order, else by finish
+	held     fifo.Slots[Result[Out]] // finished, not emitted: by Seq in input order, else by place in the output
 	emitted  uint64                  // results emitted so far
 	demand   int                     // values downstream will still accept
 
@@ -119,18 +121,11 @@ func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 // Flight reports the batch in flight under the Start ID id, and whether
 // there is one.
 func (s State[In, Out]) Flight(id uint64) (Flight, bool) {
-	i, ok := s.flightOf(id)
+	f, ok := s.running.Get(id)
 	if !ok {
 		return Flight{}, false
 	}
-	f := s.running.At(i)
 	return Flight{Start: f.at, Wait: f.wait, Items: f.n, Among: f.among}, true
-}
-
-// flightOf returns the index in running of the batch with this Start ID.
-func (s State[In, Out]) flightOf(id uint64) (int, bool) {
-	i := sort.Search(s.running.Len(), func(i int) bool { return s.running.At(i).id >= id })
-	return i, i < s.running.Len() && s.running.At(i).id == id
 }
 
 // pcgStream picks the PCG stream of the retry generator from its seed.
@@ -194,12 +189,27 @@ func (s State[In, Out]) take(k int, at time.Time) (State[In, Out], []In, time.Du
 	return s, items, wait
 }
 
-// withResults returns held with rs added: in Seq order when ordered (rs
-// holds consecutive Seqs), else last.
-func withResults[Out any](held fifo.Queue[Result[Out]], rs []Result[Out], ordered bool) fifo.Queue[Result[Out]] {
-	i := held.Len()
-	if ordered && len(rs) > 0 {
-		i = sort.Search(held.Len(), func(j int) bool { return held.At(j).Seq >= rs[0].Seq })
+// withResults returns held with rs added: by Seq when ordered, else at
+// the places in the output that follow the ones held, the first of which
+// is the emitted-th.
+func withResults[Out any](held fifo.Slots[Result[Out]], rs []Result[Out], ordered bool, emitted uint64) fifo.Slots[Result[Out]] {
+	for _, r := range rs {
+		k := r.Seq
+		if !ordered {
+			k = emitted + uint64(held.Len())
+		}
+		held = held.Put(k, r)
 	}
-	return held.Insert(i, rs...)
+	return held
+}
+
+// takeHeld returns the n held results from place from on, which are all
+// there, and held without them.
+func takeHeld[Out any](held fifo.Slots[Result[Out]], from uint64, n int, out []Result[Out]) ([]Result[Out], fifo.Slots[Result[Out]]) {
+	for i := range uint64(n) {
+		var r Result[Out]
+		r, _, held = held.Take(from + i)
+		out = append(out, r)
+	}
+	return out, held
 }

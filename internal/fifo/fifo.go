@@ -1,9 +1,12 @@
-// Package fifo is a first-in, first-out queue that is a value, for agent
-// states that must not change when they are evolved.
+// Package fifo holds containers that are values, for agent states that must
+// not change when they are evolved: [Queue], a first-in, first-out queue,
+// and [Slots], a map from numbered places to values, for what arrives or
+// leaves a queue out of order. A new version of either costs O(1) time
+// (amortized, for a Queue), whatever it holds.
 package fifo
 
 // Queue is a first-in, first-out queue that is a value: Push, Pop, Insert
-// and Remove return a new Queue and leave the one they were called on as it
+// and Take return a new Queue and leave the one they were called on as it
 // was, so a state that holds one stays valid after evolve, and two states
 // evolved from it do not see each other's changes. The zero Queue is empty.
 //
@@ -13,7 +16,8 @@ package fifo
 // most once, costs O(1) amortized time and no allocation per value. Popped
 // values stay in the array, out of reach of the version that popped them,
 // until a push finds that most of the array has been popped and copies what
-// is left. Insert and Remove away from the ends copy the whole queue.
+// is left. Insert away from the end copies the whole queue: for values that
+// arrive out of order, use Slots.
 //
 // Because they share the array, two versions of one queue must not be pushed
 // on from two goroutines at once. An agent's state is evolved on one
@@ -105,21 +109,6 @@ func (q Queue[T]) Take(k int) ([]T, Queue[T]) {
 	q.head += k
 	q.n -= k
 	return out, q
-}
-
-// Remove returns q without its i-th value. Removing the oldest value is Pop.
-func (q Queue[T]) Remove(i int) Queue[T] {
-	if i == 0 {
-		_, q = q.Pop()
-		return q
-	}
-	if i < 0 || i >= q.n {
-		panic("fifo: index out of range")
-	}
-	out := make([]T, 0, max(2*q.n, 8))
-	out = append(out, q.s.items[q.head:q.head+i]...)
-	out = append(out, q.s.items[q.head+i+1:q.head+q.n]...)
-	return Queue[T]{s: &store[T]{items: out}, n: q.n - 1}
 }
 
 // copied returns q on a new array of its own, with room for extra more

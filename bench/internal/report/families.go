@@ -92,6 +92,28 @@ var families = []family{
 		},
 	},
 	{
+		name: "Scale",
+		about: "Items whose work sleeps 5 to 15 ms (seeded), 40 times the limit of them, at a limit of\n" +
+			"10, 100, 1,000 and 10,000 in flight. evolve: a parallel agent with that Limit and a Queue\n" +
+			"of twice it, in input order, and evolve-unordered; goroutines: a goroutine per item\n" +
+			"behind a semaphore of the limit; conc: pool.New().WithMaxGoroutines(limit). of-ideal is\n" +
+			"items/s over limit ÷ mean sleep; peak-MB the highest reading of the heap's object bytes\n" +
+			"plus the goroutine stacks, sampled every millisecond.",
+		ratio: &ratio{
+			header: "items/s ÷ goroutines items/s",
+			about:  "The target for evolve is at least 0.9× goroutines and a semaphore at every limit.",
+			cell: func(m Medians, v string) string {
+				limit, _, _ := strings.Cut(v, "/")
+				g, ok1 := m.Get("Scale/"+limit+"/goroutines", "items/s")
+				x, ok2 := m.Get("Scale/"+v, "items/s")
+				if !ok1 || !ok2 || g == 0 {
+					return ""
+				}
+				return Ratio(x / g)
+			},
+		},
+	},
+	{
 		name: "AdaptiveCPU",
 		about: "10,000 CPU-bound jobs (trial division of a prime near 2×10¹¹; ms/job is one job alone)\n" +
 			"posted as fast as they are taken, far faster than they are served. adaptive: an adaptive\n" +

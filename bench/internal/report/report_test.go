@@ -317,3 +317,23 @@ PASS
 		t.Errorf("AdaptiveRatio = %v, %q, %v; want %v, the medians' ratio", r, best, ok, 2100.0/2050)
 	}
 }
+
+func TestRenderComparesEachScaleVariantWithGoroutinesAtItsLimit(t *testing.T) {
+	out, err := report.Parse(strings.NewReader(`BenchmarkScale/limit=10/evolve-2 	       1	   1000 ns/op	       900.0 items/s	 4.0 peak-MB
+BenchmarkScale/limit=10/goroutines-2 	       1	   1000 ns/op	      1000 items/s	 1.0 peak-MB
+BenchmarkScale/limit=1000/evolve-2 	       1	   1000 ns/op	     45000 items/s	 30 peak-MB
+BenchmarkScale/limit=1000/goroutines-2 	       1	   1000 ns/op	     90000 items/s	 6.0 peak-MB
+`), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := report.Render(&buf, report.Report{Medians: report.Summarize(out.Results)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Scale", "| limit=10/evolve | 1000 | 900 | 4.00 | 0.90× |", "| limit=1000/evolve | 1000 | 45,000 | 30.0 | 0.50× |"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
