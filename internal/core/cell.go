@@ -206,13 +206,7 @@ func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) {
 	if c.over {
 		return
 	}
-	var broke error
-	defer func() {
-		if broke != nil {
-			c.fail(broke)
-		}
-	}()
-	defer safe.Recover(&broke)
+	defer c.caught()
 	var effects []agent.Effect
 	if c.ports.tape != nil {
 		c.ports.tape.Before(m)
@@ -226,6 +220,14 @@ func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) {
 			return
 		}
 		c.perform(e, m)
+	}
+}
+
+// caught, deferred by step, breaks the agent when its evolve or the
+// runtime panicked.
+func (c *cell[S, I, W, R, O, V]) caught() {
+	if p := recover(); p != nil {
+		c.fail(safe.Panic(p))
 	}
 }
 

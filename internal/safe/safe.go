@@ -23,8 +23,15 @@ import (
 // alone.
 func Recover(err *error) {
 	if p := recover(); p != nil {
-		*err = &agent.PanicError{Value: p, Stack: debug.Stack()}
+		*err = Panic(p)
 	}
+}
+
+// Panic returns the *agent.PanicError of p, a value recover returned, with
+// the stack of the goroutine that panicked: for a deferred method that
+// recovers itself, where Recover's error pointer does not fit.
+func Panic(p any) error {
+	return &agent.PanicError{Value: p, Stack: debug.Stack()}
 }
 
 // Do calls f and returns the *agent.PanicError its panic became, or nil.
