@@ -1,11 +1,10 @@
 package remote
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"maps"
-	"net"
-	"strconv"
 	"sync"
 	"time"
 
@@ -13,6 +12,8 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/evolvekit/evolve/remote/internal/guard"
 	"github.com/evolvekit/evolve/remote/internal/wire"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 )
 
 // Node is the place on the network where the masters of remote stages
@@ -35,10 +36,22 @@ type Node struct {
 // reports. Workers give that address to [Work]. Bind to a concrete host
 // (not "0.0.0.0" or ""), because the node tells its workers that address to
 // answer to.
-func Listen(addr string) (*Node, error) {
+//
+// A node off the loopback needs [WithTLS], so that only workers with a
+// certificate it trusts reach it, or, on a network trusted as a whole,
+// [AllowInsecure]; without either, Listen returns an [ErrConfig].
+func Listen(addr string, opts ...ListenOption) (*Node, error) {
+	var sec security
+	for _, o := range opts {
+		o(&sec)
+	}
+	creds, err := sec.credentials(addr)
+	if err != nil {
+		return nil, err
+	}
 	n := &Node{stages: make(map[string]func(int))}
 	n.tally = guard.NewTally(refusalEvery, n.report)
-	sys, rem, err := start(addr, n.tally)
+	sys, rem, err := start(addr, n.tally, creds)
 	if err != nil {
 		n.tally.Stop()
 		return nil, err
@@ -112,19 +125,13 @@ func (n *Node) free(name string) {
 }
 
 // start makes an actor system with remoting listening at addr, whose
-// guard refuses what peers must not send and counts it in tally. Its logs
-// are dropped: a remote stage reports what matters in its Status.
-func start(addr string, tally *guard.Tally) (sys *actor.ActorSystem, rem *remote.Remote, err error) {
-	host, portText, err := net.SplitHostPort(addr)
+// guard refuses what peers must not send and counts it in tally, and
+// whose connections, both ways, are TLS with creds unless it is nil. Its
+// logs are dropped: a remote stage reports what matters in its Status.
+func start(addr string, tally *guard.Tally, creds *tls.Config) (sys *actor.ActorSystem, rem *remote.Remote, err error) {
+	host, port, err := splitAddr(addr)
 	if err != nil {
-		return nil, nil, invalid("address %q is not host:port: %v", addr, err)
-	}
-	port, err := strconv.Atoi(portText)
-	if err != nil || port < 0 || port > 65535 {
-		return nil, nil, invalid("address %q has no valid port", addr)
-	}
-	if host == "" || net.ParseIP(host).IsUnspecified() {
-		return nil, nil, invalid("address %q must name a host to answer at, such as 127.0.0.1", addr)
+		return nil, nil, err
 	}
 	// Messages to an actor that has gone (a late result to a stopped
 	// master, say) are dead letters. protoactor counts them over an
@@ -133,10 +140,7 @@ func start(addr string, tally *guard.Tally) (sys *actor.ActorSystem, rem *remote
 		return slog.New(slog.DiscardHandler)
 	}), actor.WithDeadLetterThrottleInterval(time.Millisecond))
 	g := guard.New(wirePackage, func(why string) { tally.Add("", why) })
-	cfg := remote.Configure(host, port,
-		remote.WithServerOptions(g.ServerOptions()...),
-		remote.WithEndpointWriterQueueSize(writerQueue),
-		remote.WithEndpointManagerQueueSize(writerQueue))
+	cfg := remote.Configure(host, port, transport(g, creds)...)
 	// A peer that cannot be reached is given up after one try, not five
 	// tries two seconds apart: a dead worker is requeued by its lease or
 	// its Terminated, not by waiting.
@@ -149,7 +153,30 @@ func start(addr string, tally *guard.Tally) (sys *actor.ActorSystem, rem *remote
 	}()
 	rem.Start()
 	g.SetSelf(sys.Address())
+	if creds != nil {
+		if err := checkName(creds, sys.Address()); err != nil {
+			stop(sys, rem)
+			return nil, nil, err
+		}
+	}
 	return sys, rem, nil
+}
+
+// transport returns the settings of a node's gRPC server and of its
+// connections to peers: the guard's interceptors, bounded queues, and
+// mutual TLS both ways with creds (protoactor's default dial options,
+// which WithDialOptions replaces, are plaintext).
+func transport(g *guard.Guard, creds *tls.Config) []remote.ConfigOption {
+	server := g.ServerOptions()
+	opts := []remote.ConfigOption{
+		remote.WithEndpointWriterQueueSize(writerQueue),
+		remote.WithEndpointManagerQueueSize(writerQueue),
+	}
+	if creds != nil {
+		server = append(server, grpc.Creds(credentials.NewTLS(creds)))
+		opts = append(opts, remote.WithDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(creds))))
+	}
+	return append(opts, remote.WithServerOptions(server...))
 }
 
 // wirePackage is the protobuf package of the messages masters and workers

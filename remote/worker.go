@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -40,6 +39,13 @@ type WorkerConfig struct {
 	// registered before Work fails with ErrUnreachable. Default
 	// DefaultConnect.
 	Connect time.Duration
+	// TLS makes the worker talk to its master over mutual TLS, as the
+	// master's node does with WithTLS: see [TLS]. Its certificate must
+	// name the host of Listen, where the master dials it.
+	TLS TLS
+	// AllowInsecure lets the worker reach a master, or listen, off the
+	// loopback without TLS, as the option of the same name lets a node.
+	AllowInsecure bool
 }
 
 // DefaultConnect is WorkerConfig.Connect's default.
@@ -103,20 +109,19 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		return invalid("work must not be nil")
 	}
 	cfg = cfg.withDefaults()
-	// Dial once first, so a master nobody listens for is reported at once,
-	// not after protoactor's retries.
-	dialer := net.Dialer{Timeout: cfg.Connect}
-	conn, err := dialer.DialContext(ctx, "tcp", cfg.Master)
+	creds, err := security{tls: cfg.TLS, insecure: cfg.AllowInsecure}.credentials(cfg.Listen, cfg.Master)
 	if err != nil {
-		return fmt.Errorf("%w at %s: %v", ErrUnreachable, cfg.Master, err)
+		return err
 	}
-	conn.Close()
+	if err := reach(ctx, cfg.Master, cfg.Connect, creds); err != nil {
+		return err
+	}
 
 	tally := guard.NewTally(refusalEvery, func(counts map[string]int, last string) {
 		slog.Warn("remote: the worker refused messages from peers", "refused", counts[""], "last", last)
 	})
 	defer tally.Stop()
-	sys, rem, err := start(cfg.Listen, tally)
+	sys, rem, err := start(cfg.Listen, tally, creds)
 	if err != nil {
 		return err
 	}
