@@ -40,14 +40,54 @@
 //
 // # Peers
 //
-// Whatever a peer sends a node cannot crash it, stop its actors, or change
-// what is emitted: the node refuses calls and messages protoactor would
-// panic on, system messages such as a PoisonPill or Stop, messages of other
-// types than its own, and senders other than the node the connection said
-// it is; the master counts a worker's message only from the worker it
-// names, a result only from a worker the item was handed to (its last
-// attempt or the one before), and refuses a Register past
-// [Config.MaxSlots]. Refusals are counted in [Status].Refused and logged.
+// With [TLS] (the option [WithTLS] of [Listen], and [WorkerConfig].TLS),
+// every connection between master and workers is mutual TLS: protoactor
+// opens one from the master to each worker and one from each worker to
+// the master, so every node is a TLS server and a client with one
+// certificate, and trusts only the authority the user gives. A peer
+// without a certificate that authority signed is refused by the TLS
+// handshake, before anything it sends is read (it is not counted in
+// [Status].Refused); a worker that the master refuses, or that does not
+// trust the master's certificate, gets an error wrapping [ErrUnreachable]
+// that says which. A node dialed at an address must present a
+// certificate that names its host: workers dial the master at
+// [WorkerConfig].Master, and the master dials each worker at the IP and
+// port its node listens at ([WorkerConfig].Listen, its name resolved), so
+// each certificate carries the IP its node listens at as an IP SAN, or
+// every node's carries the one DNS name given as [TLS].ServerName. Each
+// certificate must allow both server and client authentication. Without
+// TLS, a node may listen, and a worker dial its master, only on the
+// loopback, unless [AllowInsecure] (or [WorkerConfig].AllowInsecure) says
+// that the network is trusted as a whole.
+//
+// With openssl, an authority, then a certificate for each node with the
+// IP it listens at:
+//
+//	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 365 \
+//	  -subj /CN=evolve-ca -keyout ca-key.pem -out ca.pem
+//	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=master \
+//	  -keyout master-key.pem -out master.csr
+//	printf 'subjectAltName=IP:10.0.0.5\nextendedKeyUsage=serverAuth,clientAuth\n' > master.ext
+//	openssl x509 -req -in master.csr -CA ca.pem -CAkey ca-key.pem -days 365 \
+//	  -extfile master.ext -out master.pem
+//
+// and alike for each worker. Go's crypto/x509 does the same
+// (x509.CreateCertificate, with IPAddresses and ExtKeyUsage set).
+//
+// Authentication says who may connect, not what it may do: a peer with a
+// certificate from the authority may register as a worker, is handed
+// items (and sees them), and may return wrong results for them; the node
+// address its connection says is its own is not tied to its certificate.
+// Revoking one means a new authority, or a [TLS].Config that checks more.
+// What follows holds for authenticated peers too. Whatever a peer sends a node
+// cannot crash it, stop its actors, or change what is emitted: the node
+// refuses calls and messages protoactor would panic on, system messages
+// such as a PoisonPill or Stop, messages of other types than its own, and
+// senders other than the node the connection said it is; the master
+// counts a worker's message only from the worker it names, a result only
+// from a worker the item was handed to (its last attempt or the one
+// before), and refuses a Register past [Config.MaxSlots]. Refusals are
+// counted in [Status].Refused and logged.
 //
 // # Guarantees
 //
