@@ -30,7 +30,8 @@ var ErrNoWorker = errors.New("remote: no worker to take the item")
 var ErrMasterGone = errors.New("remote: the master is gone")
 
 // ErrUnreachable is what [Work] returns when it cannot reach the master at
-// its address, or the master does not answer the registration.
+// its address, the TLS handshake with it fails, or the master does not
+// answer the registration.
 var ErrUnreachable = errors.New("remote: the master cannot be reached")
 
 // invalid returns an [ErrConfig] with the message "remote: " + format.

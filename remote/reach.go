@@ -5,7 +5,9 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"syscall"
 	"time"
 )
 
@@ -21,11 +23,29 @@ func reach(ctx context.Context, addr string, timeout time.Duration, creds *tls.C
 		return fmt.Errorf("%w at %s: %v", ErrUnreachable, addr, err)
 	}
 	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(timeout))
 	if creds == nil {
-		return nil
+		return greet(conn, addr)
 	}
 	return handshake(ctx, conn, addr, timeout, creds)
 }
+
+// greet opens an HTTP/2 connection in the clear over conn, as the
+// worker's node will: a master in the clear answers with gRPC's settings,
+// and one that expects TLS hangs up, which is reported.
+func greet(conn net.Conn, addr string) error {
+	if _, err := conn.Write([]byte(http2Preface)); err != nil {
+		return fmt.Errorf("%w at %s: %v", ErrUnreachable, addr, err)
+	}
+	_, err := conn.Read(make([]byte, 1))
+	if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
+		return fmt.Errorf("%w at %s: the master hung up on a connection in the clear (does it expect TLS?): %v", ErrUnreachable, addr, err)
+	}
+	return nil
+}
+
+// http2Preface is what an HTTP/2 client sends first.
+const http2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
 // handshake runs a TLS handshake with the master over conn, as the
 // worker's node will, and reports its failure: a master whose certificate
@@ -36,7 +56,6 @@ func handshake(ctx context.Context, conn net.Conn, addr string, timeout time.Dur
 	if cfg.ServerName == "" {
 		cfg.ServerName, _, _ = net.SplitHostPort(addr)
 	}
-	_ = conn.SetDeadline(time.Now().Add(timeout))
 	tc := tls.Client(conn, cfg)
 	if err := tc.HandshakeContext(ctx); err != nil {
 		return fmt.Errorf("%w at %s: the TLS handshake failed: %w", ErrUnreachable, addr, err)

@@ -196,3 +196,19 @@ func TestTLSCertificateMustNameTheHostItListensAt(t *testing.T) {
 	c.checkOnce(t, 20)
 	assert.NoError(t, workError(t, done, 10*time.Second))
 }
+
+func TestTLSOnOneSideOnlyIsReportedAtOnce(t *testing.T) {
+	ca := newAuthority(t, "ca")
+	node, h, _ := secureMaster(t, ca.node(t, ca, "master", nil))
+	err := workError(t, secureWorker(t, node.Addr(), remote.TLS{}, "clear"), 10*time.Second)
+	require.ErrorIs(t, err, remote.ErrUnreachable)
+	assert.ErrorContains(t, err, "does it expect TLS?")
+	assert.Empty(t, status(t, h).Workers)
+
+	clear, err := remote.Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	defer clear.Close()
+	err = workError(t, secureWorker(t, clear.Addr(), ca.node(t, ca, "worker", nil), "tls"), 10*time.Second)
+	require.ErrorIs(t, err, remote.ErrUnreachable)
+	assert.ErrorContains(t, err, "the TLS handshake failed")
+}

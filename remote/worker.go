@@ -100,7 +100,8 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 // holds (the work running on them sees its context end). It returns an
 // error wrapping ErrMasterGone when the master goes away first, and one
 // wrapping ErrUnreachable, naming the address, when it cannot reach the
-// master or be registered within cfg.Connect.
+// master, the TLS handshake with it fails (saying which side refused
+// which certificate), or it is not registered within cfg.Connect.
 func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context.Context, in I) (O, error)) error {
 	if err := cfg.validate(); err != nil {
 		return err
