@@ -228,7 +228,7 @@ func (m *model) effects(fx []agent.Effect) {
 		m.fail("started work with %d in flight over a limit of %d", len(m.running), st.Limit)
 	case st.InFlight != len(m.running) || st.Batches != len(m.running) || st.Queued+m.credits != m.queue || m.credits > m.queue:
 		m.fail("status %+v, model: %d running, %d slots held", st, len(m.running), m.credits)
-	case m.demand < 0 || st.Demand != m.demand:
+	case m.demand < 0 || int(st.Demand) != m.demand:
 		m.fail("demand %d, want %d", st.Demand, m.demand)
 	case m.finishes > 1 || m.finishes == 1 && !m.closed:
 		m.fail("%d finishes, closed %v", m.finishes, m.closed)

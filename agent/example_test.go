@@ -25,7 +25,7 @@ func relayEvolve(s relay, m agent.Msg) (relay, []agent.Effect) {
 	case agent.Close:
 		s.closed = true
 	case agent.Query:
-		return s, []agent.Effect{agent.Reply[agent.Load]{To: m.ID, Value: agent.Load{Queued: len(s.waiting), Demand: s.demand}}}
+		return s, []agent.Effect{agent.Reply[agent.Load]{To: m.ID, Value: agent.Load{Queued: len(s.waiting), Demand: agent.Credit(s.demand)}}}
 	default:
 		return s, []agent.Effect{agent.Unhandled{}}
 	}

@@ -1,5 +1,7 @@
 package agent
 
+import "strconv"
+
 // Load is what the status of every agent says the same way: how much work
 // it holds and has done, counted in items. Every status type embeds it, so
 // st.Queued means one thing whatever the agent, and compose reports it for
@@ -18,10 +20,26 @@ type Load struct {
 	Failed int
 	// Demand is how many more values the agent may pass on before the one
 	// after it takes more in. When nothing throttles the agent it starts at
-	// [Unbounded] and goes down by one per value passed on, so any demand
-	// of Unbounded/2 or more is unbounded, and logs show it as
-	// "unbounded".
-	Demand int
+	// [Unbounded] and goes down by one per value passed on; it prints, and
+	// logs, as "unbounded" then (see [Credit]).
+	Demand Credit
+}
+
+// Credit counts the values an agent may pass on before the one after it
+// takes more in. Any credit of [Unbounded]/2 or more is unbounded: an
+// unthrottled agent starts at Unbounded and spends one per value. A Credit
+// prints as its number, or as "unbounded", with fmt's %v and %+v alike.
+type Credit int
+
+// IsUnbounded reports whether c stands for no limit at all.
+func (c Credit) IsUnbounded() bool { return c >= Unbounded/2 }
+
+// String returns c as a number, or "unbounded".
+func (c Credit) String() string {
+	if c.IsUnbounded() {
+		return "unbounded"
+	}
+	return strconv.Itoa(int(c))
 }
 
 // load returns l; a status that embeds a Load has it too, which is how the

@@ -171,7 +171,7 @@ func TestFailedFlushIsCountedNotEmittedAndFinishCarriesTheFirstError(t *testing.
 	assert.Equal(t, 4, st.Done, "items whose flush ended")
 	assert.Equal(t, 1, st.Flushed)
 	assert.Equal(t, first, st.Err)
-	assert.Equal(t, agent.Unbounded-1, st.Demand, "failed batches use no demand")
+	assert.Equal(t, agent.Credit(agent.Unbounded-1), st.Demand, "failed batches use no demand")
 }
 
 func TestDemandThrottlesFlushes(t *testing.T) {
@@ -187,12 +187,12 @@ func TestDemandThrottlesFlushes(t *testing.T) {
 	assert.Equal(t, 6, tr[0].State.Status().Queued)
 	assert.Equal(t, []agent.Effect{start(1, 1, 2), agent.Demand{N: 2}}, tr[1].Effects)
 	assert.Equal(t, []agent.Effect{emit(1, 2)}, tr[2].Effects, "the demand is used up")
-	assert.Equal(t, 0, tr[2].State.Status().Demand)
+	assert.Equal(t, agent.Credit(0), tr[2].State.Status().Demand)
 	assert.Equal(t, 2, tr[2].State.Status().Waiting)
 	assert.Equal(t, []agent.Effect{start(2, 3, 4), agent.Demand{N: 2}}, tr[3].Effects)
 	assert.Empty(t, tr[4].Effects, "one flush at a time, whatever the demand")
 	assert.Equal(t, []agent.Effect{emit(3, 4), start(3, 5, 6), agent.Demand{N: 2}}, tr[5].Effects)
-	assert.Equal(t, 5, tr[5].State.Status().Demand)
+	assert.Equal(t, agent.Credit(5), tr[5].State.Status().Demand)
 }
 
 func TestQueryRepliesAndChangesNothing(t *testing.T) {
@@ -310,7 +310,7 @@ func TestDemandIsCappedAtUnbounded(t *testing.T) {
 		step{Msg: in(1)},
 	)
 	for i, tr := range tr[:3] {
-		assert.Equal(t, agent.Unbounded, tr.State.Status().Demand, "step %d", i)
+		assert.Equal(t, agent.Credit(agent.Unbounded), tr.State.Status().Demand, "step %d", i)
 	}
 	assert.Equal(t, []agent.Effect{start(1, 1), agent.Demand{N: 1}}, tr[3].Effects)
 }

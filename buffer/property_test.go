@@ -564,7 +564,7 @@ func (m *sim) invariants() {
 		m.fatalf("status says %d items done and %d failed; %d ended, %d failed", st.Done, st.Failed, m.over, len(slices.Concat(m.failed...)))
 	case st.Flushed != len(m.emitted) || st.FailedBatches != len(m.failed):
 		m.fatalf("status says %d batches flushed and %d failed; %d were, %d failed", st.Flushed, st.FailedBatches, len(m.emitted), len(m.failed))
-	case len(m.emitted)+inFlight > m.pulled || st.Demand != m.pulled-len(m.emitted):
+	case len(m.emitted)+inFlight > m.pulled || int(st.Demand) != m.pulled-len(m.emitted):
 		m.fatalf("%d emitted and %d running on %d demand (status %d)", len(m.emitted), inFlight, m.pulled, st.Demand)
 	case st.Waiting > 0 && m.running == nil && st.Demand > 0:
 		m.fatalf("%d batches wait with demand and no flush running", st.Waiting)

@@ -38,7 +38,7 @@ func (s State[T]) Status() Status {
 		queued += len(b)
 	}
 	return Status{
-		Load: agent.Load{Queued: queued, InFlight: len(s.flight), Done: s.done, Failed: s.failed, Demand: s.demand},
+		Load: agent.Load{Queued: queued, InFlight: len(s.flight), Done: s.done, Failed: s.failed, Demand: agent.Credit(s.demand)},
 		Size: s.size, MaxWeight: s.maxWeight, MaxWait: s.maxWait, Queue: s.queue,
 		Pending: len(s.open), Weight: s.weight, Oldest: s.openedAt, Waiting: len(s.ready),
 		Flushed: s.emitted, FailedBatches: s.lost, Closed: s.closed, Err: s.err,

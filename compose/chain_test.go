@@ -322,7 +322,7 @@ func TestStatusAndLogStatusCoverEveryStage(t *testing.T) {
 		assert.Equal(t, 1, st.Agents[2].Detail.(buffer.Status).Flushed)
 		assert.Equal(t, 2, st.Queued, "the chain's Load adds up its stages'")
 		assert.Equal(t, 3, st.Done, "what came out of the last stage")
-		assert.GreaterOrEqual(t, st.Demand, agent.Unbounded/2, "the sink's demand is unbounded")
+		assert.True(t, st.Demand.IsUnbounded(), "the sink's demand is unbounded")
 
 		c.LogStatus()
 		_, err = c.Status(context.Background()) // after every stage has logged

@@ -136,7 +136,7 @@ func (m *fzGate) query(id uint64) {
 	before := m.s
 	fx := m.deliver(agent.Query{ID: id})
 	want := overflowStatus{
-		Load:  agent.Load{Queued: len(m.queue), Done: len(m.out), Demand: m.demand},
+		Load:  agent.Load{Queued: len(m.queue), Done: len(m.out), Demand: agent.Credit(m.demand)},
 		Bound: m.bound, Dropped: len(m.dropped),
 	}
 	if !reflect.DeepEqual(fx, []agent.Effect{agent.Reply[overflowStatus]{To: id, Value: want}}) || !reflect.DeepEqual(before, m.s) {
@@ -220,7 +220,7 @@ func (m *fzGate) invariants() {
 		m.fail("holds %v, want %v", m.s.queue, m.queue)
 	case len(m.s.queue) > m.bound:
 		m.fail("holds %d items over a bound of %d", len(m.s.queue), m.bound)
-	case st.Done != len(m.out) || st.Dropped != len(m.dropped) || st.Demand != m.demand || st.Queued != len(m.queue):
+	case st.Done != len(m.out) || st.Dropped != len(m.dropped) || int(st.Demand) != m.demand || st.Queued != len(m.queue):
 		m.fail("status %+v; passed %d, dropped %d, demand %d, held %d", st, len(m.out), len(m.dropped), m.demand, len(m.queue))
 	case len(m.out) > m.granted:
 		m.fail("passed %d on with %d demand granted", len(m.out), m.granted)

@@ -70,7 +70,7 @@ func (s gate[T]) pass(fx []agent.Effect) (gate[T], []agent.Effect) {
 
 func (s gate[T]) status() overflowStatus {
 	return overflowStatus{
-		Load:  agent.Load{Queued: len(s.queue), Done: s.passed, Demand: s.demand},
+		Load:  agent.Load{Queued: len(s.queue), Done: s.passed, Demand: agent.Credit(s.demand)},
 		Bound: s.bound, Dropped: s.dropped,
 	}
 }

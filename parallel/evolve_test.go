@@ -246,7 +246,7 @@ func TestWithoutDemandNothingStartsAndNothingIsEmitted(t *testing.T) {
 	assert.Equal(t, []agent.Start[batch]{start(1, "b", "c")}, starts(tr[3].Effects),
 		"two values of demand: both start, in one batch, as the work took no time")
 	st := agenttest.Last(tr).Status()
-	assert.Equal(t, 2, st.Demand)
+	assert.Equal(t, agent.Credit(2), st.Demand)
 	assert.Equal(t, 2, st.InFlight)
 }
 

@@ -435,9 +435,9 @@ func (m *sim) invariants() {
 		m.fail("%d batches in flight, want %d", st.Batches, len(m.running))
 	case st.InFlight != m.started+m.abandoned-len(m.finished):
 		m.fail("%d items in flight, want %d", st.InFlight, m.started+m.abandoned-len(m.finished))
-	case st.Demand != m.demand || m.demand < 0:
+	case int(st.Demand) != m.demand || m.demand < 0:
 		m.fail("demand %d, want %d", st.Demand, m.demand)
-	case st.InFlight+st.Held > st.Demand:
+	case st.InFlight+st.Held > int(st.Demand):
 		m.fail("%d in flight and %d held exceed the demand of %d", st.InFlight, st.Held, st.Demand)
 	case st.Done != len(m.finished) || st.Emitted != len(m.emitted) || st.Accepted != m.accepted:
 		m.fail("counts %+v, want %d done, %d emitted, %d accepted", st, len(m.finished), len(m.emitted), m.accepted)

@@ -44,7 +44,7 @@ func (s State[In, Out]) Status() Status {
 			InFlight: s.assigned,
 			Done:     s.done,
 			Failed:   s.failed,
-			Demand:   s.demand,
+			Demand:   agent.Credit(s.demand),
 		},
 		Limit:     s.limit,
 		Queue:     s.queue,

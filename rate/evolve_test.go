@@ -215,7 +215,7 @@ func TestPullThrottlesEmission(t *testing.T) {
 		{at: t3, msg: agent.Pull{N: 10}, out: []int{4}},
 	})
 	st := agenttest.Last(traces).Status(agenttest.T0.Add(t3))
-	assert.Equal(t, 9, st.Demand)
+	assert.Equal(t, agent.Credit(9), st.Demand)
 	assert.Equal(t, 4, st.Done)
 }
 

@@ -204,7 +204,7 @@ func TestDemandLimitsEmission(t *testing.T) {
 	assert.Equal(t, []agent.Effect{agent.Disarm{Tag: leaseTag}}, tr[6].Effects)
 	assert.Equal(t, 2, tr[6].State.status().Held)
 	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10}, res{Seq: 2, Value: 12})}, tr[7].Effects)
-	assert.Equal(t, 3, tr[7].State.status().Demand)
+	assert.Equal(t, agent.Credit(3), tr[7].State.status().Demand)
 	assert.Empty(t, tr[8].Effects)
 }
 

@@ -983,7 +983,7 @@ func (m *msim) checkTimers() {
 func (m *msim) invariants() {
 	st := m.s.status()
 	want := Status{
-		Load:     agent.Load{Failed: m.failedN, Demand: m.demand},
+		Load:     agent.Load{Failed: m.failedN, Demand: agent.Credit(m.demand)},
 		Requeued: m.requeued, Retried: m.retried, Duplicates: m.duplicates, Refused: m.refused,
 		Accepted: len(m.items), Emitted: m.emittedN, Closed: m.closed,
 	}

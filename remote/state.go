@@ -162,7 +162,7 @@ func (b *book[I, O]) status() Status {
 			InFlight: b.leased,
 			Done:     b.done,
 			Failed:   b.failed,
-			Demand:   b.demand,
+			Demand:   agent.Credit(b.demand),
 		},
 		Held:       b.nHeld,
 		Requeued:   b.requeued,

@@ -53,7 +53,7 @@ func dedupeEvolve(s dedupe, m agent.Msg) (dedupe, []agent.Effect) {
 	case agent.Close:
 		s.closed = true
 	case agent.Query:
-		st := dedupeStatus{Load: agent.Load{Queued: len(s.waiting), Done: len(s.seen), Demand: s.demand}, Dropped: s.dropped}
+		st := dedupeStatus{Load: agent.Load{Queued: len(s.waiting), Done: len(s.seen), Demand: agent.Credit(s.demand)}, Dropped: s.dropped}
 		return s, []agent.Effect{agent.Reply[dedupeStatus]{To: m.ID, Value: st}}
 	default:
 		return s, []agent.Effect{agent.Unhandled{}}

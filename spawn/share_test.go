@@ -49,7 +49,7 @@ func poolEvolve(s pool, m agent.Msg) (pool, []agent.Effect) {
 	case agent.Close:
 		s.closed = true
 	case agent.Query:
-		st := poolStatus{Load: agent.Load{Queued: len(s.waiting), InFlight: s.busy, Done: s.done, Demand: s.demand}, Limit: s.limit, Busy: s.busy}
+		st := poolStatus{Load: agent.Load{Queued: len(s.waiting), InFlight: s.busy, Done: s.done, Demand: agent.Credit(s.demand)}, Limit: s.limit, Busy: s.busy}
 		return s, []agent.Effect{agent.Reply[poolStatus]{To: m.ID, Value: st}}
 	default:
 		return s, []agent.Effect{agent.Unhandled{}}

@@ -171,7 +171,7 @@ func TestTheAdaptiveAgentSaysWhatItDoes(t *testing.T) {
 
 func TestDemandIsUnboundedAsLogsSayIt(t *testing.T) {
 	for _, tc := range []struct {
-		demand int
+		demand agent.Credit
 		want   string
 	}{
 		{0, "0"},
@@ -181,8 +181,9 @@ func TestDemandIsUnboundedAsLogsSayIt(t *testing.T) {
 		{agent.Unbounded - 67, "unbounded"}, // a sink's demand after 67 values
 		{agent.Unbounded, "unbounded"},
 	} {
-		assert.Equal(t, tc.want, demand(tc.demand), "%d", tc.demand)
-		assert.Equal(t, tc.want, loggedDemand(t, agent.Load{Demand: tc.demand}), "logs say %d the same way", tc.demand)
+		assert.Equal(t, tc.want, tc.demand.String(), "%d", int(tc.demand))
+		assert.Contains(t, fmt.Sprintf("%+v", agent.Load{Demand: tc.demand}), "Demand:"+tc.want, "%%+v says %d the same way", int(tc.demand))
+		assert.Equal(t, tc.want, loggedDemand(t, agent.Load{Demand: tc.demand}), "logs say %d the same way", int(tc.demand))
 	}
 }
 

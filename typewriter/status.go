@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/evolvekit/evolve/adaptive"
-	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
@@ -71,7 +69,7 @@ func describe(st compose.AgentStatus) []string {
 	if st.Failed > 0 {
 		parts = append(parts, fmt.Sprintf("%d failed", st.Failed))
 	}
-	return append(parts, "demand "+demand(st.Demand))
+	return append(parts, "demand "+st.Demand.String())
 }
 
 // fit joins name and as many of parts, in order, as fit in w columns,
@@ -84,17 +82,6 @@ func fit(name string, parts []string, sep string, w int) string {
 		}
 	}
 	return cut(name, w)
-}
-
-// demand spells a demand: a number, or "unbounded" when nothing throttles
-// the stage. As agent.Load says, an unthrottled demand starts at
-// agent.Unbounded and goes down by one per value passed on, so any demand
-// of agent.Unbounded/2 or more is unbounded; logs write it the same way.
-func demand(n int) string {
-	if n >= agent.Unbounded/2 {
-		return "unbounded"
-	}
-	return strconv.Itoa(n)
 }
 
 // detail returns what a stage's own status says beyond its agent.Load: a

@@ -9,9 +9,9 @@
 // slice of structs an array of objects, a map a dict in the order of its
 // keys. A time.Duration is written as zerolog writes durations, a
 // time.Time as a time unless it is zero, an error as its text unless nil,
-// a value with a String method (other than a struct) as that text. A
-// field named Demand of [agent.Unbounded]/2 or more is written as
-// "unbounded", as no downstream throttles it. A status that marshals itself
+// a value with a String method (other than a struct) as that text. An
+// [agent.Credit] (a Load's Demand) is written as its number, or as
+// "unbounded" when no downstream throttles it. A status that marshals itself
 // (zerolog.LogObjectMarshaler) is written its own way.
 package fields
 
@@ -103,6 +103,9 @@ func field(e *zerolog.Event, key string, v reflect.Value) {
 	case t.Implements(marshalType):
 		e.Object(key, v.Interface().(zerolog.LogObjectMarshaler))
 		return
+	case t == creditType:
+		credit(e, key, v.Interface().(agent.Credit))
+		return
 	case t.Kind() != reflect.Struct && t.Implements(stringerType):
 		e.Str(key, v.Interface().(fmt.Stringer).String())
 		return
@@ -116,10 +119,6 @@ func kind(e *zerolog.Event, key string, v reflect.Value) {
 	case reflect.Bool:
 		e.Bool(key, v.Bool())
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if key == "demand" && v.Int() >= agent.Unbounded/2 {
-			e.Str(key, "unbounded")
-			return
-		}
 		e.Int64(key, v.Int())
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		e.Uint64(key, v.Uint())
@@ -206,4 +205,17 @@ func indirectType(t reflect.Type) reflect.Type {
 		t = t.Elem()
 	}
 	return t
+}
+
+// creditType is the type of a demand, which logs as a number or as
+// "unbounded".
+var creditType = reflect.TypeFor[agent.Credit]()
+
+// credit writes c under key: its number, or "unbounded".
+func credit(e *zerolog.Event, key string, c agent.Credit) {
+	if c.IsUnbounded() {
+		e.Str(key, c.String())
+		return
+	}
+	e.Int(key, int(c))
 }

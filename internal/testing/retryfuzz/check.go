@@ -239,9 +239,9 @@ func (m *model[S, T]) invariants() {
 		m.fail("%d items waiting for a retry, %d retried; want %d and %d", st.Retrying, st.Retried, count[phaseRetrying], m.retried)
 	case st.Held != count[phaseHeld] || st.Emitted != m.emitted || st.Done != m.concluded || st.Failed != m.failedN:
 		m.fail("status %+v; model: %d held, %d emitted, %d done, %d failed", st, count[phaseHeld], m.emitted, m.concluded, m.failedN)
-	case st.Demand != m.demand || !m.limitOK(st.Limit):
+	case int(st.Demand) != m.demand || !m.limitOK(st.Limit):
 		m.fail("demand %d, limit %d; want %d, and a limit %s", st.Demand, st.Limit, m.demand, m.wantLimit())
-	case st.InFlight+st.Held+st.Retrying > st.Demand:
+	case st.InFlight+st.Held+st.Retrying > int(st.Demand):
 		m.fail("%d in flight, %d held and %d waiting for a retry exceed the demand of %d", st.InFlight, st.Held, st.Retrying, st.Demand)
 	case m.timer.on && st.Retrying == 0:
 		m.fail("the retry timer is pending with no item waiting for a retry")
