@@ -38,7 +38,7 @@ type Node struct {
 func Listen(addr string) (*Node, error) {
 	n := &Node{stages: make(map[string]func(int))}
 	n.tally = guard.NewTally(refusalEvery, n.report)
-	sys, rem, err := start(addr, n.tally)
+	sys, rem, err := start(addr, "", n.tally)
 	if err != nil {
 		n.tally.Stop()
 		return nil, err
@@ -113,8 +113,9 @@ func (n *Node) free(name string) {
 
 // start makes an actor system with remoting listening at addr, whose
 // guard refuses what peers must not send and counts it in tally. Its logs
-// are dropped: a remote stage reports what matters in its Status.
-func start(addr string, tally *guard.Tally) (sys *actor.ActorSystem, rem *remote.Remote, err error) {
+// are dropped: a remote stage reports what matters in its Status. Peers
+// reach it at advertise, if not empty, and at addr otherwise.
+func start(addr, advertise string, tally *guard.Tally) (sys *actor.ActorSystem, rem *remote.Remote, err error) {
 	host, portText, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, nil, invalid("address %q is not host:port: %v", addr, err)
@@ -125,6 +126,9 @@ func start(addr string, tally *guard.Tally) (sys *actor.ActorSystem, rem *remote
 	}
 	if host == "" || net.ParseIP(host).IsUnspecified() {
 		return nil, nil, invalid("address %q must name a host to answer at, such as 127.0.0.1", addr)
+	}
+	if err := advertisable(advertise); err != nil {
+		return nil, nil, err
 	}
 	// Messages to an actor that has gone (a late result to a stopped
 	// master, say) are dead letters. protoactor counts them over an
@@ -137,6 +141,7 @@ func start(addr string, tally *guard.Tally) (sys *actor.ActorSystem, rem *remote
 		remote.WithServerOptions(g.ServerOptions()...),
 		remote.WithEndpointWriterQueueSize(writerQueue),
 		remote.WithEndpointManagerQueueSize(writerQueue))
+	cfg.AdvertisedHost = advertise
 	// A peer that cannot be reached is given up after one try, not five
 	// tries two seconds apart: a dead worker is requeued by its lease or
 	// its Terminated, not by waiting.
