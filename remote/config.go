@@ -55,6 +55,15 @@ type Config[I any] struct {
 	// that claims more is refused, so that no peer can claim the whole
 	// window. Default DefaultMaxSlots.
 	MaxSlots int
+	// Heartbeat is how often master and workers hear from each other when
+	// nothing else passes between them: a worker that has sent or heard
+	// nothing for an interval sends a beat, which the master answers, and
+	// items and results count as beats, so a busy worker sends none. A
+	// worker silent for three intervals is lost, its items queued again,
+	// and a worker that has not heard from the master for as long rejoins
+	// it. Workers learn the interval as they register.
+	// Default DefaultHeartbeat; at least a millisecond.
+	Heartbeat time.Duration
 	// Codec turns items into bytes for the wire and results back; workers
 	// must use the same. Default JSON.
 	Codec Codec
@@ -72,7 +81,12 @@ const (
 	DefaultLease       = time.Minute
 	DefaultTagWait     = time.Minute
 	DefaultMaxSlots    = 1024
+	DefaultHeartbeat   = time.Second
 )
+
+// heartbeatMisses is how many heartbeat intervals of silence make a master
+// give a worker up, or a worker its master: see Config.Heartbeat.
+const heartbeatMisses = 3
 
 // validate reports the first setting out of range.
 func (c Config[I]) validate() error {
@@ -91,6 +105,8 @@ func (c Config[I]) validate() error {
 		return invalid("tag wait must not be negative, got %v", c.TagWait)
 	case c.MaxSlots < 0:
 		return invalid("max slots must not be negative, got %d", c.MaxSlots)
+	case c.Heartbeat < 0 || c.Heartbeat > 0 && c.Heartbeat < time.Millisecond:
+		return invalid("heartbeat must be at least 1ms, got %v", c.Heartbeat)
 	}
 	return nil
 }
@@ -120,6 +136,9 @@ func (c Config[I]) withDefaults() Config[I] {
 	}
 	if c.MaxSlots == 0 {
 		c.MaxSlots = DefaultMaxSlots
+	}
+	if c.Heartbeat == 0 {
+		c.Heartbeat = DefaultHeartbeat
 	}
 	if c.Codec == nil {
 		c.Codec = JSON

@@ -21,17 +21,31 @@
 //
 // # Failures
 //
-// The master watches every worker. A worker whose process dies, or whose
-// connection breaks, is seen within milliseconds (protoactor's
-// AddressTerminated), and its items are queued again at once. A worker
-// that hangs, or is stopped, or a message that is lost, is caught by the
-// item's lease ([Config.Lease]): the item is taken back and handed to
-// another worker, and the stuck worker gets nothing more until it is heard
-// from again. Each of these, and work that returns an error, is a failed
-// attempt; after [Config.MaxAttempts] the item fails with its last error,
-// and its failed Result reaches the sink as a parallel agent's does. A
-// worker whose context ends leaves gracefully: it hands back what it holds,
-// and that is no failed attempt.
+// The master watches every worker, and master and workers hear from each
+// other at least once a heartbeat ([Config.Heartbeat], a second by
+// default): items, results and asks count, and a worker with nothing else
+// to say sends a beat, which the master answers. A worker whose process
+// dies is seen within milliseconds (protoactor's AddressTerminated); one
+// silent for three heartbeats (stopped, hung, or cut off) is given up. The
+// items of either are queued again at once, each as a failed attempt. A
+// worker that hangs while it still beats, or a message that is lost, is
+// caught by the item's lease ([Config.Lease]): the item is taken back and
+// handed to another worker, and the stuck worker gets nothing more until
+// it is heard from again. Each of these, and work that returns an error, is
+// a failed attempt; after [Config.MaxAttempts] the item fails with its last
+// error, and its failed Result reaches the sink as a parallel agent's does.
+// A worker whose context ends leaves gracefully: it hands back what it
+// holds, and that is no failed attempt.
+//
+// A worker that loses its master (a connection between them breaks either
+// way, it hears nothing for three heartbeats, or the master says it no
+// longer knows it) does not exit: it cancels the work it holds, which the
+// master queues again, and registers anew, with backoff, for up to
+// [WorkerConfig.Rejoin] (a minute by default), and [Work] returns
+// [ErrMasterGone] only once that has passed. It rejoins a master restarted
+// at the same address as well: each run of a stage draws a random
+// incarnation that every message names, so that nothing a worker did for
+// one run is taken for the same item number of the next.
 //
 // An item may need a resource, which [Config.Tag] names: it goes only to a
 // worker that registered with that tag. While no such worker is registered

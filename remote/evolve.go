@@ -11,11 +11,13 @@ import (
 //
 //   - agent.Input[I]: items, each queued in the line of its tag
 //     (Config.Tag), with Seqs counted from 0;
-//   - agent.Event carrying a joined, asked, returned, left or lost: what
-//     the master's link learns of its workers; and one carrying a refused,
-//     counted in Status.Refused;
-//   - agent.Tick: its lease timer and its tag wait timer (a stale Tick does
-//     what is due by its instant, which may be nothing);
+//   - agent.Event carrying a joined, asked, returned, left, lost or beat:
+//     what the master's link learns of its workers, each of them a sign of
+//     life of the worker it names; and one carrying a refused, counted in
+//     Status.Refused;
+//   - agent.Tick: its lease timer, its tag wait timer and its silence
+//     timer (a stale Tick does what is due by its instant, which may be
+//     nothing);
 //   - agent.Pull, agent.Close, and agent.Query, answered with an
 //     agent.Reply[Status].
 //
@@ -23,12 +25,14 @@ import (
 // ([agent.Emit] of [Result], in input order unless Config.Unordered, within
 // the demand it holds); hands queued items to the workers that asked for
 // them, oldest first, while fewer than Config.Window items are leased or
-// held ([agent.Send] of a dispatch, one per worker and MaxBatch items);
-// gives back the input slots of the items that left their line
-// ([agent.Demand]); keeps one timer at the earliest lease deadline and one
-// at the earliest tag wait ([agent.Timer], [agent.Disarm]); and once
-// closed with every item emitted, finishes ([agent.Finish] with the first
-// failure). After that it only answers Queries. It returns
+// held ([agent.Send] of a dispatch, one per worker and MaxBatch items),
+// after asking the link to expel the workers it gave up for silence
+// ([agent.Send] of an expel); gives back the input slots of the items that
+// left their line ([agent.Demand]); keeps one timer at the earliest lease
+// deadline, one at the earliest tag wait and one at or before the earliest
+// instant a silent worker is given up ([agent.Timer], [agent.Disarm]); and
+// once closed with every item emitted, finishes ([agent.Finish] with the
+// first failure). After that it only answers Queries. It returns
 // [agent.Unhandled] for any other message.
 //
 // In input order, the next item to emit is handed out even when the window
@@ -46,6 +50,9 @@ func evolve[I, O any](b *book[I, O], m agent.Msg) (*book[I, O], []agent.Effect) 
 		return b, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: b.status()}}
 	case agent.Event[refused]:
 		b.refused += m.Value.N
+		return b, nil
+	case agent.Event[beat]:
+		b.hear(m.Value.Worker, m.At)
 		return b, nil
 	case agent.Pull, agent.Input[I], agent.Close, agent.Tick,
 		agent.Event[joined], agent.Event[asked], agent.Event[returned[O]], agent.Event[left], agent.Event[lost]:
@@ -89,6 +96,7 @@ func (b *book[I, O]) take(m agent.Msg) []agent.Effect {
 	if !ok {
 		return nil
 	}
+	b.heardFrom(m, at)
 	return b.settle(at)
 }
 
@@ -119,6 +127,7 @@ func (b *book[I, O]) settle(at time.Time) []agent.Effect {
 		b.dead = b.dead[:0]
 	}
 	fx = b.emit(fx)
+	fx = b.expel(fx)
 	fx = b.dispatch(fx, at)
 	if b.back > 0 {
 		fx = withEffect(fx, agent.Demand{N: b.back})
@@ -126,6 +135,7 @@ func (b *book[I, O]) settle(at time.Time) []agent.Effect {
 	}
 	b.watch(at)
 	fx = b.arm(fx, at)
+	fx = b.armSilence(fx, at)
 	return b.finish(fx)
 }
 

@@ -75,10 +75,14 @@ func emit(rs ...res) agent.Emit[res] { return agent.Emit[res]{Values: rs} }
 
 func leaseIn(d time.Duration) agent.Timer { return agent.Timer{Tag: leaseTag, Delay: d} }
 
+// newMaster returns a master built from cfg that gives up no worker for
+// its silence, so that the tables need not list the silence timer:
+// heartbeat_test.go tests that rule.
 func newMaster(t *testing.T, cfg Config[string]) mstate {
 	t.Helper()
 	s, err := newBook[string, int](cfg)
 	require.NoError(t, err)
+	s.silence = 0
 	return s
 }
 
@@ -605,6 +609,8 @@ func TestNewBookRejectsABadConfig(t *testing.T) {
 		{Config[string]{MaxAttempts: -4}, "remote: max attempts must not be negative, got -4"},
 		{Config[string]{Lease: -time.Second}, "remote: lease must not be negative, got -1s"},
 		{Config[string]{TagWait: -time.Minute}, "remote: tag wait must not be negative, got -1m0s"},
+		{Config[string]{Heartbeat: -time.Second}, "remote: heartbeat must be at least 1ms, got -1s"},
+		{Config[string]{Heartbeat: time.Microsecond}, "remote: heartbeat must be at least 1ms, got 1µs"},
 	} {
 		_, err := newBook[string, int](c.cfg)
 		assert.EqualError(t, err, c.want)

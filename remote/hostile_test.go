@@ -182,7 +182,7 @@ func TestForgedResultsAreRefused(t *testing.T) {
 	}
 	naming := func(id uint64) *wire.Results {
 		m := proto.Clone(forged).(*wire.Results)
-		m.Worker = id
+		m.Worker, m.Incarnation = id, welcome.Incarnation
 		return m
 	}
 	p.send(node.Addr(), "remote", naming(welcome.Worker), nil) // from the forger, for items it does not hold

@@ -62,7 +62,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		return spec[I, O]{}, err
 	}
 	cfg = cfg.withDefaults()
-	node, name, codec, most := cfg.Node, cfg.Name, cfg.Codec, cfg.MaxSlots
+	node, name, codec, most, heartbeat := cfg.Node, cfg.Name, cfg.Codec, cfg.MaxSlots, cfg.Heartbeat
 	return spec[I, O]{
 		Name:        name,
 		State:       b,
@@ -70,9 +70,9 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		Queue:       cfg.Queue,
 		DeadLetters: cfg.DeadLetters,
 		Measure:     measure,
-		Takes:       []agent.Msg{agent.Event[joined]{}, agent.Event[asked]{}, agent.Event[returned[O]]{}, agent.Event[left]{}, agent.Event[lost]{}, agent.Event[refused]{}},
+		Takes:       []agent.Msg{agent.Event[joined]{}, agent.Event[asked]{}, agent.Event[returned[O]]{}, agent.Event[left]{}, agent.Event[lost]{}, agent.Event[refused]{}, agent.Event[beat]{}},
 		Open: func(post func(agent.Msg) bool) (core.Port, error) {
-			return open[I, O](node, name, codec, most, post)
+			return open[I, O](node, name, codec, most, heartbeat, post)
 		},
 	}, nil
 }
@@ -91,12 +91,14 @@ func (e *WorkError) Error() string { return e.Text }
 // talk to, which turns their messages into events for the master's agent,
 // and the port that performs the master's dispatch effects.
 type link[I, O any] struct {
-	node  *Node
-	name  string
-	codec Codec
-	most  int // the slots a worker may claim
-	post  func(agent.Msg) bool
-	pid   *actor.PID
+	node      *Node
+	name      string
+	codec     Codec
+	most      int // the slots a worker may claim
+	heartbeat time.Duration
+	inc       uint64 // this run's incarnation, which every worker's message names
+	post      func(agent.Msg) bool
+	pid       *actor.PID
 
 	mu      sync.Mutex
 	workers map[workerID]*actor.PID // the registered workers
@@ -105,12 +107,12 @@ type link[I, O any] struct {
 	closed  bool
 }
 
-// open puts a master named name on node.
-func open[I, O any](node *Node, name string, codec Codec, most int, post func(agent.Msg) bool) (core.Port, error) {
+// open puts a master named name on node, with a new incarnation.
+func open[I, O any](node *Node, name string, codec Codec, most int, heartbeat time.Duration, post func(agent.Msg) bool) (core.Port, error) {
 	if err := node.claim(name, func(n int) { post(agent.Event[refused]{Value: refused{N: n}}) }); err != nil {
 		return core.Port{}, err
 	}
-	l := &link[I, O]{node: node, name: name, codec: codec, most: most, post: post,
+	l := &link[I, O]{node: node, name: name, codec: codec, most: most, heartbeat: heartbeat, inc: incarnation(), post: post,
 		workers: make(map[workerID]*actor.PID), ids: make(map[string]workerID)}
 	pid, err := node.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return l }), name)
 	if err != nil {
@@ -130,28 +132,31 @@ func (l *link[I, O]) Receive(ctx actor.Context) {
 	case *wire.Register:
 		l.register(ctx, m)
 	case *wire.Ask:
-		if id, ok := l.from(ctx, m.Worker); ok && m.N > 0 {
+		if id, ok := l.from(ctx, m.Worker, m.Incarnation); ok && m.N > 0 {
 			l.post(agent.Event[asked]{Value: asked{Worker: id, N: int(m.N)}})
 		}
 	case *wire.Results:
-		if id, ok := l.from(ctx, m.Worker); ok {
+		if id, ok := l.from(ctx, m.Worker, m.Incarnation); ok {
 			l.returned(id, m)
 		}
 	case *wire.Leave:
-		if id, ok := l.from(ctx, m.Worker); ok {
+		if id, ok := l.from(ctx, m.Worker, m.Incarnation); ok {
 			l.leave(ctx, id, m)
 		}
 		ctx.Respond(&wire.Finished{})
+	case *wire.Beat:
+		l.beat(ctx, m)
 	case *actor.Terminated:
 		l.lost(m.Who)
 	}
 }
 
 // from returns the registered worker that sent the message ctx holds,
-// which names worker: a message counts only from the worker it names. The
-// sender is one the node's guard found on the connection the message came
-// over, not merely what the peer wrote.
-func (l *link[I, O]) from(ctx actor.Context, worker uint64) (workerID, bool) {
+// which names worker and incarnation inc: a message counts only from the
+// worker it names, registered with this run of the stage. The sender is one
+// the node's guard found on the connection the message came over, not
+// merely what the peer wrote.
+func (l *link[I, O]) from(ctx actor.Context, worker, inc uint64) (workerID, bool) {
 	sender := ctx.Sender()
 	if sender == nil {
 		l.node.refuse(l.name, "a worker's message with no sender")
@@ -160,49 +165,56 @@ func (l *link[I, O]) from(ctx actor.Context, worker uint64) (workerID, bool) {
 	l.mu.Lock()
 	id, ok := l.ids[key(sender)]
 	l.mu.Unlock()
-	if !ok || uint64(id) != worker {
-		l.node.refuse(l.name, fmt.Sprintf("a message from %s naming worker %d", key(sender), worker))
+	if !ok || uint64(id) != worker || inc != l.inc {
+		l.node.refuse(l.name, fmt.Sprintf("a message from %s naming worker %d of incarnation %x", key(sender), worker, inc))
 		return 0, false
 	}
 	return id, true
 }
 
-// register takes a worker in, watches it and welcomes it.
+// register takes a worker in, watches it and welcomes it. A worker
+// registered already rejoins: it has lost track of what it held (its
+// connection broke, or it heard nothing for too long), so it leaves under
+// its old ID, what it held queued again with no attempt counted, and joins
+// under a new one, which tells its new messages from those of before.
 func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 	sender := ctx.Sender()
 	if sender == nil {
 		l.node.refuse(l.name, "a Register with no sender")
 		return
 	}
+	refuse := func(why string) { ctx.Respond(&wire.Welcome{Refused: why, Incarnation: l.inc, Nonce: m.Nonce}) }
 	if m.Slots < 1 || int64(m.Slots) > int64(l.most) {
 		l.node.refuse(l.name, fmt.Sprintf("a Register from %s for %d slots", key(sender), m.Slots))
-		ctx.Respond(&wire.Welcome{Refused: fmt.Sprintf("slots must be from 1 to %d, got %d", l.most, m.Slots)})
+		refuse(fmt.Sprintf("slots must be from 1 to %d, got %d", l.most, m.Slots))
 		return
 	}
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		ctx.Respond(&wire.Welcome{Refused: "the stage has finished"})
+		refuse(stageFinished)
 		return
 	}
-	if _, known := l.ids[key(sender)]; known {
-		l.mu.Unlock()
-		l.node.refuse(l.name, fmt.Sprintf("a second Register from %s", key(sender)))
-		ctx.Respond(&wire.Welcome{Refused: "the worker is registered already"})
-		return
-	}
+	old, rejoins := l.ids[key(sender)]
+	delete(l.workers, old)
 	l.next++
 	id := l.next
 	l.workers[id] = sender
 	l.ids[key(sender)] = id
 	l.mu.Unlock()
+	if rejoins {
+		l.post(agent.Event[left]{Value: left{Worker: old}})
+	}
 	ctx.Watch(sender)
 	if !l.post(agent.Event[joined]{Value: joined{Worker: id, Addr: sender.Address, Slots: int(m.Slots), Tags: m.Tags}}) {
-		ctx.Respond(&wire.Welcome{Refused: "the stage has finished"})
+		refuse(stageFinished)
 		return
 	}
-	ctx.Respond(&wire.Welcome{Worker: uint64(id)})
+	ctx.Respond(&wire.Welcome{Worker: uint64(id), Incarnation: l.inc, Nonce: m.Nonce, Heartbeat: int64(l.heartbeat)})
 }
+
+// stageFinished is why a Register to a stage that has finished is refused.
+const stageFinished = "the stage has finished"
 
 // returned decodes a worker's results and hands them to the master, with
 // the slots the worker has free again.
@@ -306,7 +318,11 @@ func (l *link[I, O]) lost(who *actor.PID) {
 func (l *link[I, O]) send(e agent.Effect) bool {
 	d, ok := e.(agent.Send[dispatch[I]])
 	if !ok {
-		return false
+		x, ok := e.(agent.Send[expel])
+		if ok {
+			l.expel(x.Value.Worker)
+		}
+		return ok
 	}
 	l.mu.Lock()
 	pid := l.workers[d.Value.Worker]
@@ -316,10 +332,12 @@ func (l *link[I, O]) send(e agent.Effect) bool {
 	}
 	tasks := d.Value.Tasks
 	msg := &wire.Tasks{
-		Items:    make([]uint64, 0, len(tasks)),
-		Attempts: make([]uint32, 0, len(tasks)),
-		Sizes:    make([]uint32, 0, len(tasks)),
-		Values:   make([]byte, 0, 8*len(tasks)),
+		Incarnation: l.inc,
+		Worker:      uint64(d.Value.Worker),
+		Items:       make([]uint64, 0, len(tasks)),
+		Attempts:    make([]uint32, 0, len(tasks)),
+		Sizes:       make([]uint32, 0, len(tasks)),
+		Values:      make([]byte, 0, 8*len(tasks)),
 	}
 	var bad []outcome[O]
 	for i := range tasks {

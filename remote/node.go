@@ -51,7 +51,7 @@ func Listen(addr string, opts ...ListenOption) (*Node, error) {
 	}
 	n := &Node{stages: make(map[string]func(int))}
 	n.tally = guard.NewTally(refusalEvery, n.report)
-	sys, rem, err := start(addr, n.tally, creds)
+	sys, rem, err := start(addr, "", n.tally, creds)
 	if err != nil {
 		n.tally.Stop()
 		return nil, err
@@ -128,9 +128,13 @@ func (n *Node) free(name string) {
 // guard refuses what peers must not send and counts it in tally, and
 // whose connections, both ways, are TLS with creds unless it is nil. Its
 // logs are dropped: a remote stage reports what matters in its Status.
-func start(addr string, tally *guard.Tally, creds *tls.Config) (sys *actor.ActorSystem, rem *remote.Remote, err error) {
+// Peers reach it at advertise, if not empty, and at addr otherwise.
+func start(addr, advertise string, tally *guard.Tally, creds *tls.Config) (sys *actor.ActorSystem, rem *remote.Remote, err error) {
 	host, port, err := splitAddr(addr)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := advertisable(advertise); err != nil {
 		return nil, nil, err
 	}
 	// Messages to an actor that has gone (a late result to a stopped
@@ -141,6 +145,7 @@ func start(addr string, tally *guard.Tally, creds *tls.Config) (sys *actor.Actor
 	}), actor.WithDeadLetterThrottleInterval(time.Millisecond))
 	g := guard.New(wirePackage, func(why string) { tally.Add("", why) })
 	cfg := remote.Configure(host, port, transport(g, creds)...)
+	cfg.AdvertisedHost = advertise
 	// A peer that cannot be reached is given up after one try, not five
 	// tries two seconds apart: a dead worker is requeued by its lease or
 	// its Terminated, not by waiting.

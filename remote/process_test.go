@@ -60,8 +60,9 @@ func runWorker(spec string) int {
 	// SIGTERM asks the worker to leave gracefully.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
+	cfg := workerOptions(remote.WorkerConfig{Master: f[0], Stage: f[1], Slots: slots, Tags: tags})
 	fmt.Println("ready")
-	err := remote.Work(ctx, remote.WorkerConfig{Master: f[0], Stage: f[1], Slots: slots, Tags: tags},
+	err := remote.Work(ctx, cfg,
 		func(ctx context.Context, v int) (job, error) {
 			if delay > 0 {
 				select {
@@ -73,7 +74,7 @@ func runWorker(spec string) int {
 			return job{V: 2 * v, Worker: label}, nil
 		})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Println("error:", err)
 		return 1
 	}
 	return 0
@@ -84,23 +85,37 @@ type proc struct {
 	cmd   *exec.Cmd
 	label string
 	done  chan error
+	lines chan line // what it printed after "ready", when
 }
 
-// startWorker runs a worker process for the stage at addr; t's cleanup
-// kills it if it is still running.
-func startWorker(t *testing.T, addr, stage string, slots int, tags, label string, delay time.Duration) *proc {
+// startWorker runs a worker process for the stage at addr, with env (such
+// as workerOpts settings) added to its environment; t's cleanup kills it
+// if it is still running.
+func startWorker(t *testing.T, addr, stage string, slots int, tags, label string, delay time.Duration, env ...string) *proc {
+	t.Helper()
+	env = append(env, workerEnv+"="+strings.Join([]string{addr, stage, strconv.Itoa(slots), tags, label, delay.String()}, "|"))
+	return startProc(t, label, env)
+}
+
+// startProc runs the test binary as a process labelled label, with env
+// added to its environment, and waits until it says it is ready.
+func startProc(t *testing.T, label string, env []string) *proc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), workerEnv+"="+strings.Join([]string{addr, stage, strconv.Itoa(slots), tags, label, delay.String()}, "|"))
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
-	line, err := bufio.NewReader(out).ReadString('\n')
+	r := bufio.NewReader(out)
+	first, err := r.ReadString('\n')
 	require.NoError(t, err)
-	require.Equal(t, "ready\n", line)
-	p := &proc{cmd: cmd, label: label, done: make(chan error, 1)}
-	go func() { p.done <- cmd.Wait() }()
+	require.Equal(t, "ready\n", first)
+	p := &proc{cmd: cmd, label: label, done: make(chan error, 1), lines: make(chan line, 1<<14)}
+	go func() {
+		p.drain(r)
+		p.done <- cmd.Wait()
+	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGCONT)
 		_ = cmd.Process.Kill()
@@ -266,7 +281,7 @@ func TestWorkerSeesTheMasterGone(t *testing.T) {
 	rt := agent.NewRuntime()
 	h, err := remote.New[int, job](rt, remote.Config[int]{Node: node}, nil)
 	require.NoError(t, err)
-	w := startWorker(t, node.Addr(), "remote", 1, "", "a", 0)
+	w := startWorker(t, node.Addr(), "remote", 1, "", "a", 0, opts("rejoin=500ms"))
 	// The worker has joined once it has done an item.
 	require.NoError(t, h.Post(context.Background(), 21))
 	eventually(t, h, 10*time.Second, "the worker does an item", func(s remote.Status) bool { return s.Done == 1 })
@@ -280,7 +295,9 @@ func TestWorkerSeesTheMasterGone(t *testing.T) {
 
 func TestStoppedWorkerIsLeasedAroundAndItsLateResultsDropped(t *testing.T) {
 	const n = 400
-	node, h, c := master(t, remote.Config[int]{Name: "lease", Lease: 300 * time.Millisecond})
+	// A heartbeat longer than the test, so that the lease, not the
+	// silence, takes the stopped worker's items back.
+	node, h, c := master(t, remote.Config[int]{Name: "lease", Lease: 300 * time.Millisecond, Heartbeat: time.Minute})
 	stuck := startWorker(t, node.Addr(), "lease", 4, "", "stuck", 20*time.Millisecond)
 	eventually(t, h, 10*time.Second, "the first worker registers", func(s remote.Status) bool { return len(s.Workers) == 1 })
 	post(t, h, 0, 8)

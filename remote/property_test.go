@@ -178,6 +178,7 @@ func newMsim(t *testing.T, seed uint64) *msim {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.silence = 0 // the model knows no heartbeat: heartbeat_test.go tests the silence rule
 	m := &msim{
 		t: t, seed: seed, r: r, s: s, now: agenttest.T0,
 		queue: cfg.Queue, window: cfg.Window, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts,

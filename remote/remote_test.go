@@ -22,9 +22,18 @@ const workerEnv = "EVOLVE_REMOTE_TEST_WORKER"
 // workers are built.
 var asWorker func(spec string) int
 
+// masterEnv and asMaster do the same for a master in a process of its own
+// (live_test.go).
+const masterEnv = "EVOLVE_REMOTE_TEST_MASTER"
+
+var asMaster func(spec string) int
+
 func TestMain(m *testing.M) {
 	if spec := os.Getenv(workerEnv); spec != "" && asWorker != nil {
 		os.Exit(asWorker(spec))
+	}
+	if spec := os.Getenv(masterEnv); spec != "" && asMaster != nil {
+		os.Exit(asMaster(spec))
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -24,6 +24,7 @@ type book[I, O any] struct {
 	window, maxBatch, maxAttempts int
 	unordered                     bool
 	lease, tagWait                time.Duration
+	heartbeat, silence            time.Duration // silence 0: no worker is given up for it
 	tagOf                         func(I) string
 
 	// items holds the items from Seq base on, up to the last accepted:
@@ -44,10 +45,12 @@ type book[I, O any] struct {
 	lines  []tagLine      // the queue of each tag; lines[0] is that of ""
 	lineOf map[string]int // index in lines, by tag
 
-	workers []member // registered, by ID
-	next    workerID // where the next dispatch starts looking
-	leases  deque[leaseEnd]
-	timers  [2]pending // by timer tag - 1
+	workers  []member // registered, by ID
+	next     workerID // where the next dispatch starts looking
+	leases   deque[leaseEnd]
+	timers   [2]pending // by timer tag - 1
+	hush     pending    // the silence timer
+	expelled []workerID // the workers given up for silence by the message in hand
 
 	done, failed, requeued, retried, duplicates, refused int
 	firstErr                                             error
@@ -100,6 +103,7 @@ type member struct {
 	done    int
 	failed  int
 	suspect bool
+	heard   time.Time // the last instant it was heard from
 }
 
 // leaseEnd is the deadline of one attempt at one item; it no longer counts
@@ -128,6 +132,7 @@ func newBook[I, O any](cfg Config[I]) (*book[I, O], error) {
 	return &book[I, O]{
 		window: cfg.Window, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts,
 		unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagOf: cfg.Tag,
+		heartbeat: cfg.Heartbeat, silence: heartbeatMisses * cfg.Heartbeat,
 		lines:  []tagLine{{}},
 		lineOf: map[string]int{"": 0},
 	}, nil
@@ -138,6 +143,7 @@ func newBook[I, O any](cfg Config[I]) (*book[I, O], error) {
 func (b *book[I, O]) Clone() *book[I, O] {
 	c := *b
 	c.dead = slices.Clone(b.dead)
+	c.expelled = slices.Clone(b.expelled)
 	c.items = b.items.clone()
 	c.held = b.held.clone()
 	c.leases = b.leases.clone()

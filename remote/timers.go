@@ -25,6 +25,8 @@ func (b *book[I, O]) tick(m agent.Tick) bool {
 	case tagWaitTimer:
 		b.fired(m.Tag, m.At)
 		b.giveUp(m.At)
+	case silenceTimer:
+		b.sweep(m.At)
 	default:
 		return false
 	}

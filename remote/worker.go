@@ -33,6 +33,10 @@ type WorkerConfig struct {
 	// "127.0.0.1:0": a free port on the loopback; a worker on another
 	// machine than its master names a host the master can reach.
 	Listen string
+	// Advertise, when not empty, is the address the master reaches the
+	// worker at, if not Listen's: a proxy's or a NAT's, which forwards to
+	// Listen. A host and port, such as "10.0.0.7:7071".
+	Advertise string
 	// Codec must be the master's. Default JSON.
 	Codec Codec
 	// Connect bounds how long the worker tries to reach the master and be
@@ -46,10 +50,28 @@ type WorkerConfig struct {
 	// AllowInsecure lets the worker reach a master, or listen, off the
 	// loopback without TLS, as the option of the same name lets a node.
 	AllowInsecure bool
+	// Rejoin bounds how long a worker that lost its master (its connection
+	// broke, or it heard nothing from it for three heartbeats) tries to
+	// register again, with backoff, before Work fails with ErrMasterGone.
+	// It rejoins a master restarted at the same address as well. Default
+	// DefaultRejoin.
+	Rejoin time.Duration
 }
 
-// DefaultConnect is WorkerConfig.Connect's default.
-const DefaultConnect = 5 * time.Second
+// The defaults of WorkerConfig.
+const (
+	DefaultConnect = 5 * time.Second
+	DefaultRejoin  = time.Minute
+)
+
+// addrs returns the addresses the worker's connections use: where it
+// listens, where the master reaches it, and the master's.
+func (c WorkerConfig) addrs() []string {
+	if c.Advertise != "" {
+		return []string{c.Listen, c.Advertise, c.Master}
+	}
+	return []string{c.Listen, c.Master}
+}
 
 // validate reports the first setting out of range.
 func (c WorkerConfig) validate() error {
@@ -60,6 +82,8 @@ func (c WorkerConfig) validate() error {
 		return invalid("slots must not be negative, got %d", c.Slots)
 	case c.Connect < 0:
 		return invalid("connect must not be negative, got %v", c.Connect)
+	case c.Rejoin < 0:
+		return invalid("rejoin must not be negative, got %v", c.Rejoin)
 	}
 	for _, t := range c.Tags {
 		if t == "" {
@@ -86,6 +110,9 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 	if c.Connect == 0 {
 		c.Connect = DefaultConnect
 	}
+	if c.Rejoin == 0 {
+		c.Rejoin = DefaultRejoin
+	}
 	return c
 }
 
@@ -95,13 +122,21 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 // several to a message when the work is quick. A panic in work fails that
 // item with an *agent.PanicError's text.
 //
+// Worker and master hear from each other at least once a heartbeat
+// (Config.Heartbeat). A worker that loses its master, because a connection
+// between them broke or it heard nothing for three heartbeats, registers
+// again for up to cfg.Rejoin, and rejoins a master restarted at the same
+// address as well: the items it held are given back (their work sees its
+// context end), and it takes new ones.
+//
 // Work returns nil once the master says the stage has finished, or once
 // ctx ends: then the worker leaves gracefully, handing back the items it
 // holds (the work running on them sees its context end). It returns an
-// error wrapping ErrMasterGone when the master goes away first, and one
-// wrapping ErrUnreachable, naming the address, when it cannot reach the
-// master, the TLS handshake with it fails (saying which side refused
-// which certificate), or it is not registered within cfg.Connect.
+// error wrapping ErrMasterGone when the master goes away first and does
+// not come back within cfg.Rejoin, and one wrapping ErrUnreachable, naming
+// the address, when it cannot reach the master, the TLS handshake with it
+// fails (saying which side refused which certificate), or it is not
+// registered within cfg.Connect.
 func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context.Context, in I) (O, error)) error {
 	if err := cfg.validate(); err != nil {
 		return err
@@ -110,7 +145,7 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		return invalid("work must not be nil")
 	}
 	cfg = cfg.withDefaults()
-	creds, err := security{tls: cfg.TLS, insecure: cfg.AllowInsecure}.credentials(cfg.Listen, cfg.Master)
+	creds, err := security{tls: cfg.TLS, insecure: cfg.AllowInsecure}.credentials(cfg.addrs()...)
 	if err != nil {
 		return err
 	}
@@ -122,7 +157,7 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		slog.Warn("remote: the worker refused messages from peers", "refused", counts[""], "last", last)
 	})
 	defer tally.Stop()
-	sys, rem, err := start(cfg.Listen, tally, creds)
+	sys, rem, err := start(cfg.Listen, cfg.Advertise, tally, creds)
 	if err != nil {
 		return err
 	}
@@ -136,15 +171,18 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		ctx:    workCtx,
 		sys:    sys,
 		master: actor.NewPID(cfg.Master, cfg.Stage),
-		jobs:   make(chan task[I], cfg.Slots),
+		jobs:   make(chan job[I], cfg.Slots),
 		held:   make(map[uint64]uint32),
 		ended:  make(chan error, 1),
 		over:   make(chan struct{}),
 		ready:  make(chan error, 1),
 	}
+	w.genCtx, w.stopWork = context.WithCancel(workCtx)
 	w.later = time.AfterFunc(time.Hour, w.flushLater)
 	w.later.Stop()
 	defer w.later.Stop()
+	w.clock = time.AfterFunc(time.Hour, func() { w.sys.Root.Send(w.self, clockTick{}) })
+	w.clock.Stop()
 	w.slots.Add(cfg.Slots)
 	for range cfg.Slots {
 		go w.slot()
@@ -154,6 +192,8 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 	result := w.await(ctx, sys, pid)
 	cancel()
 	_ = sys.Root.StopFuture(pid).Wait()
+	w.clock.Stop()
+	w.probes.Wait()
 	close(w.jobs)
 	w.slots.Wait()
 	return result
@@ -163,6 +203,7 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 type answer struct {
 	item    uint64
 	attempt uint32
+	gen     uint64 // the worker's generation the task came in
 	data    []byte
 	err     string
 	failed  bool
@@ -177,15 +218,35 @@ type worker[I, O any] struct {
 	sys    *actor.ActorSystem
 	master *actor.PID
 	self   *actor.PID
-	jobs   chan task[I]
+	jobs   chan job[I]
 	slots  sync.WaitGroup
+	probes sync.WaitGroup // the checks that the master's address answers
 
 	id      uint64
+	inc     uint64            // the incarnation of the master it joined
 	held    map[uint64]uint32 // the items handed to it and not answered: their attempts
+	owed    int               // the tasks handed to it whose answers have not been sent or dropped
 	joined  bool
 	leaving bool
 	ready   chan error // the registration's outcome
-	ended   chan error // why the worker ends: nil for the stage finished
+
+	// Liveness (pulse.go) and rejoining (rejoin.go).
+	clock     *time.Timer   // sends the actor a tick
+	every     time.Duration // the heartbeat interval
+	heard     bool          // from the master, since the last tick
+	sent      bool          // to the master, since the last tick
+	quiet     int           // ticks in a row that heard nothing
+	rejoining bool
+	why       string    // why the master was lost
+	until     time.Time // when rejoining gives up
+	backoff   time.Duration
+	tries     uint64 // attempts to rejoin
+	nonce     uint64 // of the latest Register
+	gen       uint64 // joins since the worker started
+	genCtx    context.Context
+	stopWork  context.CancelFunc // ends genCtx, that of the work of this generation
+
+	ended chan error // why the worker ends: nil for the stage finished
 	// over is closed once the master said the stage finished; the worker
 	// then ends when the master's link stops, so that its answer to the
 	// news has left before its node closes.
@@ -258,19 +319,26 @@ func (w *worker[I, O]) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		w.self = ctx.Self()
-		// Watching first: a master that goes away before it answers is
-		// seen at once.
-		ctx.Watch(w.master)
-		ctx.Request(w.master, &wire.Register{Stage: w.cfg.Stage, Slots: uint32(w.cfg.Slots), Tags: w.cfg.Tags})
+		w.register(ctx)
 	case *wire.Welcome:
+		w.heard = true
 		w.welcome(ctx, m)
 	case *wire.Tasks:
+		w.heard = true
 		w.take(m)
 	case flush:
 		w.send(ctx)
+	case *wire.Pulse:
+		w.heard = true
+		w.pulsed(ctx, m)
+	case clockTick:
+		w.ticked(ctx)
+	case probed:
+		w.probedAt(ctx, m)
 	case leave:
 		w.leave(ctx)
 	case *wire.Finished:
+		w.heard = true
 		if ctx.Sender() != nil {
 			ctx.Respond(&wire.Finished{})
 		}
@@ -280,49 +348,73 @@ func (w *worker[I, O]) Receive(ctx actor.Context) {
 		}
 	case *actor.Terminated:
 		if m.Who.Equal(w.master) {
-			w.gone(m)
+			w.gone(ctx, m)
 		}
 	}
 }
 
-// welcome takes the master's answer to the registration.
+// welcome takes the master's answer to the latest registration: the
+// worker asks for as many items as it has free slots, and its heartbeat
+// starts.
 func (w *worker[I, O]) welcome(ctx actor.Context, m *wire.Welcome) {
-	if w.joined {
+	if w.joined || w.leaving || m.Nonce != w.nonce {
 		return
 	}
 	if m.Refused != "" {
-		w.ready <- fmt.Errorf("remote: the master at %s refused the worker: %s", w.cfg.Master, m.Refused)
+		err := fmt.Errorf("remote: the master at %s refused the worker: %s", w.cfg.Master, m.Refused)
+		if !w.rejoining {
+			w.ready <- err
+		} else if m.Refused == stageFinished {
+			w.end(nil)
+		} else {
+			w.end(err)
+		}
 		return
 	}
-	w.joined, w.id = true, m.Worker
-	ctx.Request(w.master, &wire.Ask{Worker: w.id, N: uint32(w.cfg.Slots)})
-	w.ready <- nil
+	if w.rejoining {
+		w.rejoined(m)
+	} else {
+		slog.Debug("remote: the worker joined its master", "master", w.cfg.Master, "worker", m.Worker)
+	}
+	w.joined, w.id, w.inc = true, m.Worker, m.Incarnation
+	w.every, w.quiet, w.heard, w.sent = interval(m), 0, true, false
+	if free := w.cfg.Slots - w.owed; free > 0 {
+		w.tell(ctx, &wire.Ask{Worker: w.id, N: uint32(free), Incarnation: w.inc})
+	}
+	w.clock.Reset(w.every)
+	select {
+	case w.ready <- nil:
+	default:
+	}
 }
 
-// take hands the tasks of m to the slots.
+// take hands the tasks of m to the slots. Tasks for an earlier join of the
+// worker, or another run of the stage, are dropped: the master has taken
+// them back.
 func (w *worker[I, O]) take(m *wire.Tasks) {
-	if w.leaving || len(m.Items) != len(m.Attempts) || len(m.Items) != len(m.Sizes) {
+	if w.leaving || !w.joined || m.Incarnation != w.inc || m.Worker != w.id || len(m.Items) != len(m.Attempts) || len(m.Items) != len(m.Sizes) {
 		return
 	}
 	pieces, ok := wire.Pieces(m.Sizes, m.Values)
 	if !ok {
 		return
 	}
+	w.owed += len(m.Items)
 	for i, item := range m.Items {
 		data := pieces[i]
 		t := task[I]{Item: item, Attempt: int(m.Attempts[i])}
 		w.held[item] = m.Attempts[i]
 		if err := w.cfg.Codec.Decode(data, &t.Value); err != nil {
-			w.done(answer{item: item, attempt: m.Attempts[i], failed: true, err: fmt.Sprintf("remote: decoding item %d: %v", item, err)})
+			w.done(answer{item: item, attempt: m.Attempts[i], gen: w.gen, failed: true, err: fmt.Sprintf("remote: decoding item %d: %v", item, err)})
 			continue
 		}
 		w.running.Add(1)
 		select {
-		case w.jobs <- t:
+		case w.jobs <- job[I]{task: t, gen: w.gen, ctx: w.genCtx}:
 		default:
 			w.running.Add(-1)
 			// The master gave more than the free slots: refuse it.
-			w.done(answer{item: item, attempt: m.Attempts[i], failed: true, err: fmt.Sprintf("remote: worker %d was handed item %d with no free slot", w.id, item)})
+			w.done(answer{item: item, attempt: m.Attempts[i], gen: w.gen, failed: true, err: fmt.Sprintf("remote: worker %d was handed item %d with no free slot", w.id, item)})
 		}
 	}
 }
@@ -331,8 +423,8 @@ func (w *worker[I, O]) take(m *wire.Tasks) {
 func (w *worker[I, O]) slot() {
 	defer w.slots.Done()
 	for t := range w.jobs {
-		o := answer{item: t.Item, attempt: uint32(t.Attempt)}
-		v, err := w.call(t.Value)
+		o := answer{item: t.Item, attempt: uint32(t.Attempt), gen: t.gen}
+		v, err := w.call(t.ctx, t.Value)
 		if err == nil {
 			o.data, err = w.cfg.Codec.Append(nil, &v)
 		}
@@ -345,9 +437,9 @@ func (w *worker[I, O]) slot() {
 }
 
 // call runs the work on one item, turning a panic into an error.
-func (w *worker[I, O]) call(in I) (v O, err error) {
+func (w *worker[I, O]) call(ctx context.Context, in I) (v O, err error) {
 	defer safe.Recover(&err)
-	return w.work(w.ctx, in)
+	return w.work(ctx, in)
 }
 
 // done adds an answer to those to send. It asks the actor to send them
@@ -395,22 +487,25 @@ func (w *worker[I, O]) wake() {
 }
 
 // send sends the master the answers pending, and asks for as many items.
+// The answers of an earlier generation are dropped, and free their slots
+// all the same; while the worker rejoins, all are.
 func (w *worker[I, O]) send(ctx actor.Context) {
 	w.mu.Lock()
 	out := w.pending
 	w.pending, w.scheduled = nil, false
 	w.mu.Unlock()
-	if w.leaving || len(out) == 0 {
+	w.owed -= len(out)
+	if w.leaving || !w.joined || len(out) == 0 {
 		return
 	}
-	msg := &wire.Results{Worker: w.id, Ask: uint32(len(out))}
+	msg := &wire.Results{Worker: w.id, Ask: uint32(len(out)), Incarnation: w.inc}
 	size := 0
 	for _, o := range out {
 		size += len(o.data)
 	}
 	msg.Values = make([]byte, 0, size)
 	for _, o := range out {
-		if _, ok := w.held[o.item]; !ok {
+		if _, ok := w.held[o.item]; !ok || o.gen != w.gen {
 			continue
 		}
 		delete(w.held, o.item)
@@ -423,7 +518,7 @@ func (w *worker[I, O]) send(ctx actor.Context) {
 			msg.Errors = append(msg.Errors, o.err)
 		}
 	}
-	ctx.Request(w.master, msg) // with its sender, which the master checks
+	w.tell(ctx, msg)
 }
 
 // leave sends the results that have ended, hands back what the worker still
@@ -442,15 +537,24 @@ func (w *worker[I, O]) leave(ctx actor.Context) {
 	for item := range w.held {
 		handed = append(handed, item)
 	}
-	ctx.Request(w.master, &wire.Leave{Worker: w.id, Handed: handed})
+	w.tell(ctx, &wire.Leave{Worker: w.id, Handed: handed, Incarnation: w.inc})
 }
 
 // gone takes the news that the master's actor ended. A master that
 // stopped has ended its stage (its Finished may come after this news, or
-// not at all); one whose node went away is gone. Before the worker is
-// welcomed, the news means that no such stage runs there: protoactor's
-// remote reports a stage that never ran as stopped too.
-func (w *worker[I, O]) gone(m *actor.Terminated) {
+// not at all); one whose node went away, or whose connection broke, is
+// lost, and the worker rejoins it. Before the worker is welcomed, the news
+// means that no such stage runs there: protoactor's remote reports a stage
+// that never ran as stopped too. While the worker rejoins, the news is of
+// an attempt, and the next one follows.
+func (w *worker[I, O]) gone(ctx actor.Context, m *actor.Terminated) {
+	switch {
+	case w.rejoining:
+		return
+	case w.joined && !w.finished && !w.leaving && m.Why != actor.TerminatedReason_Stopped:
+		w.lose(ctx, fmt.Sprintf("it stopped answering (%v)", m.Why))
+		return
+	}
 	if !w.joined {
 		err := fmt.Errorf("%w: no stage named %q runs at %s (or it ended before the worker joined)", ErrUnreachable, w.cfg.Stage, w.cfg.Master)
 		if m.Why != actor.TerminatedReason_Stopped {
@@ -469,8 +573,12 @@ func (w *worker[I, O]) gone(m *actor.Terminated) {
 	w.end(err)
 }
 
-// end says why the worker ends, once.
+// end says why the worker ends, once. A worker that ends with no master
+// to tell stops it from being told.
 func (w *worker[I, O]) end(err error) {
+	if !w.joined {
+		w.unwatched()
+	}
 	select {
 	case w.ended <- err:
 	default:
