@@ -26,7 +26,8 @@ type Runtime struct {
 	parts    bridge.Parts
 	dispatch *dispatcher
 
-	provider metric.MeterProvider // WithMeterProvider's
+	provider   metric.MeterProvider // WithMeterProvider's
+	histograms *Histograms          // WithHistograms's
 
 	mu      sync.Mutex
 	stopped bool
@@ -87,8 +88,12 @@ func NewRuntime(opts ...Option) *Runtime {
 	for _, o := range opts {
 		o(rt)
 	}
-	if rt.provider != nil {
-		m, err := meter.New(rt.provider)
+	if rt.provider != nil || rt.histograms != nil {
+		var hist *meter.Histograms
+		if rt.histograms != nil {
+			hist = rt.histograms.h
+		}
+		m, err := meter.New(rt.provider, hist)
 		if err != nil {
 			rt.parts.Log.Error().Err(err).Msg("metrics are off: the meter provider refused an instrument")
 		}
