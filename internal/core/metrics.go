@@ -80,8 +80,8 @@ func (c *cell[S, I, W, R, O, V]) left(n int) {
 // instruments read is at most about publishEvery behind the agent, however
 // many rounds it takes in meanwhile, and then idles.
 func (c *cell[S, I, W, R, O, V]) publishSoon(now time.Time) {
-	if c.h.gauges == nil {
-		return
+	if c.h.gauges == nil || c.over {
+		return // an agent that is over is observed no more once its actor stops
 	}
 	wait := publishEvery - now.Sub(c.published)
 	if wait <= 0 {
