@@ -70,7 +70,9 @@ func (h *Histograms) leave(g *Gauges) {
 }
 
 // Produce implements go.opentelemetry.io/otel/sdk/metric.Producer: the two
-// histograms as they stand, in the instrumentation scope [Name].
+// histograms as they stand, in the instrumentation scope [Name], each
+// with a data point per agent name that measured one (none, while no agent
+// has).
 func (h *Histograms) Produce(context.Context) ([]metricdata.ScopeMetrics, error) {
 	sums := h.byName()
 	now := time.Now()
@@ -85,13 +87,17 @@ func (h *Histograms) Produce(context.Context) ([]metricdata.ScopeMetrics, error)
 			wait.DataPoints = append(wait.DataPoints, h.point(attrs, now, &p.wait))
 		}
 	}
-	return []metricdata.ScopeMetrics{{
-		Scope: instrumentation.Scope{Name: Name},
-		Metrics: []metricdata.Metrics{
-			{Name: workName, Description: workDescription, Unit: seconds, Data: work},
-			{Name: waitName, Description: waitDescription, Unit: seconds, Data: wait},
-		},
-	}}, nil
+	var ms []metricdata.Metrics
+	if len(work.DataPoints) > 0 {
+		ms = append(ms, metricdata.Metrics{Name: workName, Description: workDescription, Unit: seconds, Data: work})
+	}
+	if len(wait.DataPoints) > 0 {
+		ms = append(ms, metricdata.Metrics{Name: waitName, Description: waitDescription, Unit: seconds, Data: wait})
+	}
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	return []metricdata.ScopeMetrics{{Scope: instrumentation.Scope{Name: Name}, Metrics: ms}}, nil
 }
 
 // byName sums the tallies of the agents, live and ended, by name.

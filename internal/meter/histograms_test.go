@@ -85,3 +85,14 @@ func TestAnAgentThatMeasuredNothingHasNoDataPoint(t *testing.T) {
 	assert.Contains(t, points(t, sm, "evolve.work.duration"), "idle")
 	assert.NotContains(t, points(t, sm, "evolve.queue.wait"), "idle")
 }
+
+func TestNothingIsProducedBeforeAnAgentMeasures(t *testing.T) {
+	hist := meter.NewHistograms()
+	m, err := meter.New(nil, hist)
+	require.NoError(t, err)
+	defer m.Close()
+	m.Agent("idle")
+	sm, err := hist.Produce(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, sm)
+}
