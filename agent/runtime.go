@@ -26,7 +26,8 @@ type Runtime struct {
 	parts    bridge.Parts
 	dispatch *dispatcher
 
-	provider metric.MeterProvider // WithMeterProvider's
+	provider   metric.MeterProvider // WithMeterProvider's
+	histograms *Histograms          // WithHistograms's
 
 	mu      sync.Mutex
 	stopped bool
@@ -60,11 +61,13 @@ func WithLogger(l zerolog.Logger) Option {
 //     seconds, with buckets of 1, 2 and 5 times each power of ten from
 //     10 µs to 10 s, then 20 s and 60 s (mp's views may set others).
 //
-// Nothing polls the agents: each publishes its status as it goes, once per
-// batch of messages it takes in, and the instruments read what was
-// published last. An agent is observed until it ends. Without this option
-// the agents measure nothing. If mp refuses an instrument, the runtime logs
-// it and measures nothing.
+// Nothing polls the agents: each publishes its status as it goes, after a
+// batch of messages it takes in, at most once a millisecond (a timer
+// publishes the last batch's within it), and the instruments read what was
+// published last. An agent is observed until it ends. Each record of a
+// histogram costs about 85 ns; with [WithHistograms] the agents count them
+// in plain memory instead. Without this option the agents measure nothing.
+// If mp refuses an instrument, the runtime logs it and measures nothing.
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(rt *Runtime) { rt.provider = mp }
 }
@@ -87,8 +90,12 @@ func NewRuntime(opts ...Option) *Runtime {
 	for _, o := range opts {
 		o(rt)
 	}
-	if rt.provider != nil {
-		m, err := meter.New(rt.provider)
+	if rt.provider != nil || rt.histograms != nil {
+		var hist *meter.Histograms
+		if rt.histograms != nil {
+			hist = rt.histograms.h
+		}
+		m, err := meter.New(rt.provider, hist)
 		if err != nil {
 			rt.parts.Log.Error().Err(err).Msg("metrics are off: the meter provider refused an instrument")
 		}

@@ -12,12 +12,16 @@
 //
 // The names are stable, so figures can be compared over time.
 //
-// BenchmarkChain/{evolve,channels,conc,errgroup,ants}: b.N items (one op is one
+// BenchmarkChain/{evolve,evolve-metrics,channels,conc,errgroup,ants}: b.N items (one op is one
 // item) through at most 4 workers computing x*2+1, then batches of 100, to a
 // sink. evolve is a compose chain, compose.Pipe3 of a rate stage with no real
 // limit (Rate math.MaxFloat64, Burst 1<<30), a parallel stage of limit 4
 // (results in input order, its default) and a buffer stage of Size 100,
 // started with compose.Start and fed with Post on the handle it returns.
+// evolve-metrics is evolve on a runtime with agent.WithMeterProvider (an SDK
+// provider with a manual reader) and agent.WithHistograms (the reader's
+// producer), collected once as the chain ends, before the timer stops; it
+// fails unless each agent's queue-wait histogram counted every item.
 // channels is 4 long-lived worker goroutines reading a channel, sending to a
 // batcher goroutine that sends batches over a channel to the sink goroutine
 // (channels hold 64 items, like evolve's input queues). conc submits one task

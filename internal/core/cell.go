@@ -178,7 +178,7 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		clear(results)
 		clear(items)
 		c.spare, c.crew.spare, c.items = others[:0], results[:0], items[:0]
-		c.publish()
+		c.publishSoon(now)
 		if c.over {
 			return c.h.relay.handOver(woke), pauseOver
 		}
@@ -196,6 +196,8 @@ func (c *cell[S, I, W, R, O, V]) receive(o any, now time.Time) {
 			delete(c.timers, m.tag)
 			c.step(agent.Tick{At: now, Tag: m.tag})
 		}
+	case republish:
+		c.republish = nil // the round's end publishes, or arms it again
 	}
 }
 
@@ -246,7 +248,7 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 	case agent.Disarm:
 		c.disarm(e.Tag)
 	case agent.Reply[V]:
-		c.publish() // so that what a Status call saw is published by the time it returns
+		c.publish(c.h.rt.Clock.Now()) // so that what a Status call saw is published by the time it returns
 		c.h.answer(e.To, e.Value)
 	case agent.Cancel:
 		c.h.cancel(e.Cause)
@@ -352,12 +354,13 @@ func (c *cell[S, I, W, R, O, V]) disarm(tag uint64) {
 	}
 }
 
-// disarmAll cancels every pending timer.
+// disarmAll cancels every pending timer, the metrics' too.
 func (c *cell[S, I, W, R, O, V]) disarmAll() {
 	for _, t := range c.timers {
 		t.cancel()
 	}
 	clear(c.timers)
+	c.unarm()
 }
 
 // deadLetter hands d to the dead-letter sink, if there is one, and counts
@@ -426,14 +429,7 @@ func (c *cell[S, I, W, R, O, V]) end() {
 	}
 }
 
-// snapshot asks evolve for the agent's status now without performing
-// anything, for its metrics. It reports false when evolve gives none (or
-// panics).
-func (c *cell[S, I, W, R, O, V]) snapshot() (v V, ok bool) {
-	return c.statusAt(c.h.rt.Clock.Now())
-}
-
-// finalStatus takes the status the agent ends with, as snapshot does, and
+// finalStatus takes the status the agent ends with, as statusAt does, and
 // records it if the agent records.
 func (c *cell[S, I, W, R, O, V]) finalStatus() (V, bool) {
 	now := c.h.rt.Clock.Now()

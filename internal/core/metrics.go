@@ -10,12 +10,26 @@ import (
 // meters is what a cell counts for its agent's metrics (see
 // agent.WithMeterProvider), on the actor's goroutine: the items taken in
 // and passed on, and when the items still in the input queue came, oldest
-// first, for their wait. A cell whose agent has no metrics counts nothing
-// but the values passed on, which costs an addition.
+// first, for their wait; when it last published, and the timer that
+// brings it a round to publish the last, if one is armed. A cell whose
+// agent has no metrics counts nothing but the values passed on, which
+// costs an addition.
 type meters struct {
-	in, out int64
-	waits   []arrival
+	in, out   int64
+	waits     []arrival
+	published time.Time
+	republish func() bool // cancels the armed timer; nil when none is
 }
+
+// publishEvery is how often at most an agent publishes its status: asking
+// evolve for it costs a round more than the round itself when rounds are
+// small, and what is published is read only by a collection, every few
+// seconds at most.
+const publishEvery = time.Millisecond
+
+// republish is what the timer armed by publishSoon sends its cell: a round
+// whose end publishes.
+type republish struct{}
 
 // arrival is n items that came into the input queue at one instant.
 type arrival struct {
@@ -60,13 +74,42 @@ func (c *cell[S, I, W, R, O, V]) left(n int) {
 	}
 }
 
-// publish hands the agent's metrics its status as it stands.
-func (c *cell[S, I, W, R, O, V]) publish() {
+// publishSoon publishes the agent's status at the end of a round if the
+// last publication is publishEvery old; otherwise it arms a timer (unless
+// one is armed) that brings the agent a round once it is. So what the
+// instruments read is at most about publishEvery behind the agent, however
+// many rounds it takes in meanwhile, and then idles.
+func (c *cell[S, I, W, R, O, V]) publishSoon(now time.Time) {
+	if c.h.gauges == nil || c.over {
+		return // an agent that is over is observed no more once its actor stops
+	}
+	wait := publishEvery - now.Sub(c.published)
+	if wait <= 0 {
+		c.publish(now)
+		return
+	}
+	if c.republish == nil {
+		h := c.h
+		c.republish = h.rt.Clock.AfterFunc(wait, func() { h.post(republish{}) })
+	}
+}
+
+// unarm cancels the timer publishSoon armed, if it is armed.
+func (c *cell[S, I, W, R, O, V]) unarm() {
+	if c.republish != nil {
+		c.republish()
+		c.republish = nil
+	}
+}
+
+// publish hands the agent's metrics its status as it stands at now.
+func (c *cell[S, I, W, R, O, V]) publish(now time.Time) {
 	g := c.h.gauges
 	if g == nil {
 		return
 	}
-	v, ok := c.snapshot()
+	c.published = now
+	v, ok := c.statusAt(now)
 	if !ok {
 		return
 	}

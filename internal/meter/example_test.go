@@ -15,7 +15,7 @@ import (
 // more.
 func Example() {
 	reader := sdkmetric.NewManualReader()
-	m, err := meter.New(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	m, err := meter.New(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), nil)
 	if err != nil {
 		panic(err)
 	}

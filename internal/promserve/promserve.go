@@ -1,8 +1,10 @@
 // Package promserve serves the metrics of a program's agents to Prometheus:
 // an OpenTelemetry meter provider whose reader is the OpenTelemetry
-// Prometheus exporter, and an HTTP server that answers GET /metrics with
-// what it reads. The programs of this module start one for their -metrics
-// flag and hand its Provider to agent.WithMeterProvider.
+// Prometheus exporter, with the agents' own histograms as a producer, and
+// an HTTP server that answers GET /metrics with what it reads. The
+// programs of this module start one for their -metrics flag and hand its
+// Provider to agent.WithMeterProvider and its Histograms to
+// agent.WithHistograms (what Option returns does both).
 package promserve
 
 import (
@@ -24,6 +26,7 @@ import (
 // Server serves the metrics of one meter provider at /metrics.
 type Server struct {
 	mp    *sdkmetric.MeterProvider
+	hist  *agent.Histograms
 	srv   *http.Server
 	addr  string
 	serve chan error // what Serve returned
@@ -33,7 +36,8 @@ type Server struct {
 // the metrics of a new meter provider there, in Prometheus's text format.
 func Start(addr string) (*Server, error) {
 	reg := prometheus.NewRegistry()
-	exp, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo())
+	hist := agent.NewHistograms()
+	exp, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo(), otelprom.WithProducer(hist))
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
@@ -45,6 +49,7 @@ func Start(addr string) (*Server, error) {
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	s := &Server{
 		mp:    sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp)),
+		hist:  hist,
 		srv:   &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second},
 		addr:  ln.Addr().String(),
 		serve: make(chan error, 1),
@@ -55,6 +60,15 @@ func Start(addr string) (*Server, error) {
 
 // Provider returns the meter provider whose metrics the server serves.
 func (s *Server) Provider() metric.MeterProvider { return s.mp }
+
+// Histograms returns the producer of histograms the server serves too.
+func (s *Server) Histograms() *agent.Histograms { return s.hist }
+
+// Options returns the runtime options that publish a runtime's metrics to
+// the server: its Provider and its Histograms.
+func (s *Server) Options() []agent.Option {
+	return []agent.Option{agent.WithMeterProvider(s.mp), agent.WithHistograms(s.hist)}
+}
 
 // URL returns the address of the metrics, as in
 // http://127.0.0.1:9464/metrics.
@@ -82,5 +96,10 @@ func Option(addr string) (agent.Option, *Server, func(context.Context) error, er
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return agent.WithMeterProvider(s.Provider()), s, s.Close, nil
+	opts := s.Options()
+	return func(rt *agent.Runtime) {
+		for _, o := range opts {
+			o(rt)
+		}
+	}, s, s.Close, nil
 }

@@ -46,13 +46,25 @@ func buckets(t *testing.T, body, name, agent string) map[string]int {
 }
 
 func TestAWorkOf2msIsCountedInABucketOf5msOrLess(t *testing.T) {
+	workOf2ms(t, func(srv *promserve.Server) []agent.Option {
+		return []agent.Option{agent.WithMeterProvider(srv.Provider())}
+	})
+}
+
+func TestTheAgentsOwnHistogramsCountAWorkOf2msAsTheInstrumentsDo(t *testing.T) {
+	workOf2ms(t, (*promserve.Server).Options)
+}
+
+// workOf2ms runs three works of 2 ms on a runtime made with the options
+// opts gives for the server, and checks what a scrape finds of them.
+func workOf2ms(t *testing.T, opts func(*promserve.Server) []agent.Option) {
 	srv, err := promserve.Start("127.0.0.1:0")
 	require.NoError(t, err)
 	defer func() { require.NoError(t, srv.Close(context.Background())) }()
 	// In a bubble the work's sleep takes 2 ms exactly, however loaded the
 	// machine; the scrape is made outside it, over the network.
 	synctest.Test(t, func(t *testing.T) {
-		rt := agenttest.Runtime(t, agent.WithMeterProvider(srv.Provider()))
+		rt := agenttest.Runtime(t, opts(srv)...)
 		h, err := parallel.New(rt, parallel.Config{Name: "fetch", Limit: 1}, func(_ context.Context, v int) (int, error) {
 			time.Sleep(2 * time.Millisecond)
 			return v, nil
@@ -72,7 +84,10 @@ func TestAWorkOf2msIsCountedInABucketOf5msOrLess(t *testing.T) {
 	assert.Equal(t, 3, work["0.002"], "each work took 2 ms")
 	assert.Equal(t, 3, work["0.005"])
 	assert.Equal(t, 3, work["+Inf"])
+	assert.Regexp(t, `(?m)^evolve_work_duration_seconds_sum\{agent="fetch"\} 0\.006`, body, "three works of 2 ms")
+	assert.Regexp(t, `(?m)^evolve_work_duration_seconds_count\{agent="fetch"\} 3$`, body)
 	wait := buckets(t, body, "evolve_queue_wait_seconds", "fetch")
 	assert.Contains(t, wait, "1e-05", "the queue's wait is told apart from 10 µs up")
 	assert.Contains(t, wait, "60")
+	assert.Equal(t, 3, wait["+Inf"], "each item's wait is counted")
 }
