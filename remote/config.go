@@ -55,6 +55,14 @@ type Config[I any] struct {
 	// that claims more is refused, so that no peer can claim the whole
 	// window. Default DefaultMaxSlots.
 	MaxSlots int
+	// MaxPrefetch is the most items a worker may hold beyond its slots,
+	// waiting for one, so that its slots need not wait a round trip for
+	// their next item: the master grants it to each worker as it
+	// registers, and a worker asks for what it wants of it
+	// (WorkerConfig.Prefetch). An item's lease starts once a slot frees
+	// for it, not as it is sent. Default DefaultMaxPrefetch; NoPrefetch
+	// grants none.
+	MaxPrefetch int
 	// Codec turns items into bytes for the wire and results back; workers
 	// must use the same. Default JSON.
 	Codec Codec
@@ -72,7 +80,13 @@ const (
 	DefaultLease       = time.Minute
 	DefaultTagWait     = time.Minute
 	DefaultMaxSlots    = 1024
+	DefaultMaxPrefetch = 256
 )
+
+// NoPrefetch, as Config.MaxPrefetch, grants workers no prefetch, and as
+// WorkerConfig.Prefetch asks for none: a worker then holds no more items
+// than it has slots.
+const NoPrefetch = -1
 
 // validate reports the first setting out of range.
 func (c Config[I]) validate() error {
@@ -91,6 +105,8 @@ func (c Config[I]) validate() error {
 		return invalid("tag wait must not be negative, got %v", c.TagWait)
 	case c.MaxSlots < 0:
 		return invalid("max slots must not be negative, got %d", c.MaxSlots)
+	case c.MaxPrefetch < NoPrefetch:
+		return invalid("max prefetch must be NoPrefetch (-1), 0 for the default or positive, got %d", c.MaxPrefetch)
 	}
 	return nil
 }

@@ -113,7 +113,7 @@ func gpuTag(item string) string {
 const lease = 10 * time.Second
 
 func TestAskedSlotsAreFilledInBatchesAndInputSlotsComeBack(t *testing.T) {
-	tr := play(t, Config[string]{MaxBatch: 2, Queue: 8, Lease: lease},
+	tr := play(t, Config[string]{MaxBatch: 2, Queue: 8, Lease: lease, MaxPrefetch: NoPrefetch},
 		pullAll,
 		join(1, 3),
 		items("a", "b", "c", "d", "e"),
@@ -306,8 +306,8 @@ func TestALeavingWorkerHandsItemsBackWithoutSpendingAnAttempt(t *testing.T) {
 	assert.Zero(t, agenttest.Last(tr).status().Failed)
 }
 
-func TestAnExpiredLeaseRequeuesAndSuspectsTheWorker(t *testing.T) {
-	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3},
+func TestAnExpiredLeaseRequeuesAndCountsTheSlotHung(t *testing.T) {
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3, MaxPrefetch: NoPrefetch},
 		pullAll, join(1, 2), ask(1, 2), items("a"), // a leased to 1 at 0s
 		after(4*time.Second, join(2, 1)),
 		after(5*time.Second, ask(2, 1)),
@@ -317,20 +317,103 @@ func TestAnExpiredLeaseRequeuesAndSuspectsTheWorker(t *testing.T) {
 	)
 	assert.Equal(t, []agent.Effect{leaseIn(lease)}, tr[3].Effects[2:])
 	assert.Equal(t, []agent.Effect{send(2, taskOf(0, 2, "a")), leaseIn(lease)}, tr[6].Effects,
-		"worker 1 has a free slot, but is suspect: the item goes to 2, under a new lease")
+		"the item goes to the next worker in turn, under a new lease")
 	st := tr[6].State.status()
 	assert.Equal(t, 1, st.Requeued)
-	assert.True(t, st.Workers[0].Suspect)
-	assert.Equal(t, 1, st.Workers[0].Failed)
-	assert.Equal(t, 1, st.Workers[0].Free, "its slot does not come back")
+	assert.Equal(t, WorkerStatus{ID: 1, Addr: "w1", Slots: 2, Free: 1, Failed: 1, Hung: 1}, st.Workers[0],
+		"its slot stays taken by the hung work, its other slot free")
 	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10}), agent.Disarm{Tag: leaseTag}}, tr[7].Effects)
 	st = tr[7].State.status()
-	assert.False(t, st.Workers[0].Suspect, "heard from again")
+	assert.Zero(t, st.Workers[0].Hung, "the late result freed the slot")
 	assert.Equal(t, 1, st.Workers[0].Done)
 	assert.Zero(t, st.Workers[1].InFlight, "the result taken, worker 2's attempt no longer counts")
 	assert.Empty(t, tr[8].Effects)
 	assert.Equal(t, 1, tr[8].State.status().Duplicates)
 	assert.Zero(t, tr[8].State.status().Workers[1].Done)
+}
+
+func TestAWorkerWithAHungItemGoesOnWithItsOtherSlots(t *testing.T) {
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3, MaxPrefetch: NoPrefetch},
+		pullAll, join(1, 2), ask(1, 2), items("a", "b"), // both leased to 1 at 0s
+		after(time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 1, Attempt: 1, Value: 11}}, Asked: 1})),
+		after(10*time.Second, tick(leaseTag)), // a's work hangs
+		after(11*time.Second, items("c")),
+		after(12*time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 0, Attempt: 2, Value: 10}}, Asked: 1})),
+		after(13*time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 2, Attempt: 1, Value: 12}}, Asked: 1})),
+		closeIn,
+	)
+	assert.Equal(t, []agent.Effect{send(1, taskOf(0, 2, "a")), leaseIn(lease)}, tr[5].Effects,
+		"a is tried again on the worker's free slot")
+	assert.Equal(t, WorkerStatus{ID: 1, Addr: "w1", Slots: 2, InFlight: 1, Done: 1, Failed: 1, Hung: 1}, tr[5].State.status().Workers[0])
+	assert.Empty(t, tr[6].Effects, "both slots busy: c waits")
+	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10}, res{Seq: 1, Value: 11}), send(1, taskOf(2, 1, "c")), agent.Demand{N: 1}, leaseIn(lease)},
+		tr[7].Effects)
+	assert.Equal(t, []agent.Effect{emit(res{Seq: 2, Value: 12}), agent.Disarm{Tag: leaseTag}}, tr[8].Effects)
+	assert.Equal(t, []agent.Effect{agent.Finish{}}, tr[9].Effects, "the stage finishes, though a's first attempt still hangs")
+	assert.Equal(t, 1, agenttest.Last(tr).status().Workers[0].Hung)
+}
+
+func TestWhenEverySlotHangsItemsFailAfterTagWait(t *testing.T) {
+	wait := 5 * time.Second
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3, TagWait: wait, MaxPrefetch: NoPrefetch},
+		pullAll, join(1, 1), ask(1, 1), items("a", "b"), // a leased at 0s
+		after(10*time.Second, tick(leaseTag)),
+		after(15*time.Second, tick(waitTag)),
+		closeIn,
+	)
+	assert.Equal(t, []agent.Effect{agent.Timer{Tag: waitTag, Delay: wait}}, tr[4].Effects,
+		"the only worker has every slot hung: no worker may take a nor b")
+	st := tr[4].State.status()
+	assert.Equal(t, 2, st.Waiting)
+	assert.Equal(t, 1, st.Workers[0].Hung)
+	rs := agenttest.Emitted[res](tr[5].Effects)
+	require.Len(t, rs, 2)
+	for _, r := range rs {
+		assert.ErrorIs(t, r.Err, ErrNoWorker)
+	}
+	assert.EqualError(t, rs[0].Err,
+		"remote: item 0 waited 5s, and every worker that may take it has all its slots hung: "+ErrNoWorker.Error())
+	assert.Equal(t, []agent.Effect{agent.Finish{Err: rs[0].Err}}, tr[6].Effects, "the stage ends, with a clear error")
+}
+
+func TestAHungSlotThatComesBackTakesWorkAgain(t *testing.T) {
+	wait := 5 * time.Second
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3, TagWait: wait, MaxPrefetch: NoPrefetch},
+		pullAll, join(1, 1), ask(1, 1), items("a", "b"),
+		after(10*time.Second, tick(leaseTag)),
+		after(12*time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 0, Attempt: 1, Value: 10}}, Asked: 1})),
+	)
+	assert.Equal(t, []agent.Effect{
+		emit(res{Seq: 0, Value: 10}),
+		send(1, taskOf(1, 1, "b")),
+		agent.Demand{N: 1},
+		agent.Timer{Tag: leaseTag, Delay: lease},
+		agent.Disarm{Tag: waitTag},
+	}, tr[5].Effects, "the late result is a's, and the slot it frees takes b")
+	st := tr[5].State.status()
+	assert.Zero(t, st.Workers[0].Hung)
+	assert.Zero(t, st.Waiting)
+}
+
+func TestAPrefetchedItemsLeaseStartsWhenASlotFreesForIt(t *testing.T) {
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3, MaxPrefetch: 2},
+		pullAll, join(1, 1), ask(1, 5), items("a", "b", "c"), // all three sent at 0s
+		after(4*time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 0, Attempt: 1, Value: 10}}})),
+		after(14*time.Second, tick(leaseTag)), // b hangs
+		after(24*time.Second, tick(leaseTag)), // c was behind it
+	)
+	assert.Equal(t, 3, tr[2].State.status().Workers[0].Free, "capped at a slot and a prefetch of 2")
+	assert.Equal(t, []agent.Effect{send(1, taskOf(0, 1, "a"), taskOf(1, 1, "b"), taskOf(2, 1, "c")), agent.Demand{N: 3}, leaseIn(lease)},
+		tr[3].Effects, "one lease runs: b and c wait for the slot")
+	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10}), leaseIn(lease)}, tr[4].Effects,
+		"a's slot freed: b's lease runs from 4s")
+	assert.Equal(t, []agent.Effect{leaseIn(lease), agent.Timer{Tag: waitTag, Delay: DefaultTagWait}}, tr[5].Effects,
+		"b hangs: c's lease runs from 14s, since b may never give its slot back; b waits for a worker")
+	st := tr[5].State.status()
+	assert.Equal(t, WorkerStatus{ID: 1, Addr: "w1", Slots: 1, InFlight: 1, Done: 1, Failed: 1, Hung: 1}, st.Workers[0])
+	assert.Equal(t, 1, st.Queued, "b waits: the worker's only slot is hung")
+	assert.Equal(t, 1, st.Waiting)
+	assert.Equal(t, 2, tr[6].State.status().Workers[0].Hung)
 }
 
 func TestALeaseExpiringForTheLastTimeFailsTheItem(t *testing.T) {
@@ -605,6 +688,7 @@ func TestNewBookRejectsABadConfig(t *testing.T) {
 		{Config[string]{MaxAttempts: -4}, "remote: max attempts must not be negative, got -4"},
 		{Config[string]{Lease: -time.Second}, "remote: lease must not be negative, got -1s"},
 		{Config[string]{TagWait: -time.Minute}, "remote: tag wait must not be negative, got -1m0s"},
+		{Config[string]{MaxPrefetch: -2}, "remote: max prefetch must be NoPrefetch (-1), 0 for the default or positive, got -2"},
 	} {
 		_, err := newBook[string, int](c.cfg)
 		assert.EqualError(t, err, c.want)

@@ -87,6 +87,7 @@ func fzDelay(b byte) time.Duration {
 // input's first bytes, so that an input replays exactly.
 //
 //	Queue 1 + b0%8; Window b1%11 (0: the default); MaxBatch 1 + b2%3;
+//	MaxPrefetch none, the default, 1 or 3 by (b2>>4)%4;
 //	MaxAttempts 1 + b3%3; b4&1 unordered, b4&2 no tags; Lease 1 +
 //	(b4>>2)%16 seconds; TagWait 1 + b5%16 seconds; b5>>4 the first demand (0:
 //	unbounded).
@@ -97,6 +98,7 @@ func fzNewMsim(t *testing.T, in *fuzzin.Bytes) *msim {
 		Queue:       1 + int(b0)%8,
 		Window:      int(b1) % 11,
 		MaxBatch:    1 + int(b2)%3,
+		MaxPrefetch: []int{NoPrefetch, 0, 1, 3}[(b2>>4)%4],
 		MaxAttempts: 1 + int(b3)%3,
 		Unordered:   b4&1 != 0,
 		Lease:       time.Duration(1+int(b4>>2)%16) * time.Second,
@@ -112,7 +114,7 @@ func fzNewMsim(t *testing.T, in *fuzzin.Bytes) *msim {
 	m := &msim{
 		t: t, seed: seed, r: rand.New(rand.NewPCG(seed, 0xf022)), s: s, now: agenttest.T0,
 		queue: cfg.Queue, window: cfg.Window, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts,
-		unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagged: cfg.Tag != nil,
+		prefetch: grantOf(cfg.MaxPrefetch), unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagged: cfg.Tag != nil,
 		credits: cfg.Queue, stuck: map[string]time.Time{},
 	}
 	if m.window == 0 {
@@ -223,7 +225,7 @@ func fzRegistered(m *msim, pick byte) *simWorker {
 // fzAsk has w ask for 1 + pick%spare of the slots it really has free, as
 // ask does.
 func fzAsk(m *msim, w *simWorker, pick byte) {
-	spare := w.slots - len(w.holding) - w.credit
+	spare := m.spare(w)
 	if spare <= 0 {
 		return
 	}

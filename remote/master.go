@@ -62,7 +62,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		return spec[I, O]{}, err
 	}
 	cfg = cfg.withDefaults()
-	node, name, codec, most := cfg.Node, cfg.Name, cfg.Codec, cfg.MaxSlots
+	node, name, codec, most, grant := cfg.Node, cfg.Name, cfg.Codec, cfg.MaxSlots, cfg.grant()
 	return spec[I, O]{
 		Name:        name,
 		State:       b,
@@ -72,7 +72,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		Measure:     measure,
 		Takes:       []agent.Msg{agent.Event[joined]{}, agent.Event[asked]{}, agent.Event[returned[O]]{}, agent.Event[left]{}, agent.Event[lost]{}, agent.Event[refused]{}},
 		Open: func(post func(agent.Msg) bool) (core.Port, error) {
-			return open[I, O](node, name, codec, most, post)
+			return open[I, O](node, name, codec, most, grant, post)
 		},
 	}, nil
 }
@@ -95,6 +95,7 @@ type link[I, O any] struct {
 	name  string
 	codec Codec
 	most  int // the slots a worker may claim
+	grant int // the prefetch each worker is granted
 	post  func(agent.Msg) bool
 	pid   *actor.PID
 
@@ -106,11 +107,11 @@ type link[I, O any] struct {
 }
 
 // open puts a master named name on node.
-func open[I, O any](node *Node, name string, codec Codec, most int, post func(agent.Msg) bool) (core.Port, error) {
+func open[I, O any](node *Node, name string, codec Codec, most, grant int, post func(agent.Msg) bool) (core.Port, error) {
 	if err := node.claim(name, func(n int) { post(agent.Event[refused]{Value: refused{N: n}}) }); err != nil {
 		return core.Port{}, err
 	}
-	l := &link[I, O]{node: node, name: name, codec: codec, most: most, post: post,
+	l := &link[I, O]{node: node, name: name, codec: codec, most: most, grant: grant, post: post,
 		workers: make(map[workerID]*actor.PID), ids: make(map[string]workerID)}
 	pid, err := node.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return l }), name)
 	if err != nil {
@@ -201,7 +202,7 @@ func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 		ctx.Respond(&wire.Welcome{Refused: "the stage has finished"})
 		return
 	}
-	ctx.Respond(&wire.Welcome{Worker: uint64(id)})
+	ctx.Respond(&wire.Welcome{Worker: uint64(id), Prefetch: uint32(l.grant)})
 }
 
 // returned decodes a worker's results and hands them to the master, with

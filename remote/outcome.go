@@ -1,17 +1,23 @@
 package remote
 
-import "github.com/evolvekit/evolve/agent"
+import (
+	"time"
 
-// collect takes the results a worker sent back, and clears its suspicion.
-// The worker need not be registered still: a dead worker's late result
-// counts as any other.
-func (b *book[I, O]) collect(r returned[O]) {
+	"github.com/evolvekit/evolve/agent"
+)
+
+// collect takes the results a worker sent back, at instant at. The worker
+// need not be registered still: a dead worker's late result counts as any
+// other. Each result for an attempt the worker held, leased to it or hung
+// there, frees one of its slots, for the oldest item that waits for one.
+func (b *book[I, O]) collect(r returned[O], at time.Time) {
 	w := b.member(r.Worker)
-	if w != nil {
-		w.suspect = false
-	}
 	for _, o := range r.Results {
+		freed := w != nil && b.holds(w, o.Item, o.Attempt)
 		b.outcome(r.Worker, w, o)
+		if freed {
+			b.start(w, at)
+		}
 	}
 	if r.Asked > 0 {
 		b.ask(asked{Worker: r.Worker, N: r.Asked})
@@ -102,9 +108,11 @@ func (b *book[I, O]) freeSlot(e *entry[I, O]) {
 // unlease takes the leased item e back from its worker.
 func (b *book[I, O]) unlease(e *entry[I, O]) {
 	b.leased--
-	if w := b.member(e.worker); w != nil {
+	w := b.member(e.worker)
+	if w != nil {
 		w.flight--
 	}
+	b.unwait(w, e)
 }
 
 // conclude holds the result of item seq, which is in no line nor leased,

@@ -43,7 +43,9 @@ type job struct {
 }
 
 // runWorker is a worker process's main: its settings come from the
-// environment as master|stage|slots|tags|label|delay.
+// environment as master|stage|slots|tags|label|delay. A negative delay
+// (hangs) makes the work on item hangItem never return, ignoring its
+// context, and the worker's Grace short.
 func runWorker(spec string) int {
 	f := strings.Split(spec, "|")
 	if len(f) != 6 {
@@ -52,6 +54,11 @@ func runWorker(spec string) int {
 	}
 	slots, _ := strconv.Atoi(f[2])
 	delay, _ := time.ParseDuration(f[5])
+	hang := delay == hangs
+	var grace time.Duration
+	if hang {
+		grace = hangGrace
+	}
 	var tags []string
 	if f[3] != "" {
 		tags = strings.Split(f[3], ",")
@@ -61,8 +68,11 @@ func runWorker(spec string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	fmt.Println("ready")
-	err := remote.Work(ctx, remote.WorkerConfig{Master: f[0], Stage: f[1], Slots: slots, Tags: tags},
+	err := remote.Work(ctx, remote.WorkerConfig{Master: f[0], Stage: f[1], Slots: slots, Tags: tags, Grace: grace},
 		func(ctx context.Context, v int) (job, error) {
+			if hang && v == hangItem {
+				select {}
+			}
 			if delay > 0 {
 				select {
 				case <-time.After(delay):

@@ -79,7 +79,9 @@ type simItem struct {
 	prev       workerID  // the holder of the attempt before the last
 	attempt    int       // the last attempt dispatched
 	dispatchAt time.Time // of the last attempt
-	order      int       // the dispatch number of the last attempt, for lease order
+	order      int       // the dispatch number of the last attempt
+	started    bool      // leased, and its lease runs: it does not wait for a slot
+	leaseAt    time.Time // when its lease started
 	failures   int
 	slot       bool
 	result     Result[int]
@@ -99,7 +101,8 @@ type simWorker struct {
 	gone       bool
 	credit     int      // slots asked for and not filled: the master's Free
 	holding    []holdup // tasks it received and has not answered nor handed back
-	suspect    bool
+	queue      []holdup // the tasks leased to it waiting for a slot, oldest first
+	hung       []holdup // the tasks it holds whose lease expired
 	done       int
 	failed     int
 }
@@ -124,6 +127,7 @@ type msim struct {
 	s    *book[int, int]
 
 	queue, window, maxBatch, maxAttempts int
+	prefetch                             int // granted to each worker
 	unordered                            bool
 	lease, tagWait                       time.Duration
 	tagged                               bool
@@ -167,6 +171,7 @@ func newMsim(t *testing.T, seed uint64) *msim {
 		Unordered:   r.IntN(2) == 0,
 		Lease:       10 * time.Second,
 		TagWait:     time.Duration(3+r.IntN(12)) * time.Second,
+		MaxPrefetch: []int{NoPrefetch, 0, 1, 3}[r.IntN(4)],
 	}
 	if r.IntN(5) == 0 {
 		cfg.Window = 0 // the default
@@ -181,8 +186,8 @@ func newMsim(t *testing.T, seed uint64) *msim {
 	m := &msim{
 		t: t, seed: seed, r: r, s: s, now: agenttest.T0,
 		queue: cfg.Queue, window: cfg.Window, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts,
-		unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagged: cfg.Tag != nil,
-		credits: cfg.Queue, stuck: map[string]time.Time{},
+		prefetch: grantOf(cfg.MaxPrefetch), unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait,
+		tagged: cfg.Tag != nil, credits: cfg.Queue, stuck: map[string]time.Time{},
 	}
 	if m.window == 0 {
 		m.window = DefaultWindow
@@ -312,7 +317,7 @@ func (m *msim) ask(w *simWorker, all bool) {
 	if w == nil {
 		return
 	}
-	spare := w.slots - len(w.holding) - w.credit
+	spare := m.spare(w)
 	if spare <= 0 {
 		return
 	}
@@ -344,7 +349,7 @@ func (m *msim) answer(w *simWorker, n int, ok bool) {
 	}
 	// Half the time the worker asks for its free slots in the same message.
 	more := 0
-	if spare := w.slots - len(w.holding) - w.credit; spare > 0 && m.r.IntN(2) == 0 {
+	if spare := m.spare(w); spare > 0 && m.r.IntN(2) == 0 {
 		more = spare
 	}
 	m.deliver(agent.Event[returned[int]]{Value: returned[int]{Worker: w.id, Results: outs, Asked: more}})
@@ -588,16 +593,16 @@ func (m *msim) expect(msg agent.Msg) {
 		}
 	case agent.Event[asked]:
 		if w := m.worker(msg.Value.Worker); w != nil && w.registered {
-			w.suspect = false
 			w.credit += msg.Value.N
 		}
 	case agent.Event[returned[int]]:
 		w := m.worker(msg.Value.Worker)
-		if w != nil && w.registered {
-			w.suspect = false
-		}
 		for _, o := range msg.Value.Results {
+			freed := w != nil && w.registered && m.holds(w, o)
 			m.outcome(msg.Value.Worker, w, o)
+			if freed {
+				m.start(w)
+			}
 		}
 		if w != nil && w.registered && msg.Value.Asked > 0 {
 			w.credit += msg.Value.Asked
@@ -606,6 +611,7 @@ func (m *msim) expect(msg agent.Msg) {
 		if w := m.worker(msg.Value.Worker); w != nil && w.registered {
 			for _, it := range m.items {
 				if it.phase == simLeased && it.holder == w.id {
+					m.unlease(it)
 					it.phase = simQueued
 					m.requeued++
 				}
@@ -616,6 +622,7 @@ func (m *msim) expect(msg agent.Msg) {
 		if w := m.worker(msg.Value.Worker); w != nil && w.registered {
 			for _, it := range m.items {
 				if it.phase == simLeased && it.holder == w.id {
+					m.unlease(it)
 					m.failAttempt(it, ErrWorkerLost, true)
 				}
 			}
@@ -641,6 +648,7 @@ func (m *msim) outcome(from workerID, w *simWorker, o outcome[int]) {
 		if it.phase == simQueued {
 			m.leaveLine(it)
 		}
+		m.unlease(it)
 		m.conclude(it, Result[int]{Seq: it.seq, Value: o.Value}, nil)
 		if w != nil && w.registered {
 			w.done++
@@ -654,6 +662,7 @@ func (m *msim) outcome(from workerID, w *simWorker, o outcome[int]) {
 	if w.registered {
 		w.failed++
 	}
+	m.unlease(it)
 	if m.failAttempt(it, nil, false) {
 		m.retried++
 	}
@@ -675,24 +684,83 @@ func (m *msim) failAttempt(it *simItem, why error, lost bool) bool {
 	return true
 }
 
-// expire is the model's lease timer: every item leased by the lease's
-// length ago is taken back, in the order of dispatch, and its worker
-// suspected.
+// expire is the model's lease timer: every item whose lease started the
+// lease's length ago is taken back, and its worker keeps it hung and
+// starts the lease of the oldest task waiting for one of its slots.
 func (m *msim) expire() {
 	var due []*simItem
 	for _, it := range m.items {
-		if it.phase == simLeased && !it.dispatchAt.Add(m.lease).After(m.now) {
+		if it.phase == simLeased && it.started && !it.leaseAt.Add(m.lease).After(m.now) {
 			due = append(due, it)
 		}
 	}
 	slices.SortFunc(due, func(a, b *simItem) int { return a.order - b.order })
 	for _, it := range due {
-		if w := m.worker(it.holder); w.registered {
-			w.suspect = true
+		w := m.worker(it.holder)
+		m.unlease(it)
+		if w.registered {
 			w.failed++
+			w.hung = append(w.hung, holdup{seq: it.seq, attempt: it.attempt})
+			m.start(w)
 		}
 		m.failAttempt(it, ErrLeaseExpired, true)
 	}
+}
+
+// unlease notes that the leased it is taken from its worker: its lease
+// ends, or it no longer waits for a slot there.
+func (m *msim) unlease(it *simItem) {
+	if it.phase != simLeased {
+		return
+	}
+	if !it.started {
+		w := m.worker(it.holder)
+		w.queue = slices.DeleteFunc(w.queue, func(h holdup) bool { return h.seq == it.seq && h.attempt == it.attempt })
+	}
+	it.started = false
+}
+
+// holds reports whether w held the attempt o is the outcome of, leased to
+// it or hung there, and forgets it if it was hung: its result frees a slot.
+func (m *msim) holds(w *simWorker, o outcome[int]) bool {
+	h := holdup{seq: o.Item, attempt: o.Attempt}
+	if i := slices.Index(w.hung, h); i >= 0 {
+		w.hung = slices.Delete(w.hung, i, i+1)
+		return true
+	}
+	it := m.item(o.Item)
+	return it != nil && it.phase == simLeased && it.holder == w.id && it.attempt == o.Attempt
+}
+
+// start starts the lease of the oldest task waiting for a slot of w, if
+// any.
+func (m *msim) start(w *simWorker) {
+	if len(w.queue) == 0 {
+		return
+	}
+	it := m.items[w.queue[0].seq]
+	w.queue = w.queue[1:]
+	it.started, it.leaseAt = true, m.now
+}
+
+// spare returns how many more tasks w may ask for: its slots and the
+// prefetch granted it, less those it holds and has asked for.
+func (m *msim) spare(w *simWorker) int {
+	return w.slots + m.prefetch - len(w.holding) - w.credit
+}
+
+// stalled reports whether every slot of w is hung.
+func (w *simWorker) stalled() bool { return len(w.hung) >= w.slots }
+
+// grantOf returns the prefetch a master with MaxPrefetch p grants.
+func grantOf(p int) int {
+	switch p {
+	case NoPrefetch:
+		return 0
+	case 0:
+		return DefaultMaxPrefetch
+	}
+	return p
 }
 
 // giveUp is the model's tag wait timer: the items of every tag stuck for
@@ -851,8 +919,8 @@ func (m *msim) dispatch(d dispatch[int]) {
 	switch {
 	case w == nil || !w.registered:
 		m.fail("dispatched to worker %d, not registered", d.Worker)
-	case w.suspect:
-		m.fail("dispatched to worker %d, suspect", d.Worker)
+	case w.stalled():
+		m.fail("dispatched to worker %d, every slot of it hung", d.Worker)
 	case len(d.Tasks) == 0 || len(d.Tasks) > m.maxBatch:
 		m.fail("dispatched %d tasks, max batch %d", len(d.Tasks), m.maxBatch)
 	case len(d.Tasks) > w.credit:
@@ -877,13 +945,29 @@ func (m *msim) dispatch(d dispatch[int]) {
 		m.dispatches++
 		it.prev = it.holder
 		it.phase, it.holder, it.attempt, it.dispatchAt, it.order = simLeased, w.id, task.Attempt, m.now, m.dispatches
+		if m.running(w) < w.slots {
+			it.started, it.leaseAt = true, m.now
+		} else {
+			w.queue = append(w.queue, holdup{seq: it.seq, attempt: it.attempt})
+		}
 		w.credit--
 		w.holding = append(w.holding, holdup{seq: it.seq, attempt: task.Attempt})
 		m.dispatched++
 	}
-	if len(w.holding) > w.slots {
-		m.fail("worker %d holds %d tasks with %d slots", w.id, len(w.holding), w.slots)
+	if len(w.holding) > w.slots+m.prefetch {
+		m.fail("worker %d holds %d tasks with %d slots and a prefetch of %d", w.id, len(w.holding), w.slots, m.prefetch)
 	}
+}
+
+// running counts the items leased to w whose lease runs.
+func (m *msim) running(w *simWorker) int {
+	n := 0
+	for _, it := range m.items {
+		if it.phase == simLeased && it.holder == w.id && it.started {
+			n++
+		}
+	}
+	return n
 }
 
 // oldestFor returns the oldest queued item w may take, or nil.
@@ -949,7 +1033,7 @@ func (m *msim) watch() {
 // capable reports whether a registered worker may take items tagged tag.
 func (m *msim) capable(tag string) bool {
 	return slices.ContainsFunc(m.workers, func(w *simWorker) bool {
-		return w.registered && (tag == "" || slices.Contains(w.tags, tag))
+		return w.registered && !w.stalled() && (tag == "" || slices.Contains(w.tags, tag))
 	})
 }
 
@@ -959,7 +1043,7 @@ func (m *msim) capable(tag string) bool {
 func (m *msim) checkTimers() {
 	var lease, wait simTimer
 	for _, it := range m.items {
-		if d := it.dispatchAt.Add(m.lease); it.phase == simLeased && (!lease.on || d.Before(lease.due)) {
+		if d := it.leaseAt.Add(m.lease); it.phase == simLeased && it.started && (!lease.on || d.Before(lease.due)) {
 			lease = simTimer{on: true, due: d}
 		}
 	}
@@ -1015,7 +1099,7 @@ func (m *msim) invariants() {
 		if w.registered {
 			want.Workers = append(want.Workers, WorkerStatus{
 				ID: uint64(w.id), Addr: w.addr, Tags: w.tags, Slots: w.slots, Free: w.credit,
-				InFlight: flight[w.id], Done: w.done, Failed: w.failed, Suspect: w.suspect,
+				InFlight: flight[w.id], Done: w.done, Failed: w.failed, Hung: len(w.hung),
 			})
 		}
 	}
@@ -1026,7 +1110,7 @@ func (m *msim) invariants() {
 		m.fail("the feeder holds %d input slots and %d items hold one, bound %d", m.credits, slots, m.queue)
 	}
 	for _, w := range m.workers {
-		if !w.registered || w.suspect || w.credit == 0 {
+		if !w.registered || w.stalled() || w.credit == 0 {
 			continue
 		}
 		it := m.oldestFor(w)
@@ -1100,7 +1184,7 @@ func sameStatus(a, b Status) bool {
 		a.Emitted == b.Emitted && a.Closed == b.Closed && maps.Equal(a.Tags, b.Tags) && (a.Tags == nil) == (b.Tags == nil) &&
 		slices.EqualFunc(a.Workers, b.Workers, func(v, w WorkerStatus) bool {
 			return v.ID == w.ID && v.Addr == w.Addr && slices.Equal(v.Tags, w.Tags) && v.Slots == w.Slots && v.Free == w.Free &&
-				v.InFlight == w.InFlight && v.Done == w.Done && v.Failed == w.Failed && v.Suspect == w.Suspect
+				v.InFlight == w.InFlight && v.Done == w.Done && v.Failed == w.Failed && v.Hung == w.Hung
 		})
 }
 

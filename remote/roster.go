@@ -34,7 +34,7 @@ func (b *book[I, O]) join(j joined) bool {
 	if known {
 		return false
 	}
-	w := member{id: j.Worker, addr: j.Addr, tags: slices.Clone(j.Tags), slots: j.Slots, lines: []int{0}}
+	w := member{id: j.Worker, addr: j.Addr, tags: slices.Clone(j.Tags), slots: j.Slots, room: j.Slots + b.prefetch, lines: []int{0}}
 	for _, tag := range j.Tags {
 		k := b.line(tag)
 		if k == 0 || slices.Contains(w.lines, k) {
@@ -47,16 +47,15 @@ func (b *book[I, O]) join(j joined) bool {
 	return true
 }
 
-// ask adds the free slots a asks for, up to the worker's Slots, and clears
-// its suspicion. It reports false for a worker not registered.
+// ask adds the free slots a asks for, up to the worker's slots and the
+// prefetch granted it. It reports false for a worker not registered.
 func (b *book[I, O]) ask(a asked) bool {
 	w := b.member(a.Worker)
 	if w == nil {
 		return false
 	}
-	w.suspect = false
 	if a.N > 0 {
-		w.free += min(a.N, w.slots-w.free)
+		w.free += min(a.N, w.room-w.free)
 	}
 	return true
 }
@@ -95,6 +94,9 @@ func (b *book[I, O]) drop(id workerID, back func(seq uint64, e *entry[I, O]) boo
 				b.requeued++
 			}
 		}
+	}
+	if w.stalled() {
+		b.stall(w, -1)
 	}
 	for _, k := range w.lines[1:] {
 		b.lines[k].capable--

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -40,10 +41,26 @@ type WorkerConfig struct {
 	// registered before Work fails with ErrUnreachable. Default
 	// DefaultConnect.
 	Connect time.Duration
+	// Prefetch is how many items the worker would hold beyond its slots,
+	// waiting for one, so that a slot whose work ends finds its next item
+	// there instead of waiting a round trip to the master for it. The
+	// master grants at most its Config.MaxPrefetch. Default Slots;
+	// NoPrefetch asks for none. A worker far from its master, a round trip
+	// r away, whose work takes about t, keeps its slots busy with a
+	// Prefetch of about Slots × r / t.
+	Prefetch int
+	// Grace bounds how long Work waits, once its work's context has
+	// ended, for the work calls still running to return: a call that
+	// ignores its context is abandoned then, and Work returns an error
+	// wrapping ErrAbandoned that names its item. Default DefaultGrace.
+	Grace time.Duration
 }
 
 // DefaultConnect is WorkerConfig.Connect's default.
 const DefaultConnect = 5 * time.Second
+
+// DefaultGrace is WorkerConfig.Grace's default.
+const DefaultGrace = 10 * time.Second
 
 // validate reports the first setting out of range.
 func (c WorkerConfig) validate() error {
@@ -54,6 +71,10 @@ func (c WorkerConfig) validate() error {
 		return invalid("slots must not be negative, got %d", c.Slots)
 	case c.Connect < 0:
 		return invalid("connect must not be negative, got %v", c.Connect)
+	case c.Prefetch < NoPrefetch:
+		return invalid("prefetch must be NoPrefetch (-1), 0 for the default or positive, got %d", c.Prefetch)
+	case c.Grace < 0:
+		return invalid("grace must not be negative, got %v", c.Grace)
 	}
 	for _, t := range c.Tags {
 		if t == "" {
@@ -80,6 +101,15 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 	if c.Connect == 0 {
 		c.Connect = DefaultConnect
 	}
+	switch c.Prefetch {
+	case 0:
+		c.Prefetch = c.Slots
+	case NoPrefetch:
+		c.Prefetch = 0
+	}
+	if c.Grace == 0 {
+		c.Grace = DefaultGrace
+	}
 	return c
 }
 
@@ -91,10 +121,18 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 //
 // Work returns nil once the master says the stage has finished, or once
 // ctx ends: then the worker leaves gracefully, handing back the items it
-// holds (the work running on them sees its context end). It returns an
-// error wrapping ErrMasterGone when the master goes away first, and one
-// wrapping ErrUnreachable, naming the address, when it cannot reach the
-// master or be registered within cfg.Connect.
+// holds (the work running on them sees its context end at once, and what
+// it returns then is not sent, but for a success). It returns an error
+// wrapping ErrMasterGone when the master goes away first, and one wrapping
+// ErrUnreachable, naming the address, when it cannot reach the master or
+// be registered within cfg.Connect.
+//
+// Work returns at most cfg.Grace after ctx ends, or after the stage
+// finished or the master went (or, should the master take longer to
+// acknowledge that the worker leaves, once it has, within cfg.Connect),
+// even if a work call ignores its context: such a call is abandoned, to
+// run on in its goroutine until it returns, its result dropped, and
+// Work's error wraps ErrAbandoned and names its item.
 func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context.Context, in I) (O, error)) error {
 	if err := cfg.validate(); err != nil {
 		return err
@@ -130,26 +168,36 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		ctx:    workCtx,
 		sys:    sys,
 		master: actor.NewPID(cfg.Master, cfg.Stage),
-		jobs:   make(chan task[I], cfg.Slots),
+		jobs:   make(chan task[I], cfg.Slots+cfg.Prefetch),
 		held:   make(map[uint64]uint32),
 		ended:  make(chan error, 1),
 		over:   make(chan struct{}),
 		ready:  make(chan error, 1),
+		live:   make([]atomic.Uint64, cfg.Slots),
+		idle:   make(chan struct{}),
 	}
 	w.later = time.AfterFunc(time.Hour, w.flushLater)
 	w.later.Stop()
 	defer w.later.Stop()
-	w.slots.Add(cfg.Slots)
-	for range cfg.Slots {
-		go w.slot()
+	w.left.Store(int64(cfg.Slots))
+	for i := range cfg.Slots {
+		go w.slot(i)
 	}
 	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return w }))
 
+	ended := make(chan time.Time, 1)
+	stopWork := context.AfterFunc(ctx, func() { ended <- time.Now(); cancel() })
 	result := w.await(ctx, sys, pid)
+	deadline := time.Now().Add(cfg.Grace)
+	if !stopWork() {
+		deadline = (<-ended).Add(cfg.Grace)
+	}
 	cancel()
 	_ = sys.Root.StopFuture(pid).Wait()
 	close(w.jobs)
-	w.slots.Wait()
+	if err := w.settle(deadline); err != nil {
+		return errors.Join(result, err)
+	}
 	return result
 }
 
@@ -167,12 +215,20 @@ type answer struct {
 type worker[I, O any] struct {
 	cfg    WorkerConfig
 	work   func(ctx context.Context, in I) (O, error)
-	ctx    context.Context // the work's; cancelled as Work ends
+	ctx    context.Context // the work's; cancelled as ctx or Work ends
 	sys    *actor.ActorSystem
 	master *actor.PID
 	self   *actor.PID
-	jobs   chan task[I]
-	slots  sync.WaitGroup
+	jobs   chan task[I]    // the tasks taken and not started: Slots + Prefetch at most
+	left   atomic.Int64    // the slots that have not returned
+	idle   chan struct{}   // closed once every slot has returned
+	live   []atomic.Uint64 // by slot, 1 + the item its work runs on, or 0
+	ahead  int             // the prefetch asked for: the least of the master's grant and cfg.Prefetch
+
+	// gate is held to read closed, and to send the actor a message from
+	// outside it; closed is set once Work returns without a slot.
+	gate   sync.RWMutex
+	closed bool
 
 	id      uint64
 	held    map[uint64]uint32 // the items handed to it and not answered: their attempts
@@ -242,6 +298,7 @@ func (w *worker[I, O]) await(ctx context.Context, sys *actor.ActorSystem, pid *a
 	timer.Reset(w.cfg.Connect)
 	select {
 	case <-w.ended:
+	case <-w.over: // the master's Finished acknowledged the Leave
 	case <-timer.C:
 	}
 	return nil
@@ -289,7 +346,7 @@ func (w *worker[I, O]) welcome(ctx actor.Context, m *wire.Welcome) {
 		return
 	}
 	w.joined, w.id = true, m.Worker
-	ctx.Request(w.master, &wire.Ask{Worker: w.id, N: uint32(w.cfg.Slots)})
+	ctx.Request(w.master, &wire.Ask{Worker: w.id, N: uint32(w.cfg.Slots + w.granted(m))})
 	w.ready <- nil
 }
 
@@ -315,18 +372,27 @@ func (w *worker[I, O]) take(m *wire.Tasks) {
 		case w.jobs <- t:
 		default:
 			w.running.Add(-1)
-			// The master gave more than the free slots: refuse it.
-			w.done(answer{item: item, attempt: m.Attempts[i], failed: true, err: fmt.Sprintf("remote: worker %d was handed item %d with no free slot", w.id, item)})
+			// The master gave more than the free slots and the
+			// prefetch: refuse it.
+			w.done(answer{item: item, attempt: m.Attempts[i], failed: true, err: fmt.Sprintf("remote: worker %d was handed item %d with no room for it", w.id, item)})
 		}
 	}
 }
 
-// slot runs the work on one task at a time until the worker ends.
-func (w *worker[I, O]) slot() {
-	defer w.slots.Done()
+// slot runs the work on one task at a time until the worker ends; once
+// the work's context has ended, it starts none: the worker hands back the
+// items it has not done. Slot i notes in live[i] the item it is at.
+func (w *worker[I, O]) slot(i int) {
+	defer w.quit()
 	for t := range w.jobs {
+		if w.ctx.Err() != nil {
+			w.running.Add(-1)
+			continue
+		}
 		o := answer{item: t.Item, attempt: uint32(t.Attempt)}
+		w.live[i].Store(t.Item + 1)
 		v, err := w.call(t.Value)
+		w.live[i].Store(0)
 		if err == nil {
 			o.data, err = w.cfg.Codec.Append(nil, &v)
 		}
@@ -382,10 +448,15 @@ func (w *worker[I, O]) flushLater() {
 	}
 }
 
-// wake asks the actor to send what is pending. A slot reads w.self only
-// after the actor handed it a task, so after the actor set it.
+// wake asks the actor to send what is pending, unless Work has returned.
+// A slot reads w.self only after the actor handed it a task, so after the
+// actor set it.
 func (w *worker[I, O]) wake() {
-	w.sys.Root.Send(w.self, flush{})
+	w.gate.RLock()
+	defer w.gate.RUnlock()
+	if !w.closed {
+		w.sys.Root.Send(w.self, flush{})
+	}
 }
 
 // send sends the master the answers pending, and asks for as many items.
@@ -403,8 +474,11 @@ func (w *worker[I, O]) send(ctx actor.Context) {
 		size += len(o.data)
 	}
 	msg.Values = make([]byte, 0, size)
+	quit := w.ctx.Err() != nil
 	for _, o := range out {
-		if _, ok := w.held[o.item]; !ok {
+		if _, ok := w.held[o.item]; !ok || quit && o.failed {
+			// Once the work's context has ended, a failure is no
+			// attempt's: the item is handed back as the worker leaves.
 			continue
 		}
 		delete(w.held, o.item)
