@@ -16,8 +16,8 @@ import (
 // the fuzzer's bytes, through the harness and model of
 // TestRandomSequencesKeepEveryPromise, so that every message is checked as
 // there: the master's Status, effects, timers and input slots against the
-// model, each dispatch to a registered worker that is not suspect, within
-// the slots it asked for, MaxBatch and the window, of the oldest items it
+// model, each dispatch to a registered worker with a slot not hung, within
+// the slots and prefetch it asked for, MaxBatch and the window, of the oldest items it
 // may take; each result emitted once, within demand, in input order unless
 // unordered, with its first success or the error the package defines;
 // nothing left undone; never Unhandled for a message it takes; a Clone
@@ -50,8 +50,9 @@ func FuzzEvolve(f *testing.F) {
 		0, 2, 0xff, 0, 0, 2, 0x00, 0, 4, 3, 1, 0, 5, 0, 3, 0, 12, 0, 0x05, 0xc1,
 		7, 0, 0x02, 0, 3, 3, 0, 0, 4, 1, 0, 0, 5, 0, 1, 0, 7, 0, 0x01, 0xe1,
 		13, 1, 0, 0xef, 13, 2, 0, 0, 14, 1, 7, 0, 15, 0, 0, 0})
-	// No tags, window 1, three attempts, leases of 1s: the worker is slow
-	// and suspected, its lease expires twice, a second worker takes over.
+	// No tags, window 1, three attempts, leases of 1s: the worker is slow,
+	// its lease expires twice and its slot hangs, a second worker takes
+	// over.
 	f.Add([]byte{1, 1, 0, 2, 0x02, 0x0f,
 		0, 1, 0, 0, 4, 1, 0, 0, 5, 0, 1, 0, 13, 0, 0, 0xe3, 4, 0, 0, 0, 5, 1, 0, 0,
 		5, 0, 0, 0xe3, 7, 0, 0x01, 0, 7, 1, 0x01, 0, 6, 1, 0, 0, 7, 0, 0x01, 0,

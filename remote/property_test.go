@@ -18,17 +18,18 @@ import (
 // message sequences the way the master's runtime and node would: a feeder
 // that posts only within the input slots it holds, demand granted a little
 // at a time, workers that join with random slots and tags, ask only for the
-// slots they really have free, send results (successes, failures, and the
-// duplicates and late results of workers taken for dead), die and leave
-// handing some items back, a clock that moves so leases expire and tags
-// give up waiting, the Ticks of the timers the master armed and stale ones,
-// queries and noise; then it closes and drains with a worker that has every
-// tag. A model of the master, fed the same messages and the dispatches the
-// master chose, predicts every count, where every item is, the timers and
-// the input slots; after every message the master's Status, effects and
-// timers are checked against it, and that it dispatched and emitted all it
-// could. Every fourth message is also evolved on a Clone, which must answer
-// the same.
+// slots they really have free and the prefetch granted, send results
+// (successes, failures, and the duplicates and late results of workers taken
+// for dead), die and leave handing some items back, a clock that moves so
+// leases expire and tags give up waiting, the Ticks of the timers the master
+// armed and stale ones, queries and noise; then it closes and drains with a
+// worker that has every tag. A model of the master, fed the same messages
+// and the dispatches the master chose, predicts every count, where every
+// item is, when each lease starts (at once, or once a slot frees for an item
+// that waits on its worker), the slots hung, the timers and the input slots;
+// after every message the master's Status, effects and timers are checked
+// against it, and that it dispatched and emitted all it could. Every fourth
+// message is also evolved on a Clone, which must answer the same.
 func TestRandomSequencesKeepEveryPromise(t *testing.T) {
 	const sequences, steps = 300, 300
 	var sum msim
@@ -46,6 +47,8 @@ func TestRandomSequencesKeepEveryPromise(t *testing.T) {
 		sum.retried += m.retried
 		sum.duplicates += m.duplicates
 		sum.failedN += m.failedN
+		sum.hung += m.hung
+		sum.waited += m.waited
 		if t.Failed() {
 			return
 		}
@@ -57,8 +60,8 @@ func TestRandomSequencesKeepEveryPromise(t *testing.T) {
 		}
 	}
 	t.Logf("%d sequences x %d random steps, then close and drain: %d messages, %d items, %d tasks dispatched, "+
-		"%d requeued, %d retried, %d duplicates; %d items failed: %d by the work, %d lost, %d leases expired, %d no worker",
-		sequences, steps, sum.delivered, len(sum.items), sum.dispatched, sum.requeued, sum.retried, sum.duplicates,
+		"%d requeued, %d retried, %d duplicates, %d hung, %d waited for a slot; %d items failed: %d by the work, %d lost, %d leases expired, %d no worker",
+		sequences, steps, sum.delivered, len(sum.items), sum.dispatched, sum.requeued, sum.retried, sum.duplicates, sum.hung, sum.waited,
 		sum.failedN, why[nil], why[ErrWorkerLost], why[ErrLeaseExpired], why[ErrNoWorker])
 }
 
@@ -149,6 +152,7 @@ type msim struct {
 	dispatches int
 
 	requeued, retried, duplicates, refused, failedN, dispatched int
+	hung, waited                                                int // leases expired on a registered worker; tasks that waited for a slot
 	deadN                                                       int // the dead letters seen
 }
 
@@ -701,6 +705,7 @@ func (m *msim) expire() {
 		if w.registered {
 			w.failed++
 			w.hung = append(w.hung, holdup{seq: it.seq, attempt: it.attempt})
+			m.hung++
 			m.start(w)
 		}
 		m.failAttempt(it, ErrLeaseExpired, true)
@@ -910,10 +915,10 @@ func (m *msim) checkError(it *simItem, err error) {
 	}
 }
 
-// dispatch checks a dispatch and applies it: to a registered worker that is
-// not suspect, within the slots it asked for, MaxBatch and the window,
-// each task the oldest queued item the worker may take, as the next
-// attempt.
+// dispatch checks a dispatch and applies it: to a registered worker with a
+// slot not hung, within the slots and prefetch it asked for, MaxBatch and
+// the window, each task the oldest queued item the worker may take, as the
+// next attempt; its lease runs at once if the worker has a slot for it.
 func (m *msim) dispatch(d dispatch[int]) {
 	w := m.worker(d.Worker)
 	switch {
@@ -949,6 +954,7 @@ func (m *msim) dispatch(d dispatch[int]) {
 			it.started, it.leaseAt = true, m.now
 		} else {
 			w.queue = append(w.queue, holdup{seq: it.seq, attempt: it.attempt})
+			m.waited++
 		}
 		w.credit--
 		w.holding = append(w.holding, holdup{seq: it.seq, attempt: task.Attempt})
