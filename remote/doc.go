@@ -89,7 +89,8 @@
 // types than its own, and senders other than the node the connection said
 // it is; the master counts a worker's message only from the worker it
 // names, a result only from a worker the item was handed to (its last
-// attempt or the one before), and refuses a Register past
+// attempt, the one before, or one whose slot it hangs), and refuses a
+// Register past
 // [Config.MaxSlots]. Refusals are counted in [Status].Refused and logged.
 //
 // # Guarantees

@@ -353,6 +353,23 @@ func TestAWorkerWithAHungItemGoesOnWithItsOtherSlots(t *testing.T) {
 	assert.Equal(t, 1, agenttest.Last(tr).status().Workers[0].Hung)
 }
 
+func TestTheLateResultOfAHungAttemptCountsHoweverOldItIs(t *testing.T) {
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 4, MaxPrefetch: NoPrefetch},
+		pullAll, join(1, 1), join(2, 1), join(3, 1), ask(1, 1), items("a"), // a leased to 1 at 0s
+		ask(2, 1),
+		after(10*time.Second, tick(leaseTag)), // to 2
+		ask(3, 1),
+		after(20*time.Second, tick(leaseTag)), // to 3
+		after(21*time.Second, ok(1, 0, 1, 10)),
+	)
+	assert.Equal(t, []agent.Effect{send(3, taskOf(0, 3, "a")), leaseIn(lease)}, tr[9].Effects)
+	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10}), agent.Disarm{Tag: leaseTag}}, tr[10].Effects,
+		"worker 1 held attempt 1, though two came after it")
+	st := tr[10].State.status()
+	assert.Zero(t, st.Refused)
+	assert.Equal(t, []int{0, 1, 0}, []int{st.Workers[0].Hung, st.Workers[1].Hung, st.Workers[2].Hung})
+}
+
 func TestWhenEverySlotHangsItemsFailAfterTagWait(t *testing.T) {
 	wait := 5 * time.Second
 	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3, TagWait: wait, MaxPrefetch: NoPrefetch},

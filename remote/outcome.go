@@ -13,8 +13,9 @@ import (
 func (b *book[I, O]) collect(r returned[O], at time.Time) {
 	w := b.member(r.Worker)
 	for _, o := range r.Results {
-		freed := w != nil && b.holds(w, o.Item, o.Attempt)
-		b.outcome(r.Worker, w, o)
+		hung := w != nil && b.unhang(w, attemptRef{seq: o.Item, attempt: o.Attempt})
+		freed := hung || w != nil && b.leasedTo(w, o.Item, o.Attempt)
+		b.outcome(r.Worker, w, o, hung)
 		if freed {
 			b.start(w, at)
 		}
@@ -26,17 +27,17 @@ func (b *book[I, O]) collect(r returned[O], at time.Time) {
 
 // outcome takes one result from worker from (w, if registered). The first
 // success for an item is its result, wherever the item is, if it comes from
-// the worker its last attempt was leased to, or the one before (a late
-// result); from any other worker it is refused. A failure counts only for
-// the attempt the item is leased under, to the worker that sent it.
-// Anything else is a duplicate, dropped.
-func (b *book[I, O]) outcome(from workerID, w *member, o outcome[O]) {
+// the worker its last attempt was leased to, or the one before, or one that
+// held the attempt hung (a late result); from any other worker it is
+// refused. A failure counts only for the attempt the item is leased under,
+// to the worker that sent it. Anything else is a duplicate, dropped.
+func (b *book[I, O]) outcome(from workerID, w *member, o outcome[O], hung bool) {
 	e := b.entry(o.Item)
 	if e == nil || e.phase >= phaseHeld {
 		b.duplicates++
 		return
 	}
-	if o.Err == nil && (e.attempt == 0 || (from != e.worker && (e.attempt == 1 || from != e.prev))) {
+	if o.Err == nil && !hung && (e.attempt == 0 || (from != e.worker && (e.attempt == 1 || from != e.prev))) {
 		b.refused++
 		return
 	}

@@ -65,13 +65,8 @@ func (b *book[I, O]) unwait(w *member, e *entry[I, O]) {
 	}
 }
 
-// holds reports whether w holds the attempt o is the outcome of, leased to
-// it still or hung there, and forgets it if it was hung: its result frees
-// a slot.
-func (b *book[I, O]) holds(w *member, item uint64, attempt int) bool {
-	if b.unhang(w, attemptRef{seq: item, attempt: attempt}) {
-		return true
-	}
+// leasedTo reports whether item is leased to w under attempt.
+func (b *book[I, O]) leasedTo(w *member, item uint64, attempt int) bool {
 	e := b.entry(item)
 	return e != nil && e.phase == phaseLeased && e.worker == w.id && e.attempt == attempt
 }

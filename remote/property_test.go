@@ -602,8 +602,9 @@ func (m *msim) expect(msg agent.Msg) {
 	case agent.Event[returned[int]]:
 		w := m.worker(msg.Value.Worker)
 		for _, o := range msg.Value.Results {
-			freed := w != nil && w.registered && m.holds(w, o)
-			m.outcome(msg.Value.Worker, w, o)
+			hung := w != nil && w.registered && m.unhang(w, o)
+			freed := hung || w != nil && w.registered && m.leasedTo(w, o)
+			m.outcome(msg.Value.Worker, w, o, hung)
 			if freed {
 				m.start(w)
 			}
@@ -637,14 +638,14 @@ func (m *msim) expect(msg agent.Msg) {
 
 // outcome is the model's rule for one result from worker from (w, nil if
 // never known): a success counts only from the worker of the item's last
-// attempt or the one before.
-func (m *msim) outcome(from workerID, w *simWorker, o outcome[int]) {
+// attempt or the one before, or one that held the attempt hung.
+func (m *msim) outcome(from workerID, w *simWorker, o outcome[int], hung bool) {
 	it := m.item(o.Item)
 	if it == nil || it.phase >= simHeld {
 		m.duplicates++
 		return
 	}
-	if o.Err == nil && (it.attempt == 0 || (from != it.holder && (it.attempt == 1 || from != it.prev))) {
+	if o.Err == nil && !hung && (it.attempt == 0 || (from != it.holder && (it.attempt == 1 || from != it.prev))) {
 		m.refused++
 		return
 	}
@@ -725,14 +726,18 @@ func (m *msim) unlease(it *simItem) {
 	it.started = false
 }
 
-// holds reports whether w held the attempt o is the outcome of, leased to
-// it or hung there, and forgets it if it was hung: its result frees a slot.
-func (m *msim) holds(w *simWorker, o outcome[int]) bool {
-	h := holdup{seq: o.Item, attempt: o.Attempt}
-	if i := slices.Index(w.hung, h); i >= 0 {
+// unhang reports whether the attempt o is the outcome of was hung on w,
+// and forgets it.
+func (m *msim) unhang(w *simWorker, o outcome[int]) bool {
+	i := slices.Index(w.hung, holdup{seq: o.Item, attempt: o.Attempt})
+	if i >= 0 {
 		w.hung = slices.Delete(w.hung, i, i+1)
-		return true
 	}
+	return i >= 0
+}
+
+// leasedTo reports whether the attempt o is the outcome of is leased to w.
+func (m *msim) leasedTo(w *simWorker, o outcome[int]) bool {
 	it := m.item(o.Item)
 	return it != nil && it.phase == simLeased && it.holder == w.id && it.attempt == o.Attempt
 }
