@@ -28,6 +28,10 @@
 // one of its items expires (that work may never give its slot back). So a
 // lease bounds one item's work wherever the item waited first, and a
 // prefetched item is never failed for the time it spent in the line. A
+// worker that said nothing for a whole lease, when one of its leases
+// expires, may be stopped altogether: the items waiting for its slots are
+// then queued again at once, with no attempt spent, and counted hung on it
+// until their late results come. A
 // worker a round trip r from its master whose work takes about t keeps its
 // slots busy with a Prefetch of about Slots × r / t: through a round trip
 // of 100 ms, 8 slots of 5 ms work do about 70 items/s without prefetch,

@@ -414,23 +414,44 @@ func TestAHungSlotThatComesBackTakesWorkAgain(t *testing.T) {
 
 func TestAPrefetchedItemsLeaseStartsWhenASlotFreesForIt(t *testing.T) {
 	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3, MaxPrefetch: 2},
-		pullAll, join(1, 1), ask(1, 5), items("a", "b", "c"), // all three sent at 0s
-		after(4*time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 0, Attempt: 1, Value: 10}}})),
-		after(14*time.Second, tick(leaseTag)), // b hangs
-		after(24*time.Second, tick(leaseTag)), // c was behind it
+		pullAll, join(1, 2), ask(1, 9), items("a", "b", "c", "d"), // all four sent at 0s
+		after(4*time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 1, Attempt: 1, Value: 11}}})),
+		after(10*time.Second, tick(leaseTag)), // a hangs
 	)
-	assert.Equal(t, 3, tr[2].State.status().Workers[0].Free, "capped at a slot and a prefetch of 2")
-	assert.Equal(t, []agent.Effect{send(1, taskOf(0, 1, "a"), taskOf(1, 1, "b"), taskOf(2, 1, "c")), agent.Demand{N: 3}, leaseIn(lease)},
-		tr[3].Effects, "one lease runs: b and c wait for the slot")
-	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10}), leaseIn(lease)}, tr[4].Effects,
-		"a's slot freed: b's lease runs from 4s")
-	assert.Equal(t, []agent.Effect{leaseIn(lease), agent.Timer{Tag: waitTag, Delay: DefaultTagWait}}, tr[5].Effects,
-		"b hangs: c's lease runs from 14s, since b may never give its slot back; b waits for a worker")
+	assert.Equal(t, 4, tr[2].State.status().Workers[0].Free, "capped at 2 slots and a prefetch of 2")
+	assert.Equal(t, []agent.Effect{
+		send(1, taskOf(0, 1, "a"), taskOf(1, 1, "b"), taskOf(2, 1, "c"), taskOf(3, 1, "d")),
+		agent.Demand{N: 4},
+		leaseIn(lease),
+	}, tr[3].Effects, "two leases run: c and d wait for a slot")
+	assert.Empty(t, tr[4].Effects, "b's slot freed: c's lease runs from 4s, the timer stays at a's")
+	assert.Equal(t, []agent.Effect{leaseIn(4 * time.Second)}, tr[5].Effects,
+		"a hangs: d's lease runs from 10s, since a may never give its slot back; the timer goes to c's")
 	st := tr[5].State.status()
-	assert.Equal(t, WorkerStatus{ID: 1, Addr: "w1", Slots: 1, InFlight: 1, Done: 1, Failed: 1, Hung: 1}, st.Workers[0])
-	assert.Equal(t, 1, st.Queued, "b waits: the worker's only slot is hung")
-	assert.Equal(t, 1, st.Waiting)
-	assert.Equal(t, 2, tr[6].State.status().Workers[0].Hung)
+	assert.Equal(t, WorkerStatus{ID: 1, Addr: "w1", Slots: 2, InFlight: 2, Done: 1, Failed: 1, Hung: 1}, st.Workers[0])
+	assert.Equal(t, 1, st.Queued, "a waits for the worker to ask again")
+}
+
+func TestASilentWorkersPrefetchedItemsAreTakenBackAtOnce(t *testing.T) {
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 1, MaxPrefetch: 2},
+		pullAll, join(1, 1), ask(1, 3), items("a", "b", "c"), // all three sent at 0s, a's lease runs
+		after(10*time.Second, tick(leaseTag)),
+		after(11*time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 1, Attempt: 1, Value: 11}}, Asked: 1})),
+	)
+	fx := tr[4].Effects
+	rs := agenttest.Emitted[res](fx)
+	require.Len(t, rs, 1, "a failed its only attempt")
+	assert.ErrorIs(t, rs[0].Err, ErrLeaseExpired)
+	assert.Equal(t, agent.Timer{Tag: waitTag, Delay: DefaultTagWait}, fx[len(fx)-1], "b and c wait: the worker is stalled")
+	st := tr[4].State.status()
+	assert.Equal(t, WorkerStatus{ID: 1, Addr: "w1", Slots: 1, Failed: 1, Hung: 3}, st.Workers[0],
+		"silent for a whole lease, its waiting items are taken back with a's, and held hung")
+	assert.Equal(t, 2, st.Queued)
+	assert.Equal(t, 2, st.Requeued, "b and c, with no attempt spent: MaxAttempts 1 failed only a")
+	assert.Equal(t, 1, st.Failed)
+	assert.Equal(t, []agent.Effect{emit(res{Seq: 1, Value: 11})}, tr[5].Effects[:1],
+		"b's late result counts: the worker held it")
+	assert.Equal(t, 2, tr[5].State.status().Workers[0].Hung)
 }
 
 func TestALeaseExpiringForTheLastTimeFailsTheItem(t *testing.T) {

@@ -49,6 +49,31 @@ func (b *book[I, O]) start(w *member, at time.Time) {
 	}
 }
 
+// reclaim takes back every item that waits for a slot of w, which has
+// said nothing for a whole lease: none has started, so none has failed an
+// attempt, and each is queued again at once rather than one lease after
+// the other. w still holds them, as hung: its late results count.
+func (b *book[I, O]) reclaim(w *member) {
+	for w.queue.len() > 0 {
+		r := w.queue.popFront()
+		e := b.entry(r.seq)
+		if e == nil || !e.waits || e.worker != w.id || e.attempt != r.attempt {
+			continue
+		}
+		b.unlease(e)
+		b.hang(w, r)
+		b.requeue(r.seq, e)
+		b.requeued++
+	}
+}
+
+// hear notes that worker id was heard from at instant at.
+func (b *book[I, O]) hear(id workerID, at time.Time) {
+	if w := b.member(id); w != nil {
+		w.heard = at
+	}
+}
+
 // unwait notes that the leased item e no longer waits for a slot of w, if
 // it did: it was taken back, or its result came.
 func (b *book[I, O]) unwait(w *member, e *entry[I, O]) {

@@ -85,6 +85,7 @@ type simItem struct {
 	order      int       // the dispatch number of the last attempt
 	started    bool      // leased, and its lease runs: it does not wait for a slot
 	leaseAt    time.Time // when its lease started
+	startNo    int       // the number of its lease's start, for the order of leases
 	failures   int
 	slot       bool
 	result     Result[int]
@@ -106,6 +107,7 @@ type simWorker struct {
 	holding    []holdup // tasks it received and has not answered nor handed back
 	queue      []holdup // the tasks leased to it waiting for a slot, oldest first
 	hung       []holdup // the tasks it holds whose lease expired
+	heard      time.Time
 	done       int
 	failed     int
 }
@@ -153,6 +155,7 @@ type msim struct {
 
 	requeued, retried, duplicates, refused, failedN, dispatched int
 	hung, waited                                                int // leases expired on a registered worker; tasks that waited for a slot
+	starts                                                      int // leases started
 	deadN                                                       int // the dead letters seen
 }
 
@@ -596,11 +599,15 @@ func (m *msim) expect(msg agent.Msg) {
 			w.registered = true
 		}
 	case agent.Event[asked]:
-		if w := m.worker(msg.Value.Worker); w != nil && w.registered {
+		if w := m.worker(msg.Value.Worker); w != nil && w.registered && msg.Value.N > 0 {
 			w.credit += msg.Value.N
+			w.heard = m.now
 		}
 	case agent.Event[returned[int]]:
 		w := m.worker(msg.Value.Worker)
+		if w != nil && w.registered {
+			w.heard = m.now
+		}
 		for _, o := range msg.Value.Results {
 			hung := w != nil && w.registered && m.unhang(w, o)
 			freed := hung || w != nil && w.registered && m.leasedTo(w, o)
@@ -699,18 +706,36 @@ func (m *msim) expire() {
 			due = append(due, it)
 		}
 	}
-	slices.SortFunc(due, func(a, b *simItem) int { return a.order - b.order })
+	slices.SortFunc(due, func(a, b *simItem) int { return a.startNo - b.startNo })
 	for _, it := range due {
 		w := m.worker(it.holder)
+		silent := !w.heard.After(it.leaseAt)
 		m.unlease(it)
 		if w.registered {
 			w.failed++
 			w.hung = append(w.hung, holdup{seq: it.seq, attempt: it.attempt})
 			m.hung++
-			m.start(w)
+			if silent {
+				m.reclaim(w)
+			} else {
+				m.start(w)
+			}
 		}
 		m.failAttempt(it, ErrLeaseExpired, true)
 	}
+}
+
+// reclaim takes back every task waiting for a slot of w, a worker silent
+// for a whole lease: each is requeued, with no attempt spent, and held
+// hung.
+func (m *msim) reclaim(w *simWorker) {
+	for _, h := range w.queue {
+		it := m.items[h.seq]
+		w.hung = append(w.hung, h)
+		it.phase = simQueued
+		m.requeued++
+	}
+	w.queue = nil
 }
 
 // unlease notes that the leased it is taken from its worker: its lease
@@ -750,7 +775,8 @@ func (m *msim) start(w *simWorker) {
 	}
 	it := m.items[w.queue[0].seq]
 	w.queue = w.queue[1:]
-	it.started, it.leaseAt = true, m.now
+	m.starts++
+	it.started, it.leaseAt, it.startNo = true, m.now, m.starts
 }
 
 // spare returns how many more tasks w may ask for: its slots and the
@@ -956,7 +982,8 @@ func (m *msim) dispatch(d dispatch[int]) {
 		it.prev = it.holder
 		it.phase, it.holder, it.attempt, it.dispatchAt, it.order = simLeased, w.id, task.Attempt, m.now, m.dispatches
 		if m.running(w) < w.slots {
-			it.started, it.leaseAt = true, m.now
+			m.starts++
+			it.started, it.leaseAt, it.startNo = true, m.now, m.starts
 		} else {
 			w.queue = append(w.queue, holdup{seq: it.seq, attempt: it.attempt})
 			m.waited++

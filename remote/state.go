@@ -105,6 +105,7 @@ type member struct {
 	waiting int // those of them waiting for a slot, their lease not started
 	done    int
 	failed  int
+	heard   time.Time // when it last asked or sent results
 	// queue holds the items leased to it that wait for a slot, oldest
 	// first, and refs that no longer count (see start).
 	queue deque[attemptRef]

@@ -42,7 +42,9 @@ func (b *book[I, O]) fired(tag uint64, at time.Time) {
 // ([ErrLeaseExpired]). Its worker keeps it as hung (see hang) and goes on
 // with its other slots; the oldest item that waits for a slot of the
 // worker starts its lease, since the hung work may never give its slot
-// back.
+// back. A worker not heard from since the lease started may be stopped
+// altogether: the items waiting for its slots are taken back too (see
+// reclaim).
 func (b *book[I, O]) expire(at time.Time) {
 	for b.leases.len() > 0 {
 		l := *b.leases.at(0)
@@ -59,7 +61,11 @@ func (b *book[I, O]) expire(at time.Time) {
 		if w := b.member(e.worker); w != nil {
 			w.failed++
 			b.hang(w, attemptRef{seq: l.seq, attempt: l.attempt})
-			b.start(w, at)
+			if w.heard.After(l.due.Add(-b.lease)) {
+				b.start(w, at)
+			} else {
+				b.reclaim(w)
+			}
 		}
 		if b.retry(l.seq, e, lostWith(l.seq, e, ErrLeaseExpired)) {
 			b.requeued++
