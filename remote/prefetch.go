@@ -33,19 +33,11 @@ func (b *book[I, O]) hold(w *member, seq uint64, e *entry[I, O], at time.Time) {
 }
 
 // start starts, at instant at, the lease of the oldest item that waits for
-// a slot of w, if any: a slot of w has freed. The refs of items that no
-// longer wait there are dropped on the way.
+// a slot of w, if any: a slot of w has freed.
 func (b *book[I, O]) start(w *member, at time.Time) {
-	for w.queue.len() > 0 {
-		r := w.queue.popFront()
-		e := b.entry(r.seq)
-		if e == nil || !e.waits || e.worker != w.id || e.attempt != r.attempt {
-			continue
-		}
-		e.waits = false
-		w.waiting--
+	if r, e := b.nextWaiting(w); e != nil {
+		b.unwait(w, e)
 		b.leases.pushBack(leaseEnd{seq: r.seq, attempt: r.attempt, due: at.Add(b.lease)})
-		return
 	}
 }
 
@@ -54,17 +46,29 @@ func (b *book[I, O]) start(w *member, at time.Time) {
 // attempt, and each is queued again at once rather than one lease after
 // the other. w still holds them, as hung: its late results count.
 func (b *book[I, O]) reclaim(w *member) {
-	for w.queue.len() > 0 {
-		r := w.queue.popFront()
-		e := b.entry(r.seq)
-		if e == nil || !e.waits || e.worker != w.id || e.attempt != r.attempt {
-			continue
+	for {
+		r, e := b.nextWaiting(w)
+		if e == nil {
+			return
 		}
 		b.unlease(e)
 		b.hang(w, r)
 		b.requeue(r.seq, e)
 		b.requeued++
 	}
+}
+
+// nextWaiting takes the oldest item that waits for a slot of w out of its
+// queue, dropping the refs of items that no longer wait there, and returns
+// it, or a nil entry if none waits.
+func (b *book[I, O]) nextWaiting(w *member) (attemptRef, *entry[I, O]) {
+	for w.queue.len() > 0 {
+		r := w.queue.popFront()
+		if e := b.entry(r.seq); e != nil && e.waits && e.worker == w.id && e.attempt == r.attempt {
+			return r, e
+		}
+	}
+	return attemptRef{}, nil
 }
 
 // hear notes that worker id was heard from at instant at.
