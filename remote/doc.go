@@ -34,7 +34,7 @@
 // until their late results come. A
 // worker a round trip r from its master whose work takes about t keeps its
 // slots busy with a Prefetch of about Slots × r / t: through a round trip
-// of 100 ms, 8 slots of 5 ms work do about 70 items/s without prefetch,
+// of 100 ms, 8 slots of 5 ms work do about 75 items/s without prefetch,
 // and about as many as on the loopback with a prefetch of 256. Items that
 // wait on a worker are not taken back for another that is idle: a large
 // prefetch of slow work may leave some workers idle at the end of a
