@@ -77,14 +77,10 @@ func (b *book[I, O]) take(m agent.Msg) []agent.Effect {
 	case agent.Event[joined]:
 		ok, at = b.join(m.Value), m.At
 	case agent.Event[asked]:
-		ok, at = b.ask(m.Value), m.At
-		if m.Value.N > 0 {
-			b.hear(m.Value.Worker, at)
-		}
+		ok, at = b.ask(m.Value, m.At), m.At
 	case agent.Event[returned[O]]:
 		b.collect(m.Value, m.At)
 		at = m.At
-		b.hear(m.Value.Worker, at)
 	case agent.Event[left]:
 		ok, at = b.leave(m.Value), m.At
 	case agent.Event[lost]:

@@ -6,14 +6,17 @@ import (
 	"github.com/evolvekit/evolve/agent"
 )
 
-// collect takes the results a worker sent back, at instant at. The worker
-// need not be registered still: a dead worker's late result counts as any
+// collect takes the results a worker sent back, at instant at, when it is
+// heard from. The worker need not be registered still: a dead worker's late result counts as any
 // other. Each result for an attempt the worker held, leased to it or hung
 // there, frees one of its slots, for the oldest item that waits for one.
 func (b *book[I, O]) collect(r returned[O], at time.Time) {
 	w := b.member(r.Worker)
+	if w != nil {
+		w.heard = at
+	}
 	for _, o := range r.Results {
-		hung := w != nil && b.unhang(w, attemptRef{seq: o.Item, attempt: o.Attempt})
+		hung := w != nil && len(w.hung) > 0 && b.unhang(w, attemptRef{seq: o.Item, attempt: o.Attempt})
 		freed := hung || w != nil && b.leasedTo(w, o.Item, o.Attempt)
 		b.outcome(r.Worker, w, o, hung)
 		if freed {
@@ -21,7 +24,7 @@ func (b *book[I, O]) collect(r returned[O], at time.Time) {
 		}
 	}
 	if r.Asked > 0 {
-		b.ask(asked{Worker: r.Worker, N: r.Asked})
+		b.ask(asked{Worker: r.Worker, N: r.Asked}, at)
 	}
 }
 

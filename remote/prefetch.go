@@ -71,13 +71,6 @@ func (b *book[I, O]) nextWaiting(w *member) (attemptRef, *entry[I, O]) {
 	return attemptRef{}, nil
 }
 
-// hear notes that worker id was heard from at instant at.
-func (b *book[I, O]) hear(id workerID, at time.Time) {
-	if w := b.member(id); w != nil {
-		w.heard = at
-	}
-}
-
 // unwait notes that the leased item e no longer waits for a slot of w, if
 // it did: it was taken back, or its result came.
 func (b *book[I, O]) unwait(w *member, e *entry[I, O]) {

@@ -3,6 +3,7 @@ package remote
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // member returns the registered worker id, or nil.
@@ -47,15 +48,17 @@ func (b *book[I, O]) join(j joined) bool {
 	return true
 }
 
-// ask adds the free slots a asks for, up to the worker's slots and the
-// prefetch granted it. It reports false for a worker not registered.
-func (b *book[I, O]) ask(a asked) bool {
+// ask adds the free slots a asks for, at instant at, when the worker is
+// heard from, up to its slots and the prefetch granted it. It reports false
+// for a worker not registered.
+func (b *book[I, O]) ask(a asked, at time.Time) bool {
 	w := b.member(a.Worker)
 	if w == nil {
 		return false
 	}
 	if a.N > 0 {
 		w.free += min(a.N, w.room-w.free)
+		w.heard = at
 	}
 	return true
 }
