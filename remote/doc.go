@@ -52,7 +52,9 @@
 // that hangs, or is stopped, or a message that is lost, is caught by the
 // item's lease ([Config.Lease]): the item is taken back and handed to
 // another worker (or to a free slot of the same one). Each of these, and
-// work that returns an error, is a failed attempt; after
+// work that returns an error, is a failed attempt (but for an item that
+// still waited on its worker for a slot, which is queued again with no
+// attempt spent: see Prefetch); after
 // [Config.MaxAttempts] the item fails with its last error, and its failed
 // Result reaches the sink as a parallel agent's does. A worker whose
 // context ends leaves gracefully: it hands back what it holds, and that is

@@ -432,6 +432,20 @@ func TestAPrefetchedItemsLeaseStartsWhenASlotFreesForIt(t *testing.T) {
 	assert.Equal(t, 1, st.Queued, "a waits for the worker to ask again")
 }
 
+func TestALostWorkersPrefetchedItemsSpendNoAttempt(t *testing.T) {
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 1, MaxPrefetch: 2},
+		pullAll, join(1, 1), ask(1, 3), items("a", "b", "c"), // a's lease runs, b and c wait
+		lose(1),
+	)
+	rs := agenttest.Emitted[res](tr[4].Effects)
+	require.Len(t, rs, 1, "a failed its only attempt")
+	assert.ErrorIs(t, rs[0].Err, ErrWorkerLost)
+	st := tr[4].State.status()
+	assert.Equal(t, 2, st.Queued, "b and c never started: queued again")
+	assert.Equal(t, 2, st.Requeued)
+	assert.Equal(t, 1, st.Failed)
+}
+
 func TestASilentWorkersPrefetchedItemsAreTakenBackAtOnce(t *testing.T) {
 	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 1, MaxPrefetch: 2},
 		pullAll, join(1, 1), ask(1, 3), items("a", "b", "c"), // all three sent at 0s, a's lease runs

@@ -634,7 +634,13 @@ func (m *msim) expect(msg agent.Msg) {
 		if w := m.worker(msg.Value.Worker); w != nil && w.registered {
 			for _, it := range m.items {
 				if it.phase == simLeased && it.holder == w.id {
+					started := it.started
 					m.unlease(it)
+					if !started {
+						it.phase = simQueued // it never started: no attempt spent
+						m.requeued++
+						continue
+					}
 					m.failAttempt(it, ErrWorkerLost, true)
 				}
 			}

@@ -67,24 +67,29 @@ func (b *book[I, O]) ask(a asked, at time.Time) bool {
 // it, with no attempt counted: it sends nothing more. It reports false for a
 // worker not registered.
 func (b *book[I, O]) leave(l left) bool {
-	return b.drop(l.Worker, func(seq uint64, e *entry[I, O]) bool {
+	return b.drop(l.Worker, func(seq uint64, e *entry[I, O], _ bool) bool {
 		b.requeue(seq, e)
 		return true
 	})
 }
 
 // lose removes the worker l names, and takes back every item leased to it
-// as a failed attempt. It reports false for a worker not registered.
+// as a failed attempt, but for those that waited for a slot of it: they
+// never started. It reports false for a worker not registered.
 func (b *book[I, O]) lose(l lost) bool {
-	return b.drop(l.Worker, func(seq uint64, e *entry[I, O]) bool {
+	return b.drop(l.Worker, func(seq uint64, e *entry[I, O], waited bool) bool {
+		if waited {
+			b.requeue(seq, e)
+			return true
+		}
 		return b.retry(seq, e, lostWith(seq, e, ErrWorkerLost))
 	})
 }
 
 // drop forgets the registered worker id, and hands each item leased to it
-// to back, which reports whether it requeued the item. It reports false for
-// a worker not registered.
-func (b *book[I, O]) drop(id workerID, back func(seq uint64, e *entry[I, O]) bool) bool {
+// to back, saying whether it waited for a slot there; back reports whether
+// it requeued the item. It reports false for a worker not registered.
+func (b *book[I, O]) drop(id workerID, back func(seq uint64, e *entry[I, O], waited bool) bool) bool {
 	i, ok := b.place(id)
 	if !ok {
 		return false
@@ -92,8 +97,9 @@ func (b *book[I, O]) drop(id workerID, back func(seq uint64, e *entry[I, O]) boo
 	w := &b.workers[i]
 	for k := 0; k < b.items.len() && w.flight > 0; k++ {
 		if e := b.items.at(k); e.phase == phaseLeased && e.worker == id {
+			waited := e.waits
 			b.unlease(e)
-			if back(b.base+uint64(k), e) {
+			if back(b.base+uint64(k), e, waited) {
 				b.requeued++
 			}
 		}
