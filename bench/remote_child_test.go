@@ -30,8 +30,11 @@ import (
 // childEnv, when set, makes the test binary one of the processes the remote
 // benchmarks start instead of running them:
 //
-//	worker ADDR STAGE SLOTS   a worker of the remote stage STAGE at ADDR,
-//	                          doubling ints on SLOTS slots
+//	worker ADDR STAGE SLOTS [WORK PREFETCH]
+//	                          a worker of the remote stage STAGE at ADDR,
+//	                          doubling ints on SLOTS slots, each after
+//	                          sleeping WORK, with WorkerConfig.Prefetch
+//	                          PREFETCH (0: the default)
 //	sink                      the counting actor of BenchmarkRemoteRaw
 //
 // Either prints one line once it is ready: "ready" for a worker, the
@@ -50,7 +53,9 @@ func runChild(args []string) int {
 	var err error
 	switch {
 	case len(args) == 4 && args[0] == "worker":
-		err = runWorker(args[1], args[2], args[3])
+		err = runWorker(args[1], args[2], args[3], "0s", "0")
+	case len(args) == 6 && args[0] == "worker":
+		err = runWorker(args[1], args[2], args[3], args[4], args[5])
 	case len(args) == 1 && args[0] == "sink":
 		err = runSink()
 	default:
@@ -64,9 +69,17 @@ func runChild(args []string) int {
 }
 
 // runWorker works for the stage at master until the stage finishes: the
-// work doubles an int.
-func runWorker(master, stage, slotsText string) error {
+// work sleeps workText, then doubles an int.
+func runWorker(master, stage, slotsText, workText, prefetchText string) error {
 	slots, err := strconv.Atoi(slotsText)
+	if err != nil {
+		return err
+	}
+	work, err := time.ParseDuration(workText)
+	if err != nil {
+		return err
+	}
+	prefetch, err := strconv.Atoi(prefetchText)
 	if err != nil {
 		return err
 	}
@@ -78,8 +91,13 @@ func runWorker(master, stage, slotsText string) error {
 		defer stop()
 	}
 	fmt.Println("ready")
-	return remote.Work(context.Background(), remote.WorkerConfig{Master: master, Stage: stage, Slots: slots},
-		func(_ context.Context, v int) (int, error) { return 2 * v, nil })
+	return remote.Work(context.Background(), remote.WorkerConfig{Master: master, Stage: stage, Slots: slots, Prefetch: prefetch},
+		func(_ context.Context, v int) (int, error) {
+			if work > 0 {
+				time.Sleep(work)
+			}
+			return 2 * v, nil
+		})
 }
 
 // workerProfileEnv, when set to a path in the benchmark's environment,

@@ -64,6 +64,14 @@ type Config[I any] struct {
 	// it. Workers learn the interval as they register.
 	// Default DefaultHeartbeat; at least a millisecond.
 	Heartbeat time.Duration
+	// MaxPrefetch is the most items a worker may hold beyond its slots,
+	// waiting for one, so that its slots need not wait a round trip for
+	// their next item: the master grants it to each worker as it
+	// registers, and a worker asks for what it wants of it
+	// (WorkerConfig.Prefetch). An item's lease starts once a slot frees
+	// for it, not as it is sent. Default DefaultMaxPrefetch; NoPrefetch
+	// grants none.
+	MaxPrefetch int
 	// Codec turns items into bytes for the wire and results back; workers
 	// must use the same. Default JSON.
 	Codec Codec
@@ -82,11 +90,17 @@ const (
 	DefaultTagWait     = time.Minute
 	DefaultMaxSlots    = 1024
 	DefaultHeartbeat   = time.Second
+	DefaultMaxPrefetch = 256
 )
 
 // heartbeatMisses is how many heartbeat intervals of silence make a master
 // give a worker up, or a worker its master: see Config.Heartbeat.
 const heartbeatMisses = 3
+
+// NoPrefetch, as Config.MaxPrefetch, grants workers no prefetch, and as
+// WorkerConfig.Prefetch asks for none: a worker then holds no more items
+// than it has slots.
+const NoPrefetch = -1
 
 // validate reports the first setting out of range.
 func (c Config[I]) validate() error {
@@ -107,6 +121,8 @@ func (c Config[I]) validate() error {
 		return invalid("max slots must not be negative, got %d", c.MaxSlots)
 	case c.Heartbeat < 0 || c.Heartbeat > 0 && c.Heartbeat < time.Millisecond:
 		return invalid("heartbeat must be at least 1ms, got %v", c.Heartbeat)
+	case c.MaxPrefetch < NoPrefetch:
+		return invalid("max prefetch must be NoPrefetch (-1), 0 for the default or positive, got %d", c.MaxPrefetch)
 	}
 	return nil
 }

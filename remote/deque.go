@@ -57,6 +57,12 @@ func (d *deque[T]) remove(i int) {
 	d.buf = slices.Delete(d.buf, d.head+i, d.head+i+1)
 }
 
+// reset removes every value, keeping the memory.
+func (d *deque[T]) reset() {
+	clear(d.buf)
+	d.buf, d.head = d.buf[:0], 0
+}
+
 // clone returns a deque holding copies of d's values, sharing no memory.
 func (d *deque[T]) clone() deque[T] {
 	return deque[T]{buf: slices.Clone(d.buf[d.head:])}

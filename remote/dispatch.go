@@ -12,7 +12,8 @@ import (
 // instant at, while fewer than window items are leased or held: workers
 // are visited in ID order from the one after the last served, so that work
 // spreads, and each takes what it may, oldest first, up to its free slots.
-// Suspect workers get nothing. Once the window is full, see unblock.
+// A worker whose every slot is hung gets nothing. Once the window is full,
+// see unblock.
 func (b *book[I, O]) dispatch(fx []agent.Effect, at time.Time) []agent.Effect {
 	if b.queued == 0 || len(b.workers) == 0 {
 		return fx
@@ -27,7 +28,7 @@ func (b *book[I, O]) dispatch(fx []agent.Effect, at time.Time) []agent.Effect {
 			break
 		}
 		w := &b.workers[(first+k)%len(b.workers)]
-		if w.suspect || w.free <= 0 {
+		if w.stalled() || w.free <= 0 {
 			continue
 		}
 		var n int
@@ -54,7 +55,7 @@ func (b *book[I, O]) unblock(fx []agent.Effect, at time.Time) []agent.Effect {
 	}
 	k := b.items.at(0).tag
 	for i := range b.workers {
-		if w := &b.workers[i]; !w.suspect && w.free > 0 && slices.Contains(w.lines, k) {
+		if w := &b.workers[i]; !w.stalled() && w.free > 0 && slices.Contains(w.lines, k) {
 			fx, _ = b.give(fx, w, 1, at)
 			return fx
 		}
@@ -85,7 +86,7 @@ func (b *book[I, O]) give(fx []agent.Effect, w *member, most int, at time.Time) 
 		b.leased++
 		w.flight++
 		w.free--
-		b.leases.pushBack(leaseEnd{seq: seq, attempt: e.attempt, due: at.Add(b.lease)})
+		b.hold(w, seq, e, at)
 		tasks = append(tasks, task[I]{Item: seq, Attempt: e.attempt, Value: e.value})
 		if len(tasks) == cap(tasks) {
 			fx = withEffect(fx, agent.Send[dispatch[I]]{Value: dispatch[I]{Worker: w.id, Tasks: tasks}})

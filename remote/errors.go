@@ -34,6 +34,12 @@ var ErrMasterGone = errors.New("remote: the master is gone")
 // answer the registration.
 var ErrUnreachable = errors.New("remote: the master cannot be reached")
 
+// ErrAbandoned is what [Work] returns, wrapped, when work calls went on
+// for WorkerConfig.Grace after their context ended: Work returned without
+// them, and they run on in their goroutines until they return, their
+// results dropped. The error names their items.
+var ErrAbandoned = errors.New("remote: work calls ignored the end of their context and were abandoned")
+
 // invalid returns an [ErrConfig] with the message "remote: " + format.
 func invalid(format string, args ...any) error {
 	return errs.Invalid(ErrConfig, "remote", format, args...)

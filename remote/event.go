@@ -53,7 +53,8 @@ type left struct {
 }
 
 // lost says a worker died: its process ended, or its connection broke. Its
-// items are requeued at once, each as a failed attempt.
+// items are requeued at once, each as a failed attempt but for those that
+// waited for a slot on it (prefetched), which never started.
 type lost struct {
 	Worker workerID
 }

@@ -84,9 +84,9 @@ func (b *book[I, O]) take(m agent.Msg) []agent.Effect {
 	case agent.Event[joined]:
 		ok, at = b.join(m.Value), m.At
 	case agent.Event[asked]:
-		ok, at = b.ask(m.Value), m.At
+		ok, at = b.ask(m.Value, m.At), m.At
 	case agent.Event[returned[O]]:
-		b.collect(m.Value)
+		b.collect(m.Value, m.At)
 		at = m.At
 	case agent.Event[left]:
 		ok, at = b.leave(m.Value), m.At

@@ -117,7 +117,7 @@ func gpuTag(item string) string {
 const lease = 10 * time.Second
 
 func TestAskedSlotsAreFilledInBatchesAndInputSlotsComeBack(t *testing.T) {
-	tr := play(t, Config[string]{MaxBatch: 2, Queue: 8, Lease: lease},
+	tr := play(t, Config[string]{MaxBatch: 2, Queue: 8, Lease: lease, MaxPrefetch: NoPrefetch},
 		pullAll,
 		join(1, 3),
 		items("a", "b", "c", "d", "e"),
@@ -310,8 +310,8 @@ func TestALeavingWorkerHandsItemsBackWithoutSpendingAnAttempt(t *testing.T) {
 	assert.Zero(t, agenttest.Last(tr).status().Failed)
 }
 
-func TestAnExpiredLeaseRequeuesAndSuspectsTheWorker(t *testing.T) {
-	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3},
+func TestAnExpiredLeaseRequeuesAndCountsTheSlotHung(t *testing.T) {
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3, MaxPrefetch: NoPrefetch},
 		pullAll, join(1, 2), ask(1, 2), items("a"), // a leased to 1 at 0s
 		after(4*time.Second, join(2, 1)),
 		after(5*time.Second, ask(2, 1)),
@@ -321,20 +321,155 @@ func TestAnExpiredLeaseRequeuesAndSuspectsTheWorker(t *testing.T) {
 	)
 	assert.Equal(t, []agent.Effect{leaseIn(lease)}, tr[3].Effects[2:])
 	assert.Equal(t, []agent.Effect{send(2, taskOf(0, 2, "a")), leaseIn(lease)}, tr[6].Effects,
-		"worker 1 has a free slot, but is suspect: the item goes to 2, under a new lease")
+		"the item goes to the next worker in turn, under a new lease")
 	st := tr[6].State.status()
 	assert.Equal(t, 1, st.Requeued)
-	assert.True(t, st.Workers[0].Suspect)
-	assert.Equal(t, 1, st.Workers[0].Failed)
-	assert.Equal(t, 1, st.Workers[0].Free, "its slot does not come back")
+	assert.Equal(t, WorkerStatus{ID: 1, Addr: "w1", Slots: 2, Free: 1, Failed: 1, Hung: 1}, st.Workers[0],
+		"its slot stays taken by the hung work, its other slot free")
 	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10}), agent.Disarm{Tag: leaseTag}}, tr[7].Effects)
 	st = tr[7].State.status()
-	assert.False(t, st.Workers[0].Suspect, "heard from again")
+	assert.Zero(t, st.Workers[0].Hung, "the late result freed the slot")
 	assert.Equal(t, 1, st.Workers[0].Done)
 	assert.Zero(t, st.Workers[1].InFlight, "the result taken, worker 2's attempt no longer counts")
 	assert.Empty(t, tr[8].Effects)
 	assert.Equal(t, 1, tr[8].State.status().Duplicates)
 	assert.Zero(t, tr[8].State.status().Workers[1].Done)
+}
+
+func TestAWorkerWithAHungItemGoesOnWithItsOtherSlots(t *testing.T) {
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3, MaxPrefetch: NoPrefetch},
+		pullAll, join(1, 2), ask(1, 2), items("a", "b"), // both leased to 1 at 0s
+		after(time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 1, Attempt: 1, Value: 11}}, Asked: 1})),
+		after(10*time.Second, tick(leaseTag)), // a's work hangs
+		after(11*time.Second, items("c")),
+		after(12*time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 0, Attempt: 2, Value: 10}}, Asked: 1})),
+		after(13*time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 2, Attempt: 1, Value: 12}}, Asked: 1})),
+		closeIn,
+	)
+	assert.Equal(t, []agent.Effect{send(1, taskOf(0, 2, "a")), leaseIn(lease)}, tr[5].Effects,
+		"a is tried again on the worker's free slot")
+	assert.Equal(t, WorkerStatus{ID: 1, Addr: "w1", Slots: 2, InFlight: 1, Done: 1, Failed: 1, Hung: 1}, tr[5].State.status().Workers[0])
+	assert.Empty(t, tr[6].Effects, "both slots busy: c waits")
+	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10}, res{Seq: 1, Value: 11}), send(1, taskOf(2, 1, "c")), agent.Demand{N: 1}, leaseIn(lease)},
+		tr[7].Effects)
+	assert.Equal(t, []agent.Effect{emit(res{Seq: 2, Value: 12}), agent.Disarm{Tag: leaseTag}}, tr[8].Effects)
+	assert.Equal(t, []agent.Effect{agent.Finish{}}, tr[9].Effects, "the stage finishes, though a's first attempt still hangs")
+	assert.Equal(t, 1, agenttest.Last(tr).status().Workers[0].Hung)
+}
+
+func TestTheLateResultOfAHungAttemptCountsHoweverOldItIs(t *testing.T) {
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 4, MaxPrefetch: NoPrefetch},
+		pullAll, join(1, 1), join(2, 1), join(3, 1), ask(1, 1), items("a"), // a leased to 1 at 0s
+		ask(2, 1),
+		after(10*time.Second, tick(leaseTag)), // to 2
+		ask(3, 1),
+		after(20*time.Second, tick(leaseTag)), // to 3
+		after(21*time.Second, ok(1, 0, 1, 10)),
+	)
+	assert.Equal(t, []agent.Effect{send(3, taskOf(0, 3, "a")), leaseIn(lease)}, tr[9].Effects)
+	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10}), agent.Disarm{Tag: leaseTag}}, tr[10].Effects,
+		"worker 1 held attempt 1, though two came after it")
+	st := tr[10].State.status()
+	assert.Zero(t, st.Refused)
+	assert.Equal(t, []int{0, 1, 0}, []int{st.Workers[0].Hung, st.Workers[1].Hung, st.Workers[2].Hung})
+}
+
+func TestWhenEverySlotHangsItemsFailAfterTagWait(t *testing.T) {
+	wait := 5 * time.Second
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3, TagWait: wait, MaxPrefetch: NoPrefetch},
+		pullAll, join(1, 1), ask(1, 1), items("a", "b"), // a leased at 0s
+		after(10*time.Second, tick(leaseTag)),
+		after(15*time.Second, tick(waitTag)),
+		closeIn,
+	)
+	assert.Equal(t, []agent.Effect{agent.Timer{Tag: waitTag, Delay: wait}}, tr[4].Effects,
+		"the only worker has every slot hung: no worker may take a nor b")
+	st := tr[4].State.status()
+	assert.Equal(t, 2, st.Waiting)
+	assert.Equal(t, 1, st.Workers[0].Hung)
+	rs := agenttest.Emitted[res](tr[5].Effects)
+	require.Len(t, rs, 2)
+	for _, r := range rs {
+		assert.ErrorIs(t, r.Err, ErrNoWorker)
+	}
+	assert.EqualError(t, rs[0].Err,
+		"remote: item 0 waited 5s, and every worker that may take it has all its slots hung: "+ErrNoWorker.Error())
+	assert.Equal(t, []agent.Effect{agent.Finish{Err: rs[0].Err}}, tr[6].Effects, "the stage ends, with a clear error")
+}
+
+func TestAHungSlotThatComesBackTakesWorkAgain(t *testing.T) {
+	wait := 5 * time.Second
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3, TagWait: wait, MaxPrefetch: NoPrefetch},
+		pullAll, join(1, 1), ask(1, 1), items("a", "b"),
+		after(10*time.Second, tick(leaseTag)),
+		after(12*time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 0, Attempt: 1, Value: 10}}, Asked: 1})),
+	)
+	assert.Equal(t, []agent.Effect{
+		emit(res{Seq: 0, Value: 10}),
+		send(1, taskOf(1, 1, "b")),
+		agent.Demand{N: 1},
+		agent.Timer{Tag: leaseTag, Delay: lease},
+		agent.Disarm{Tag: waitTag},
+	}, tr[5].Effects, "the late result is a's, and the slot it frees takes b")
+	st := tr[5].State.status()
+	assert.Zero(t, st.Workers[0].Hung)
+	assert.Zero(t, st.Waiting)
+}
+
+func TestAPrefetchedItemsLeaseStartsWhenASlotFreesForIt(t *testing.T) {
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 3, MaxPrefetch: 2},
+		pullAll, join(1, 2), ask(1, 9), items("a", "b", "c", "d"), // all four sent at 0s
+		after(4*time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 1, Attempt: 1, Value: 11}}})),
+		after(10*time.Second, tick(leaseTag)), // a hangs
+	)
+	assert.Equal(t, 4, tr[2].State.status().Workers[0].Free, "capped at 2 slots and a prefetch of 2")
+	assert.Equal(t, []agent.Effect{
+		send(1, taskOf(0, 1, "a"), taskOf(1, 1, "b"), taskOf(2, 1, "c"), taskOf(3, 1, "d")),
+		agent.Demand{N: 4},
+		leaseIn(lease),
+	}, tr[3].Effects, "two leases run: c and d wait for a slot")
+	assert.Empty(t, tr[4].Effects, "b's slot freed: c's lease runs from 4s, the timer stays at a's")
+	assert.Equal(t, []agent.Effect{leaseIn(4 * time.Second)}, tr[5].Effects,
+		"a hangs: d's lease runs from 10s, since a may never give its slot back; the timer goes to c's")
+	st := tr[5].State.status()
+	assert.Equal(t, WorkerStatus{ID: 1, Addr: "w1", Slots: 2, InFlight: 2, Done: 1, Failed: 1, Hung: 1}, st.Workers[0])
+	assert.Equal(t, 1, st.Queued, "a waits for the worker to ask again")
+}
+
+func TestALostWorkersPrefetchedItemsSpendNoAttempt(t *testing.T) {
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 1, MaxPrefetch: 2},
+		pullAll, join(1, 1), ask(1, 3), items("a", "b", "c"), // a's lease runs, b and c wait
+		lose(1),
+	)
+	rs := agenttest.Emitted[res](tr[4].Effects)
+	require.Len(t, rs, 1, "a failed its only attempt")
+	assert.ErrorIs(t, rs[0].Err, ErrWorkerLost)
+	st := tr[4].State.status()
+	assert.Equal(t, 2, st.Queued, "b and c never started: queued again")
+	assert.Equal(t, 2, st.Requeued)
+	assert.Equal(t, 1, st.Failed)
+}
+
+func TestASilentWorkersPrefetchedItemsAreTakenBackAtOnce(t *testing.T) {
+	tr := play(t, Config[string]{Lease: lease, MaxAttempts: 1, MaxPrefetch: 2},
+		pullAll, join(1, 1), ask(1, 3), items("a", "b", "c"), // all three sent at 0s, a's lease runs
+		after(10*time.Second, tick(leaseTag)),
+		after(11*time.Second, event(returned[int]{Worker: 1, Results: []outcome[int]{{Item: 1, Attempt: 1, Value: 11}}, Asked: 1})),
+	)
+	fx := tr[4].Effects
+	rs := agenttest.Emitted[res](fx)
+	require.Len(t, rs, 1, "a failed its only attempt")
+	assert.ErrorIs(t, rs[0].Err, ErrLeaseExpired)
+	assert.Equal(t, agent.Timer{Tag: waitTag, Delay: DefaultTagWait}, fx[len(fx)-1], "b and c wait: the worker is stalled")
+	st := tr[4].State.status()
+	assert.Equal(t, WorkerStatus{ID: 1, Addr: "w1", Slots: 1, Failed: 1, Hung: 3}, st.Workers[0],
+		"silent for a whole lease, its waiting items are taken back with a's, and held hung")
+	assert.Equal(t, 2, st.Queued)
+	assert.Equal(t, 2, st.Requeued, "b and c, with no attempt spent: MaxAttempts 1 failed only a")
+	assert.Equal(t, 1, st.Failed)
+	assert.Equal(t, []agent.Effect{emit(res{Seq: 1, Value: 11})}, tr[5].Effects[:1],
+		"b's late result counts: the worker held it")
+	assert.Equal(t, 2, tr[5].State.status().Workers[0].Hung)
 }
 
 func TestALeaseExpiringForTheLastTimeFailsTheItem(t *testing.T) {
@@ -611,6 +746,7 @@ func TestNewBookRejectsABadConfig(t *testing.T) {
 		{Config[string]{TagWait: -time.Minute}, "remote: tag wait must not be negative, got -1m0s"},
 		{Config[string]{Heartbeat: -time.Second}, "remote: heartbeat must be at least 1ms, got -1s"},
 		{Config[string]{Heartbeat: time.Microsecond}, "remote: heartbeat must be at least 1ms, got 1µs"},
+		{Config[string]{MaxPrefetch: -2}, "remote: max prefetch must be NoPrefetch (-1), 0 for the default or positive, got -2"},
 	} {
 		_, err := newBook[string, int](c.cfg)
 		assert.EqualError(t, err, c.want)

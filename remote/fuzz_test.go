@@ -16,8 +16,8 @@ import (
 // the fuzzer's bytes, through the harness and model of
 // TestRandomSequencesKeepEveryPromise, so that every message is checked as
 // there: the master's Status, effects, timers and input slots against the
-// model, each dispatch to a registered worker that is not suspect, within
-// the slots it asked for, MaxBatch and the window, of the oldest items it
+// model, each dispatch to a registered worker with a slot not hung, within
+// the slots and prefetch it asked for, MaxBatch and the window, of the oldest items it
 // may take; each result emitted once, within demand, in input order unless
 // unordered, with its first success or the error the package defines;
 // nothing left undone; never Unhandled for a message it takes; a Clone
@@ -50,8 +50,9 @@ func FuzzEvolve(f *testing.F) {
 		0, 2, 0xff, 0, 0, 2, 0x00, 0, 4, 3, 1, 0, 5, 0, 3, 0, 12, 0, 0x05, 0xc1,
 		7, 0, 0x02, 0, 3, 3, 0, 0, 4, 1, 0, 0, 5, 0, 1, 0, 7, 0, 0x01, 0xe1,
 		13, 1, 0, 0xef, 13, 2, 0, 0, 14, 1, 7, 0, 15, 0, 0, 0})
-	// No tags, window 1, three attempts, leases of 1s: the worker is slow
-	// and suspected, its lease expires twice, a second worker takes over.
+	// No tags, window 1, three attempts, leases of 1s: the worker is slow,
+	// its lease expires twice and its slot hangs, a second worker takes
+	// over.
 	f.Add([]byte{1, 1, 0, 2, 0x02, 0x0f,
 		0, 1, 0, 0, 4, 1, 0, 0, 5, 0, 1, 0, 13, 0, 0, 0xe3, 4, 0, 0, 0, 5, 1, 0, 0,
 		5, 0, 0, 0xe3, 7, 0, 0x01, 0, 7, 1, 0x01, 0, 6, 1, 0, 0, 7, 0, 0x01, 0,
@@ -87,6 +88,7 @@ func fzDelay(b byte) time.Duration {
 // input's first bytes, so that an input replays exactly.
 //
 //	Queue 1 + b0%8; Window b1%11 (0: the default); MaxBatch 1 + b2%3;
+//	MaxPrefetch none, the default, 1 or 3 by (b2>>4)%4;
 //	MaxAttempts 1 + b3%3; b4&1 unordered, b4&2 no tags; Lease 1 +
 //	(b4>>2)%16 seconds; TagWait 1 + b5%16 seconds; b5>>4 the first demand (0:
 //	unbounded).
@@ -97,6 +99,7 @@ func fzNewMsim(t *testing.T, in *fuzzin.Bytes) *msim {
 		Queue:       1 + int(b0)%8,
 		Window:      int(b1) % 11,
 		MaxBatch:    1 + int(b2)%3,
+		MaxPrefetch: []int{NoPrefetch, 0, 1, 3}[(b2>>4)%4],
 		MaxAttempts: 1 + int(b3)%3,
 		Unordered:   b4&1 != 0,
 		Lease:       time.Duration(1+int(b4>>2)%16) * time.Second,
@@ -113,7 +116,7 @@ func fzNewMsim(t *testing.T, in *fuzzin.Bytes) *msim {
 	m := &msim{
 		t: t, seed: seed, r: rand.New(rand.NewPCG(seed, 0xf022)), s: s, now: agenttest.T0,
 		queue: cfg.Queue, window: cfg.Window, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts,
-		unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagged: cfg.Tag != nil,
+		prefetch: grantOf(cfg.MaxPrefetch), unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagged: cfg.Tag != nil,
 		credits: cfg.Queue, stuck: map[string]time.Time{},
 	}
 	if m.window == 0 {
@@ -224,7 +227,7 @@ func fzRegistered(m *msim, pick byte) *simWorker {
 // fzAsk has w ask for 1 + pick%spare of the slots it really has free, as
 // ask does.
 func fzAsk(m *msim, w *simWorker, pick byte) {
-	spare := w.slots - len(w.holding) - w.credit
+	spare := m.spare(w)
 	if spare <= 0 {
 		return
 	}

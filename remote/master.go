@@ -62,7 +62,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		return spec[I, O]{}, err
 	}
 	cfg = cfg.withDefaults()
-	node, name, codec, most, heartbeat := cfg.Node, cfg.Name, cfg.Codec, cfg.MaxSlots, cfg.Heartbeat
+	node, name, codec, most, grant, heartbeat := cfg.Node, cfg.Name, cfg.Codec, cfg.MaxSlots, cfg.grant(), cfg.Heartbeat
 	return spec[I, O]{
 		Name:        name,
 		State:       b,
@@ -72,7 +72,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		Measure:     measure,
 		Takes:       []agent.Msg{agent.Event[joined]{}, agent.Event[asked]{}, agent.Event[returned[O]]{}, agent.Event[left]{}, agent.Event[lost]{}, agent.Event[refused]{}, agent.Event[beat]{}},
 		Open: func(post func(agent.Msg) bool) (core.Port, error) {
-			return open[I, O](node, name, codec, most, heartbeat, post)
+			return open[I, O](node, name, codec, most, grant, heartbeat, post)
 		},
 	}, nil
 }
@@ -95,6 +95,7 @@ type link[I, O any] struct {
 	name      string
 	codec     Codec
 	most      int // the slots a worker may claim
+	grant     int // the prefetch each worker is granted
 	heartbeat time.Duration
 	inc       uint64 // this run's incarnation, which every worker's message names
 	post      func(agent.Msg) bool
@@ -108,11 +109,11 @@ type link[I, O any] struct {
 }
 
 // open puts a master named name on node, with a new incarnation.
-func open[I, O any](node *Node, name string, codec Codec, most int, heartbeat time.Duration, post func(agent.Msg) bool) (core.Port, error) {
+func open[I, O any](node *Node, name string, codec Codec, most, grant int, heartbeat time.Duration, post func(agent.Msg) bool) (core.Port, error) {
 	if err := node.claim(name, func(n int) { post(agent.Event[refused]{Value: refused{N: n}}) }); err != nil {
 		return core.Port{}, err
 	}
-	l := &link[I, O]{node: node, name: name, codec: codec, most: most, heartbeat: heartbeat, inc: incarnation(), post: post,
+	l := &link[I, O]{node: node, name: name, codec: codec, most: most, grant: grant, heartbeat: heartbeat, inc: incarnation(), post: post,
 		workers: make(map[workerID]*actor.PID), ids: make(map[string]workerID)}
 	pid, err := node.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return l }), name)
 	if err != nil {
@@ -210,7 +211,7 @@ func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 		refuse(stageFinished)
 		return
 	}
-	ctx.Respond(&wire.Welcome{Worker: uint64(id), Incarnation: l.inc, Nonce: m.Nonce, Heartbeat: int64(l.heartbeat)})
+	ctx.Respond(&wire.Welcome{Worker: uint64(id), Prefetch: uint32(l.grant), Incarnation: l.inc, Nonce: m.Nonce, Heartbeat: int64(l.heartbeat)})
 }
 
 // stageFinished is why a Register to a stage that has finished is refused.

@@ -1,36 +1,46 @@
 package remote
 
-import "github.com/evolvekit/evolve/agent"
+import (
+	"time"
 
-// collect takes the results a worker sent back, and clears its suspicion.
-// The worker need not be registered still: a dead worker's late result
-// counts as any other.
-func (b *book[I, O]) collect(r returned[O]) {
+	"github.com/evolvekit/evolve/agent"
+)
+
+// collect takes the results a worker sent back, at instant at, when it is
+// heard from. The worker need not be registered still: a dead worker's late result counts as any
+// other. Each result for an attempt the worker held, leased to it or hung
+// there, frees one of its slots, for the oldest item that waits for one.
+func (b *book[I, O]) collect(r returned[O], at time.Time) {
 	w := b.member(r.Worker)
 	if w != nil {
-		w.suspect = false
+		w.heard = at
 	}
 	for _, o := range r.Results {
-		b.outcome(r.Worker, w, o)
+		hung := w != nil && len(w.hung) > 0 && b.unhang(w, attemptRef{seq: o.Item, attempt: o.Attempt})
+		freed := hung || w != nil && b.leasedTo(w, o.Item, o.Attempt)
+		b.outcome(r.Worker, w, o, hung)
+		if freed {
+			b.start(w, at)
+		}
 	}
 	if r.Asked > 0 {
-		b.ask(asked{Worker: r.Worker, N: r.Asked})
+		b.ask(asked{Worker: r.Worker, N: r.Asked}, at)
 	}
 }
 
 // outcome takes one result from worker from (w, if registered). The first
 // success for an item is its result, wherever the item is, if it comes from
-// the worker its last attempt was leased to, or the one before (a late
-// result); from any other worker it is refused. A failure counts only for
-// the attempt the item is leased under, to the worker that sent it.
-// Anything else is a duplicate, dropped.
-func (b *book[I, O]) outcome(from workerID, w *member, o outcome[O]) {
+// the worker its last attempt was leased to, or the one before, or one that
+// held the attempt hung (a late result); from any other worker it is
+// refused. A failure counts only for the attempt the item is leased under,
+// to the worker that sent it. Anything else is a duplicate, dropped.
+func (b *book[I, O]) outcome(from workerID, w *member, o outcome[O], hung bool) {
 	e := b.entry(o.Item)
 	if e == nil || e.phase >= phaseHeld {
 		b.duplicates++
 		return
 	}
-	if o.Err == nil && (e.attempt == 0 || (from != e.worker && (e.attempt == 1 || from != e.prev))) {
+	if o.Err == nil && !hung && (e.attempt == 0 || (from != e.worker && (e.attempt == 1 || from != e.prev))) {
 		b.refused++
 		return
 	}
@@ -102,9 +112,11 @@ func (b *book[I, O]) freeSlot(e *entry[I, O]) {
 // unlease takes the leased item e back from its worker.
 func (b *book[I, O]) unlease(e *entry[I, O]) {
 	b.leased--
-	if w := b.member(e.worker); w != nil {
+	w := b.member(e.worker)
+	if w != nil {
 		w.flight--
 	}
+	b.unwait(w, e)
 }
 
 // conclude holds the result of item seq, which is in no line nor leased,

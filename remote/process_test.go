@@ -43,7 +43,9 @@ type job struct {
 }
 
 // runWorker is a worker process's main: its settings come from the
-// environment as master|stage|slots|tags|label|delay.
+// environment as master|stage|slots|tags|label|delay. A negative delay
+// (hangs) makes the work on item hangItem never return, ignoring its
+// context, and the worker's Grace short.
 func runWorker(spec string) int {
 	f := strings.Split(spec, "|")
 	if len(f) != 6 {
@@ -52,6 +54,11 @@ func runWorker(spec string) int {
 	}
 	slots, _ := strconv.Atoi(f[2])
 	delay, _ := time.ParseDuration(f[5])
+	hang := delay == hangs
+	var grace time.Duration
+	if hang {
+		grace = hangGrace
+	}
 	var tags []string
 	if f[3] != "" {
 		tags = strings.Split(f[3], ",")
@@ -62,8 +69,12 @@ func runWorker(spec string) int {
 	defer stop()
 	cfg := workerOptions(remote.WorkerConfig{Master: f[0], Stage: f[1], Slots: slots, Tags: tags})
 	fmt.Println("ready")
+	cfg.Grace = grace
 	err := remote.Work(ctx, cfg,
 		func(ctx context.Context, v int) (job, error) {
+			if hang && v == hangItem {
+				select {}
+			}
 			if delay > 0 {
 				select {
 				case <-time.After(delay):

@@ -18,17 +18,18 @@ import (
 // message sequences the way the master's runtime and node would: a feeder
 // that posts only within the input slots it holds, demand granted a little
 // at a time, workers that join with random slots and tags, ask only for the
-// slots they really have free, send results (successes, failures, and the
-// duplicates and late results of workers taken for dead), die and leave
-// handing some items back, a clock that moves so leases expire and tags
-// give up waiting, the Ticks of the timers the master armed and stale ones,
-// queries and noise; then it closes and drains with a worker that has every
-// tag. A model of the master, fed the same messages and the dispatches the
-// master chose, predicts every count, where every item is, the timers and
-// the input slots; after every message the master's Status, effects and
-// timers are checked against it, and that it dispatched and emitted all it
-// could. Every fourth message is also evolved on a Clone, which must answer
-// the same.
+// slots they really have free and the prefetch granted, send results
+// (successes, failures, and the duplicates and late results of workers taken
+// for dead), die and leave handing some items back, a clock that moves so
+// leases expire and tags give up waiting, the Ticks of the timers the master
+// armed and stale ones, queries and noise; then it closes and drains with a
+// worker that has every tag. A model of the master, fed the same messages
+// and the dispatches the master chose, predicts every count, where every
+// item is, when each lease starts (at once, or once a slot frees for an item
+// that waits on its worker), the slots hung, the timers and the input slots;
+// after every message the master's Status, effects and timers are checked
+// against it, and that it dispatched and emitted all it could. Every fourth
+// message is also evolved on a Clone, which must answer the same.
 func TestRandomSequencesKeepEveryPromise(t *testing.T) {
 	const sequences, steps = 300, 300
 	var sum msim
@@ -46,6 +47,8 @@ func TestRandomSequencesKeepEveryPromise(t *testing.T) {
 		sum.retried += m.retried
 		sum.duplicates += m.duplicates
 		sum.failedN += m.failedN
+		sum.hung += m.hung
+		sum.waited += m.waited
 		if t.Failed() {
 			return
 		}
@@ -57,8 +60,8 @@ func TestRandomSequencesKeepEveryPromise(t *testing.T) {
 		}
 	}
 	t.Logf("%d sequences x %d random steps, then close and drain: %d messages, %d items, %d tasks dispatched, "+
-		"%d requeued, %d retried, %d duplicates; %d items failed: %d by the work, %d lost, %d leases expired, %d no worker",
-		sequences, steps, sum.delivered, len(sum.items), sum.dispatched, sum.requeued, sum.retried, sum.duplicates,
+		"%d requeued, %d retried, %d duplicates, %d hung, %d waited for a slot; %d items failed: %d by the work, %d lost, %d leases expired, %d no worker",
+		sequences, steps, sum.delivered, len(sum.items), sum.dispatched, sum.requeued, sum.retried, sum.duplicates, sum.hung, sum.waited,
 		sum.failedN, why[nil], why[ErrWorkerLost], why[ErrLeaseExpired], why[ErrNoWorker])
 }
 
@@ -79,7 +82,10 @@ type simItem struct {
 	prev       workerID  // the holder of the attempt before the last
 	attempt    int       // the last attempt dispatched
 	dispatchAt time.Time // of the last attempt
-	order      int       // the dispatch number of the last attempt, for lease order
+	order      int       // the dispatch number of the last attempt
+	started    bool      // leased, and its lease runs: it does not wait for a slot
+	leaseAt    time.Time // when its lease started
+	startNo    int       // the number of its lease's start, for the order of leases
 	failures   int
 	slot       bool
 	result     Result[int]
@@ -99,7 +105,9 @@ type simWorker struct {
 	gone       bool
 	credit     int      // slots asked for and not filled: the master's Free
 	holding    []holdup // tasks it received and has not answered nor handed back
-	suspect    bool
+	queue      []holdup // the tasks leased to it waiting for a slot, oldest first
+	hung       []holdup // the tasks it holds whose lease expired
+	heard      time.Time
 	done       int
 	failed     int
 }
@@ -124,6 +132,7 @@ type msim struct {
 	s    *book[int, int]
 
 	queue, window, maxBatch, maxAttempts int
+	prefetch                             int // granted to each worker
 	unordered                            bool
 	lease, tagWait                       time.Duration
 	tagged                               bool
@@ -145,6 +154,8 @@ type msim struct {
 	dispatches int
 
 	requeued, retried, duplicates, refused, failedN, dispatched int
+	hung, waited                                                int // leases expired on a registered worker; tasks that waited for a slot
+	starts                                                      int // leases started
 	deadN                                                       int // the dead letters seen
 }
 
@@ -167,6 +178,7 @@ func newMsim(t *testing.T, seed uint64) *msim {
 		Unordered:   r.IntN(2) == 0,
 		Lease:       10 * time.Second,
 		TagWait:     time.Duration(3+r.IntN(12)) * time.Second,
+		MaxPrefetch: []int{NoPrefetch, 0, 1, 3}[r.IntN(4)],
 	}
 	if r.IntN(5) == 0 {
 		cfg.Window = 0 // the default
@@ -182,8 +194,8 @@ func newMsim(t *testing.T, seed uint64) *msim {
 	m := &msim{
 		t: t, seed: seed, r: r, s: s, now: agenttest.T0,
 		queue: cfg.Queue, window: cfg.Window, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts,
-		unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagged: cfg.Tag != nil,
-		credits: cfg.Queue, stuck: map[string]time.Time{},
+		prefetch: grantOf(cfg.MaxPrefetch), unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait,
+		tagged: cfg.Tag != nil, credits: cfg.Queue, stuck: map[string]time.Time{},
 	}
 	if m.window == 0 {
 		m.window = DefaultWindow
@@ -313,7 +325,7 @@ func (m *msim) ask(w *simWorker, all bool) {
 	if w == nil {
 		return
 	}
-	spare := w.slots - len(w.holding) - w.credit
+	spare := m.spare(w)
 	if spare <= 0 {
 		return
 	}
@@ -345,7 +357,7 @@ func (m *msim) answer(w *simWorker, n int, ok bool) {
 	}
 	// Half the time the worker asks for its free slots in the same message.
 	more := 0
-	if spare := w.slots - len(w.holding) - w.credit; spare > 0 && m.r.IntN(2) == 0 {
+	if spare := m.spare(w); spare > 0 && m.r.IntN(2) == 0 {
 		more = spare
 	}
 	m.deliver(agent.Event[returned[int]]{Value: returned[int]{Worker: w.id, Results: outs, Asked: more}})
@@ -588,17 +600,22 @@ func (m *msim) expect(msg agent.Msg) {
 			w.registered = true
 		}
 	case agent.Event[asked]:
-		if w := m.worker(msg.Value.Worker); w != nil && w.registered {
-			w.suspect = false
+		if w := m.worker(msg.Value.Worker); w != nil && w.registered && msg.Value.N > 0 {
 			w.credit += msg.Value.N
+			w.heard = m.now
 		}
 	case agent.Event[returned[int]]:
 		w := m.worker(msg.Value.Worker)
 		if w != nil && w.registered {
-			w.suspect = false
+			w.heard = m.now
 		}
 		for _, o := range msg.Value.Results {
-			m.outcome(msg.Value.Worker, w, o)
+			hung := w != nil && w.registered && m.unhang(w, o)
+			freed := hung || w != nil && w.registered && m.leasedTo(w, o)
+			m.outcome(msg.Value.Worker, w, o, hung)
+			if freed {
+				m.start(w)
+			}
 		}
 		if w != nil && w.registered && msg.Value.Asked > 0 {
 			w.credit += msg.Value.Asked
@@ -607,6 +624,7 @@ func (m *msim) expect(msg agent.Msg) {
 		if w := m.worker(msg.Value.Worker); w != nil && w.registered {
 			for _, it := range m.items {
 				if it.phase == simLeased && it.holder == w.id {
+					m.unlease(it)
 					it.phase = simQueued
 					m.requeued++
 				}
@@ -617,6 +635,13 @@ func (m *msim) expect(msg agent.Msg) {
 		if w := m.worker(msg.Value.Worker); w != nil && w.registered {
 			for _, it := range m.items {
 				if it.phase == simLeased && it.holder == w.id {
+					started := it.started
+					m.unlease(it)
+					if !started {
+						it.phase = simQueued // it never started: no attempt spent
+						m.requeued++
+						continue
+					}
 					m.failAttempt(it, ErrWorkerLost, true)
 				}
 			}
@@ -627,14 +652,14 @@ func (m *msim) expect(msg agent.Msg) {
 
 // outcome is the model's rule for one result from worker from (w, nil if
 // never known): a success counts only from the worker of the item's last
-// attempt or the one before.
-func (m *msim) outcome(from workerID, w *simWorker, o outcome[int]) {
+// attempt or the one before, or one that held the attempt hung.
+func (m *msim) outcome(from workerID, w *simWorker, o outcome[int], hung bool) {
 	it := m.item(o.Item)
 	if it == nil || it.phase >= simHeld {
 		m.duplicates++
 		return
 	}
-	if o.Err == nil && (it.attempt == 0 || (from != it.holder && (it.attempt == 1 || from != it.prev))) {
+	if o.Err == nil && !hung && (it.attempt == 0 || (from != it.holder && (it.attempt == 1 || from != it.prev))) {
 		m.refused++
 		return
 	}
@@ -642,6 +667,7 @@ func (m *msim) outcome(from workerID, w *simWorker, o outcome[int]) {
 		if it.phase == simQueued {
 			m.leaveLine(it)
 		}
+		m.unlease(it)
 		m.conclude(it, Result[int]{Seq: it.seq, Value: o.Value}, nil)
 		if w != nil && w.registered {
 			w.done++
@@ -655,6 +681,7 @@ func (m *msim) outcome(from workerID, w *simWorker, o outcome[int]) {
 	if w.registered {
 		w.failed++
 	}
+	m.unlease(it)
 	if m.failAttempt(it, nil, false) {
 		m.retried++
 	}
@@ -676,24 +703,107 @@ func (m *msim) failAttempt(it *simItem, why error, lost bool) bool {
 	return true
 }
 
-// expire is the model's lease timer: every item leased by the lease's
-// length ago is taken back, in the order of dispatch, and its worker
-// suspected.
+// expire is the model's lease timer: every item whose lease started the
+// lease's length ago is taken back, and its worker keeps it hung and
+// starts the lease of the oldest task waiting for one of its slots.
 func (m *msim) expire() {
 	var due []*simItem
 	for _, it := range m.items {
-		if it.phase == simLeased && !it.dispatchAt.Add(m.lease).After(m.now) {
+		if it.phase == simLeased && it.started && !it.leaseAt.Add(m.lease).After(m.now) {
 			due = append(due, it)
 		}
 	}
-	slices.SortFunc(due, func(a, b *simItem) int { return a.order - b.order })
+	slices.SortFunc(due, func(a, b *simItem) int { return a.startNo - b.startNo })
 	for _, it := range due {
-		if w := m.worker(it.holder); w.registered {
-			w.suspect = true
+		w := m.worker(it.holder)
+		silent := !w.heard.After(it.leaseAt)
+		m.unlease(it)
+		if w.registered {
 			w.failed++
+			w.hung = append(w.hung, holdup{seq: it.seq, attempt: it.attempt})
+			m.hung++
+			if silent {
+				m.reclaim(w)
+			} else {
+				m.start(w)
+			}
 		}
 		m.failAttempt(it, ErrLeaseExpired, true)
 	}
+}
+
+// reclaim takes back every task waiting for a slot of w, a worker silent
+// for a whole lease: each is requeued, with no attempt spent, and held
+// hung.
+func (m *msim) reclaim(w *simWorker) {
+	for _, h := range w.queue {
+		it := m.items[h.seq]
+		w.hung = append(w.hung, h)
+		it.phase = simQueued
+		m.requeued++
+	}
+	w.queue = nil
+}
+
+// unlease notes that the leased it is taken from its worker: its lease
+// ends, or it no longer waits for a slot there.
+func (m *msim) unlease(it *simItem) {
+	if it.phase != simLeased {
+		return
+	}
+	if !it.started {
+		w := m.worker(it.holder)
+		w.queue = slices.DeleteFunc(w.queue, func(h holdup) bool { return h.seq == it.seq && h.attempt == it.attempt })
+	}
+	it.started = false
+}
+
+// unhang reports whether the attempt o is the outcome of was hung on w,
+// and forgets it.
+func (m *msim) unhang(w *simWorker, o outcome[int]) bool {
+	i := slices.Index(w.hung, holdup{seq: o.Item, attempt: o.Attempt})
+	if i >= 0 {
+		w.hung = slices.Delete(w.hung, i, i+1)
+	}
+	return i >= 0
+}
+
+// leasedTo reports whether the attempt o is the outcome of is leased to w.
+func (m *msim) leasedTo(w *simWorker, o outcome[int]) bool {
+	it := m.item(o.Item)
+	return it != nil && it.phase == simLeased && it.holder == w.id && it.attempt == o.Attempt
+}
+
+// start starts the lease of the oldest task waiting for a slot of w, if
+// any.
+func (m *msim) start(w *simWorker) {
+	if len(w.queue) == 0 {
+		return
+	}
+	it := m.items[w.queue[0].seq]
+	w.queue = w.queue[1:]
+	m.starts++
+	it.started, it.leaseAt, it.startNo = true, m.now, m.starts
+}
+
+// spare returns how many more tasks w may ask for: its slots and the
+// prefetch granted it, less those it holds and has asked for.
+func (m *msim) spare(w *simWorker) int {
+	return w.slots + m.prefetch - len(w.holding) - w.credit
+}
+
+// stalled reports whether every slot of w is hung.
+func (w *simWorker) stalled() bool { return len(w.hung) >= w.slots }
+
+// grantOf returns the prefetch a master with MaxPrefetch p grants.
+func grantOf(p int) int {
+	switch p {
+	case NoPrefetch:
+		return 0
+	case 0:
+		return DefaultMaxPrefetch
+	}
+	return p
 }
 
 // giveUp is the model's tag wait timer: the items of every tag stuck for
@@ -843,17 +953,17 @@ func (m *msim) checkError(it *simItem, err error) {
 	}
 }
 
-// dispatch checks a dispatch and applies it: to a registered worker that is
-// not suspect, within the slots it asked for, MaxBatch and the window,
-// each task the oldest queued item the worker may take, as the next
-// attempt.
+// dispatch checks a dispatch and applies it: to a registered worker with a
+// slot not hung, within the slots and prefetch it asked for, MaxBatch and
+// the window, each task the oldest queued item the worker may take, as the
+// next attempt; its lease runs at once if the worker has a slot for it.
 func (m *msim) dispatch(d dispatch[int]) {
 	w := m.worker(d.Worker)
 	switch {
 	case w == nil || !w.registered:
 		m.fail("dispatched to worker %d, not registered", d.Worker)
-	case w.suspect:
-		m.fail("dispatched to worker %d, suspect", d.Worker)
+	case w.stalled():
+		m.fail("dispatched to worker %d, every slot of it hung", d.Worker)
 	case len(d.Tasks) == 0 || len(d.Tasks) > m.maxBatch:
 		m.fail("dispatched %d tasks, max batch %d", len(d.Tasks), m.maxBatch)
 	case len(d.Tasks) > w.credit:
@@ -878,13 +988,31 @@ func (m *msim) dispatch(d dispatch[int]) {
 		m.dispatches++
 		it.prev = it.holder
 		it.phase, it.holder, it.attempt, it.dispatchAt, it.order = simLeased, w.id, task.Attempt, m.now, m.dispatches
+		if m.running(w) < w.slots {
+			m.starts++
+			it.started, it.leaseAt, it.startNo = true, m.now, m.starts
+		} else {
+			w.queue = append(w.queue, holdup{seq: it.seq, attempt: it.attempt})
+			m.waited++
+		}
 		w.credit--
 		w.holding = append(w.holding, holdup{seq: it.seq, attempt: task.Attempt})
 		m.dispatched++
 	}
-	if len(w.holding) > w.slots {
-		m.fail("worker %d holds %d tasks with %d slots", w.id, len(w.holding), w.slots)
+	if len(w.holding) > w.slots+m.prefetch {
+		m.fail("worker %d holds %d tasks with %d slots and a prefetch of %d", w.id, len(w.holding), w.slots, m.prefetch)
 	}
+}
+
+// running counts the items leased to w whose lease runs.
+func (m *msim) running(w *simWorker) int {
+	n := 0
+	for _, it := range m.items {
+		if it.phase == simLeased && it.holder == w.id && it.started {
+			n++
+		}
+	}
+	return n
 }
 
 // oldestFor returns the oldest queued item w may take, or nil.
@@ -950,7 +1078,7 @@ func (m *msim) watch() {
 // capable reports whether a registered worker may take items tagged tag.
 func (m *msim) capable(tag string) bool {
 	return slices.ContainsFunc(m.workers, func(w *simWorker) bool {
-		return w.registered && (tag == "" || slices.Contains(w.tags, tag))
+		return w.registered && !w.stalled() && (tag == "" || slices.Contains(w.tags, tag))
 	})
 }
 
@@ -960,7 +1088,7 @@ func (m *msim) capable(tag string) bool {
 func (m *msim) checkTimers() {
 	var lease, wait simTimer
 	for _, it := range m.items {
-		if d := it.dispatchAt.Add(m.lease); it.phase == simLeased && (!lease.on || d.Before(lease.due)) {
+		if d := it.leaseAt.Add(m.lease); it.phase == simLeased && it.started && (!lease.on || d.Before(lease.due)) {
 			lease = simTimer{on: true, due: d}
 		}
 	}
@@ -1016,7 +1144,7 @@ func (m *msim) invariants() {
 		if w.registered {
 			want.Workers = append(want.Workers, WorkerStatus{
 				ID: uint64(w.id), Addr: w.addr, Tags: w.tags, Slots: w.slots, Free: w.credit,
-				InFlight: flight[w.id], Done: w.done, Failed: w.failed, Suspect: w.suspect,
+				InFlight: flight[w.id], Done: w.done, Failed: w.failed, Hung: len(w.hung),
 			})
 		}
 	}
@@ -1027,7 +1155,7 @@ func (m *msim) invariants() {
 		m.fail("the feeder holds %d input slots and %d items hold one, bound %d", m.credits, slots, m.queue)
 	}
 	for _, w := range m.workers {
-		if !w.registered || w.suspect || w.credit == 0 {
+		if !w.registered || w.stalled() || w.credit == 0 {
 			continue
 		}
 		it := m.oldestFor(w)
@@ -1101,7 +1229,7 @@ func sameStatus(a, b Status) bool {
 		a.Emitted == b.Emitted && a.Closed == b.Closed && maps.Equal(a.Tags, b.Tags) && (a.Tags == nil) == (b.Tags == nil) &&
 		slices.EqualFunc(a.Workers, b.Workers, func(v, w WorkerStatus) bool {
 			return v.ID == w.ID && v.Addr == w.Addr && slices.Equal(v.Tags, w.Tags) && v.Slots == w.Slots && v.Free == w.Free &&
-				v.InFlight == w.InFlight && v.Done == w.Done && v.Failed == w.Failed && v.Suspect == w.Suspect
+				v.InFlight == w.InFlight && v.Done == w.Done && v.Failed == w.Failed && v.Hung == w.Hung
 		})
 }
 

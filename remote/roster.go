@@ -3,6 +3,7 @@ package remote
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // member returns the registered worker id, or nil.
@@ -34,7 +35,7 @@ func (b *book[I, O]) join(j joined) bool {
 	if known {
 		return false
 	}
-	w := member{id: j.Worker, addr: j.Addr, tags: slices.Clone(j.Tags), slots: j.Slots, lines: []int{0}}
+	w := member{id: j.Worker, addr: j.Addr, tags: slices.Clone(j.Tags), slots: j.Slots, room: j.Slots + b.prefetch, lines: []int{0}}
 	for _, tag := range j.Tags {
 		k := b.line(tag)
 		if k == 0 || slices.Contains(w.lines, k) {
@@ -47,16 +48,17 @@ func (b *book[I, O]) join(j joined) bool {
 	return true
 }
 
-// ask adds the free slots a asks for, up to the worker's Slots, and clears
-// its suspicion. It reports false for a worker not registered.
-func (b *book[I, O]) ask(a asked) bool {
+// ask adds the free slots a asks for, at instant at, when the worker is
+// heard from, up to its slots and the prefetch granted it. It reports false
+// for a worker not registered.
+func (b *book[I, O]) ask(a asked, at time.Time) bool {
 	w := b.member(a.Worker)
 	if w == nil {
 		return false
 	}
-	w.suspect = false
 	if a.N > 0 {
-		w.free += min(a.N, w.slots-w.free)
+		w.free += min(a.N, w.room-w.free)
+		w.heard = at
 	}
 	return true
 }
@@ -65,24 +67,29 @@ func (b *book[I, O]) ask(a asked) bool {
 // it, with no attempt counted: it sends nothing more. It reports false for a
 // worker not registered.
 func (b *book[I, O]) leave(l left) bool {
-	return b.drop(l.Worker, func(seq uint64, e *entry[I, O]) bool {
+	return b.drop(l.Worker, func(seq uint64, e *entry[I, O], _ bool) bool {
 		b.requeue(seq, e)
 		return true
 	})
 }
 
 // lose removes the worker l names, and takes back every item leased to it
-// as a failed attempt. It reports false for a worker not registered.
+// as a failed attempt, but for those that waited for a slot of it: they
+// never started. It reports false for a worker not registered.
 func (b *book[I, O]) lose(l lost) bool {
-	return b.drop(l.Worker, func(seq uint64, e *entry[I, O]) bool {
+	return b.drop(l.Worker, func(seq uint64, e *entry[I, O], waited bool) bool {
+		if waited {
+			b.requeue(seq, e)
+			return true
+		}
 		return b.retry(seq, e, lostWith(seq, e, ErrWorkerLost))
 	})
 }
 
 // drop forgets the registered worker id, and hands each item leased to it
-// to back, which reports whether it requeued the item. It reports false for
-// a worker not registered.
-func (b *book[I, O]) drop(id workerID, back func(seq uint64, e *entry[I, O]) bool) bool {
+// to back, saying whether it waited for a slot there; back reports whether
+// it requeued the item. It reports false for a worker not registered.
+func (b *book[I, O]) drop(id workerID, back func(seq uint64, e *entry[I, O], waited bool) bool) bool {
 	i, ok := b.place(id)
 	if !ok {
 		return false
@@ -90,11 +97,15 @@ func (b *book[I, O]) drop(id workerID, back func(seq uint64, e *entry[I, O]) boo
 	w := &b.workers[i]
 	for k := 0; k < b.items.len() && w.flight > 0; k++ {
 		if e := b.items.at(k); e.phase == phaseLeased && e.worker == id {
+			waited := e.waits
 			b.unlease(e)
-			if back(b.base+uint64(k), e) {
+			if back(b.base+uint64(k), e, waited) {
 				b.requeued++
 			}
 		}
+	}
+	if w.stalled() {
+		b.stall(w, -1)
 	}
 	for _, k := range w.lines[1:] {
 		b.lines[k].capable--

@@ -22,6 +22,7 @@ type book[I, O any] struct {
 	dead []agent.DeadLetter // the items failed for good by the message in hand
 
 	window, maxBatch, maxAttempts int
+	prefetch                      int // the items a worker may hold beyond its slots
 	unordered                     bool
 	lease, tagWait                time.Duration
 	heartbeat, silence            time.Duration // silence 0: no worker is given up for it
@@ -46,6 +47,7 @@ type book[I, O any] struct {
 	lineOf map[string]int // index in lines, by tag
 
 	workers  []member // registered, by ID
+	stalled  int      // registered workers with every slot hung
 	next     workerID // where the next dispatch starts looking
 	leases   deque[leaseEnd]
 	timers   [2]pending // by timer tag - 1
@@ -79,6 +81,7 @@ type entry[I, O any] struct {
 	tag      int      // index in lines
 	phase    phase
 	slot     bool // it holds an input slot: it has not left its line yet
+	waits    bool // leased, and waiting on its worker for a slot: its lease has not started
 }
 
 // tagLine is the queue of the items one tag names, by Seq, and whether it
@@ -87,6 +90,7 @@ type tagLine struct {
 	tag     string
 	seqs    seqs
 	capable int // registered workers with the tag (unused for "")
+	stalled int // those of them with every slot hung (unused for "")
 	stuck   bool
 	since   time.Time
 }
@@ -98,12 +102,19 @@ type member struct {
 	tags    []string
 	lines   []int // the lines it takes from: "" and its tags'
 	slots   int
+	room    int // the most items it may hold: its slots and the prefetch granted
 	free    int
 	flight  int // items leased to it
+	waiting int // those of them waiting for a slot, their lease not started
 	done    int
 	failed  int
-	suspect bool
 	heard   time.Time // the last instant it was heard from
+	// queue holds the items leased to it that wait for a slot, oldest
+	// first, and refs that no longer count (see start).
+	queue deque[attemptRef]
+	// hung holds the attempts it still holds whose lease expired: each
+	// keeps a slot of its busy until its result comes.
+	hung []attemptRef
 }
 
 // leaseEnd is the deadline of one attempt at one item; it no longer counts
@@ -130,7 +141,7 @@ func newBook[I, O any](cfg Config[I]) (*book[I, O], error) {
 	}
 	cfg = cfg.withDefaults()
 	return &book[I, O]{
-		window: cfg.Window, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts,
+		window: cfg.Window, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts, prefetch: cfg.grant(),
 		unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagOf: cfg.Tag,
 		heartbeat: cfg.Heartbeat, silence: heartbeatMisses * cfg.Heartbeat,
 		lines:  []tagLine{{}},
@@ -156,6 +167,8 @@ func (b *book[I, O]) Clone() *book[I, O] {
 	for i := range c.workers {
 		c.workers[i].tags = slices.Clone(c.workers[i].tags)
 		c.workers[i].lines = slices.Clone(c.workers[i].lines)
+		c.workers[i].queue = c.workers[i].queue.clone()
+		c.workers[i].hung = slices.Clone(c.workers[i].hung)
 	}
 	return &c
 }
@@ -199,7 +212,7 @@ func (b *book[I, O]) status() Status {
 	for i, w := range b.workers {
 		st.Workers[i] = WorkerStatus{
 			ID: uint64(w.id), Addr: w.addr, Tags: slices.Clone(w.tags), Slots: w.slots,
-			Free: w.free, InFlight: w.flight, Done: w.done, Failed: w.failed, Suspect: w.suspect,
+			Free: w.free, InFlight: w.flight, Done: w.done, Failed: w.failed, Hung: len(w.hung),
 		}
 	}
 	return st
@@ -223,8 +236,18 @@ func (b *book[I, O]) line(tag string) int {
 	return len(b.lines) - 1
 }
 
-// capable counts the registered workers that may take the items of line i.
+// capable counts the registered workers that may take the items of line i,
+// less those with every slot hung.
 func (b *book[I, O]) capable(i int) int {
+	if i == 0 {
+		return len(b.workers) - b.stalled
+	}
+	return b.lines[i].capable - b.lines[i].stalled
+}
+
+// registered counts the registered workers that may take the items of line
+// i, their slots hung or not.
+func (b *book[I, O]) registered(i int) int {
 	if i == 0 {
 		return len(b.workers)
 	}

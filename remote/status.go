@@ -21,8 +21,9 @@ type Status struct {
 	// Workers are the registered workers, by ID.
 	Workers []WorkerStatus
 	// Tags counts the queued items by the tag they need; "" is the items
-	// any worker may take. Waiting counts those whose tag no registered
-	// worker has.
+	// any worker may take. Waiting counts those that no registered worker
+	// may take: none has their tag, or every one that has it has all its
+	// slots hung.
 	Tags    map[string]int
 	Waiting int
 	// Held counts the results waiting to be emitted: for an earlier item,
@@ -64,9 +65,11 @@ type WorkerStatus struct {
 	InFlight int
 	Done     int
 	Failed   int
-	// Suspect is true once one of its leases expired, until it is heard
-	// from again: it is given no work meanwhile.
-	Suspect bool
+	// Hung counts the items whose lease expired while the worker held
+	// them, until their late result comes back: each keeps a slot of the
+	// worker busy, and the worker goes on with its other slots. A worker
+	// whose every slot is hung is given nothing until one comes back.
+	Hung int
 }
 
 // measure reads what the metrics show of a master's Status beyond its

@@ -41,9 +41,12 @@ func (b *book[I, O]) fired(tag uint64, at time.Time) {
 }
 
 // expire takes back every item whose lease ended by at, as a failed attempt
-// ([ErrLeaseExpired]), and suspects its worker: it gets no work until it is
-// heard from. The worker's free slots do not come back: it may still be at
-// work on the item, and asks again when it is done.
+// ([ErrLeaseExpired]). Its worker keeps it as hung (see hang) and goes on
+// with its other slots; the oldest item that waits for a slot of the
+// worker starts its lease, since the hung work may never give its slot
+// back. A worker not heard from since the lease started may be stopped
+// altogether: the items waiting for its slots are taken back too (see
+// reclaim).
 func (b *book[I, O]) expire(at time.Time) {
 	for b.leases.len() > 0 {
 		l := *b.leases.at(0)
@@ -56,11 +59,16 @@ func (b *book[I, O]) expire(at time.Time) {
 			continue
 		}
 		e := b.entry(l.seq)
-		if w := b.member(e.worker); w != nil {
-			w.suspect = true
-			w.failed++
-		}
 		b.unlease(e)
+		if w := b.member(e.worker); w != nil {
+			w.failed++
+			b.hang(w, attemptRef{seq: l.seq, attempt: l.attempt})
+			if w.heard.After(l.due.Add(-b.lease)) {
+				b.start(w, at)
+			} else {
+				b.reclaim(w)
+			}
+		}
 		if b.retry(l.seq, e, lostWith(l.seq, e, ErrLeaseExpired)) {
 			b.requeued++
 		}
@@ -128,16 +136,20 @@ func (b *book[I, O]) giveUp(at time.Time) {
 			b.queued--
 			b.freeSlot(e)
 			var none O
-			b.conclude(seq, e, none, b.noWorker(seq, l.tag))
+			b.conclude(seq, e, none, b.noWorker(seq, i))
 		}
 		l.stuck = false
 	}
 }
 
-// noWorker returns the error of item seq, which waited tagWait for a worker
-// with tag.
-func (b *book[I, O]) noWorker(seq uint64, tag string) error {
-	if tag == "" {
+// noWorker returns the error of item seq, of line i, which waited tagWait
+// for a worker that may take it.
+func (b *book[I, O]) noWorker(seq uint64, i int) error {
+	tag := b.lines[i].tag
+	switch {
+	case b.registered(i) > 0:
+		return fmt.Errorf("remote: item %d waited %v, and every worker that may take it has all its slots hung: %w", seq, b.tagWait, ErrNoWorker)
+	case tag == "":
 		return fmt.Errorf("remote: item %d waited %v and no worker registered: %w", seq, b.tagWait, ErrNoWorker)
 	}
 	return fmt.Errorf("remote: item %d needs tag %q and waited %v, and no worker with it registered: %w", seq, tag, b.tagWait, ErrNoWorker)

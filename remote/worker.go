@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -56,6 +57,19 @@ type WorkerConfig struct {
 	// It rejoins a master restarted at the same address as well. Default
 	// DefaultRejoin.
 	Rejoin time.Duration
+	// Prefetch is how many items the worker would hold beyond its slots,
+	// waiting for one, so that a slot whose work ends finds its next item
+	// there instead of waiting a round trip to the master for it. The
+	// master grants at most its Config.MaxPrefetch. Default Slots;
+	// NoPrefetch asks for none. A worker far from its master, a round trip
+	// r away, whose work takes about t, keeps its slots busy with a
+	// Prefetch of about Slots × r / t.
+	Prefetch int
+	// Grace bounds how long Work waits, once its work's context has
+	// ended, for the work calls still running to return: a call that
+	// ignores its context is abandoned then, and Work returns an error
+	// wrapping ErrAbandoned that names its item. Default DefaultGrace.
+	Grace time.Duration
 }
 
 // The defaults of WorkerConfig.
@@ -73,6 +87,9 @@ func (c WorkerConfig) addrs() []string {
 	return []string{c.Listen, c.Master}
 }
 
+// DefaultGrace is WorkerConfig.Grace's default.
+const DefaultGrace = 10 * time.Second
+
 // validate reports the first setting out of range.
 func (c WorkerConfig) validate() error {
 	switch {
@@ -84,6 +101,10 @@ func (c WorkerConfig) validate() error {
 		return invalid("connect must not be negative, got %v", c.Connect)
 	case c.Rejoin < 0:
 		return invalid("rejoin must not be negative, got %v", c.Rejoin)
+	case c.Prefetch < NoPrefetch:
+		return invalid("prefetch must be NoPrefetch (-1), 0 for the default or positive, got %d", c.Prefetch)
+	case c.Grace < 0:
+		return invalid("grace must not be negative, got %v", c.Grace)
 	}
 	for _, t := range c.Tags {
 		if t == "" {
@@ -113,6 +134,15 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 	if c.Rejoin == 0 {
 		c.Rejoin = DefaultRejoin
 	}
+	switch c.Prefetch {
+	case 0:
+		c.Prefetch = c.Slots
+	case NoPrefetch:
+		c.Prefetch = 0
+	}
+	if c.Grace == 0 {
+		c.Grace = DefaultGrace
+	}
 	return c
 }
 
@@ -131,12 +161,20 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 //
 // Work returns nil once the master says the stage has finished, or once
 // ctx ends: then the worker leaves gracefully, handing back the items it
-// holds (the work running on them sees its context end). It returns an
-// error wrapping ErrMasterGone when the master goes away first and does
-// not come back within cfg.Rejoin, and one wrapping ErrUnreachable, naming
-// the address, when it cannot reach the master, the TLS handshake with it
+// holds (the work running on them sees its context end at once, and what
+// it returns then is not sent, but for a success). It returns an error
+// wrapping ErrMasterGone when the master goes away first and does not come
+// back within cfg.Rejoin, and one wrapping ErrUnreachable, naming the
+// address, when it cannot reach the master, the TLS handshake with it
 // fails (saying which side refused which certificate), or it is not
 // registered within cfg.Connect.
+//
+// Work returns at most cfg.Grace after ctx ends, or after the stage
+// finished or the master went (or, should the master take longer to
+// acknowledge that the worker leaves, once it has, within cfg.Connect),
+// even if a work call ignores its context: such a call is abandoned, to
+// run on in its goroutine until it returns, its result dropped, and
+// Work's error wraps ErrAbandoned and names its item.
 func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context.Context, in I) (O, error)) error {
 	if err := cfg.validate(); err != nil {
 		return err
@@ -171,11 +209,13 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		ctx:    workCtx,
 		sys:    sys,
 		master: actor.NewPID(cfg.Master, cfg.Stage),
-		jobs:   make(chan job[I], cfg.Slots),
+		jobs:   make(chan job[I], cfg.Slots+cfg.Prefetch),
 		held:   make(map[uint64]uint32),
 		ended:  make(chan error, 1),
 		over:   make(chan struct{}),
 		ready:  make(chan error, 1),
+		live:   make([]atomic.Uint64, cfg.Slots),
+		idle:   make(chan struct{}),
 	}
 	w.genCtx, w.stopWork = context.WithCancel(workCtx)
 	w.later = time.AfterFunc(time.Hour, w.flushLater)
@@ -183,19 +223,27 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 	defer w.later.Stop()
 	w.clock = time.AfterFunc(time.Hour, func() { w.sys.Root.Send(w.self, clockTick{}) })
 	w.clock.Stop()
-	w.slots.Add(cfg.Slots)
-	for range cfg.Slots {
-		go w.slot()
+	w.left.Store(int64(cfg.Slots))
+	for i := range cfg.Slots {
+		go w.slot(i)
 	}
 	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return w }))
 
+	ended := make(chan time.Time, 1)
+	stopWork := context.AfterFunc(ctx, func() { ended <- time.Now(); cancel() })
 	result := w.await(ctx, sys, pid)
+	deadline := time.Now().Add(cfg.Grace)
+	if !stopWork() {
+		deadline = (<-ended).Add(cfg.Grace)
+	}
 	cancel()
 	_ = sys.Root.StopFuture(pid).Wait()
 	w.clock.Stop()
 	w.probes.Wait()
 	close(w.jobs)
-	w.slots.Wait()
+	if err := w.settle(deadline); err != nil {
+		return errors.Join(result, err)
+	}
 	return result
 }
 
@@ -214,13 +262,21 @@ type answer struct {
 type worker[I, O any] struct {
 	cfg    WorkerConfig
 	work   func(ctx context.Context, in I) (O, error)
-	ctx    context.Context // the work's; cancelled as Work ends
+	ctx    context.Context // the work's; cancelled as ctx or Work ends
 	sys    *actor.ActorSystem
 	master *actor.PID
 	self   *actor.PID
-	jobs   chan job[I]
-	slots  sync.WaitGroup
-	probes sync.WaitGroup // the checks that the master's address answers
+	jobs   chan job[I]     // the tasks taken and not started: Slots + Prefetch at most
+	probes sync.WaitGroup  // the checks that the master's address answers
+	left   atomic.Int64    // the slots that have not returned
+	idle   chan struct{}   // closed once every slot has returned
+	live   []atomic.Uint64 // by slot, 1 + the item its work runs on, or 0
+	ahead  int             // the prefetch asked for: the least of the master's grant and cfg.Prefetch
+
+	// gate is held to read closed, and to send the actor a message from
+	// outside it; closed is set once Work returns without a slot.
+	gate   sync.RWMutex
+	closed bool
 
 	id      uint64
 	inc     uint64            // the incarnation of the master it joined
@@ -309,6 +365,7 @@ func (w *worker[I, O]) await(ctx context.Context, sys *actor.ActorSystem, pid *a
 	timer.Reset(w.cfg.Connect)
 	select {
 	case <-w.ended:
+	case <-w.over: // the master's Finished acknowledged the Leave
 	case <-timer.C:
 	}
 	return nil
@@ -378,7 +435,7 @@ func (w *worker[I, O]) welcome(ctx actor.Context, m *wire.Welcome) {
 	}
 	w.joined, w.id, w.inc = true, m.Worker, m.Incarnation
 	w.every, w.quiet, w.heard, w.sent = interval(m), 0, true, false
-	if free := w.cfg.Slots - w.owed; free > 0 {
+	if free := w.cfg.Slots + w.granted(m) - w.owed; free > 0 {
 		w.tell(ctx, &wire.Ask{Worker: w.id, N: uint32(free), Incarnation: w.inc})
 	}
 	w.clock.Reset(w.every)
@@ -413,18 +470,31 @@ func (w *worker[I, O]) take(m *wire.Tasks) {
 		case w.jobs <- job[I]{task: t, gen: w.gen, ctx: w.genCtx}:
 		default:
 			w.running.Add(-1)
-			// The master gave more than the free slots: refuse it.
-			w.done(answer{item: item, attempt: m.Attempts[i], gen: w.gen, failed: true, err: fmt.Sprintf("remote: worker %d was handed item %d with no free slot", w.id, item)})
+			// The master gave more than the free slots and the
+			// prefetch: refuse it.
+			w.done(answer{item: item, attempt: m.Attempts[i], gen: w.gen, failed: true, err: fmt.Sprintf("remote: worker %d was handed item %d with no room for it", w.id, item)})
 		}
 	}
 }
 
-// slot runs the work on one task at a time until the worker ends.
-func (w *worker[I, O]) slot() {
-	defer w.slots.Done()
+// slot runs the work on one task at a time until the worker ends; once
+// the work's context has ended, it starts none: the worker hands back the
+// items it has not done. Slot i notes in live[i] the item it is at.
+func (w *worker[I, O]) slot(i int) {
+	defer w.quit()
 	for t := range w.jobs {
 		o := answer{item: t.Item, attempt: uint32(t.Attempt), gen: t.gen}
+		if t.ctx.Err() != nil {
+			// The worker leaves, or lost its master: the item goes back,
+			// and this answer, never sent, only frees its place.
+			o.failed, o.err = true, t.ctx.Err().Error()
+			w.running.Add(-1)
+			w.done(o)
+			continue
+		}
+		w.live[i].Store(t.Item + 1)
 		v, err := w.call(t.ctx, t.Value)
+		w.live[i].Store(0)
 		if err == nil {
 			o.data, err = w.cfg.Codec.Append(nil, &v)
 		}
@@ -480,10 +550,15 @@ func (w *worker[I, O]) flushLater() {
 	}
 }
 
-// wake asks the actor to send what is pending. A slot reads w.self only
-// after the actor handed it a task, so after the actor set it.
+// wake asks the actor to send what is pending, unless Work has returned.
+// A slot reads w.self only after the actor handed it a task, so after the
+// actor set it.
 func (w *worker[I, O]) wake() {
-	w.sys.Root.Send(w.self, flush{})
+	w.gate.RLock()
+	defer w.gate.RUnlock()
+	if !w.closed {
+		w.sys.Root.Send(w.self, flush{})
+	}
 }
 
 // send sends the master the answers pending, and asks for as many items.
@@ -504,8 +579,12 @@ func (w *worker[I, O]) send(ctx actor.Context) {
 		size += len(o.data)
 	}
 	msg.Values = make([]byte, 0, size)
+	quit := w.ctx.Err() != nil
 	for _, o := range out {
-		if _, ok := w.held[o.item]; !ok || o.gen != w.gen {
+		if _, ok := w.held[o.item]; !ok || o.gen != w.gen || quit && o.failed {
+			// An answer of an earlier generation is dropped; and once the
+			// work's context has ended, a failure is no attempt's: the
+			// item is handed back as the worker leaves.
 			continue
 		}
 		delete(w.held, o.item)

@@ -125,7 +125,7 @@ func TestAKilledWorkerLosesNoEmailAndTheRepeatIsRefused(t *testing.T) {
 
 	requeued, retried := figure(t, text, "requeued"), figure(t, text, "retried")
 	assert.Positive(t, requeued, "w1's emails were requeued")
-	assert.LessOrEqual(t, requeued, 8, "no more than w1's slots")
+	assert.LessOrEqual(t, requeued, 16, "no more than w1's slots and its prefetch, as many by default")
 	assert.Positive(t, refused, "the email w1 was killed sending was delivered, sent again, and refused")
 	assert.LessOrEqual(t, refused, requeued+retried, "only an email tried again can be a repeat")
 	assert.LessOrEqual(t, figure(t, text, "duplicates dropped"), refused,

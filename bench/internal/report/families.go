@@ -147,6 +147,14 @@ var families = []family{
 		also:  []string{"RemoteRaw"},
 		table: remoteTable,
 	},
+	{
+		name: "RemoteFar",
+		about: "b.N ints posted to a remote stage whose one worker process has 8 slots and sleeps 5 ms\n" +
+			"on each item: on the loopback, and through a TCP proxy on 127.0.0.1 that holds what\n" +
+			"the worker sends its master for 100 ms (a round trip of 100 ms), each without\n" +
+			"prefetch and with a prefetch of 256 items. items/s counts from the first Post to the\n" +
+			"last result. A worker whose slots never wait does 1,600 items/s at most.",
+	},
 }
 
 // remoteRows are the rows of the Remote table: the benchmark and its label.
