@@ -34,6 +34,8 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 		return s.account(m.At).pass(m)
 	case agent.Event[pace.Pass]:
 		return s.account(m.At).pass(m)
+	case agent.Event[pace.Paced]:
+		return s.account(m.At).pass(m)
 	case agent.Tick:
 		// Only the retry timer of the parallel part ticks: it says whether
 		// it takes this one. account reads the parallel part as it was

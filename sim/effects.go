@@ -21,6 +21,7 @@ func (r *runner) perform(i int, e agent.Effect, m agent.Msg) {
 		delete(a.timers, e.Tag)
 	case agent.Send[pace.Reserve]:
 		r.reserve(i, e.Value.N)
+		r.room(i, e.Value.Room)
 	case agent.Send[pace.Grant]:
 		if a.paces && e.Value.N > 0 {
 			a.st.Granted += int64(e.Value.N)
@@ -75,6 +76,14 @@ func (r *runner) reserve(i, n int) {
 	r.send(i, evPass, uint64(n))
 }
 
+// room hands the room for n items agent i opened to the pacer before it,
+// unless it has ended.
+func (r *runner) room(i, n int) {
+	if n > 0 && i > 0 && r.agents[i-1].paces && !r.agents[i-1].over {
+		r.send(i-1, evRoom, uint64(n))
+	}
+}
+
 // emit passes the n values agent i emitted through its conversions to the
 // next agent, or to the sink. Values a conversion drops give their demand
 // back to agent i.
@@ -108,6 +117,9 @@ func (r *runner) emit(i int, values any, n int) {
 	}
 	if back > 0 {
 		r.send(i, evPull, uint64(back))
+		if a.paces {
+			r.send(i, evRoom, uint64(back)) // the room they took goes back too
+		}
 	}
 	switch {
 	case n == 0:

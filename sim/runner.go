@@ -128,7 +128,7 @@ func (r *runner) run() error {
 
 // begin starts the agents as the runtime links them, last to first: each
 // holds the next one's input bound as its demand (the last the sink's),
-// and a pacer whose next agent reserves passes is told so.
+// and a pacer whose next agent reserves passes is told so, then that agent.
 func (r *runner) begin() {
 	demand := r.cfg.Demand
 	if demand == 0 {
@@ -142,6 +142,7 @@ func (r *runner) begin() {
 		r.deliver(i, evPull, uint64(demand), agent.Pull{At: r.at(), N: demand})
 		if r.agents[i].paces {
 			r.deliver(i, evReserve, 0, agent.Event[pace.Reservation]{At: r.at()})
+			r.deliver(i+1, evPaced, 0, agent.Event[pace.Paced]{At: r.at()})
 		}
 	}
 }
@@ -205,6 +206,8 @@ func (r *runner) message(e event) {
 		r.deliver(i, e.kind, e.n, agent.Event[pace.Pass]{At: at, Value: pace.Pass{N: int(e.n)}})
 	case evReserve:
 		r.deliver(i, e.kind, e.n, agent.Event[pace.Reservation]{At: at, Value: pace.Reservation{N: int(e.n)}})
+	case evRoom:
+		r.deliver(i, e.kind, e.n, agent.Event[pace.Reservation]{At: at, Value: pace.Reservation{Room: int(e.n)}})
 	case evLast:
 		r.deliver(i, e.kind, 0, agent.Event[pace.Reservation]{At: at, Value: pace.Reservation{Last: true}})
 	case evClose:

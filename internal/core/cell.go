@@ -144,8 +144,8 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 			in.mu.Unlock()
 			return woke, pauseIdle
 		}
-		items, pull, others, results := in.items, in.pull, in.others, c.crew.results
-		in.items, in.pull, in.others, in.more = c.items, 0, c.spare, false
+		items, pull, room, others, results := in.items, in.pull, in.room, in.others, c.crew.results
+		in.items, in.pull, in.room, in.others, in.more = c.items, 0, 0, c.spare, false
 		in.size = len(items)
 		c.crew.results = c.crew.spare
 		in.mu.Unlock()
@@ -153,6 +153,9 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		now := c.h.rt.Clock.Now()
 		if pull > 0 {
 			c.step(agent.Pull{At: now, N: pull})
+		}
+		if room > 0 {
+			c.step(agent.Event[pace.Reservation]{At: now, Value: pace.Reservation{Room: room}})
 		}
 		for _, d := range results {
 			d.At = now
@@ -256,6 +259,9 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 		c.finish(e.Err)
 	case agent.Send[pace.Reserve]:
 		c.reserve(e.Value.N)
+		if c.ports.room != nil && e.Value.Room > 0 {
+			c.ports.room(e.Value.Room)
+		}
 	case agent.Send[pace.Grant]:
 		if c.ports.grant != nil && e.Value.N > 0 {
 			c.ports.grant(e.Value.N)
@@ -305,6 +311,9 @@ func (c *cell[S, I, W, R, O, V]) flush() {
 	}
 	if refused > 0 {
 		c.h.pull(refused)
+		if c.ports.paced {
+			c.h.roomVia(refused, nil) // the room they took goes back too (see package pace)
+		}
 	}
 }
 

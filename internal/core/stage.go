@@ -39,6 +39,9 @@ type Inlet struct {
 	// package pace), on its goroutine, for the pacer before it. Nil
 	// grants them at once.
 	Reserve func(n int)
+	// Room takes the room the stage's first agent opens for the items of
+	// the pacer before it, on its goroutine. Nil drops it.
+	Room func(n int)
 	// Record is where the stage's agents record the messages their evolve
 	// takes and the effects it returns; the zero Recording records none.
 	Record Recording
@@ -87,9 +90,11 @@ type Run[I any] struct {
 }
 
 // puller is the last agent of a running stage, as the stage after it sees
-// it: it takes demand, and reservations of passes if it keeps a pace.
+// it: it takes demand, and reservations of passes and room if it keeps a
+// pace.
 type puller interface {
 	pullVia(n int, r *relay)
+	roomVia(n int, r *relay)
 	reserve(n int, last bool) bool
 	relayOf() *relay
 }
@@ -145,8 +150,9 @@ func (s Stage[I, O]) Zero() bool { return s.start == nil }
 // Link returns a followed by b: the values a's last agent emits are the
 // items b's first agent takes, as much as b's input bound allows, and a's
 // completion closes b. When a's last agent keeps a pace and b's first
-// reserves passes, b's passes come from a's pace: a's last agent grants
-// them, and finishes only after b's first has ended.
+// reserves passes, b's work starts at a's pace: a's last agent lets
+// through only the items b's first opened room for, grants the passes b's
+// first reserves, and finishes only after b's first has ended.
 func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 	if a.start == nil || b.start == nil {
 		return Stage[I, O]{}
@@ -167,6 +173,7 @@ func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 					head.pass(n) // the pacer has ended: its pace with it
 				}
 			}
+			bin.Room = func(n int) { (*before.Load()).roomVia(n, head.relayOf()) }
 		}
 		rb, err := b.start(rt, bin, out)
 		if err != nil {
@@ -192,6 +199,8 @@ func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 		before.Store(&last)
 		if paced {
 			head.WhenDone(func() { last.reserve(0, true) })
+			// Now that b's first can reach the pacer, it may open room there.
+			head.paced()
 		}
 		return Run[I]{Head: ra.Head, Members: append(ra.Members, rb.Members...), last: rb.last}, nil
 	}
@@ -333,7 +342,7 @@ func keep[O, P any](dst []P, values []O, f func(O) (P, bool)) (kept []P, decline
 // leave nil.
 func wired[I, V, O any](h *Agent[I, V], in Inlet, out Outlet[O]) ports[O] {
 	p := ports[O]{pull: out.Pull, deliver: out.Deliver, demand: in.Demand, upstream: in.Demand != nil, ended: out.Ended, dead: in.DeadLetters,
-		reserve: in.Reserve, grant: out.Grant, paced: out.Paced, gather: out.Gather, tape: in.Record.open(h.name)}
+		reserve: in.Reserve, room: in.Room, grant: out.Grant, paced: out.Paced, gather: out.Gather, tape: in.Record.open(h.name)}
 	if p.pull < 1 {
 		p.pull = agent.Unbounded
 	}

@@ -1,34 +1,63 @@
 // Package pace is what a pacer and the agent after it in a chain say to
-// each other, so that the attempts no new item brings (retries) keep the
-// chain's pace. A pacer is an agent that keeps the pace of a chain, as a
-// rate agent does; the agent after it reserves passes of that pace, as a
-// parallel or adaptive agent does for its retries.
+// each other, so that the chain's work starts at the pacer's pace. A pacer
+// is an agent that keeps the pace of a chain, as a rate agent does; the
+// agent after it, a parallel or adaptive agent, starts work on what it
+// lets through and on retries.
 //
 // It is carried by the contract's extension points: messages to an agent
-// are [agent.Event] values of [Reservation] or [Pass], and effects are
-// [agent.Send] values of [Reserve], [Grant] or [Drained], which the
-// runtime (and the simulator) perform themselves. An agent declares that it
-// takes part with the machinery's Spec (Paces, Reserves); nothing outside
-// this module can, so none of it is API.
+// are [agent.Event] values of [Reservation], [Pass] or [Paced], and
+// effects are [agent.Send] values of [Reserve], [Grant] or [Drained],
+// which the runtime (and the simulator) perform themselves. An agent
+// declares that it takes part with the machinery's Spec (Paces, Reserves);
+// nothing outside this module can, so none of it is API.
 //
-// The exchange: an agent that retries asks for passes with Reserve. When
-// the agent before it in a chain paces it, the runtime hands the
-// reservation to that pacer as a Reservation, and the pacer grants the
-// passes as its bucket allows, ahead of its items, with Grant; otherwise
-// the runtime grants them at once. Either way they arrive as a Pass. The
-// runtime sends a pacer a first Reservation, of N 0, as it starts, when the
-// agent after it may reserve passes: from then on the pacer does not finish
-// when drained, but says Drained (the runtime then closes the agent after
-// it, as it would on the pacer's Finish) and keeps granting, until a
-// Reservation with Last says that the agent after it has ended.
+// # The pace is kept where the work starts
+//
+// A pacer spends a token on each item as it lets it through. Were the
+// item then to wait in the next agent's queue (behind a retry holding up
+// the output, a slow item, a full window), the bucket would refill
+// meanwhile, and the waiting items would start at once with the ones the
+// refill lets through: more than the bucket allows. So the agent after a
+// pacer takes items only as it can start them: it opens room for them,
+// Reserve's Room, as places (and downstream demand) free up, and the
+// pacer lets no more through than the room opened, besides its demand.
+// An item that comes finds its place and starts as it comes. One that
+// cannot, because the room opened for a batch was filled by smaller ones
+// or the limit fell meanwhile, waits as a retry does, for a pass: its
+// token is lost, never spent twice on one start. An attempt that no new
+// item brings, a retry, reserves a pass, Reserve's N, and starts as the
+// pass comes. The pacer grants the passes owed ahead of its items, a
+// token a pass, with Grant; with no pacer before it, the runtime grants
+// them at once. Either way they arrive as a Pass. So every start of work
+// took a token at its own instant, and the starts in any window of length
+// t number at most burst + rate·t, whatever stalls after the pacer.
+// Queues keep their bounds: demand still says how many items an agent
+// may be handed.
+//
+// The exchange: the runtime sends a pacer a first Reservation, of N 0, as
+// it starts, when the agent after it reserves passes, and from then on the
+// pacer lets items through only into the room opened; after it, it sends
+// that agent a Paced, from which on the agent opens room. A pacer whose
+// input was closed and which has passed on its last item does not finish
+// but says Drained (the runtime then closes the agent after it, as it
+// would on the pacer's Finish) and keeps granting, until a Reservation
+// with Last says that the agent after it has ended; from then on the
+// pacer needs no room either. Room the runtime could not hand over (a
+// value the pacer let through and a conversion between the two dropped)
+// goes back to the pacer as a Reservation of that Room.
+//
+// A chain without a pacer pays nothing for this: its agents never hear
+// Paced, open no room, and their retries' passes come at once.
 package pace
 
 import "github.com/evolvekit/evolve/agent"
 
-// Reservation brings a pacer N more passes the agent after it reserved;
-// Last says instead that the agent after it has ended.
+// Reservation brings a pacer N more passes the agent after it reserved,
+// and Room more items it may let through to that agent; Last says instead
+// that the agent after it has ended.
 type Reservation struct {
 	N    int
+	Room int
 	Last bool
 }
 
@@ -38,10 +67,17 @@ type Pass struct {
 	N int
 }
 
-// Reserve asks for N passes, for attempts that no new item brought.
+// Reserve asks for N passes, for attempts that no new item brings, and
+// opens Room for that many more items, which the agent can start as they
+// come.
 type Reserve struct {
-	N int
+	N    int
+	Room int
 }
+
+// Paced tells the agent after a pacer, once, as the chain starts, that
+// the pacer lets items through only into the room it opens.
+type Paced struct{}
 
 // Grant hands the agent after the pacer N of the passes it reserved.
 type Grant struct {
@@ -54,7 +90,7 @@ type Grant struct {
 type Drained struct{}
 
 // In returns v as the message that brings it to an agent.
-func In[V Reservation | Pass](v V) agent.Msg { return agent.Event[V]{Value: v} }
+func In[V Reservation | Pass | Paced](v V) agent.Msg { return agent.Event[V]{Value: v} }
 
 // Out returns v as the effect that asks for it.
 func Out[V Reserve | Grant | Drained](v V) agent.Effect { return agent.Send[V]{Value: v} }
