@@ -12,13 +12,16 @@ import (
 // Evolve is the parallel agent's whole behaviour, an agent.Evolve over
 // [State]. The messages it takes and what it does with them are in the
 // package doc (Evolve, Order, Batches). After each message it emits the
-// results it may, starts what the limit and the demand allow, and finishes
-// once input is closed and nothing is left.
+// results it may, starts what the limit and the demand allow, behind a
+// rate stage makes the items that came and could not start wait for a
+// pass and opens room for those it can start, and finishes once input is
+// closed and nothing is left.
 //
 // Evolve is pure and costs O(1) time per item it takes, starts, finishes
 // or emits, whatever the limit and the results held (see [State]); a
-// failure queued to be tried again costs besides time in proportion to the
-// items already waiting for their retry.
+// failure queued to be tried again, or an item made to wait for a pass,
+// costs besides time in proportion to the items already waiting for their
+// retry.
 func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent.Effect) {
 	var at time.Time
 	var fx []agent.Effect

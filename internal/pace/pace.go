@@ -36,8 +36,10 @@
 //
 // The exchange: the runtime sends a pacer a first Reservation, of N 0, as
 // it starts, when the agent after it reserves passes, and from then on the
-// pacer lets items through only into the room opened; after it, it sends
-// that agent a Paced, from which on the agent opens room. A pacer whose
+// pacer lets items through only into the room opened; then, once that
+// agent can reach the pacer, the runtime sends it a Paced, from which on it
+// opens room. Room gathers in the pacer's inbox as demand does, and comes
+// to its evolve as a Reservation of Room. A pacer whose
 // input was closed and which has passed on its last item does not finish
 // but says Drained (the runtime then closes the agent after it, as it
 // would on the pacer's Finish) and keeps granting, until a Reservation
@@ -46,8 +48,13 @@
 // value the pacer let through and a conversion between the two dropped)
 // goes back to the pacer as a Reservation of that Room.
 //
-// A chain without a pacer pays nothing for this: its agents never hear
-// Paced, open no room, and their retries' passes come at once.
+// Why room, and not a token spent as each item starts: that would take a
+// message each way for every start, and an item's cost, which only the
+// pacer knows, would have to travel with it. Room costs no message that
+// demand does not already cost, keeps every queue's bound, loses nothing
+// at the drain, and a chain without a pacer pays nothing for it: its
+// agents never hear Paced, open no room, and their retries' passes come
+// at once.
 package pace
 
 import "github.com/evolvekit/evolve/agent"
