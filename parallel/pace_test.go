@@ -213,7 +213,8 @@ func (p *paced) perform(fx []agent.Effect) int {
 			p.slots += e.N
 		case agent.Send[pace.Reserve]:
 			p.owed += e.Value.N
-			p.room += e.Value.Room
+		case agent.Send[pace.Room]:
+			p.room += e.Value.N
 		case agent.Timer:
 			p.timer = p.now.Add(e.Delay)
 		case agent.Disarm:

@@ -123,15 +123,16 @@ func (s State[In, Out]) needPasses(due int) (State[In, Out], int) {
 }
 
 // reserve asks the pacer before the agent for the passes need, and for
-// room for the items the agent can start as they come, in one
-// pace.Reserve.
+// room for the items the agent can start as they come.
 func (s State[In, Out]) reserve(fx []agent.Effect, need int, at time.Time) (State[In, Out], []agent.Effect) {
-	var room int
-	s, room = s.openRoom(at)
-	if need <= 0 && room <= 0 {
-		return s, fx
+	if need > 0 {
+		fx = append(fx, pace.Out(pace.Reserve{N: need}))
 	}
-	return s, append(fx, pace.Out(pace.Reserve{N: need, Room: room}))
+	var room int
+	if s, room = s.openRoom(at); room > 0 {
+		fx = append(fx, pace.Out(pace.Room{N: room}))
+	}
+	return s, fx
 }
 
 // promised counts the places of the room opened to the pacer before the
@@ -156,9 +157,8 @@ func (s State[In, Out]) openRoom(at time.Time) (State[In, Out], int) {
 	if !s.paced || s.closed {
 		return s, 0
 	}
-	down := s.demand - s.assigned - s.held.Len() - s.retrying.Len() - s.waiting.Len() - s.open
-	more := down
-	if s.cancelled == nil {
+	more := s.demand - s.assigned - s.held.Len() - s.retrying.Len() - s.waiting.Len() - s.open
+	if more > 0 && s.cancelled == nil {
 		more = min(more, s.roomForBatches(at))
 	}
 	if more <= 0 {
@@ -199,9 +199,9 @@ func (s State[In, Out]) strand(fx []agent.Effect, at time.Time) (State[In, Out],
 
 // strandAndReserve strands what could not start (see strand), then
 // reserves the passes those items need, beyond the need of the retries
-// already due, and asks for them and for room in one pace.Reserve.
+// already due, and asks for them and for room.
 func (s State[In, Out]) strandAndReserve(fx []agent.Effect, need int, at time.Time) (State[In, Out], []agent.Effect) {
-	if s.paced && s.cancelled == nil {
+	if s.paced && s.cancelled == nil && s.waiting.Len() > 0 {
 		s, fx = s.strand(fx, at)
 		var more int
 		s, more = s.needPasses(s.dueBy(at))

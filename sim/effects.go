@@ -21,7 +21,8 @@ func (r *runner) perform(i int, e agent.Effect, m agent.Msg) {
 		delete(a.timers, e.Tag)
 	case agent.Send[pace.Reserve]:
 		r.reserve(i, e.Value.N)
-		r.room(i, e.Value.Room)
+	case agent.Send[pace.Room]:
+		r.room(i, e.Value.N)
 	case agent.Send[pace.Grant]:
 		if a.paces && e.Value.N > 0 {
 			a.st.Granted += int64(e.Value.N)

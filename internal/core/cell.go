@@ -24,6 +24,7 @@ type cell[S, I, W, R, O, V any] struct {
 	spare  []other          // the others slice the inbox takes next
 	items  []I              // the items slice the inbox takes next
 	outbox outbox[O]        // the values emitted this round, delivered at its end
+	room   int              // the room opened for the pacer before it this round (see package pace)
 	woke   []relayed        // the agents to take in after a wake's rounds (see relay)
 	port   Port             // where Send effects go, when spec.Open is set
 	dead   int              // dead letters handed to a sink
@@ -259,8 +260,9 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 		c.finish(e.Err)
 	case agent.Send[pace.Reserve]:
 		c.reserve(e.Value.N)
-		if c.ports.room != nil && e.Value.Room > 0 {
-			c.ports.room(e.Value.Room)
+	case agent.Send[pace.Room]:
+		if c.ports.room != nil && e.Value.N > 0 {
+			c.room += e.Value.N // handed over once a round, by flush
 		}
 	case agent.Send[pace.Grant]:
 		if c.ports.grant != nil && e.Value.N > 0 {
@@ -288,11 +290,16 @@ func (c *cell[S, I, W, R, O, V]) emit(values []O) {
 	}
 }
 
-// flush hands the values gathered to the agent's outlet, in order, at the
-// end of a round or before the agent's completion is passed on. Values it
+// flush hands the room the round opened to the pacer before the agent,
+// then the values gathered to the agent's outlet, in order, at the end of
+// a round or before the agent's completion is passed on. Values it
 // refuses leave the demand they took with the agent, as a Pull; a panic in
 // it is logged and becomes the agent's error.
 func (c *cell[S, I, W, R, O, V]) flush() {
+	if c.room > 0 {
+		c.ports.room(c.room)
+		c.room = 0
+	}
 	values := c.outbox.take()
 	if len(values) == 0 {
 		return

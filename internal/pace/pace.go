@@ -6,7 +6,7 @@
 //
 // It is carried by the contract's extension points: messages to an agent
 // are [agent.Event] values of [Reservation], [Pass] or [Paced], and
-// effects are [agent.Send] values of [Reserve], [Grant] or [Drained],
+// effects are [agent.Send] values of [Reserve], [Room], [Grant] or [Drained],
 // which the runtime (and the simulator) perform themselves. An agent
 // declares that it takes part with the machinery's Spec (Paces, Reserves);
 // nothing outside this module can, so none of it is API.
@@ -74,12 +74,15 @@ type Pass struct {
 	N int
 }
 
-// Reserve asks for N passes, for attempts that no new item brings, and
-// opens Room for that many more items, which the agent can start as they
-// come.
+// Reserve asks for N passes, for attempts that no new item brings.
 type Reserve struct {
-	N    int
-	Room int
+	N int
+}
+
+// Room opens room at the pacer for N more items, which the agent after it
+// can start as they come.
+type Room struct {
+	N int
 }
 
 // Paced tells the agent after a pacer, once, as the chain starts, that
@@ -100,4 +103,4 @@ type Drained struct{}
 func In[V Reservation | Pass | Paced](v V) agent.Msg { return agent.Event[V]{Value: v} }
 
 // Out returns v as the effect that asks for it.
-func Out[V Reserve | Grant | Drained](v V) agent.Effect { return agent.Send[V]{Value: v} }
+func Out[V Reserve | Room | Grant | Drained](v V) agent.Effect { return agent.Send[V]{Value: v} }
