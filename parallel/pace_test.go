@@ -15,7 +15,7 @@ import (
 // TestBehindAPacerWorkStartsOnlyAsATokenIsSpent drives Evolve behind a
 // model of a pacer, as a rate stage in front of it in a chain would be:
 // told Paced first, the agent gets items only within the room it opened
-// (and its input slots), and passes only as it reserved them. The rest is
+// (its demand), and passes only as it reserved them. The rest is
 // random: items in chunks, work ending in any order and failing (some
 // failures asking for a wait), passes granted a few at a time, the retry
 // timer, downstream demand a little at a time, limits raised and lowered,
@@ -23,7 +23,8 @@ import (
 // only on a message that spent a token, the items that came (each starts
 // at once or waits for a pass, none is left queued) or a pass (no more
 // retries start than the passes it brings); the room opened never counts
-// on downstream demand that is taken; a start never goes past the limit.
+// on downstream demand that is taken, nor on input slots that are not
+// free; a start never goes past the limit.
 // At the end, every item came out exactly once.
 func TestBehindAPacerWorkStartsOnlyAsATokenIsSpent(t *testing.T) {
 	const sequences, messages = 1500, 150
@@ -185,6 +186,8 @@ func (p *paced) deliver(m agent.Msg) {
 		p.fail("%d items queued on %T (cancelled %v): behind a pacer each starts as it comes or waits for a pass: %+v before %+v", after.Queued, m, p.cancelled, after, before)
 	case after.Room+after.InFlight+after.Held+after.Retrying > after.Demand:
 		p.fail("room %d, in flight %d, held %d, retrying %d: more than the demand %d", after.Room, after.InFlight, after.Held, after.Retrying, after.Demand)
+	case p.room > p.slots:
+		p.fail("room for %d items with %d input slots free", p.room, p.slots)
 	case started > 0 && after.Batches > after.Limit:
 		p.fail("started work with %d batches in flight over a limit of %d", after.Batches, after.Limit)
 	}

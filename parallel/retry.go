@@ -149,15 +149,16 @@ func (s State[In, Out]) promised() int {
 // openRoom opens room, behind a pacer, for as many more items as the
 // agent can start as they come: a batch for each place not kept for a
 // retry or for the room already open, within the downstream demand not
-// yet reserved, and none in input order while the results held reach the
-// limit times the batch size, or while a retry due waits for a place.
+// yet reserved and the input queue's bound, and none in input order while
+// the results held reach the limit times the batch size, or while a retry
+// due waits for a place.
 // Once the first failure has cancelled the rest, the items that come are
 // failed at once, and only the downstream demand counts.
 func (s State[In, Out]) openRoom(at time.Time) (State[In, Out], int) {
 	if !s.paced || s.closed {
 		return s, 0
 	}
-	more := s.demand - s.assigned - s.held.Len() - s.retrying.Len() - s.waiting.Len() - s.open
+	more := min(s.demand-s.assigned-s.held.Len()-s.retrying.Len(), s.queue) - s.waiting.Len() - s.open
 	if more > 0 && s.cancelled == nil {
 		more = min(more, s.roomForBatches(at))
 	}

@@ -25,10 +25,8 @@ import (
 //
 // In a chain, the agent after it may reserve passes of its pace, for
 // retries: each pass costs a token, and the passes owed are granted ahead
-// of the items waiting. That agent takes items only as it can start them:
-// no more are emitted than the room it opened, until it has ended.
-// Closed and empty, the agent then says it drained and finishes only once
-// it hears that agent has ended. (The messages and
+// of the items waiting. Closed and empty, the agent then says it drained
+// and finishes only once it hears that agent has ended. (The messages and
 // effects of that exchange are the module's own: an agent.Event and
 // agent.Send of internal payloads.)
 //
@@ -84,17 +82,15 @@ func (s State[T]) tick(m agent.Tick) (State[T], []agent.Effect) {
 }
 
 // reserve takes the reservation m, at instant at: passes owed to the agent
-// after this one and room it opened for items, or the news that it has
-// ended, after which nothing more is owed and no room needed.
+// after this one, or the news that it has ended, after which nothing more
+// is owed.
 func (s State[T]) reserve(at time.Time, m pace.Reservation) (State[T], []agent.Effect) {
 	s.paced = true
 	switch {
 	case m.Last:
-		s.last, s.owed, s.room = true, 0, 0
-	case s.last:
-	default:
-		s.owed += min(max(m.N, 0), agent.Unbounded-s.owed)
-		s.room += min(max(m.Room, 0), agent.Unbounded-s.room)
+		s.last, s.owed = true, 0
+	case m.N > 0 && !s.last:
+		s.owed += min(m.N, agent.Unbounded-s.owed)
 	}
 	return s.settle(at)
 }

@@ -133,10 +133,9 @@ func fzNewSim(t *testing.T, in *fuzzin.Bytes) *sim {
 //	         10: a stale Tick
 //	         11: a query
 //	         12: a message of a type it does not take
-//	         13: if paced, a Reservation of a%5 passes and room for
-//	             (b>>1)%5 items (none: one like the first), after Last
-//	             too, which forgets them; else nothing but the step of
-//	             the clock
+//	         13: if paced, a Reservation of a%5 passes (none: one like
+//	             the first), after Last too, which forgets them; else
+//	             nothing but the step of the clock
 //	         14: the Reservation with Last, once, if paced and a%8 is 0
 //	             (else nothing but the clock)
 //	         15: Close, once, if a%8 is 0 (else nothing but the clock)
@@ -186,7 +185,7 @@ func fzMessage(sm *sim, kind, a, b byte) agent.Msg {
 			agent.Set[float64]{Value: 9}, agent.Input[int]{Items: []int{9}}, pace.In(pace.Pass{N: 1})}[a%5]
 	case 13:
 		if sm.sc.paced {
-			return pace.In(pace.Reservation{N: int(a) % 5, Room: int(b>>1) % 5})
+			return pace.In(pace.Reservation{N: int(a) % 5})
 		}
 	case 14:
 		if sm.sc.paced && !sm.last && a%8 == 0 {

@@ -8,9 +8,8 @@ import (
 )
 
 // pass grants the passes owed, a token each, then emits waiting items,
-// oldest first, while demand (and the room the agent after it opened, when
-// it is gated) lasts and the bucket holds the oldest one's cost at
-// instant at. A costly item is never overtaken: the items behind it
+// oldest first, while demand lasts and the bucket holds the oldest one's
+// cost at instant at. A costly item is never overtaken: the items behind it
 // wait with it, and so do they behind an owed pass. The emitted values are
 // copied into a new slice, and their input slots given back with
 // [agent.Demand].
@@ -22,7 +21,7 @@ func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
 			return s, fx
 		}
 	}
-	most := s.wanted()
+	most := min(len(s.queue), s.demand)
 	if most <= 0 {
 		return s, fx
 	}
@@ -45,9 +44,6 @@ func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
 	}
 	s.bucket.tokens = tokens
 	s.demand -= n
-	if s.gated() {
-		s.room -= n
-	}
 	out := make([]T, n)
 	for i, it := range s.queue[:n] {
 		out[i] = it.Value
@@ -57,16 +53,6 @@ func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
 		s.queue = nil // let the emitted items go
 	}
 	return s, append(fx, agent.Emit[T]{Values: out}, agent.Demand{N: n})
-}
-
-// wanted counts the waiting items that may go out, tokens aside: as many
-// as demand and, when gated, the room opened allow.
-func (s State[T]) wanted() int {
-	n := min(len(s.queue), s.demand)
-	if s.gated() {
-		n = min(n, s.room)
-	}
-	return n
 }
 
 // grant grants as many of the passes owed as the bucket holds tokens for

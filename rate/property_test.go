@@ -158,19 +158,6 @@ func (sm *sim) reservedAt(k int) time.Time {
 	return arrival(sm.reservations, k)
 }
 
-// roomAt returns when the k-th item (from 0) had room, in a paced
-// sequence: when the room for it was opened or, if it never was, when
-// the Reservation with Last lifted the need.
-func (sm *sim) roomAt(k int) time.Time {
-	switch {
-	case !sm.sc.paced:
-		return t0
-	case k < sm.roomed:
-		return arrival(sm.rooms, k)
-	}
-	return sm.lastAt
-}
-
 // arrival returns the instant of the grant that brought the k-th unit.
 func arrival(gs []grant, k int) time.Time {
 	i, _ := slices.BinarySearchFunc(gs, k+1, func(g grant, n int) int { return g.upto - n })
@@ -225,12 +212,6 @@ type sim struct {
 	lastAt       time.Time
 	forgot       bool
 	drained      int
-
-	// The room the agent after it opened for items while it had not
-	// ended: in all, and when; and the items emitted into it.
-	rooms    []grant
-	roomed   int
-	roomUsed int
 }
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -324,10 +305,8 @@ func (sm *sim) message() agent.Msg {
 		return agent.Tick{Tag: sm.staleTag()}
 	case p < 86:
 		return sm.unhandled()
-	case p < 90 && sm.sc.paced:
-		return pace.In(pace.Reservation{N: sm.rnd.IntN(5)}) // after Last too, which forgets them
 	case p < 94 && sm.sc.paced:
-		return pace.In(pace.Reservation{N: sm.rnd.IntN(2), Room: sm.rnd.IntN(5)}) // room for items, after Last too
+		return pace.In(pace.Reservation{N: sm.rnd.IntN(5)}) // after Last too, which forgets them
 	case p == 94 && sm.sc.paced && !sm.last && (sm.drained > 0 || sm.rnd.IntN(4) == 0):
 		return pace.In(pace.Reservation{Last: true}) // mostly once drained, as the runtime sends it
 	case p == 99 && !sm.closed && sm.rnd.IntN(3) == 0:
@@ -424,22 +403,12 @@ func (sm *sim) reserve(m pace.Reservation) {
 	case m.Last:
 		sm.last, sm.lastStep, sm.lastAt, sm.forgot = true, sm.n.messages, sm.now, sm.owed > 0
 		sm.owed = 0
-	case sm.last:
-	default:
-		if m.N > 0 {
-			sm.reserved += m.N
-			sm.owed += m.N
-			sm.reservations = append(sm.reservations, grant{upto: sm.reserved, at: sm.now})
-		}
-		if m.Room > 0 {
-			sm.roomed += m.Room
-			sm.rooms = append(sm.rooms, grant{upto: sm.roomed, at: sm.now})
-		}
+	case m.N > 0 && !sm.last:
+		sm.reserved += m.N
+		sm.owed += m.N
+		sm.reservations = append(sm.reservations, grant{upto: sm.reserved, at: sm.now})
 	}
 }
-
-// gated reports whether the agent may emit only into the room opened.
-func (sm *sim) gated() bool { return sm.sc.paced && !sm.last }
 
 func (sm *sim) checkTick(prev, next State[int], fx []agent.Effect, m agent.Tick) {
 	if !prev.armed || m.Tag != prev.tag {
@@ -564,12 +533,6 @@ func (sm *sim) emit(values []int) {
 	if len(sm.out)+len(values) > sm.pulled {
 		sm.fail("emitted %d values holding demand for %d", len(values), sm.pulled-len(sm.out))
 	}
-	if sm.gated() {
-		if sm.roomUsed+len(values) > sm.roomed {
-			sm.fail("emitted %d values into room for %d", len(values), sm.roomed-sm.roomUsed)
-		}
-		sm.roomUsed += len(values)
-	}
 	for _, v := range values {
 		if v != len(sm.out) {
 			sm.fail("emitted %d, want %d: out of order or twice", v, len(sm.out))
@@ -635,8 +598,7 @@ func (sm *sim) checkInvariants() {
 	// A Tick may be pending for this very instant, behind a message that
 	// does not move the bucket (a query, a stale Tick), or come late.
 	overdue := s.due.Before(sm.now) && !sm.sc.late
-	roomy := !sm.gated() || sm.roomed > sm.roomUsed
-	if len(s.queue) > 0 && s.demand > 0 && roomy && (!s.armed || overdue) {
+	if len(s.queue) > 0 && s.demand > 0 && (!s.armed || overdue) {
 		sm.fail("stalled: %d queued, demand %d, armed %v for +%v", len(s.queue), s.demand, s.armed, s.due.Sub(t0))
 	}
 	if sm.owed > 0 && (!s.armed || overdue) {
@@ -644,9 +606,6 @@ func (sm *sim) checkInvariants() {
 	}
 	if st := s.Status(sm.now); st.Reserved != sm.owed || st.Granted != sm.passes {
 		sm.fail("Status says %d reserved and %d granted, want %d and %d", st.Reserved, st.Granted, sm.owed, sm.passes)
-	}
-	if st := s.Status(sm.now); sm.gated() && st.Room != sm.roomed-sm.roomUsed {
-		sm.fail("Status says room for %d, want %d", st.Room, sm.roomed-sm.roomUsed)
 	}
 	sm.checkEnd()
 }
@@ -673,9 +632,6 @@ func (sm *sim) drain() {
 	}
 	if sm.finish == 0 && sm.s.demand < len(sm.s.queue) {
 		sm.deliver(agent.Pull{N: len(sm.s.queue)})
-	}
-	if sm.finish == 0 && sm.gated() && sm.roomed-sm.roomUsed < len(sm.s.queue) {
-		sm.deliver(pace.In(pace.Reservation{Room: len(sm.s.queue)}))
 	}
 	sm.ticksUntil(time.Unix(1<<40, 0), true)
 	if sm.sc.paced && !sm.last {
@@ -763,7 +719,6 @@ func (sm *sim) compareWithModel() {
 			passes++
 		} else {
 			ready = maxTime(sm.posted[u.value], sm.granted(u.value))
-			ready = maxTime(ready, sm.roomAt(u.value))
 		}
 		if k > 0 {
 			ready = maxTime(ready, sm.units[k-1].at)

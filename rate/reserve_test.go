@@ -14,9 +14,6 @@ import (
 // reserve is a Reservation of n passes.
 func reserve(n int) agent.Msg { return pace.In(pace.Reservation{N: n}) }
 
-// room is a Reservation that opens room for n items.
-func room(n int) agent.Msg { return pace.In(pace.Reservation{Room: n}) }
-
 // last is the Reservation that says the agent after this one has ended.
 var last = pace.In(pace.Reservation{Last: true})
 
@@ -33,7 +30,6 @@ func TestPassesAreGrantedAheadOfTheItemsATokenEach(t *testing.T) {
 	tr := play(t, start(t, 10, 2), []step{
 		{at: t0, msg: unbounded},
 		{at: t0, msg: pace.In(pace.Reservation{})},
-		{at: t0, msg: room(3)},
 		{at: t0, msg: in(1, 2, 3), out: []int{1, 2}, timers: timer(1, d)},
 		// Two retries reserve their passes: they go before 3.
 		{at: t0 + d/2, msg: reserve(2)},
@@ -41,7 +37,7 @@ func TestPassesAreGrantedAheadOfTheItemsATokenEach(t *testing.T) {
 		{at: t2, msg: tick(2), timers: timer(3, d)},
 		{at: t3, msg: tick(3), out: []int{3}},
 	})
-	assert.Equal(t, []int{0, 0, 0, 0, 0, 1, 1, 0}, grants(tr))
+	assert.Equal(t, []int{0, 0, 0, 0, 1, 1, 0}, grants(tr))
 	st := agenttest.Last(tr).Status(agenttest.T0.Add(t3))
 	assert.Equal(t, 2, st.Granted)
 	assert.Zero(t, st.Reserved)
@@ -69,31 +65,15 @@ func TestAPacedAgentFinishesAfterTheAgentItPaces(t *testing.T) {
 	tr := play(t, start(t, 10, 1), []step{
 		{at: t0, msg: unbounded},
 		{at: t0, msg: pace.In(pace.Reservation{})},
-		{at: t0, msg: room(1)},
 		{at: t0, msg: in(1), out: []int{1}},
 		{at: t0, msg: agent.Close{}},
 		{at: t0, msg: reserve(1), timers: timer(1, d)},
 		{at: t1, msg: tick(1)},
 		{at: t2, msg: last},
 	})
-	assert.Equal(t, []agent.Effect{pace.Out(pace.Drained{})}, tr[4].Effects, "closed and drained, but the agent after it may still retry")
-	assert.Equal(t, 1, granted(tr[6].Effects), "it still grants passes")
-	assert.Equal(t, []agent.Effect{agent.Finish{}}, tr[7].Effects, "that agent has ended: it finishes")
-}
-
-func TestAPacedAgentEmitsNoMoreThanTheRoomOpened(t *testing.T) {
-	tr := play(t, start(t, 10, 5), []step{
-		{at: t0, msg: unbounded},
-		{at: t0, msg: pace.In(pace.Reservation{})},
-		{at: t0, msg: in(1, 2, 3, 4)},
-		{at: t0, msg: room(1), out: []int{1}},
-		{at: t1, msg: room(2), out: []int{2, 3}},
-		// The agent after it has ended: no room is needed any more.
-		{at: t2, msg: last, out: []int{4}},
-	})
-	assert.Empty(t, agenttest.Of[agent.Timer](tr[2].Effects), "items waiting for room ask for no timer")
-	assert.Equal(t, 0, tr[4].State.Status(agenttest.T0.Add(t1)).Room, "the room opened is used up")
-	assert.Equal(t, 1, tr[4].State.Status(agenttest.T0.Add(t1)).Queued, "the last item waits for room")
+	assert.Equal(t, []agent.Effect{pace.Out(pace.Drained{})}, tr[3].Effects, "closed and drained, but the agent after it may still retry")
+	assert.Equal(t, 1, granted(tr[5].Effects), "it still grants passes")
+	assert.Equal(t, []agent.Effect{agent.Finish{}}, tr[6].Effects, "that agent has ended: it finishes")
 }
 
 func TestTheLastReservationForgetsThePassesOwed(t *testing.T) {

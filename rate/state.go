@@ -25,11 +25,9 @@ type State[T any] struct {
 	// The passes of the agent after this one in a chain (see package
 	// internal/pace): paced once it may reserve some, owed those reserved
 	// and not yet granted, granted those granted so far, last once it has
-	// ended, drained once it said so; room is how many more items that
-	// agent can start as they come, which bounds what is emitted while it
-	// has not ended.
+	// ended, drained once it said so.
 	paced, last, drained bool
-	owed, granted, room  int
+	owed, granted        int
 
 	closed   bool // input has ended
 	finished bool // Finish was returned
@@ -51,10 +49,6 @@ func NewState[T any](cfg Config[T]) (State[T], error) {
 func newState[T any](cfg Config[T]) State[T] {
 	return State[T]{bucket: newBucket(cfg.limit()), bound: cfg.Queue}
 }
-
-// gated reports whether the agent after this one in a chain takes items
-// only into the room it opens (see package internal/pace).
-func (s State[T]) gated() bool { return s.paced && !s.last }
 
 // head returns the tokens the oldest waiting item takes; the queue is not
 // empty.

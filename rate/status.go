@@ -18,9 +18,8 @@ type Status struct {
 	Closed bool    // input has ended
 	// Reserved counts the passes the agent after this one in a chain
 	// reserved and waits for, Granted those it was granted: retries that
-	// spent this agent's tokens. Room is how many more items that agent
-	// can start as they come: the agent emits no more while it runs.
-	Reserved, Granted, Room int
+	// spent this agent's tokens.
+	Reserved, Granted int
 }
 
 // Status returns a snapshot of s at instant at, with the bucket refilled up
@@ -30,6 +29,6 @@ func (s State[T]) Status(at time.Time) Status {
 		Load: agent.Load{Queued: len(s.queue), Done: s.passed, Demand: s.demand},
 		Rate: s.bucket.limit.Rate, Burst: s.bucket.limit.Burst,
 		Tokens: max(s.bucket.level(at), 0), Queue: s.bound, Closed: s.closed,
-		Reserved: s.owed, Granted: s.granted, Room: s.room,
+		Reserved: s.owed, Granted: s.granted,
 	}
 }

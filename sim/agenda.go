@@ -18,7 +18,6 @@ const (
 	evClose                        // an agent's input ends: a Close
 	evInput                        // items for an agent: an Input
 	evShared                       // work served by processor sharing may be done
-	evRoom                         // room opened at a pacer: a Reservation of Room
 	evPaced                        // the agent after a pacer is told so: a Paced
 )
 

@@ -50,7 +50,8 @@ func (r *runner) perform(i int, e agent.Effect, m agent.Msg) {
 }
 
 // giveBack takes n input slots agent i gives back: demand for the agent
-// before it, or room for the feeder.
+// before it, unless that one is a pacer (whose demand is the room agent i
+// opens), or room for the feeder.
 func (r *runner) giveBack(i, n int) {
 	a := &r.agents[i]
 	if n < 0 || n > a.held {
@@ -58,7 +59,7 @@ func (r *runner) giveBack(i, n int) {
 		return
 	}
 	a.held -= n
-	if i > 0 && n > 0 {
+	if i > 0 && n > 0 && !r.agents[i-1].paces {
 		r.send(i-1, evPull, uint64(n))
 	}
 }
@@ -78,11 +79,18 @@ func (r *runner) reserve(i, n int) {
 }
 
 // room hands the room for n items agent i opened to the pacer before it,
-// unless it has ended.
+// as demand. The agent must not open more than its queue's bound holds,
+// with the items handed to it and those the pacer may still send.
 func (r *runner) room(i, n int) {
-	if n > 0 && i > 0 && r.agents[i-1].paces && !r.agents[i-1].over {
-		r.send(i-1, evRoom, uint64(n))
+	if n < 1 || i == 0 || !r.agents[i-1].paces {
+		return
 	}
+	a, p := &r.agents[i], &r.agents[i-1]
+	if a.held+p.demand+n > a.Queue {
+		r.violate(i, "opened room for %d items, holding %d and %d on the way of %d", n, a.held, p.demand, a.Queue)
+		return
+	}
+	r.send(i-1, evPull, uint64(n))
 }
 
 // emit passes the n values agent i emitted through its conversions to the
@@ -118,9 +126,6 @@ func (r *runner) emit(i int, values any, n int) {
 	}
 	if back > 0 {
 		r.send(i, evPull, uint64(back))
-		if a.paces {
-			r.send(i, evRoom, uint64(back)) // the room they took goes back too
-		}
 	}
 	switch {
 	case n == 0:

@@ -356,19 +356,6 @@ func (h *Agent[I, V]) pullVia(n int, r *relay) {
 	h.notifyVia(r)
 }
 
-// roomVia opens the agent, a pacer, room for n more items, from the agent
-// after it, on its goroutine, whose relay is r (see package pace). Like
-// demand, room gathers in the inbox and is taken in at once.
-func (h *Agent[I, V]) roomVia(n int, r *relay) {
-	h.in.mu.Lock()
-	if h.in.stopped {
-		h.in.mu.Unlock()
-		return
-	}
-	h.in.room = min(h.in.room+n, agent.Unbounded)
-	h.notifyVia(r)
-}
-
 // feed passes items on to the agent from the agent before it, which holds
 // demand for them, on its goroutine, whose relay is r: no credit is spent.
 func (h *Agent[I, V]) feed(items []I, r *relay) {

@@ -87,7 +87,9 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 		c.woke = runRelayed(c.woke)
 	case *actor.Started:
 		now := c.h.rt.Clock.Now()
-		c.step(agent.Pull{At: now, N: c.ports.pull})
+		if c.ports.pull > 0 {
+			c.step(agent.Pull{At: now, N: c.ports.pull})
+		}
 		if c.ports.paced {
 			c.step(agent.Event[pace.Reservation]{At: now})
 		}
@@ -145,8 +147,8 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 			in.mu.Unlock()
 			return woke, pauseIdle
 		}
-		items, pull, room, others, results := in.items, in.pull, in.room, in.others, c.crew.results
-		in.items, in.pull, in.room, in.others, in.more = c.items, 0, 0, c.spare, false
+		items, pull, others, results := in.items, in.pull, in.others, c.crew.results
+		in.items, in.pull, in.others, in.more = c.items, 0, c.spare, false
 		in.size = len(items)
 		c.crew.results = c.crew.spare
 		in.mu.Unlock()
@@ -154,9 +156,6 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		now := c.h.rt.Clock.Now()
 		if pull > 0 {
 			c.step(agent.Pull{At: now, N: pull})
-		}
-		if room > 0 {
-			c.step(agent.Event[pace.Reservation]{At: now, Value: pace.Reservation{Room: room}})
 		}
 		for _, d := range results {
 			d.At = now
@@ -262,7 +261,7 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 		c.reserve(e.Value.N)
 	case agent.Send[pace.Room]:
 		if c.ports.room != nil && e.Value.N > 0 {
-			c.room += e.Value.N // handed over once a round, by flush
+			c.room = min(c.room+e.Value.N, agent.Unbounded) // handed over once a round, by flush
 		}
 	case agent.Send[pace.Grant]:
 		if c.ports.grant != nil && e.Value.N > 0 {
@@ -290,9 +289,9 @@ func (c *cell[S, I, W, R, O, V]) emit(values []O) {
 	}
 }
 
-// flush hands the room the round opened to the pacer before the agent,
-// then the values gathered to the agent's outlet, in order, at the end of
-// a round or before the agent's completion is passed on. Values it
+// flush hands the room the round opened to the pacer before the agent, as
+// its demand, then the values gathered to the agent's outlet, in order, at
+// the end of a round or before the agent's completion is passed on. Values it
 // refuses leave the demand they took with the agent, as a Pull; a panic in
 // it is logged and becomes the agent's error.
 func (c *cell[S, I, W, R, O, V]) flush() {
@@ -318,9 +317,6 @@ func (c *cell[S, I, W, R, O, V]) flush() {
 	}
 	if refused > 0 {
 		c.h.pull(refused)
-		if c.ports.paced {
-			c.h.roomVia(refused, nil) // the room they took goes back too (see package pace)
-		}
 	}
 }
 
@@ -429,6 +425,9 @@ func (c *cell[S, I, W, R, O, V]) fail(err error) {
 	c.disarmAll()
 	if c.ports.upstream {
 		c.ports.demand(agent.Unbounded)
+	}
+	if c.ports.room != nil {
+		c.ports.room(agent.Unbounded) // a pacer before it takes its demand from here
 	}
 	c.end()
 }

@@ -20,7 +20,6 @@ type inbox[I any] struct {
 	items  []I     // posted or passed on, in order
 	size   int     // how many items the actor took last: room for as many is made at once
 	pull   int     // demand granted since the actor last looked
-	room   int     // room opened by the agent after it since then (see package pace)
 	others []other // Close, Query, Set and timer firings, in order
 	more   bool    // the agent's work has results waiting (see crew)
 
@@ -72,7 +71,7 @@ func (in *inbox[I]) schedule() bool {
 
 // empty reports whether nothing waits for the actor. The caller holds mu.
 func (in *inbox[I]) empty() bool {
-	return len(in.items) == 0 && in.pull == 0 && in.room == 0 && len(in.others) == 0 && !in.more
+	return len(in.items) == 0 && in.pull == 0 && len(in.others) == 0 && !in.more
 }
 
 // refill lets Posts waiting for a slot look again. The caller holds mu.

@@ -30,7 +30,6 @@ type anyAgent interface {
 	Stop(context.Context) error
 	status(context.Context) (any, error)
 	pullVia(n int, r *relay)
-	roomVia(n int, r *relay)
 	relayOf() *relay
 	post(m any) bool
 	whenDone(func())
@@ -54,8 +53,6 @@ func (m *Member[I]) pullVia(n int, r *relay) { m.h.pullVia(n, r) }
 
 func (m *Member[I]) relayOf() *relay { return m.h.relayOf() }
 
-func (m *Member[I]) roomVia(n int, r *relay) { m.h.roomVia(n, r) }
-
 // reserve hands the agent, a pacer, a reservation of n passes, or the
 // news that the agent after it has ended (last); it reports false once the
 // agent has ended.
@@ -66,8 +63,8 @@ func (m *Member[I]) reserve(n int, last bool) bool {
 // pass brings the agent n passes it reserved.
 func (m *Member[I]) pass(n int) { m.h.post(pace.In(pace.Pass{N: n})) }
 
-// paced tells the agent that the pacer before it lets items through only
-// into the room it opens.
+// paced tells the agent that the pacer before it takes its demand from
+// the room it opens.
 func (m *Member[I]) paced() { m.h.post(pace.In(pace.Paced{})) }
 
 // Close ends the agent's input.

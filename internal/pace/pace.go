@@ -18,53 +18,51 @@
 // the output, a slow item, a full window), the bucket would refill
 // meanwhile, and the waiting items would start at once with the ones the
 // refill lets through: more than the bucket allows. So the agent after a
-// pacer takes items only as it can start them: it opens room for them,
-// Reserve's Room, as places (and downstream demand) free up, and the
-// pacer lets no more through than the room opened, besides its demand.
-// An item that comes finds its place and starts as it comes. One that
-// cannot, because the room opened for a batch was filled by smaller ones
+// pacer takes items only as it can start them: its demand to the pacer is
+// not its queue's free slots but the room it opens, with Room, as places
+// and downstream demand free up (a batch a free place, within its queue's
+// bound). An item that comes finds its place and starts as it comes. One
+// that cannot, because the room opened for a batch went to smaller ones
 // or the limit fell meanwhile, waits as a retry does, for a pass: its
 // token is lost, never spent twice on one start. An attempt that no new
-// item brings, a retry, reserves a pass, Reserve's N, and starts as the
-// pass comes. The pacer grants the passes owed ahead of its items, a
-// token a pass, with Grant; with no pacer before it, the runtime grants
-// them at once. Either way they arrive as a Pass. So every start of work
-// took a token at its own instant, and the starts in any window of length
-// t number at most burst + rate·t, whatever stalls after the pacer.
-// Queues keep their bounds: demand still says how many items an agent
-// may be handed.
+// item brings, a retry, reserves a pass with Reserve and starts as the
+// pass comes, or not at all: a pass it cannot use at once is dropped. The
+// pacer grants the passes owed ahead of its items, a token a pass, with
+// Grant; with no pacer before it, the runtime grants them at once. Either
+// way they arrive as a Pass. So every start of work took a token at its
+// own instant, and the starts in any window of length t number at most
+// burst + rate·t, whatever stalls after the pacer.
 //
 // The exchange: the runtime sends a pacer a first Reservation, of N 0, as
-// it starts, when the agent after it reserves passes, and from then on the
-// pacer lets items through only into the room opened; then, once that
-// agent can reach the pacer, the runtime sends it a Paced, from which on it
-// opens room. Room gathers in the pacer's inbox as demand does, and comes
-// to its evolve as a Reservation of Room. A pacer whose
-// input was closed and which has passed on its last item does not finish
-// but says Drained (the runtime then closes the agent after it, as it
-// would on the pacer's Finish) and keeps granting, until a Reservation
-// with Last says that the agent after it has ended; from then on the
-// pacer needs no room either. Room the runtime could not hand over (a
-// value the pacer let through and a conversion between the two dropped)
-// goes back to the pacer as a Reservation of that Room.
+// it starts, when the agent after it reserves passes; the pacer then
+// starts with no demand. Once that agent can reach the pacer, the runtime
+// sends it a Paced, from which on it opens room; the runtime hands the
+// room to the pacer as demand (an agent.Pull), gathered once a round, and
+// the input slots that agent gives back (agent.Demand) count only for its
+// own metrics. Room a conversion between the two dropped goes back to the
+// pacer as demand, as demand does; an agent after it that breaks gives it
+// unbounded demand, so that it drains. A pacer whose input was closed and
+// which has passed on its last item does not finish but says Drained (the
+// runtime then closes the agent after it, as it would on the pacer's
+// Finish) and keeps granting, until a Reservation with Last says that the
+// agent after it has ended.
 //
 // Why room, and not a token spent as each item starts: that would take a
 // message each way for every start, and an item's cost, which only the
-// pacer knows, would have to travel with it. Room costs no message that
-// demand does not already cost, keeps every queue's bound, loses nothing
-// at the drain, and a chain without a pacer pays nothing for it: its
-// agents never hear Paced, open no room, and their retries' passes come
-// at once.
+// pacer knows, would have to travel with it. Room is the pacer's demand,
+// so it costs no message more than demand did, and the pacer does not
+// change: it lets through what it has demand and tokens for. Every queue
+// keeps its bound, nothing is lost at the drain, and a chain without a
+// pacer pays nothing: its agents never hear Paced, open no room, and their
+// retries' passes come at once.
 package pace
 
 import "github.com/evolvekit/evolve/agent"
 
-// Reservation brings a pacer N more passes the agent after it reserved,
-// and Room more items it may let through to that agent; Last says instead
-// that the agent after it has ended.
+// Reservation brings a pacer N more passes the agent after it reserved;
+// Last says instead that the agent after it has ended.
 type Reservation struct {
 	N    int
-	Room int
 	Last bool
 }
 
@@ -79,14 +77,14 @@ type Reserve struct {
 	N int
 }
 
-// Room opens room at the pacer for N more items, which the agent after it
-// can start as they come.
+// Room gives the pacer before the agent demand for N more items, which
+// the agent can start as they come.
 type Room struct {
 	N int
 }
 
 // Paced tells the agent after a pacer, once, as the chain starts, that
-// the pacer lets items through only into the room it opens.
+// the pacer takes its demand from the room the agent opens.
 type Paced struct{}
 
 // Grant hands the agent after the pacer N of the passes it reserved.
