@@ -69,11 +69,12 @@
 // payloads, which only the runtime and the simulator exchange). Behind a
 // rate stage, the rate stage grants it from its bucket, ahead of the items
 // it holds; anywhere else the runtime grants it at once. Behind a rate
-// stage, the agent also takes items only as it can start them: it opens
-// room for them in the rate stage as places and downstream demand free
-// up, and starts each as it comes; one that finds no place after all
-// waits for a pass as a retry does. So its work starts no faster than the
-// rate, retries included, whatever holds it up (Status.Paced and Room).
+// stage, the agent also takes items only as it can start them: its demand
+// to the rate stage is the room it opens as places and downstream demand
+// free up (Status.Paced and Room), not its queue's free slots, and it
+// starts each item as it comes; one that finds no place after all waits
+// for a pass as a retry does. So its work starts no faster than the rate,
+// retries included, whatever holds it up.
 //
 // # Evolve
 //
