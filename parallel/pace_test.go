@@ -259,3 +259,19 @@ func (p *paced) drain() {
 		p.fail("%d of %d items came out", len(p.emitted), p.posted)
 	}
 }
+
+// FuzzEvolvePaced drives Evolve behind a model of a pacer as
+// TestBehindAPacerWorkStartsOnlyAsATokenIsSpent does, with the sequence
+// the seed draws and as many messages as steps says, and checks the same
+// promises after every message and at the end.
+func FuzzEvolvePaced(f *testing.F) {
+	f.Add(uint64(0), uint8(50))
+	f.Add(uint64(274), uint8(200))
+	f.Fuzz(func(t *testing.T, seed uint64, steps uint8) {
+		p := newPaced(t, seed)
+		for range steps {
+			p.step()
+		}
+		p.drain()
+	})
+}
