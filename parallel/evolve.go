@@ -138,12 +138,25 @@ func (s State[In, Out]) count(rs []Result[Out], fx []agent.Effect) (State[In, Ou
 }
 
 // settle performs what the last message, at instant at, made possible:
-// emit, start, finish. fx holds the effects the message already asked for.
+// emit, start, ask for the passes the retries due need, behind a pacer
+// strand what could not start and open room, arm, finish. fx holds the
+// effects the message already asked for.
 func (s State[In, Out]) settle(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
 	s, fx = s.emit(fx)
 	var need int
 	s, fx, need = s.start(fx, at)
-	s, fx = s.strandAndReserve(fx, need, at)
+	if s.paced && s.waiting.Len() > 0 && s.cancelled == nil {
+		s, fx, need = s.strand(fx, need, at)
+	}
+	if need > 0 {
+		fx = append(fx, pace.Out(pace.Reserve{N: need}))
+	}
+	if s.paced {
+		if more := s.room(at); more > 0 {
+			s.open += more
+			fx = append(fx, pace.Out(pace.Room{N: more}))
+		}
+	}
 	s, fx = s.arm(fx, at)
 	s, fx = s.finish(fx)
 	return s, fx

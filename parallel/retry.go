@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // retryTag is the tag of the timer that wakes the agent when the next
@@ -122,19 +121,6 @@ func (s State[In, Out]) needPasses(due int) (State[In, Out], int) {
 	return s, need
 }
 
-// reserve asks the pacer before the agent for the passes need, and for
-// room for the items the agent can start as they come.
-func (s State[In, Out]) reserve(fx []agent.Effect, need int, at time.Time) (State[In, Out], []agent.Effect) {
-	if need > 0 {
-		fx = append(fx, pace.Out(pace.Reserve{N: need}))
-	}
-	var room int
-	if s, room = s.openRoom(at); room > 0 {
-		fx = append(fx, pace.Out(pace.Room{N: room}))
-	}
-	return s, fx
-}
-
 // promised counts the places of the room opened to the pacer before the
 // agent, for the items that have not come and those that came now and
 // wait to start: none unless the agent is paced.
@@ -146,27 +132,23 @@ func (s State[In, Out]) promised() int {
 	return (s.open+b-1)/b + s.waiting.Len()
 }
 
-// openRoom opens room, behind a pacer, for as many more items as the
-// agent can start as they come: a batch for each place not kept for a
-// retry or for the room already open, within the downstream demand not
-// yet reserved and the input queue's bound, and none in input order while
-// the results held reach the limit times the batch size, or while a retry
-// due waits for a place.
-// Once the first failure has cancelled the rest, the items that come are
-// failed at once, and only the downstream demand counts.
-func (s State[In, Out]) openRoom(at time.Time) (State[In, Out], int) {
-	if !s.paced || s.closed {
-		return s, 0
+// room counts the items the agent, behind a pacer, can open room for:
+// as many more as it can start as they come, a batch for each place not
+// kept for a retry or for the room already open, within the downstream
+// demand not yet reserved and the input queue's bound; none in input
+// order while the results held reach the limit times the batch size, or
+// while a retry due waits for a place, and none once closed. Once the
+// first failure has cancelled the rest, the items that come are failed
+// at once, and only the downstream demand and the bound count.
+func (s State[In, Out]) room(at time.Time) int {
+	if s.closed {
+		return 0
 	}
 	more := min(s.demand-s.assigned-s.held.Len()-s.retrying.Len(), s.queue) - s.waiting.Len() - s.open
 	if more > 0 && s.cancelled == nil {
 		more = min(more, s.roomForBatches(at))
 	}
-	if more <= 0 {
-		return s, 0
-	}
-	s.open += more
-	return s, more
+	return more
 }
 
 // roomForBatches counts the items the free places can start, a batch a
@@ -183,32 +165,19 @@ func (s State[In, Out]) roomForBatches(at time.Time) int {
 // strand makes, behind a pacer, the items that came and could not start
 // at once wait for a pass, as retries do: their tokens went as they were
 // let through, and a start must not come later than its token. It gives
-// their input slots back.
-func (s State[In, Out]) strand(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
+// their input slots back, and returns need with the passes they need
+// added.
+func (s State[In, Out]) strand(fx []agent.Effect, need int, at time.Time) (State[In, Out], []agent.Effect, int) {
 	n := s.waiting.Len()
-	if !s.paced || n == 0 {
-		return s, fx
-	}
 	seq := s.started
 	var items []In
 	s, items, _ = s.take(n, at)
 	for i, it := range items {
 		s = s.queueRetry(retrial[In]{seq: seq + uint64(i), item: it, attempt: 1, due: at})
 	}
-	return s, append(fx, agent.Demand{N: n})
-}
-
-// strandAndReserve strands what could not start (see strand), then
-// reserves the passes those items need, beyond the need of the retries
-// already due, and asks for them and for room.
-func (s State[In, Out]) strandAndReserve(fx []agent.Effect, need int, at time.Time) (State[In, Out], []agent.Effect) {
-	if s.paced && s.cancelled == nil && s.waiting.Len() > 0 {
-		s, fx = s.strand(fx, at)
-		var more int
-		s, more = s.needPasses(s.dueBy(at))
-		need += more
-	}
-	return s.reserve(fx, need, at)
+	var more int
+	s, more = s.needPasses(s.dueBy(at))
+	return s, append(fx, agent.Demand{N: n}), need + more
 }
 
 // dueBy counts the retries due by instant at.
