@@ -67,7 +67,7 @@ func build[In, Out any](cfg Config, work parallel.Work[In, Out]) (batchwork.Agen
 	}
 	p.Name, p.State, p.Evolve, p.Queue = cfg.name(), s, Evolve[In, Out], cfg.queue()
 	p.Work, p.Timeout, p.DeadLetters = work, cfg.Timeout, cfg.DeadLetters
-	p.Reserves = cfg.Retry.Attempts > 1
+	p.Reserves = true
 	p.Takes = []agent.Msg{agent.Set[Limit]{}}
 	p.Measure = func(v any) meter.Extra {
 		st, _ := v.(Status)

@@ -18,7 +18,9 @@
 // messages' At stamps, so queue wait is not in it), how long its item
 // waited in the queue, the concurrency it ran at, and how long the agent was
 // saturated (items waiting while the limit was in flight) since the last
-// sample. The controller answers with the limit it wants, which the agent
+// sample. Behind a rate stage in a chain, the items wait in the rate
+// stage, which lets them through only as the agent can start them (see
+// package rate): there the limit in flight is saturation. The controller answers with the limit it wants, which the agent
 // brings within Min and Max before the finished work leaves. So that every
 // sample is one item's, the agent hands its workers one item at a time: it
 // makes no batches (parallel's Config.MaxBatch is 1), which work of a

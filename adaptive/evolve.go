@@ -11,8 +11,9 @@ import (
 
 // Evolve is the adaptive agent's whole behaviour, an agent.Evolve over
 // [State]. It takes agent.Input[In], agent.Pull, agent.Close, agent.Tick
-// (of the retry timer), the agent.Event bringing the passes its retries
-// reserved (as parallel's do), agent.Query (answered with an
+// (of the retry timer), the agent.Events bringing the passes its retries
+// reserved and saying that a rate stage before it keeps a pace (as
+// parallel's do), agent.Query (answered with an
 // agent.Reply[Status]), agent.Set[Limit] of this package,
 // and agent.Done[[]parallel.Result[Out]] for the work it started with an
 // agent.Start[[]In] of one item; it answers any other message with
@@ -33,6 +34,8 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 	case agent.Close:
 		return s.account(m.At).pass(m)
 	case agent.Event[pace.Pass]:
+		return s.account(m.At).pass(m)
+	case agent.Event[pace.Paced]:
 		return s.account(m.At).pass(m)
 	case agent.Tick:
 		// Only the retry timer of the parallel part ticks: it says whether

@@ -60,10 +60,13 @@ func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 // current returns the limit in force.
 func (s State[In, Out]) current() int { return s.p.Status().Limit }
 
-// saturated reports whether items wait while the limit is in flight.
+// saturated reports whether items wait while the limit is in flight. In a
+// chain behind a rate stage, the items wait there, where the agent does
+// not see them: it takes them only as places free, so the limit in flight
+// is as close as it gets.
 func (s State[In, Out]) saturated() bool {
 	st := s.p.Status()
-	return st.Queued > 0 && st.Batches >= st.Limit
+	return (st.Queued > 0 || st.Paced) && st.Batches >= st.Limit
 }
 
 // account counts the time since the last message as busy if the agent was

@@ -83,11 +83,12 @@
 // [Pull]. Every status embeds a [Load], which counts what an agent holds in
 // the same terms for every kind of agent.
 //
-// In a chain, the attempts that no new item brings, such as retries, keep
-// the pace of a rate stage in front: the agent that retries reserves a pass
-// of that pace, which the rate stage grants from its bucket. The runtime
-// carries that exchange as Event messages and Send effects of the module's
-// own, which no other agent needs to take.
+// In a chain, the work after a rate stage starts at its pace: the agent
+// after it gives it demand only for the items it can start as they come,
+// and the attempts that no new item brings, such as retries, reserve a
+// pass of that pace, which the rate stage grants from its bucket. The
+// runtime carries that exchange as Event messages and Send effects of the
+// module's own, which no other agent needs to take.
 //
 // # Batches
 //

@@ -15,7 +15,10 @@
 // A chain is bounded end to end by demand. Each stage starts with as much
 // demand as the next stage's input queue holds and earns more only as that
 // stage takes items out of its queue, so a stage never emits more than the
-// next can hold, and without demand it stops starting new work. A producer
+// next can hold, and without demand it stops starting new work. A rate
+// stage in front of a parallel or adaptive stage gets less: demand only for
+// the items that stage can start as they come, so that its work starts at
+// the rate's pace (see package rate). A producer
 // that is faster than the slowest stage is slowed to its pace: Post blocks
 // while the first stage is full (or drops, or fails, as the chain's
 // [Overflow] policy says). No mailbox grows without bound.

@@ -12,6 +12,7 @@ import (
 	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
@@ -143,5 +144,55 @@ func TestAParallelStageWithoutAPacerRetriesAtOnce(t *testing.T) {
 		slices.Sort(got)
 		assert.Len(t, got, 50)
 		assert.Greater(t, len(a.at), 60)
+	})
+}
+
+// TestAttemptsBehindAnOrderedRetryKeepThePace runs, in virtual time, the
+// chain of a client of a server that fails a fifth of its requests: rate
+// 200/s with a burst of 5, a parallel stage of 8 in input order that
+// tries each item 5 times with a backoff, half of the failures asking for
+// 50 ms with agent.RetryAfter, then a buffer. While the results wait for
+// an earlier item's retry, the parallel stage starts nothing new, and the
+// rate stage keeps the items: every window of attempts stays within
+// burst + rate·t, and every item comes out once.
+func TestAttemptsBehindAnOrderedRetryKeepThePace(t *testing.T) {
+	const n, perSecond, burst = 300, 200.0, 5
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		var mu sync.Mutex
+		var at []time.Time
+		tries := map[int]int{}
+		work := func(_ context.Context, v int) (int, error) {
+			mu.Lock()
+			at = append(at, time.Now())
+			tries[v]++
+			h := uint64(v)*0x9e3779b97f4a7c15 ^ uint64(tries[v])*0xbf58476d1ce4e5b9
+			mu.Unlock()
+			time.Sleep(time.Duration(2+h%11) * time.Millisecond)
+			switch h % 10 {
+			case 0:
+				return 0, fmt.Errorf("item %d: 503", v)
+			case 1:
+				return 0, agent.RetryAfter(fmt.Errorf("item %d: 503", v), 50*time.Millisecond)
+			}
+			return v, nil
+		}
+		pace, err := rate.Stage(rate.Config[int]{Rate: perSecond, Burst: burst})
+		require.NoError(t, err)
+		fetch, err := parallel.Stage(parallel.Config{Limit: 8, Retry: parallel.Retry{Attempts: 5, Backoff: 10 * time.Millisecond}}, work)
+		require.NoError(t, err)
+		batches, err := buffer.Stage(buffer.Config[int]{Size: 10}, nil)
+		require.NoError(t, err)
+		var got []int
+		c, err := compose.Start(rt, compose.Pipe3(pace, fetch, batches), func(b []int) { got = append(got, b...) })
+		require.NoError(t, err)
+		postRange(t, c, n)
+		c.Close()
+		require.NoError(t, c.Wait(context.Background()))
+		require.Len(t, got, n)
+		for i, v := range got {
+			require.Equal(t, i, v, "in order, once")
+		}
+		require.Greater(t, len(at), n+n/10, "a fifth of the attempts fail: there were retries")
+		require.NoError(t, conforms(at, perSecond, burst))
 	})
 }

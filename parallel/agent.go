@@ -80,7 +80,7 @@ func build[In, Out any](cfg Config, work Work[In, Out]) (batchwork.Agent[State[I
 		Result:      result[Out],
 		Value:       value[Out],
 		DeadLetters: cfg.DeadLetters,
-		Reserves:    cfg.Retry.Attempts > 1,
+		Reserves:    true,
 		Takes:       []agent.Msg{agent.Set[Limit]{}},
 		Measure: func(v any) meter.Extra {
 			st, _ := v.(Status)

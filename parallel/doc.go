@@ -67,10 +67,14 @@
 // it reserves a pass and its place is kept for it until the pass comes
 // (an agent.Send effect and an agent.Event message of the module's own
 // payloads, which only the runtime and the simulator exchange). Behind a
-// rate stage,
-// the rate stage grants it from its bucket, ahead of the items it holds,
-// so the chain sends no more than its rate, retries included; anywhere
-// else the runtime grants it at once.
+// rate stage, the rate stage grants it from its bucket, ahead of the items
+// it holds; anywhere else the runtime grants it at once. Behind a rate
+// stage, the agent also takes items only as it can start them: its demand
+// to the rate stage is the room it opens as places and downstream demand
+// free up (Status.Paced and Room), not its queue's free slots, and it
+// starts each item as it comes; one that finds no place after all waits
+// for a pass as a retry does. So its work starts no faster than the rate,
+// retries included, whatever holds it up.
 //
 // # Evolve
 //
@@ -79,7 +83,8 @@
 // clock (see package agenttest and the Evolve example). It takes
 // agent.Input[In], agent.Pull, agent.Close, agent.Query (answered with an
 // agent.Reply[Status]), agent.Set[Limit], agent.Tick of its retry timer,
-// the agent.Event bringing the passes it reserved, and
+// the agent.Event bringing the passes it reserved and the one saying that
+// a rate stage before it keeps a pace, and
 // agent.Done[[]Result[Out]] for the batch it started with an
 // agent.Start[[]In], whose ID is the input position of the batch's first
 // item (or, for a retry, the item's). A Done carries one Result per item of

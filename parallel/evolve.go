@@ -12,19 +12,25 @@ import (
 // Evolve is the parallel agent's whole behaviour, an agent.Evolve over
 // [State]. The messages it takes and what it does with them are in the
 // package doc (Evolve, Order, Batches). After each message it emits the
-// results it may, starts what the limit and the demand allow, and finishes
-// once input is closed and nothing is left.
+// results it may, starts what the limit and the demand allow, behind a
+// rate stage makes the items that came and could not start wait for a
+// pass and opens room for those it can start, and finishes once input is
+// closed and nothing is left.
 //
 // Evolve is pure and costs O(1) time per item it takes, starts, finishes
 // or emits, whatever the limit and the results held (see [State]); a
-// failure queued to be tried again costs besides time in proportion to the
-// items already waiting for their retry.
+// failure queued to be tried again, or an item made to wait for a pass,
+// costs besides time in proportion to the items already waiting for their
+// retry.
 func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent.Effect) {
 	var at time.Time
 	var fx []agent.Effect
 	switch m := m.(type) {
 	case agent.Input[In]:
 		s, at = s.accept(m.Items, m.At), m.At
+		if s.paced {
+			s.open = max(s.open-len(m.Items), 0)
+		}
 	case agent.Done[[]Result[Out]]:
 		f, ok := s.running.Get(m.ID)
 		if !ok {
@@ -44,7 +50,7 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 		}
 		s.limit, at = int(m.Value), m.At
 	case agent.Close:
-		s.closed, at = true, m.At
+		s.closed, s.open, at = true, 0, m.At
 	case agent.Tick:
 		if m.Tag != retryTag {
 			return s, []agent.Effect{agent.Unhandled{}}
@@ -55,6 +61,8 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 		s.reserved -= n
 		s.passes += n
 		at = m.At
+	case agent.Event[pace.Paced]:
+		s.paced, at = true, m.At
 	case agent.Query:
 		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
 	default:
@@ -130,10 +138,25 @@ func (s State[In, Out]) count(rs []Result[Out], fx []agent.Effect) (State[In, Ou
 }
 
 // settle performs what the last message, at instant at, made possible:
-// emit, start, finish. fx holds the effects the message already asked for.
+// emit, start, ask for the passes the retries due need, behind a pacer
+// strand what could not start and open room, arm, finish. fx holds the
+// effects the message already asked for.
 func (s State[In, Out]) settle(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
 	s, fx = s.emit(fx)
-	s, fx = s.start(fx, at)
+	var need int
+	s, fx, need = s.start(fx, at)
+	if s.paced && s.waiting.Len() > 0 && s.cancelled == nil {
+		s, fx, need = s.strand(fx, need, at)
+	}
+	if need > 0 {
+		fx = append(fx, pace.Out(pace.Reserve{N: need}))
+	}
+	if s.paced {
+		if more := s.room(at); more > 0 {
+			s.open += more
+			fx = append(fx, pace.Out(pace.Room{N: more}))
+		}
+	}
 	s, fx = s.arm(fx, at)
 	s, fx = s.finish(fx)
 	return s, fx
@@ -172,14 +195,26 @@ func (s State[In, Out]) ready() int {
 	return n
 }
 
-// start starts as many waiting items as startable allows, oldest first, in
-// batches, one per free place at most, and gives their input slots back.
-// Once the first failure has cancelled the rest, it fails them instead.
-func (s State[In, Out]) start(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
+// start starts the retries due that it may, then as many waiting items as
+// startable allows, oldest first, in batches, one per free place at most,
+// and gives their input slots back. Once the first failure has cancelled
+// the rest, it fails them instead. It returns the passes the retries
+// waiting for a place need.
+func (s State[In, Out]) start(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect, int) {
 	if s.cancelled != nil {
-		return s.abandon(fx, at)
+		s, fx = s.abandon(fx, at)
+		return s, fx, 0
 	}
-	s, fx = s.startRetries(fx, at)
+	var need int
+	s, fx, need = s.startRetries(fx, at)
+	s, fx = s.startWaiting(fx, at)
+	return s, fx, need
+}
+
+// startWaiting starts as many waiting items as startable allows, oldest
+// first, in batches, one per free place at most, and gives their input
+// slots back.
+func (s State[In, Out]) startWaiting(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
 	avail := s.startable()
 	room := s.limit - s.running.Len() - s.kept()
 	if avail == 0 || room <= 0 {

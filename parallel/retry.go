@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // retryTag is the tag of the timer that wakes the agent when the next
@@ -83,12 +82,15 @@ func (s State[In, Out]) queueRetry(r retrial[In]) State[In, Out] {
 
 // startRetries starts the items whose retry is due by instant at, each in a
 // batch of its own whose ID is its Seq, as the limit and the passes held
-// allow. For each due one that has a free place but no pass it reserves
-// one, and the place stays free for it, so that a retry
-// starts as its pass comes: retries keep the pace of the chain, and go
-// ahead of new items. Their demand was reserved as they waited, and their
-// input slots given back when they first started.
-func (s State[In, Out]) startRetries(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
+// allow, and returns how many more passes the retries due need: one for
+// each that has a free place but no pass, whose place then stays free for
+// it, so that a retry starts as its pass comes. Retries keep the pace of
+// the chain, and go ahead of new items. Their demand was reserved as they
+// waited, and their input slots given back when they first started (or
+// were stranded). Behind a pacer, a pass that cannot be used at once (the
+// limit fell) is dropped, as one kept for later would break the pace, and
+// the places of the room opened to the pacer are not free.
+func (s State[In, Out]) startRetries(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect, int) {
 	for s.passes > 0 && s.retrying.Len() > 0 && s.running.Len() < s.limit && !s.retrying.At(0).due.After(at) {
 		var r retrial[In]
 		r, s.retrying = s.retrying.Pop()
@@ -99,13 +101,88 @@ func (s State[In, Out]) startRetries(fx []agent.Effect, at time.Time) (State[In,
 		s.assigned++
 		fx = append(fx, agent.Start[[]In]{ID: r.seq, Work: items})
 	}
-	due := sort.Search(s.retrying.Len(), func(j int) bool { return s.retrying.At(j).due.After(at) })
+	due := s.dueBy(at)
 	s.passes = min(s.passes, due) // a pass kept for later would break the pace
-	if need := min(due, s.limit-s.running.Len()) - s.passes - s.reserved; need > 0 {
-		s.reserved += need
-		fx = append(fx, pace.Out(pace.Reserve{N: need}))
+	if s.paced {
+		s.passes = 0
 	}
-	return s, fx
+	s, need := s.needPasses(due)
+	return s, fx, need
+}
+
+// needPasses reserves the passes the first due retries need, those with
+// a free place but no pass, and returns how many more that is.
+func (s State[In, Out]) needPasses(due int) (State[In, Out], int) {
+	need := min(due, s.limit-s.running.Len()-s.promised()) - s.passes - s.reserved
+	if need <= 0 {
+		return s, 0
+	}
+	s.reserved += need
+	return s, need
+}
+
+// promised counts the places of the room opened to the pacer before the
+// agent, for the items that have not come and those that came now and
+// wait to start: none unless the agent is paced.
+func (s State[In, Out]) promised() int {
+	if !s.paced {
+		return 0
+	}
+	b := s.batch()
+	return (s.open+b-1)/b + s.waiting.Len()
+}
+
+// room counts the items the agent, behind a pacer, can open room for:
+// as many more as it can start as they come, a batch for each place not
+// kept for a retry or for the room already open, within the downstream
+// demand not yet reserved and the input queue's bound; none in input
+// order while the results held reach the limit times the batch size, or
+// while a retry due waits for a place, and none once closed. Once the
+// first failure has cancelled the rest, the items that come are failed
+// at once, and only the downstream demand and the bound count.
+func (s State[In, Out]) room(at time.Time) int {
+	if s.closed {
+		return 0
+	}
+	more := min(s.demand-s.assigned-s.held.Len()-s.retrying.Len(), s.queue) - s.waiting.Len() - s.open
+	if more > 0 && s.cancelled == nil {
+		more = min(more, s.roomForBatches(at))
+	}
+	return more
+}
+
+// roomForBatches counts the items the free places can start, a batch a
+// place, once the retries due and the room already open have theirs.
+func (s State[In, Out]) roomForBatches(at time.Time) int {
+	b := s.batch()
+	if !s.unordered && s.held.Len() >= s.limit*b || s.dueBy(at) > s.kept() {
+		return 0
+	}
+	free := s.limit - s.running.Len() - s.kept() - s.promised()
+	return max(free, 0) * b
+}
+
+// strand makes, behind a pacer, the items that came and could not start
+// at once wait for a pass, as retries do: their tokens went as they were
+// let through, and a start must not come later than its token. It gives
+// their input slots back, and returns need with the passes they need
+// added.
+func (s State[In, Out]) strand(fx []agent.Effect, need int, at time.Time) (State[In, Out], []agent.Effect, int) {
+	n := s.waiting.Len()
+	seq := s.started
+	var items []In
+	s, items, _ = s.take(n, at)
+	for i, it := range items {
+		s = s.queueRetry(retrial[In]{seq: seq + uint64(i), item: it, attempt: 1, due: at})
+	}
+	var more int
+	s, more = s.needPasses(s.dueBy(at))
+	return s, append(fx, agent.Demand{N: n}), need + more
+}
+
+// dueBy counts the retries due by instant at.
+func (s State[In, Out]) dueBy(at time.Time) int {
+	return sort.Search(s.retrying.Len(), func(j int) bool { return s.retrying.At(j).due.After(at) })
 }
 
 // kept counts the places kept free for retries: one for each pass held or

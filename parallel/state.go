@@ -49,6 +49,12 @@ type State[In, Out any] struct {
 	// for and not yet brought (see package internal/pace).
 	passes, reserved int
 	retried          int // retries so far
+	// paced is set once the agent before it in a chain keeps a pace: the
+	// agent then takes items only into the room it opens, and open counts
+	// the items it opened room for that have not come (see package
+	// internal/pace).
+	paced bool
+	open  int
 
 	done, failed int
 	firstErr     error

@@ -34,6 +34,11 @@ type Status struct {
 	Emitted  int
 	// Closed is true once the input has ended.
 	Closed bool
+	// Paced is true in a chain behind a rate stage, which then holds the
+	// items waiting: the agent takes them only as it can start them, and
+	// Room counts those it can start as they come and has not got yet.
+	Paced bool
+	Room  int
 }
 
 // Status returns the snapshot of s that a Query is answered with.
@@ -58,5 +63,7 @@ func (s State[In, Out]) Status() Status {
 		Accepted:  int(s.accepted),
 		Emitted:   int(s.emitted),
 		Closed:    s.closed,
+		Paced:     s.paced,
+		Room:      s.open,
 	}
 }

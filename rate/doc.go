@@ -27,14 +27,24 @@
 // agent.Query, answered with an agent.Reply[Status], and, in a chain, the
 // reservations of the stage after it (below).
 //
-// # Retries keep the pace
+// # The pace holds where the work starts
 //
-// In a chain, the stage after a rate stage may try an item again: a
-// parallel or adaptive stage with retries does. Each retry reserves a pass
-// of the rate stage's pace, which grants it as its bucket allows, a token a
-// pass, ahead of the items it holds. So the chain sends
-// no more than the rate, retries included, and the rate stage finishes
-// only after the stage it paces.
+// In a chain, a parallel or adaptive stage after a rate stage starts work
+// on what it lets through, and may try an item again. A token spent on an
+// item that then waited in that stage's queue (behind a retry holding up
+// the output, a slow item, a full window) would let it start later
+// together with the items the refill lets through. So that stage takes
+// items only as it can start them: its demand to this stage is not its
+// queue's free slots but the items it can start as they come, as its
+// places and downstream demand free up. The items wait here, in this
+// stage's queue, and each starts as it is let through. A retry reserves a
+// pass of this stage's pace, which grants it as its bucket allows, a
+// token a pass, ahead of the items it holds, and starts as the pass comes;
+// so does an item that came and found no place after all (the room opened
+// for a batch went to smaller ones, or the limit fell), its first token
+// lost. So the work starts in any window of length t at most burst +
+// rate·t times, retries included, whatever stalls after this stage; and
+// this stage finishes only after the stage it paces.
 //
 // The zero [Config] is not valid: Rate and Burst are required. Queue 0 picks
 // agent.DefaultQueue, and a nil Cost makes every item cost 1.

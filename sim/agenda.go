@@ -18,6 +18,7 @@ const (
 	evClose                        // an agent's input ends: a Close
 	evInput                        // items for an agent: an Input
 	evShared                       // work served by processor sharing may be done
+	evPaced                        // the agent after a pacer is told so: a Paced
 )
 
 // event is something that happens to a run, or to one of its agents, at a

@@ -11,7 +11,9 @@
 // way the runtime would:
 //
 //   - Each agent starts with the input bound of the next as its demand
-//     (the last with the sink's, [Config.Demand]).
+//     (the last with the sink's, [Config.Demand]); but a pacer (a rate
+//     stage) whose next agent reserves passes starts with none, and that
+//     agent gives it demand only for the items it can start as they come.
 //   - Start runs the stage's own work function at once, synchronously,
 //     with a context that is never cancelled, so work under simulation
 //     must be quick, pure code (no I/O, no sleeping, no clock). Its Done
@@ -20,7 +22,8 @@
 //     [Sharing], once its share of the capacity has got through it.
 //   - Timer and Disarm arm and cancel timers, whose Ticks arrive on time
 //     (re-arming a tag replaces its timer).
-//   - Demand gives input slots back: a Pull for the agent before, or, from
+//   - Demand gives input slots back: a Pull for the agent before (unless
+//     that is such a pacer, whose demand is the room opened), or, from
 //     the first agent, room for the feeder, which posts waiting items at
 //     once. Items arrive as the [Arrivals] say; those that find the first
 //     agent's queue full wait outside it, in a backlog.

@@ -21,6 +21,8 @@ func (r *runner) perform(i int, e agent.Effect, m agent.Msg) {
 		delete(a.timers, e.Tag)
 	case agent.Send[pace.Reserve]:
 		r.reserve(i, e.Value.N)
+	case agent.Send[pace.Room]:
+		r.room(i, e.Value.N)
 	case agent.Send[pace.Grant]:
 		if a.paces && e.Value.N > 0 {
 			a.st.Granted += int64(e.Value.N)
@@ -48,7 +50,8 @@ func (r *runner) perform(i int, e agent.Effect, m agent.Msg) {
 }
 
 // giveBack takes n input slots agent i gives back: demand for the agent
-// before it, or room for the feeder.
+// before it, unless that one is a pacer (whose demand is the room agent i
+// opens), or room for the feeder.
 func (r *runner) giveBack(i, n int) {
 	a := &r.agents[i]
 	if n < 0 || n > a.held {
@@ -56,7 +59,7 @@ func (r *runner) giveBack(i, n int) {
 		return
 	}
 	a.held -= n
-	if i > 0 && n > 0 {
+	if i > 0 && n > 0 && !r.agents[i-1].paces {
 		r.send(i-1, evPull, uint64(n))
 	}
 }
@@ -73,6 +76,21 @@ func (r *runner) reserve(i, n int) {
 		return
 	}
 	r.send(i, evPass, uint64(n))
+}
+
+// room hands the room for n items agent i opened to the pacer before it,
+// as demand. The agent must not open more than its queue's bound holds,
+// with the items handed to it and those the pacer may still send.
+func (r *runner) room(i, n int) {
+	if n < 1 || i == 0 || !r.agents[i-1].paces {
+		return
+	}
+	a, p := &r.agents[i], &r.agents[i-1]
+	if a.held+p.demand+n > a.Queue {
+		r.violate(i, "opened room for %d items, holding %d and %d on the way of %d", n, a.held, p.demand, a.Queue)
+		return
+	}
+	r.send(i-1, evPull, uint64(n))
 }
 
 // emit passes the n values agent i emitted through its conversions to the

@@ -128,7 +128,8 @@ func (r *runner) run() error {
 
 // begin starts the agents as the runtime links them, last to first: each
 // holds the next one's input bound as its demand (the last the sink's),
-// and a pacer whose next agent reserves passes is told so.
+// but a pacer whose next agent reserves passes holds none: it is told so,
+// then that agent is, which opens room for the items it can start.
 func (r *runner) begin() {
 	demand := r.cfg.Demand
 	if demand == 0 {
@@ -138,10 +139,16 @@ func (r *runner) begin() {
 		if i+1 < len(r.agents) {
 			demand = r.agents[i+1].Queue
 		}
+		if r.agents[i].paces {
+			demand = 0 // its demand is the room the next one opens
+		}
 		r.agents[i].demand = demand
-		r.deliver(i, evPull, uint64(demand), agent.Pull{At: r.at(), N: demand})
+		if demand > 0 {
+			r.deliver(i, evPull, uint64(demand), agent.Pull{At: r.at(), N: demand})
+		}
 		if r.agents[i].paces {
 			r.deliver(i, evReserve, 0, agent.Event[pace.Reservation]{At: r.at()})
+			r.deliver(i+1, evPaced, 0, agent.Event[pace.Paced]{At: r.at()})
 		}
 	}
 }

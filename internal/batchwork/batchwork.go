@@ -37,8 +37,10 @@ type Agent[S, In, Out, R, V any] struct {
 	Value func(R) (Out, bool)
 	// DeadLetters is the agent's own dead-letter sink, or nil.
 	DeadLetters func(agent.DeadLetter)
-	// Reserves says the agent retries items, each retry at the pace of
-	// the rate stage before it in a chain (see package internal/pace).
+	// Reserves says the agent keeps the pace of the rate stage before it
+	// in a chain where its work starts: it takes items only as it can
+	// start them, and each retry waits for a pass (see package
+	// internal/pace).
 	Reserves bool
 	// Measure reads its status for its metrics (see core.Spec).
 	Measure func(status any) meter.Extra

@@ -24,6 +24,7 @@ type cell[S, I, W, R, O, V any] struct {
 	spare  []other          // the others slice the inbox takes next
 	items  []I              // the items slice the inbox takes next
 	outbox outbox[O]        // the values emitted this round, delivered at its end
+	room   int              // the room opened for the pacer before it this round (see package pace)
 	woke   []relayed        // the agents to take in after a wake's rounds (see relay)
 	port   Port             // where Send effects go, when spec.Open is set
 	dead   int              // dead letters handed to a sink
@@ -86,7 +87,9 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 		c.woke = runRelayed(c.woke)
 	case *actor.Started:
 		now := c.h.rt.Clock.Now()
-		c.step(agent.Pull{At: now, N: c.ports.pull})
+		if c.ports.pull > 0 {
+			c.step(agent.Pull{At: now, N: c.ports.pull})
+		}
 		if c.ports.paced {
 			c.step(agent.Event[pace.Reservation]{At: now})
 		}
@@ -258,6 +261,10 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 		c.finish(e.Err)
 	case agent.Send[pace.Reserve]:
 		c.reserve(e.Value.N)
+	case agent.Send[pace.Room]:
+		if c.ports.room != nil && e.Value.N > 0 {
+			c.room = min(c.room+e.Value.N, agent.Unbounded) // handed over once a round, by flush
+		}
 	case agent.Send[pace.Grant]:
 		if c.ports.grant != nil && e.Value.N > 0 {
 			c.ports.grant(e.Value.N)
@@ -284,11 +291,16 @@ func (c *cell[S, I, W, R, O, V]) emit(values []O) {
 	}
 }
 
-// flush hands the values gathered to the agent's outlet, in order, at the
-// end of a round or before the agent's completion is passed on. Values it
+// flush hands the room the round opened to the pacer before the agent, as
+// its demand, then the values gathered to the agent's outlet, in order, at
+// the end of a round or before the agent's completion is passed on. Values it
 // refuses leave the demand they took with the agent, as a Pull; a panic in
 // it is logged and becomes the agent's error.
 func (c *cell[S, I, W, R, O, V]) flush() {
+	if c.room > 0 {
+		c.ports.room(c.room)
+		c.room = 0
+	}
 	values := c.outbox.take()
 	if len(values) == 0 {
 		return
@@ -416,6 +428,9 @@ func (c *cell[S, I, W, R, O, V]) fail(err error) {
 	c.disarmAll()
 	if c.ports.upstream {
 		c.ports.demand(agent.Unbounded)
+	}
+	if c.ports.room != nil {
+		c.ports.room(agent.Unbounded) // a pacer before it takes its demand from here
 	}
 	c.end()
 }

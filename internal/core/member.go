@@ -63,6 +63,10 @@ func (m *Member[I]) reserve(n int, last bool) bool {
 // pass brings the agent n passes it reserved.
 func (m *Member[I]) pass(n int) { m.h.post(pace.In(pace.Pass{N: n})) }
 
+// paced tells the agent that the pacer before it takes its demand from
+// the room it opens.
+func (m *Member[I]) paced() { m.h.post(pace.In(pace.Paced{})) }
+
 // Close ends the agent's input.
 func (m *Member[I]) Close() { m.h.Close() }
 

@@ -16,6 +16,7 @@ type ports[O any] struct {
 	ended    func()                 // called once, after the agent finished or failed
 	dead     func(agent.DeadLetter) // takes the dead letters; nil drops them
 	reserve  func(n int)            // takes the passes it reserves; nil grants them at once
+	room     func(n int)            // takes the room it opens: demand for the pacer before it; nil drops it
 	grant    func(n int)            // takes the passes it grants the agent after it
 	paced    bool                   // the agent after it reserves passes of it
 	tape     Tape                   // where it records its steps; nil when it records none

@@ -39,6 +39,11 @@ type Inlet struct {
 	// package pace), on its goroutine, for the pacer before it. Nil
 	// grants them at once.
 	Reserve func(n int)
+	// Room takes the room the stage's first agent opens for the items of
+	// the pacer before it (see package pace), on its goroutine: the
+	// pacer's demand, where Demand then only counts the input slots given
+	// back. Nil drops it.
+	Room func(n int)
 	// Record is where the stage's agents record the messages their evolve
 	// takes and the effects it returns; the zero Recording records none.
 	Record Recording
@@ -60,8 +65,10 @@ type Outlet[O any] struct {
 	// Deliver. Nil does nothing.
 	Ended func()
 	// Paced says that whatever takes the values reserves passes of the
-	// stage's last agent, which keeps a pace; Grant takes the passes that
-	// agent grants, on its goroutine.
+	// stage's last agent, which keeps a pace, and gives it demand only for
+	// the items it can start as they come (see package pace): Pull is
+	// then ignored, and the stage starts with no demand. Grant takes the
+	// passes that agent grants, on its goroutine.
 	Paced bool
 	Grant func(n int)
 	// Gather lets the stage's last agent deliver what one round of its
@@ -145,8 +152,10 @@ func (s Stage[I, O]) Zero() bool { return s.start == nil }
 // Link returns a followed by b: the values a's last agent emits are the
 // items b's first agent takes, as much as b's input bound allows, and a's
 // completion closes b. When a's last agent keeps a pace and b's first
-// reserves passes, b's passes come from a's pace: a's last agent grants
-// them, and finishes only after b's first has ended.
+// reserves passes, b's work starts at a's pace: a's last agent has no
+// demand but the room b's first opens for the items it can start as they
+// come, grants the passes b's first reserves, and finishes only after b's
+// first has ended.
 func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 	if a.start == nil || b.start == nil {
 		return Stage[I, O]{}
@@ -167,6 +176,10 @@ func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 					head.pass(n) // the pacer has ended: its pace with it
 				}
 			}
+			// b's input slots count only for its own metrics; the pacer's
+			// demand is the room b opens (see package pace).
+			bin.Demand = func(int) {}
+			bin.Room = func(n int) { (*before.Load()).pullVia(n, head.relayOf()) }
 		}
 		rb, err := b.start(rt, bin, out)
 		if err != nil {
@@ -192,6 +205,8 @@ func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 		before.Store(&last)
 		if paced {
 			head.WhenDone(func() { last.reserve(0, true) })
+			// Now that b's first can reach the pacer, it may open room there.
+			head.paced()
 		}
 		return Run[I]{Head: ra.Head, Members: append(ra.Members, rb.Members...), last: rb.last}, nil
 	}
@@ -227,6 +242,10 @@ func MapIn[I, J, O any](s Stage[J, O], f func(I) (J, error)) Stage[I, O] {
 		}
 		m := r.Head
 		conv := func(v I) (J, error) { return convert(f, v) }
+		giveBack := in.Demand // the demand the items refused took
+		if in.Room != nil {
+			giveBack = in.Room
+		}
 		head := &Member[I]{
 			h:       m.h,
 			refused: m.refused,
@@ -244,7 +263,7 @@ func MapIn[I, J, O any](s Stage[J, O], f func(I) (J, error)) Stage[I, O] {
 				}
 				return m.tryPost(j)
 			},
-			feed: func(items []I, r *relay) { m.feed(admit(items, conv, m.refused, in.Demand), r) },
+			feed: func(items []I, r *relay) { m.feed(admit(items, conv, m.refused, giveBack), r) },
 		}
 		members := append([]Runner{head}, r.Members[1:]...)
 		return Run[I]{Head: head, Members: members, last: r.last}, nil
@@ -333,8 +352,11 @@ func keep[O, P any](dst []P, values []O, f func(O) (P, bool)) (kept []P, decline
 // leave nil.
 func wired[I, V, O any](h *Agent[I, V], in Inlet, out Outlet[O]) ports[O] {
 	p := ports[O]{pull: out.Pull, deliver: out.Deliver, demand: in.Demand, upstream: in.Demand != nil, ended: out.Ended, dead: in.DeadLetters,
-		reserve: in.Reserve, grant: out.Grant, paced: out.Paced, gather: out.Gather, tape: in.Record.open(h.name)}
-	if p.pull < 1 {
+		reserve: in.Reserve, room: in.Room, grant: out.Grant, paced: out.Paced, gather: out.Gather, tape: in.Record.open(h.name)}
+	switch {
+	case out.Paced:
+		p.pull = 0 // its demand is the room the agent after it opens
+	case p.pull < 1:
 		p.pull = agent.Unbounded
 	}
 	if p.deliver == nil {

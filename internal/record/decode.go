@@ -41,7 +41,7 @@ func NewDecoder(base time.Time, takes []agent.Msg) *Decoder {
 // package agent, and those of a chain's pace, which the runtime sends to
 // the agents that keep or spend one.
 var common = []agent.Msg{agent.Close{}, agent.Tick{}, agent.Pull{}, agent.Query{},
-	agent.Event[pace.Reservation]{}, agent.Event[pace.Pass]{}}
+	agent.Event[pace.Reservation]{}, agent.Event[pace.Pass]{}, agent.Event[pace.Paced]{}}
 
 // Message reads a recorded message, stamped with at.
 func (dec *Decoder) Message(raw []byte, at time.Time) (agent.Msg, error) {
