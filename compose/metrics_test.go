@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
@@ -74,6 +75,10 @@ func TestAChainPublishesEveryAgentsStatusAsMetrics(t *testing.T) {
 		require.NoError(t, err)
 		postRange(t, c, 20)
 		synctest.Wait() // two items in flight, the others waiting
+		// An agent publishes at most once a millisecond: a millisecond of
+		// the bubble's clock lets the last rounds' publications out.
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
 
 		var rm metricdata.ResourceMetrics
 		require.NoError(t, reader.Collect(context.Background(), &rm))

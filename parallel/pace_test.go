@@ -184,7 +184,7 @@ func (p *paced) deliver(m agent.Msg) {
 	switch {
 	case after.Queued != 0 && !p.cancelled: // once cancelled, items fail as they can, unstarted
 		p.fail("%d items queued on %T (cancelled %v): behind a pacer each starts as it comes or waits for a pass: %+v before %+v", after.Queued, m, p.cancelled, after, before)
-	case after.Room+after.InFlight+after.Held+after.Retrying > after.Demand:
+	case after.Room+after.InFlight+after.Held+after.Retrying > int(after.Demand):
 		p.fail("room %d, in flight %d, held %d, retrying %d: more than the demand %d", after.Room, after.InFlight, after.Held, after.Retrying, after.Demand)
 	case p.room > p.slots:
 		p.fail("room for %d items with %d input slots free", p.room, p.slots)
