@@ -184,3 +184,24 @@ func TestSharedWorkersSeeTheBacklogInThePacer(t *testing.T) {
 		assert.GreaterOrEqual(t, res.Throughput, 0.95*best.Throughput, "rate %v: the budget against the best static split, %.1f items/s", perSecond, best.Throughput)
 	}
 }
+
+// TestSharedWorkersSeeTheBacklogInThePacerOfAnAdaptiveStage is the same for
+// an adaptive stage, held at the limit the budget sets, after the rate
+// stage.
+func TestSharedWorkersSeeTheBacklogInThePacerOfAnAdaptiveStage(t *testing.T) {
+	r, err := rate.Stage(rate.Config[int]{Rate: 10000, Burst: 10})
+	require.NoError(t, err)
+	a, err := adaptive.Stage(adaptive.Config{Max: 16, Controller: fixed{}, Unordered: true}, identity)
+	require.NoError(t, err)
+	p, err := parallel.Stage(parallel.Config{Limit: 1, MaxBatch: 1, Unordered: true}, identity)
+	require.NoError(t, err)
+	ms := time.Millisecond
+	res, err := sim.Run(sim.Config{Seed: 1, Arrivals: sim.Flood{}, Duration: 5 * time.Second, Every: 10 * ms, Workers: 8,
+		Capacity: []sim.Capacity{nil, sim.Curve{Base: 30 * ms, Knee: 32}, sim.Curve{Base: 10 * ms, Knee: 32}},
+	}, sim.Chain[int, int]{Stage: compose.Pipe3(r, a, p), Limit: limitOf})
+	require.NoError(t, err)
+	require.NoError(t, res.Err)
+	tr := res.Agents[1].Trace
+	assert.GreaterOrEqual(t, tr[len(tr)-1].Limit, 5, "the slow adaptive stage has most of the workers")
+	assert.GreaterOrEqual(t, res.Throughput, 180.0, "6 workers on 30 ms and 2 on 10 ms do 200 items/s; 4 and 4, 133")
+}
