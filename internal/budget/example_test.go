@@ -60,7 +60,8 @@ func ExampleShares() {
 
 // A stage behind a rate stage starts what it takes at once, so its own
 // queue is empty; the 40 items the rate stage holds beyond the 2 the stage
-// has room for wait for it, and count as its queue, up to its bound of 32.
+// has room for wait for it, and count as its queue, up to its own queue's
+// bound: all 40 with a bound of 64, 32 with a bound of 32.
 func ExamplePaced() {
 	stage := budget.Reading{Queued: 0, Busy: 4, Limit: 4}
 	pacer := agent.Load{Queued: 42, Demand: 2}
