@@ -29,7 +29,11 @@ const DefaultWorkersPeriod = budget.DefaultPeriod
 // own: to the stage that would take longest to work through its queue.
 // Ties go to the stage with fewer workers, then to the earlier one.
 //
-// The queue length is the stage's Queued. The service time, the time one
+// The queue length is the stage's Queued. A stage behind a rate stage
+// takes items only as it can start them, so its backlog waits in the rate
+// stage's queue: its queue length counts, besides its own Queued, the
+// items the rate stage holds beyond the room the stage has open (the rate
+// stage's Demand), up to the stage's Queue bound. The service time, the time one
 // worker spends on one item, is read from the stage's counters by Little's
 // law: the workers busy (a parallel or adaptive stage's Batches, the mean
 // of two statuses) times the period, divided by the items done in it; it
@@ -42,7 +46,8 @@ const DefaultWorkersPeriod = budget.DefaultPeriod
 // Start returns an [ErrConfig] when n is below the number of stages that
 // share workers (each keeps one), or when the chain has none. The chain's
 // Wait and Stop wait for the goroutine that shares the workers; it costs
-// one Status round trip per sharing stage per period.
+// one Status round trip per sharing stage per period, and one more for
+// each rate stage in front of one.
 func WithWorkers(n int) Option {
 	return func(opts *options) { opts.workers, opts.shared = n, true }
 }
@@ -54,10 +59,19 @@ func WithWorkersPeriod(d time.Duration) Option {
 	return func(opts *options) { opts.period = d }
 }
 
+// sharer is how a stage shares the workers: its Share, and, for a stage
+// behind a pacer, the pacer's position and the bound of the stage's queue,
+// for budget.Paced.
+type sharer struct {
+	share *budget.Share
+	pacer int // -1 for none
+	queue int
+}
+
 // checkWorkers reports what makes the workers o asks for unusable in the
 // chain plan describes, and returns the positions of the stages that share
 // them, with how each does.
-func (o options) checkWorkers(plan func() core.Plan) (at []int, sharing []*budget.Share, err error) {
+func (o options) checkWorkers(plan func() core.Plan) (at []int, sharing []sharer, err error) {
 	switch {
 	case o.period < 0:
 		return nil, nil, invalid("workers period must not be negative, got %v", o.period)
@@ -66,10 +80,16 @@ func (o options) checkWorkers(plan func() core.Plan) (at []int, sharing []*budge
 	case !o.shared:
 		return nil, nil, nil
 	}
-	for i, a := range plan().Agents {
-		if a.Share != nil {
-			at, sharing = append(at, i), append(sharing, a.Share)
+	agents := plan().Agents
+	for i, a := range agents {
+		if a.Share == nil {
+			continue
 		}
+		s := sharer{share: a.Share, pacer: -1, queue: a.Queue}
+		if i > 0 && agents[i-1].Paces && a.Reserves {
+			s.pacer = i - 1
+		}
+		at, sharing = append(at, i), append(sharing, s)
 	}
 	switch {
 	case len(at) == 0:
@@ -88,8 +108,9 @@ type workers struct {
 	period    time.Duration
 	clock     bridge.Clock
 	log       zerolog.Logger
-	members   []core.Runner   // the stages that share the workers
-	sharing   []*budget.Share // how each does
+	members   []core.Runner // the stages that share the workers
+	pacers    []core.Runner // the pacer before each, or nil
+	sharing   []sharer      // how each does
 	estimates []budget.Estimate
 	shares    []int
 	ctx       context.Context // ends when the chain is stopped
@@ -101,14 +122,18 @@ type workers struct {
 // startWorkers splits n workers evenly among the members at the positions
 // at, which share them as sharing says, and starts the goroutine that
 // shares them again every period until done is closed or halt is called.
-func startWorkers(o options, rt *bridge.Parts, log zerolog.Logger, members []core.Runner, at []int, sharing []*budget.Share, done <-chan struct{}) *workers {
+func startWorkers(o options, rt *bridge.Parts, log zerolog.Logger, members []core.Runner, at []int, sharing []sharer, done <-chan struct{}) *workers {
 	w := &workers{n: o.workers, period: o.period, clock: rt.Clock, log: log, sharing: sharing,
 		estimates: make([]budget.Estimate, len(at)), done: done, exited: make(chan struct{})}
 	if w.period == 0 {
 		w.period = DefaultWorkersPeriod
 	}
-	for _, i := range at {
+	w.pacers = make([]core.Runner, len(at))
+	for j, i := range at {
 		w.members = append(w.members, members[i])
+		if p := sharing[j].pacer; p >= 0 {
+			w.pacers[j] = members[p]
+		}
 	}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.shares = budget.Allocate(w.n, make([]budget.Demand, len(at)))
@@ -140,8 +165,9 @@ func (w *workers) loop() {
 	}
 }
 
-// reallocate asks each stage for its status, shares the workers by
-// budget.Allocate, and sets the limit of each stage whose share differs
+// reallocate asks each stage for its status (and the pacer before it, if
+// any, for its Load: budget.Paced), shares the workers by budget.Allocate,
+// and sets the limit of each stage whose share differs
 // from its limit. It gives up for this period if a status cannot be had.
 func (w *workers) reallocate() {
 	demand := make([]budget.Demand, len(w.members))
@@ -151,7 +177,7 @@ func (w *workers) reallocate() {
 		if err != nil {
 			return
 		}
-		r := w.sharing[i].Read(w.clock.Now(), st)
+		r := w.read(i, st)
 		w.estimates[i] = w.estimates[i].Observe(r)
 		demand[i], limits[i] = w.estimates[i].Demand(), r.Limit
 	}
@@ -167,10 +193,26 @@ func (w *workers) reallocate() {
 	}
 }
 
+// read returns what the i-th sharing stage's status st tells the budget,
+// with the items that wait for it in the pacer before it, if any. A pacer
+// whose status cannot be had holds none.
+func (w *workers) read(i int, st any) budget.Reading {
+	s := w.sharing[i]
+	r := s.share.Read(w.clock.Now(), st)
+	if w.pacers[i] == nil {
+		return r
+	}
+	_, load, err := w.pacers[i].Status(w.ctx)
+	if err != nil {
+		return r
+	}
+	return budget.Paced(r, load, s.queue)
+}
+
 // set sets the limit of the i-th sharing stage to n. A stage that has ended
 // needs no workers: the agent.ErrClosed that says so is ignored.
 func (w *workers) set(i, n int) {
-	_ = core.Adjust(w.members[i], w.sharing[i].Limit(w.clock.Now(), n))
+	_ = core.Adjust(w.members[i], w.sharing[i].share.Limit(w.clock.Now(), n))
 }
 
 // halt stops the sharing without waiting.

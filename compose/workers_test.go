@@ -216,3 +216,29 @@ func (f fixed) Observe(s adaptive.Sample, _ *rand.Rand) (adaptive.Controller, in
 }
 
 func (fixed) View() adaptive.View { return adaptive.View{Phase: "fixed"} }
+
+func TestSharedWorkersSeeTheBacklogWaitingInARateStage(t *testing.T) {
+	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
+		r, err := rate.Stage(rate.Config[int]{Rate: 10000, Burst: 10})
+		require.NoError(t, err)
+		s := stagesTaking(t, nil, 30*time.Millisecond, time.Millisecond)
+		var got int
+		c, err := compose.Start(rt, compose.Pipe3(r, s[0], s[1]), func(int) { got++ }, compose.WithWorkers(8))
+		require.NoError(t, err)
+		const n = 1000
+		go func() {
+			for i := range n {
+				if c.Post(context.Background(), i) != nil {
+					return
+				}
+			}
+			c.Close()
+		}()
+		time.Sleep(time.Second)
+		shares := limits(t, c)
+		assert.Equal(t, 8, sum(shares))
+		assert.GreaterOrEqual(t, shares[0], 6, "the slow stage, whose backlog waits in the rate stage, has most of the workers: %v", shares)
+		require.NoError(t, c.Wait(context.Background()))
+		assert.Equal(t, n, got)
+	})
+}

@@ -80,8 +80,9 @@ func (r *runner) startWorkers() {
 	r.reallocate()
 }
 
-// reallocate reads the status of each agent of the budget, shares the
-// workers by budget.Allocate, sets the limit of each agent whose share
+// reallocate reads the status of each agent of the budget (with, for one
+// behind a pacer, the items waiting for it there: budget.Paced), shares
+// the workers by budget.Allocate, sets the limit of each agent whose share
 // differs from its limit, and schedules the next reallocation.
 func (r *runner) reallocate() {
 	w, at := r.workers, r.at()
@@ -89,6 +90,10 @@ func (r *runner) reallocate() {
 	for j, i := range w.agents {
 		st, _ := r.agents[i].m.Status(at)
 		rd := r.agents[i].Share.Read(at, st)
+		if i > 0 && r.agents[i-1].paces {
+			pst, _ := r.agents[i-1].m.Status(at)
+			rd = budget.Paced(rd, core.LoadOf(pst), r.agents[i].Queue)
+		}
 		w.estimates[j] = w.estimates[j].Observe(rd)
 		w.demand[j], limits[j] = w.estimates[j].Demand(), rd.Limit
 	}

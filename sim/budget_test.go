@@ -142,3 +142,66 @@ func (f fixed) Observe(s adaptive.Sample, _ *rand.Rand) (adaptive.Controller, in
 }
 
 func (fixed) View() adaptive.View { return adaptive.View{Phase: "fixed"} }
+
+// pacedPair is a rate stage of perSecond, then two parallel stages at the
+// limits given.
+func pacedPair(t *testing.T, perSecond float64, first, second int) agent.Stage[int, int] {
+	t.Helper()
+	r, err := rate.Stage(rate.Config[int]{Rate: perSecond, Burst: 10})
+	require.NoError(t, err)
+	p1, err := parallel.Stage(parallel.Config{Limit: first, MaxBatch: 1, Unordered: true}, identity)
+	require.NoError(t, err)
+	p2, err := parallel.Stage(parallel.Config{Limit: second, MaxBatch: 1, Unordered: true}, identity)
+	require.NoError(t, err)
+	return compose.Pipe3(r, p1, p2)
+}
+
+// TestSharedWorkersSeeTheBacklogInThePacer runs a flood through a rate
+// stage, then a parallel stage whose work takes 30 ms and one whose work
+// takes 10 ms, sharing 8 workers. The stage after the rate stage takes
+// items only as it can start them, so its backlog waits in the rate
+// stage's queue: the budget counts it there, and the slow stage gets the
+// workers of the best static split, 6/2, whether the rate is far above
+// what the workers can do or close to it.
+func TestSharedWorkersSeeTheBacklogInThePacer(t *testing.T) {
+	ms := time.Millisecond
+	for _, perSecond := range []float64{10000, 150} {
+		cfg := sim.Config{Seed: 1, Arrivals: sim.Flood{}, Duration: 10 * time.Second, Every: 10 * ms,
+			Capacity: []sim.Capacity{nil, sim.Curve{Base: 30 * ms, Knee: 32}, sim.Curve{Base: 10 * ms, Knee: 32}}}
+		best, err := sim.Run(cfg, sim.Chain[int, int]{Stage: pacedPair(t, perSecond, 6, 2)})
+		require.NoError(t, err)
+		cfg.Workers = 8
+		res, err := sim.Run(cfg, sim.Chain[int, int]{Stage: pacedPair(t, perSecond, 1, 1), Limit: limitOf})
+		require.NoError(t, err)
+		require.NoError(t, res.Err)
+		tr := res.Agents[1].Trace
+		held := 0
+		for _, s := range tr[len(tr)/2:] {
+			held += s.Limit
+		}
+		mean := float64(held) / float64(len(tr)-len(tr)/2)
+		assert.GreaterOrEqual(t, mean, 5.5, "rate %v: the slow stage's mean share", perSecond)
+		assert.GreaterOrEqual(t, res.Throughput, 0.95*best.Throughput, "rate %v: the budget against the best static split, %.1f items/s", perSecond, best.Throughput)
+	}
+}
+
+// TestSharedWorkersSeeTheBacklogInThePacerOfAnAdaptiveStage is the same for
+// an adaptive stage, held at the limit the budget sets, after the rate
+// stage.
+func TestSharedWorkersSeeTheBacklogInThePacerOfAnAdaptiveStage(t *testing.T) {
+	r, err := rate.Stage(rate.Config[int]{Rate: 10000, Burst: 10})
+	require.NoError(t, err)
+	a, err := adaptive.Stage(adaptive.Config{Max: 16, Controller: fixed{}, Unordered: true}, identity)
+	require.NoError(t, err)
+	p, err := parallel.Stage(parallel.Config{Limit: 1, MaxBatch: 1, Unordered: true}, identity)
+	require.NoError(t, err)
+	ms := time.Millisecond
+	res, err := sim.Run(sim.Config{Seed: 1, Arrivals: sim.Flood{}, Duration: 5 * time.Second, Every: 10 * ms, Workers: 8,
+		Capacity: []sim.Capacity{nil, sim.Curve{Base: 30 * ms, Knee: 32}, sim.Curve{Base: 10 * ms, Knee: 32}},
+	}, sim.Chain[int, int]{Stage: compose.Pipe3(r, a, p), Limit: limitOf})
+	require.NoError(t, err)
+	require.NoError(t, res.Err)
+	tr := res.Agents[1].Trace
+	assert.GreaterOrEqual(t, tr[len(tr)-1].Limit, 5, "the slow adaptive stage has most of the workers")
+	assert.GreaterOrEqual(t, res.Throughput, 180.0, "6 workers on 30 ms and 2 on 10 ms do 200 items/s; 4 and 4, 133")
+}

@@ -47,8 +47,10 @@ type Config struct {
 	// share that many, as compose.WithWorkers does: at the start they are
 	// split evenly, and every WorkersPeriod (0 means
 	// [DefaultWorkersPeriod]) reallocated by the highest-averages rule
-	// over each agent's queue times its service time, each agent's limit
-	// set to its share. It must be at least the number of those agents.
+	// over each agent's queue times its service time (the queue of an
+	// agent behind a rate stage counting what waits for it there), each
+	// agent's limit set to its share. It must be at least the number of
+	// those agents.
 	Workers       int
 	WorkersPeriod time.Duration
 }

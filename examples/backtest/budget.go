@@ -15,6 +15,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
+	ratestage "github.com/evolvekit/evolve/rate"
 	"github.com/evolvekit/evolve/sim"
 )
 
@@ -33,6 +34,11 @@ type budgetScenario struct {
 	// judged against the equal split there, and against the best static
 	// split in the steady scenarios.
 	moving bool
+	// rate, when above 0, puts a rate stage of that many items a second
+	// in front of the three, with a burst of 10: the first stage then
+	// takes items only as it can start them, and its backlog waits in the
+	// rate stage's queue.
+	rate float64
 }
 
 // budgetScenarios returns the budget scenarios, each lasting scale times
@@ -64,6 +70,11 @@ func budgetScenarios(scale float64) []budgetScenario {
 				step(d/2, linear(5*ms), linear(40*ms))}},
 		// The bottleneck moves from the first stage to the second, then to
 		// the third.
+		// A rate stage in front of stages of 30, 10 and 20 ms, which
+		// the equal split holds below the rate and the best one does not:
+		// the first stage's backlog waits in the rate stage.
+		{name: "paced", duration: d, rate: 180,
+			capacity: [3]sim.Capacity{linear(30 * ms), linear(10 * ms), linear(20 * ms)}},
 		{name: "rotate", duration: d, moving: true,
 			capacity: [3]sim.Capacity{
 				step(d/3, noisy(linear(40*ms)), noisy(linear(5*ms))),
@@ -107,7 +118,8 @@ func (o budgetOutcome) String() string {
 //	scenario=NAME budget=THROUGHPUT best-static=SPLIT:THROUGHPUT equal=THROUGHPUT ratio-best=PCT gain-equal=PCT
 //
 // With plotDir it writes plotDir/budget-NAME.png for each: each stage's
-// workers over time under the budget, and the items queued for each.
+// workers over time under the budget, and the items queued for each (in
+// its own queue: not those waiting in a rate stage in front).
 func budgetReport(w io.Writer, seed uint64, scale float64, plotDir string) error {
 	outcomes, err := budgetBacktest(budgetScenarios(scale), seed)
 	if err != nil {
@@ -202,12 +214,20 @@ func runSplit(sc budgetScenario, seed uint64, split []int) (*sim.Result, error) 
 		}
 		stages[i] = s
 	}
-	cfg := sim.Config{Seed: seed, Capacity: sc.capacity[:], Arrivals: sim.Flood{}, Duration: sc.duration}
+	chain, capacity := compose.Pipe3(stages[0], stages[1], stages[2]), sc.capacity[:]
+	if sc.rate > 0 {
+		pace, err := ratestage.Stage(ratestage.Config[int]{Rate: sc.rate, Burst: 10})
+		if err != nil {
+			return nil, err
+		}
+		chain, capacity = compose.Pipe2(pace, chain), append([]sim.Capacity{nil}, capacity...)
+	}
+	cfg := sim.Config{Seed: seed, Capacity: capacity, Arrivals: sim.Flood{}, Duration: sc.duration}
 	if split == nil {
 		cfg.Workers, cfg.Every = budgetWorkers, budgetEvery
 	}
 	return sim.Run(cfg, sim.Chain[int, int]{
-		Stage: compose.Pipe3(stages[0], stages[1], stages[2]),
+		Stage: chain,
 		Limit: func(st any) int {
 			p, _ := st.(parallel.Status)
 			return p.Limit
@@ -225,12 +245,14 @@ func drawBudget(o budgetOutcome, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	top, err := stagePanel(o.sc.name+": workers (budget of "+fmt.Sprint(budgetWorkers)+")", "workers", o.budget,
+	stages := *o.budget // the three stages, without a rate stage in front
+	stages.Agents = stages.Agents[len(stages.Agents)-len(o.sc.capacity):]
+	top, err := stagePanel(o.sc.name+": workers (budget of "+fmt.Sprint(budgetWorkers)+")", "workers", &stages,
 		func(s sim.Sample) float64 { return float64(s.Limit) })
 	if err != nil {
 		return err
 	}
-	bottom, err := stagePanel(o.sc.name+": items queued", "queued", o.budget,
+	bottom, err := stagePanel(o.sc.name+": items queued", "queued", &stages,
 		func(s sim.Sample) float64 { return float64(s.Queued) })
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/budget"
 )
 
@@ -55,4 +56,15 @@ func ExampleShares() {
 	// Output:
 	// 7 2 30 2
 	// {At:2026-01-01 00:00:00 +0000 UTC Value:5}
+}
+
+// A stage behind a rate stage starts what it takes at once, so its own
+// queue is empty; the 40 items the rate stage holds beyond the 2 the stage
+// has room for wait for it, and count as its queue, up to its own queue's
+// bound: all 40 with a bound of 64, 32 with a bound of 32.
+func ExamplePaced() {
+	stage := budget.Reading{Queued: 0, Busy: 4, Limit: 4}
+	pacer := agent.Load{Queued: 42, Demand: 2}
+	fmt.Println(budget.Paced(stage, pacer, 64).Queued, budget.Paced(stage, pacer, 32).Queued)
+	// Output: 40 32
 }
