@@ -68,6 +68,7 @@ func (p Agent[S, In, Out, R, V]) Stage() agent.Stage[In, Out] {
 // spec is the agent's spec: its Start effects carry a batch of items, whose
 // ID is the input position of the first.
 func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
+	free := newSpares[R]()
 	return core.Spec[S, []In, []R, R]{
 		Name:        p.Name,
 		State:       p.State,
@@ -79,16 +80,19 @@ func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		Share:       p.Share,
 		Takes:       p.Takes,
 		Work: func(ctx context.Context, seq uint64, items []In) ([]R, error) {
-			return p.run(ctx, seq, items), nil
+			return p.run(ctx, seq, items, free.get(len(items))), nil
 		},
+		// The parallel and adaptive agents' evolve keeps no Done's results
+		// and emits them in its round only, so their slices are reused.
+		Recycle: free.put,
 	}
 }
 
 // run does the work on each item in turn and returns one result per item,
-// in order. A panic fails its item alone, with an *agent.PanicError. Once
-// ctx has ended, the items not yet begun fail with its cause.
-func (p Agent[S, In, Out, R, V]) run(ctx context.Context, seq uint64, items []In) []R {
-	out := make([]R, len(items))
+// in order, in out, which holds one per item. A panic fails its item
+// alone, with an *agent.PanicError. Once ctx has ended, the items not yet
+// begun fail with its cause.
+func (p Agent[S, In, Out, R, V]) run(ctx context.Context, seq uint64, items []In, out []R) []R {
 	for i := 0; i < len(items); i++ {
 		if err := p.runFrom(ctx, seq, items, out, &i); err != nil {
 			var zero Out

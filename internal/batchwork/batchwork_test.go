@@ -46,7 +46,7 @@ func TestRunWorksOnEachItemInTurn(t *testing.T) {
 		}
 		return 10 * v, nil
 	})
-	rs := p.run(context.Background(), 7, []int{1, 2, 3, 4})
+	rs := runAll(p, context.Background(), 7, []int{1, 2, 3, 4})
 	assert.Equal(t, []int{1, 2, 3, 4}, order, "a panic fails its item alone")
 	require.Len(t, rs, 4)
 	assert.Equal(t, result{Seq: 7, Value: 10}, rs[0])
@@ -70,13 +70,13 @@ func TestItemsNotBegunOnceCancelledFailWithTheCause(t *testing.T) {
 		cancel(doomed)
 		return v, nil
 	})
-	rs := p.run(ctx, 0, []int{1, 2, 3})
+	rs := runAll(p, ctx, 0, []int{1, 2, 3})
 	assert.Equal(t, []int{1}, began)
 	assert.Equal(t, []result{{Seq: 0, Value: 1}, {Seq: 1, Err: doomed}, {Seq: 2, Err: doomed}}, rs,
 		"the item that had begun keeps what its work returned")
 
 	began = nil
-	rs = p.run(ctx, 5, []int{6})
+	rs = runAll(p, ctx, 5, []int{6})
 	assert.Empty(t, began, "a batch handed over after the cancellation begins nothing")
 	assert.Equal(t, []result{{Seq: 5, Err: doomed}}, rs)
 }
@@ -88,7 +88,7 @@ func TestEachItemHasItsOwnTimeout(t *testing.T) {
 			return v, nil
 		})
 		start := time.Now()
-		rs := p.run(context.Background(), 0, []int{0, 1, 2})
+		rs := runAll(p, context.Background(), 0, []int{0, 1, 2})
 		assert.Equal(t, []result{{Seq: 0, Value: 0}, {Seq: 1, Value: 1}, {Seq: 2, Value: 2}}, rs,
 			"the batch took 180ms, each item 60ms of its 100ms")
 		assert.Equal(t, 180*time.Millisecond, time.Since(start))
@@ -120,7 +120,7 @@ func TestWorkThatRunsPastItsTimeoutFails(t *testing.T) {
 			}
 		})
 		start := time.Now()
-		rs := p.run(context.Background(), 0, []int{0, 1, 2, 3, 4})
+		rs := runAll(p, context.Background(), 0, []int{0, 1, 2, 3, 4})
 		assert.Equal(t, result{Seq: 0, Value: 10}, rs[0])
 		assert.Equal(t, start.Add(199*time.Millisecond), deadline, "item 1's deadline counts from its own start")
 
@@ -149,7 +149,7 @@ func TestWorkThatRunsPastItsTimeoutFailsThoughTheBatchIsCancelledAfter(t *testin
 			cancel(doomed) // say another item failed, under CancelOnError
 			return v, nil
 		})
-		rs := p.run(ctx, 0, []int{1})
+		rs := runAll(p, ctx, 0, []int{1})
 		assert.ErrorIs(t, rs[0].Err, context.DeadlineExceeded, "its deadline passed before the cancellation")
 	})
 }
@@ -165,7 +165,17 @@ func TestWorkCancelledBeforeItsTimeoutKeepsItsOwnResult(t *testing.T) {
 			time.Sleep(100 * time.Millisecond) // returns past the deadline, cancelled before it
 			return v, context.Cause(ctx)
 		})
-		rs := p.run(ctx, 0, []int{1})
+		rs := runAll(p, ctx, 0, []int{1})
 		assert.Equal(t, []result{{Seq: 0, Value: 1, Err: doomed}}, rs, "a cancellation is not a timeout")
 	})
+}
+
+// runAll runs items as a Start of p's agent does, on a result slice its
+// spares give.
+func runAll(p Agent[struct{}, int, int, result, struct{}], ctx context.Context, seq uint64, items []int) []result {
+	rs, err := p.spec().Work(ctx, seq, items)
+	if err != nil {
+		panic(err)
+	}
+	return rs
 }

@@ -177,6 +177,7 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 			c.step(agent.Input[I]{At: now, Items: items[next:]})
 		}
 		c.flush() // before the items are reused: an agent may emit them as they came
+		c.recycle(results)
 		clear(others)
 		clear(results)
 		clear(items)
@@ -187,6 +188,17 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		}
 	}
 	return c.h.relay.handOver(woke), pauseMore
+}
+
+// recycle hands the results of the round's Dones back to the spec's
+// Recycle, if it has one and the agent does not record its steps.
+func (c *cell[S, I, W, R, O, V]) recycle(results []agent.Done[R]) {
+	if c.spec.Recycle == nil || c.ports.tape != nil {
+		return
+	}
+	for _, d := range results {
+		c.spec.Recycle(d.Result)
+	}
 }
 
 // receive hands evolve one of the inbox's other messages.
