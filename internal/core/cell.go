@@ -353,6 +353,10 @@ func (c *cell[S, I, W, R, O, V]) start(s agent.Start[W]) {
 		c.fail(fmt.Errorf("agent %s: evolve asked to start work, but the agent has none", c.spec.Name))
 		return
 	}
+	if c.spec.Inline {
+		c.runInline(s)
+		return
+	}
 	select {
 	case c.crew.jobs <- s:
 		return
