@@ -22,9 +22,9 @@ type result struct {
 	Err   error
 }
 
-// runner returns an Agent that runs work, with the given timeout, and makes
+// testAgent returns an Agent that runs work, with the given timeout, and makes
 // results of type result.
-func runner(timeout time.Duration, work func(context.Context, int) (int, error)) Agent[struct{}, int, int, result, struct{}] {
+func testAgent(timeout time.Duration, work func(context.Context, int) (int, error)) Agent[struct{}, int, int, result, struct{}] {
 	return Agent[struct{}, int, int, result, struct{}]{
 		Name:    "test",
 		Work:    work,
@@ -36,7 +36,7 @@ func runner(timeout time.Duration, work func(context.Context, int) (int, error))
 
 func TestRunWorksOnEachItemInTurn(t *testing.T) {
 	var order []int
-	p := runner(0, func(_ context.Context, v int) (int, error) {
+	p := testAgent(0, func(_ context.Context, v int) (int, error) {
 		order = append(order, v)
 		switch v {
 		case 2:
@@ -65,7 +65,7 @@ func TestItemsNotBegunOnceCancelledFailWithTheCause(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	var began []int
-	p := runner(0, func(_ context.Context, v int) (int, error) {
+	p := testAgent(0, func(_ context.Context, v int) (int, error) {
 		began = append(began, v)
 		cancel(doomed)
 		return v, nil
@@ -83,7 +83,7 @@ func TestItemsNotBegunOnceCancelledFailWithTheCause(t *testing.T) {
 
 func TestEachItemHasItsOwnTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := runner(100*time.Millisecond, func(_ context.Context, v int) (int, error) {
+		p := testAgent(100*time.Millisecond, func(_ context.Context, v int) (int, error) {
 			time.Sleep(60 * time.Millisecond)
 			return v, nil
 		})
@@ -99,7 +99,7 @@ func TestWorkThatRunsPastItsTimeoutFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		broke := errors.New("broke")
 		var deadline time.Time
-		p := runner(100*time.Millisecond, func(ctx context.Context, v int) (int, error) {
+		p := testAgent(100*time.Millisecond, func(ctx context.Context, v int) (int, error) {
 			switch v {
 			case 0: // in time
 				time.Sleep(99 * time.Millisecond)
@@ -144,7 +144,7 @@ func TestWorkThatRunsPastItsTimeoutFailsThoughTheBatchIsCancelledAfter(t *testin
 		doomed := errors.New("doomed")
 		ctx, cancel := context.WithCancelCause(context.Background())
 		defer cancel(nil)
-		p := runner(100*time.Millisecond, func(_ context.Context, v int) (int, error) {
+		p := testAgent(100*time.Millisecond, func(_ context.Context, v int) (int, error) {
 			time.Sleep(150 * time.Millisecond)
 			cancel(doomed) // say another item failed, under CancelOnError
 			return v, nil
@@ -159,7 +159,7 @@ func TestWorkCancelledBeforeItsTimeoutKeepsItsOwnResult(t *testing.T) {
 		doomed := errors.New("doomed")
 		ctx, cancel := context.WithCancelCause(context.Background())
 		defer cancel(nil)
-		p := runner(100*time.Millisecond, func(ctx context.Context, v int) (int, error) {
+		p := testAgent(100*time.Millisecond, func(ctx context.Context, v int) (int, error) {
 			time.Sleep(50 * time.Millisecond)
 			cancel(doomed)
 			time.Sleep(100 * time.Millisecond) // returns past the deadline, cancelled before it

@@ -33,7 +33,7 @@ func TestSparesMakeASliceWhenNoneFits(t *testing.T) {
 }
 
 func TestSpecRecyclesResultsForTheNextBatch(t *testing.T) {
-	p := runner(0, func(_ context.Context, v int) (int, error) { return v + 1, nil })
+	p := testAgent(0, func(_ context.Context, v int) (int, error) { return v + 1, nil })
 	sp := p.spec()
 	first, err := sp.Work(context.Background(), 0, []int{1, 2})
 	assert.NoError(t, err)

@@ -108,3 +108,36 @@ func TestRecycleTakesEachResultBackOnceDelivered(t *testing.T) {
 	assert.Len(t, seen, 2*n)
 	assert.Equal(t, n, back, "every result is taken back once")
 }
+
+// startFirst starts work 100 as it starts, before any item comes, then
+// runs items as poolEvolve does.
+func startFirst(s pool, m agent.Msg) (pool, []agent.Effect) {
+	if _, ok := m.(agent.Pull); ok && s.nextID == 0 {
+		s.running, s.nextID = 1, 1
+		return s, []agent.Effect{agent.Start[int]{ID: 0, Work: 100}}
+	}
+	return poolEvolve(s, m)
+}
+
+func TestInlineWorkRunsWithNoWorker(t *testing.T) {
+	rt := agent.NewRuntime()
+	defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
+	var got []int
+	h, err := Spawn[int, struct{}](rt, Spec[pool, int, int, int]{
+		Name: "inline", Evolve: startFirst, Queue: 4, Inline: true,
+		Work: func(_ context.Context, _ uint64, v int) (int, error) { return v * 2, nil },
+	}, func(v int) { got = append(got, v) })
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 50 {
+		require.NoError(t, h.Post(ctx, i))
+	}
+	h.Close()
+	require.NoError(t, h.Wait(ctx))
+	want := []int{200}
+	for i := range 50 {
+		want = append(want, 2*i)
+	}
+	assert.Equal(t, want, got, "the work started as the actor starts is taken in too, and every item's in order")
+	assert.Zero(t, WorkersForTest(h), "no worker started")
+}
