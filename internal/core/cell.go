@@ -87,6 +87,7 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 		c.woke = runRelayed(c.woke)
 	case *actor.Started:
 		now := c.h.rt.Clock.Now()
+		c.now = now
 		if c.ports.pull > 0 {
 			c.step(agent.Pull{At: now, N: c.ports.pull})
 		}
@@ -154,6 +155,7 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		in.mu.Unlock()
 
 		now := c.h.rt.Clock.Now()
+		c.now = now
 		if pull > 0 {
 			c.step(agent.Pull{At: now, N: pull})
 		}
@@ -256,7 +258,7 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 	case agent.Start[W]:
 		c.start(e)
 	case agent.Demand:
-		c.left(e.N)
+		c.left(e.N, c.now)
 		c.ports.demand(e.N)
 	case agent.Timer:
 		c.arm(e)
