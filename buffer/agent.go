@@ -68,9 +68,11 @@ func Stage[T any](cfg Config[T], flush Flush[T]) (agent.Stage[T, []T], error) {
 // spec describes the agent cfg (with its defaults filled in) and flush
 // make. A nil flush still runs as work that does nothing, so that a batch
 // is passed on in the same order, and under the same bounds, as a written
-// one.
+// one; that work runs inline, on the agent's goroutine, with no worker to
+// hand each batch to.
 func spec[T any](cfg Config[T], flush Flush[T]) core.Spec[State[T], []T, struct{}, []T] {
-	if flush == nil {
+	inline := flush == nil
+	if inline {
 		flush = func(context.Context, []T) error { return nil }
 	}
 	s, _ := NewState(cfg)
@@ -79,6 +81,7 @@ func spec[T any](cfg Config[T], flush Flush[T]) core.Spec[State[T], []T, struct{
 		State:  s,
 		Evolve: Evolve[T],
 		Queue:  cfg.Queue,
+		Inline: inline,
 		// The dead letters of failed flushes.
 		DeadLetters: cfg.DeadLetters,
 		Work: func(ctx context.Context, _ uint64, b []T) (struct{}, error) {

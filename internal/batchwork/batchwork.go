@@ -68,6 +68,7 @@ func (p Agent[S, In, Out, R, V]) Stage() agent.Stage[In, Out] {
 // spec is the agent's spec: its Start effects carry a batch of items, whose
 // ID is the input position of the first.
 func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
+	free, r := newSpares[R](), p.runner()
 	return core.Spec[S, []In, []R, R]{
 		Name:        p.Name,
 		State:       p.State,
@@ -79,20 +80,37 @@ func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		Share:       p.Share,
 		Takes:       p.Takes,
 		Work: func(ctx context.Context, seq uint64, items []In) ([]R, error) {
-			return p.run(ctx, seq, items), nil
+			return r.run(ctx, seq, items, free.get(len(items))), nil
 		},
+		// The parallel and adaptive agents' evolve keeps no Done's results
+		// and emits them in its round only, so their slices are reused.
+		Recycle: free.put,
 	}
 }
 
+// runner is what the work on a batch needs of an Agent: a pointer to it
+// is handed from item to item, not the Agent and its State.
+type runner[In, Out, R any] struct {
+	name    string
+	work    func(ctx context.Context, in In) (Out, error)
+	timeout time.Duration
+	result  func(seq uint64, v Out, err error) R
+}
+
+// runner returns the runner of p's work.
+func (p Agent[S, In, Out, R, V]) runner() *runner[In, Out, R] {
+	return &runner[In, Out, R]{name: p.Name, work: p.Work, timeout: p.Timeout, result: p.Result}
+}
+
 // run does the work on each item in turn and returns one result per item,
-// in order. A panic fails its item alone, with an *agent.PanicError. Once
-// ctx has ended, the items not yet begun fail with its cause.
-func (p Agent[S, In, Out, R, V]) run(ctx context.Context, seq uint64, items []In) []R {
-	out := make([]R, len(items))
+// in order, in out, which holds one per item. A panic fails its item
+// alone, with an *agent.PanicError. Once ctx has ended, the items not yet
+// begun fail with its cause.
+func (r *runner[In, Out, R]) run(ctx context.Context, seq uint64, items []In, out []R) []R {
 	for i := 0; i < len(items); i++ {
-		if err := p.runFrom(ctx, seq, items, out, &i); err != nil {
+		if err := r.runFrom(ctx, seq, items, out, &i); err != nil {
 			var zero Out
-			out[i] = p.Result(seq+uint64(i), zero, err)
+			out[i] = r.result(seq+uint64(i), zero, err)
 		}
 	}
 	return out
@@ -102,7 +120,7 @@ func (p Agent[S, In, Out, R, V]) run(ctx context.Context, seq uint64, items []In
 // out, until the last, or until an item's work panics: it then returns the
 // panic as an error, *i at that item. So a batch pays for one deferred
 // recover, not one per item.
-func (p Agent[S, In, Out, R, V]) runFrom(ctx context.Context, seq uint64, items []In, out []R, i *int) (err error) {
+func (r *runner[In, Out, R]) runFrom(ctx context.Context, seq uint64, items []In, out []R, i *int) (err error) {
 	defer safe.Recover(&err)
 	done := ctx.Done()
 	for ; *i < len(items); *i++ {
@@ -110,29 +128,32 @@ func (p Agent[S, In, Out, R, V]) runFrom(ctx context.Context, seq uint64, items 
 		select {
 		case <-done:
 			var zero Out
-			out[*i] = p.Result(at, zero, context.Cause(ctx))
+			out[*i] = r.result(at, zero, context.Cause(ctx))
 			continue
 		default:
 		}
-		v, err := p.one(ctx, at, items[*i])
-		out[*i] = p.Result(at, v, err)
+		var v Out
+		var err error
+		if r.timeout <= 0 {
+			v, err = r.work(ctx, items[*i])
+		} else {
+			v, err = r.timed(ctx, at, items[*i])
+		}
+		out[*i] = r.result(at, v, err)
 	}
 	return nil
 }
 
-// one does the work on the item at seq, within its timeout. The item ran
+// timed does the work on the item at seq, within the timeout. The item ran
 // past its timeout when its deadline passed before the work returned and
 // before ctx ended; it then fails with an error that Is
 // context.DeadlineExceeded, joined to the work's own error, unless that
 // already says so.
-func (p Agent[S, In, Out, R, V]) one(ctx context.Context, seq uint64, in In) (Out, error) {
-	if p.Timeout <= 0 {
-		return p.Work(ctx, in)
-	}
-	late := &lateError{name: p.Name, seq: seq, timeout: p.Timeout}
-	ictx, cancel := context.WithTimeoutCause(ctx, p.Timeout, late)
+func (r *runner[In, Out, R]) timed(ctx context.Context, seq uint64, in In) (Out, error) {
+	late := &lateError{name: r.name, seq: seq, timeout: r.timeout}
+	ictx, cancel := context.WithTimeoutCause(ctx, r.timeout, late)
 	defer cancel() // when the work panics
-	v, err := p.Work(ictx, in)
+	v, err := r.work(ictx, in)
 	cancel() // settles the cause: late only if the deadline came first
 	if context.Cause(ictx) != error(late) || errors.Is(err, context.DeadlineExceeded) {
 		return v, err

@@ -22,9 +22,9 @@ type result struct {
 	Err   error
 }
 
-// runner returns an Agent that runs work, with the given timeout, and makes
+// testAgent returns an Agent that runs work, with the given timeout, and makes
 // results of type result.
-func runner(timeout time.Duration, work func(context.Context, int) (int, error)) Agent[struct{}, int, int, result, struct{}] {
+func testAgent(timeout time.Duration, work func(context.Context, int) (int, error)) Agent[struct{}, int, int, result, struct{}] {
 	return Agent[struct{}, int, int, result, struct{}]{
 		Name:    "test",
 		Work:    work,
@@ -36,7 +36,7 @@ func runner(timeout time.Duration, work func(context.Context, int) (int, error))
 
 func TestRunWorksOnEachItemInTurn(t *testing.T) {
 	var order []int
-	p := runner(0, func(_ context.Context, v int) (int, error) {
+	p := testAgent(0, func(_ context.Context, v int) (int, error) {
 		order = append(order, v)
 		switch v {
 		case 2:
@@ -46,7 +46,7 @@ func TestRunWorksOnEachItemInTurn(t *testing.T) {
 		}
 		return 10 * v, nil
 	})
-	rs := p.run(context.Background(), 7, []int{1, 2, 3, 4})
+	rs := runAll(p, context.Background(), 7, []int{1, 2, 3, 4})
 	assert.Equal(t, []int{1, 2, 3, 4}, order, "a panic fails its item alone")
 	require.Len(t, rs, 4)
 	assert.Equal(t, result{Seq: 7, Value: 10}, rs[0])
@@ -65,30 +65,30 @@ func TestItemsNotBegunOnceCancelledFailWithTheCause(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	var began []int
-	p := runner(0, func(_ context.Context, v int) (int, error) {
+	p := testAgent(0, func(_ context.Context, v int) (int, error) {
 		began = append(began, v)
 		cancel(doomed)
 		return v, nil
 	})
-	rs := p.run(ctx, 0, []int{1, 2, 3})
+	rs := runAll(p, ctx, 0, []int{1, 2, 3})
 	assert.Equal(t, []int{1}, began)
 	assert.Equal(t, []result{{Seq: 0, Value: 1}, {Seq: 1, Err: doomed}, {Seq: 2, Err: doomed}}, rs,
 		"the item that had begun keeps what its work returned")
 
 	began = nil
-	rs = p.run(ctx, 5, []int{6})
+	rs = runAll(p, ctx, 5, []int{6})
 	assert.Empty(t, began, "a batch handed over after the cancellation begins nothing")
 	assert.Equal(t, []result{{Seq: 5, Err: doomed}}, rs)
 }
 
 func TestEachItemHasItsOwnTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := runner(100*time.Millisecond, func(_ context.Context, v int) (int, error) {
+		p := testAgent(100*time.Millisecond, func(_ context.Context, v int) (int, error) {
 			time.Sleep(60 * time.Millisecond)
 			return v, nil
 		})
 		start := time.Now()
-		rs := p.run(context.Background(), 0, []int{0, 1, 2})
+		rs := runAll(p, context.Background(), 0, []int{0, 1, 2})
 		assert.Equal(t, []result{{Seq: 0, Value: 0}, {Seq: 1, Value: 1}, {Seq: 2, Value: 2}}, rs,
 			"the batch took 180ms, each item 60ms of its 100ms")
 		assert.Equal(t, 180*time.Millisecond, time.Since(start))
@@ -99,7 +99,7 @@ func TestWorkThatRunsPastItsTimeoutFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		broke := errors.New("broke")
 		var deadline time.Time
-		p := runner(100*time.Millisecond, func(ctx context.Context, v int) (int, error) {
+		p := testAgent(100*time.Millisecond, func(ctx context.Context, v int) (int, error) {
 			switch v {
 			case 0: // in time
 				time.Sleep(99 * time.Millisecond)
@@ -120,7 +120,7 @@ func TestWorkThatRunsPastItsTimeoutFails(t *testing.T) {
 			}
 		})
 		start := time.Now()
-		rs := p.run(context.Background(), 0, []int{0, 1, 2, 3, 4})
+		rs := runAll(p, context.Background(), 0, []int{0, 1, 2, 3, 4})
 		assert.Equal(t, result{Seq: 0, Value: 10}, rs[0])
 		assert.Equal(t, start.Add(199*time.Millisecond), deadline, "item 1's deadline counts from its own start")
 
@@ -144,12 +144,12 @@ func TestWorkThatRunsPastItsTimeoutFailsThoughTheBatchIsCancelledAfter(t *testin
 		doomed := errors.New("doomed")
 		ctx, cancel := context.WithCancelCause(context.Background())
 		defer cancel(nil)
-		p := runner(100*time.Millisecond, func(_ context.Context, v int) (int, error) {
+		p := testAgent(100*time.Millisecond, func(_ context.Context, v int) (int, error) {
 			time.Sleep(150 * time.Millisecond)
 			cancel(doomed) // say another item failed, under CancelOnError
 			return v, nil
 		})
-		rs := p.run(ctx, 0, []int{1})
+		rs := runAll(p, ctx, 0, []int{1})
 		assert.ErrorIs(t, rs[0].Err, context.DeadlineExceeded, "its deadline passed before the cancellation")
 	})
 }
@@ -159,13 +159,23 @@ func TestWorkCancelledBeforeItsTimeoutKeepsItsOwnResult(t *testing.T) {
 		doomed := errors.New("doomed")
 		ctx, cancel := context.WithCancelCause(context.Background())
 		defer cancel(nil)
-		p := runner(100*time.Millisecond, func(ctx context.Context, v int) (int, error) {
+		p := testAgent(100*time.Millisecond, func(ctx context.Context, v int) (int, error) {
 			time.Sleep(50 * time.Millisecond)
 			cancel(doomed)
 			time.Sleep(100 * time.Millisecond) // returns past the deadline, cancelled before it
 			return v, context.Cause(ctx)
 		})
-		rs := p.run(ctx, 0, []int{1})
+		rs := runAll(p, ctx, 0, []int{1})
 		assert.Equal(t, []result{{Seq: 0, Value: 1, Err: doomed}}, rs, "a cancellation is not a timeout")
 	})
+}
+
+// runAll runs items as a Start of p's agent does, on a result slice its
+// spares give.
+func runAll(p Agent[struct{}, int, int, result, struct{}], ctx context.Context, seq uint64, items []int) []result {
+	rs, err := p.spec().Work(ctx, seq, items)
+	if err != nil {
+		panic(err)
+	}
+	return rs
 }

@@ -87,6 +87,7 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 		c.woke = runRelayed(c.woke)
 	case *actor.Started:
 		now := c.h.rt.Clock.Now()
+		c.now = now
 		if c.ports.pull > 0 {
 			c.step(agent.Pull{At: now, N: c.ports.pull})
 		}
@@ -154,6 +155,7 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		in.mu.Unlock()
 
 		now := c.h.rt.Clock.Now()
+		c.now = now
 		if pull > 0 {
 			c.step(agent.Pull{At: now, N: pull})
 		}
@@ -177,6 +179,7 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 			c.step(agent.Input[I]{At: now, Items: items[next:]})
 		}
 		c.flush() // before the items are reused: an agent may emit them as they came
+		c.recycle(results)
 		clear(others)
 		clear(results)
 		clear(items)
@@ -187,6 +190,17 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		}
 	}
 	return c.h.relay.handOver(woke), pauseMore
+}
+
+// recycle hands the results of the round's Dones back to the spec's
+// Recycle, if it has one and the agent does not record its steps.
+func (c *cell[S, I, W, R, O, V]) recycle(results []agent.Done[R]) {
+	if c.spec.Recycle == nil || c.ports.tape != nil {
+		return
+	}
+	for _, d := range results {
+		c.spec.Recycle(d.Result)
+	}
 }
 
 // receive hands evolve one of the inbox's other messages.
@@ -244,7 +258,7 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 	case agent.Start[W]:
 		c.start(e)
 	case agent.Demand:
-		c.left(e.N)
+		c.left(e.N, c.now)
 		c.ports.demand(e.N)
 	case agent.Timer:
 		c.arm(e)
@@ -339,6 +353,10 @@ func (c *cell[S, I, W, R, O, V]) reserve(n int) {
 func (c *cell[S, I, W, R, O, V]) start(s agent.Start[W]) {
 	if c.spec.Work == nil {
 		c.fail(fmt.Errorf("agent %s: evolve asked to start work, but the agent has none", c.spec.Name))
+		return
+	}
+	if c.spec.Inline {
+		c.runInline(s)
 		return
 	}
 	select {

@@ -1,6 +1,10 @@
 package core
 
-import "github.com/evolvekit/evolve/agent"
+import (
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+)
 
 // crew is the workers of one agent. A worker is a goroutine that runs one
 // Start's work, hands its result to the inbox, and waits for the next Start;
@@ -68,4 +72,35 @@ func (c *cell[S, I, W, R, O, V]) finished(d agent.Done[R], woke []relayed) ([]re
 		h.wake()
 	}
 	return woke, true
+}
+
+// runInline runs the work of s on the agent's goroutine, for a spec whose
+// work is Inline, and puts its result in the inbox as a worker would: the
+// next round takes it in. Outside a round (as the actor starts), that
+// round is woken through the mailbox.
+func (c *cell[S, I, W, R, O, V]) runInline(s agent.Start[W]) {
+	h := c.h
+	var began time.Time
+	if h.gauges != nil {
+		began = h.rt.Clock.Now()
+	}
+	r, err := safely(h.workCtx, c.spec.Work, s.ID, s.Work)
+	var took time.Duration
+	if h.gauges != nil {
+		took = h.rt.Clock.Now().Sub(began)
+		h.gauges.Worked(took)
+	}
+	in := &h.in
+	in.mu.Lock()
+	if in.stopped {
+		in.mu.Unlock()
+		return
+	}
+	c.crew.results = append(c.crew.results, agent.Done[R]{ID: s.ID, Result: r, Err: err, Took: took})
+	in.more = true
+	wake := in.schedule()
+	in.mu.Unlock()
+	if wake {
+		h.wake()
+	}
 }

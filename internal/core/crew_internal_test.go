@@ -67,3 +67,77 @@ func TestABusyAgentKeepsItsWorkers(t *testing.T) {
 	assert.LessOrEqual(t, workers, 10, "workers started for %d items", n)
 	assert.Positive(t, workers)
 }
+
+// emitResults starts each item as work and emits the values its result
+// holds.
+func emitResults(s pool, m agent.Msg) (pool, []agent.Effect) {
+	if d, ok := m.(agent.Done[[]int]); ok {
+		s, fx := poolEvolve(s, agent.Done[int]{ID: d.ID})
+		fx[0] = agent.Emit[int]{Values: d.Result}
+		return s, fx
+	}
+	return poolEvolve(s, m)
+}
+
+func TestRecycleTakesEachResultBackOnceDelivered(t *testing.T) {
+	rt := agent.NewRuntime()
+	defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
+	seen := map[int]bool{}
+	back := 0
+	h, err := Spawn[int, struct{}](rt, Spec[pool, int, []int, int]{
+		Name: "pool", Evolve: emitResults, Queue: 8,
+		Work: func(_ context.Context, _ uint64, v int) ([]int, error) { return []int{v, -v - 1}, nil },
+		Recycle: func(r []int) {
+			// On the agent's goroutine, after the round delivered r.
+			assert.True(t, seen[r[0]] && seen[r[1]], "result %v taken back before it was delivered", r)
+			back++
+			r[0], r[1] = 0, 0 // what Work reuses it for changes nothing delivered
+		},
+	}, func(v int) {
+		assert.False(t, seen[v], "value %d delivered twice", v)
+		seen[v] = true
+	})
+	require.NoError(t, err)
+	ctx := context.Background()
+	const n = 500
+	for i := range n {
+		require.NoError(t, h.Post(ctx, i+1))
+	}
+	h.Close()
+	require.NoError(t, h.Wait(ctx))
+	assert.Len(t, seen, 2*n)
+	assert.Equal(t, n, back, "every result is taken back once")
+}
+
+// startFirst starts work 100 as it starts, before any item comes, then
+// runs items as poolEvolve does.
+func startFirst(s pool, m agent.Msg) (pool, []agent.Effect) {
+	if _, ok := m.(agent.Pull); ok && s.nextID == 0 {
+		s.running, s.nextID = 1, 1
+		return s, []agent.Effect{agent.Start[int]{ID: 0, Work: 100}}
+	}
+	return poolEvolve(s, m)
+}
+
+func TestInlineWorkRunsWithNoWorker(t *testing.T) {
+	rt := agent.NewRuntime()
+	defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
+	var got []int
+	h, err := Spawn[int, struct{}](rt, Spec[pool, int, int, int]{
+		Name: "inline", Evolve: startFirst, Queue: 4, Inline: true,
+		Work: func(_ context.Context, _ uint64, v int) (int, error) { return v * 2, nil },
+	}, func(v int) { got = append(got, v) })
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 50 {
+		require.NoError(t, h.Post(ctx, i))
+	}
+	h.Close()
+	require.NoError(t, h.Wait(ctx))
+	want := []int{200}
+	for i := range 50 {
+		want = append(want, 2*i)
+	}
+	assert.Equal(t, want, got, "the work started as the actor starts is taken in too, and every item's in order")
+	assert.Zero(t, WorkersForTest(h), "no worker started")
+}

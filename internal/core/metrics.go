@@ -15,6 +15,7 @@ import (
 // agent has no metrics counts nothing but the values passed on, which
 // costs an addition.
 type meters struct {
+	now       time.Time // the instant of the round being taken in
 	in, out   int64
 	waits     []arrival
 	published time.Time
@@ -51,14 +52,13 @@ func (c *cell[S, I, W, R, O, V]) arrived(at time.Time, n int) {
 }
 
 // left records the wait of the n oldest items in the input queue, which
-// left it now (evolve gave their slots back), the queue being first in,
-// first out.
-func (c *cell[S, I, W, R, O, V]) left(n int) {
+// left it at instant now, the round's (evolve gave their slots back), the
+// queue being first in, first out.
+func (c *cell[S, I, W, R, O, V]) left(n int, now time.Time) {
 	g := c.h.gauges
 	if g == nil {
 		return
 	}
-	now := c.h.rt.Clock.Now()
 	for n > 0 && len(c.waits) > 0 {
 		a := &c.waits[0]
 		k := min(n, a.n)

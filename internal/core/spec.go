@@ -48,6 +48,18 @@ type Spec[S, W, R, O any] struct {
 	// Work performs one Start's work; id is the Start's ID. It is nil for
 	// an agent that starts none. A panic in it becomes a *PanicError.
 	Work func(ctx context.Context, id uint64, w W) (R, error)
+	// Inline says Work returns at once and never blocks: the runtime
+	// runs it on the agent's goroutine as the Start is performed, with no
+	// worker to hand it to, and evolve takes its Done in the agent's next
+	// round, as it would a worker's.
+	Inline bool
+	// Recycle, when not nil, takes back the result of each Done once the
+	// round that handed it to evolve has ended and delivered what it
+	// emitted, for Work to reuse: for an agent whose evolve keeps no
+	// result in its state, and emits none but in that round. It is called
+	// on the agent's goroutine, and not at all for an agent that records
+	// its steps, whose tape may hold the results.
+	Recycle func(r R)
 	// Open, when not nil, connects the agent to something outside the
 	// runtime, such as the workers of a remote stage. It is called once,
 	// before the agent's actor starts, with post, which hands the agent a
