@@ -8,11 +8,11 @@ import "github.com/evolvekit/evolve/remote/internal/guard"
 func ListenAdvertising(bind, advertise string) (*Node, error) {
 	n := &Node{stages: make(map[string]func(int))}
 	n.tally = guard.NewTally(refusalEvery, n.report)
-	sys, rem, err := start(bind, advertise, n.tally, nil)
+	sys, halt, err := start(bind, advertise, n.tally, nil)
 	if err != nil {
 		n.tally.Stop()
 		return nil, err
 	}
-	n.sys, n.rem, n.addr = sys, rem, sys.Address()
+	n.sys, n.halt, n.addr = sys, halt, sys.Address()
 	return n, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/evolvekit/evolve/remote/internal/wire"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 )
 
 // Node is the place on the network where the masters of remote stages
@@ -22,7 +23,7 @@ import (
 // Build one with [Listen]; Close it once its stages have ended.
 type Node struct {
 	sys   *actor.ActorSystem
-	rem   *remote.Remote
+	halt  func() // stops sys and its remoting
 	addr  string
 	tally *guard.Tally // the refusals not yet reported
 
@@ -51,12 +52,12 @@ func Listen(addr string, opts ...ListenOption) (*Node, error) {
 	}
 	n := &Node{stages: make(map[string]func(int))}
 	n.tally = guard.NewTally(refusalEvery, n.report)
-	sys, rem, err := start(addr, "", n.tally, creds)
+	sys, halt, err := start(addr, "", n.tally, creds)
 	if err != nil {
 		n.tally.Stop()
 		return nil, err
 	}
-	n.sys, n.rem, n.addr = sys, rem, sys.Address()
+	n.sys, n.halt, n.addr = sys, halt, sys.Address()
 	return n, nil
 }
 
@@ -89,7 +90,9 @@ func (n *Node) Addr() string { return n.addr }
 
 // Close stops the node: it stops listening, and its workers see their
 // master gone. Stages still running on it lose their workers. Close waits
-// for the node's connections to end, and may be called more than once.
+// for the node's connections to end, gracefully for about half a second,
+// then at once (a worker stopped or cut off never ends its own), and may
+// be called more than once.
 func (n *Node) Close() error {
 	n.mu.Lock()
 	if n.closed {
@@ -98,7 +101,7 @@ func (n *Node) Close() error {
 	}
 	n.closed = true
 	n.mu.Unlock()
-	stop(n.sys, n.rem)
+	n.halt()
 	n.tally.Stop()
 	return nil
 }
@@ -128,8 +131,9 @@ func (n *Node) free(name string) {
 // guard refuses what peers must not send and counts it in tally, and
 // whose connections, both ways, are TLS with creds unless it is nil. Its
 // logs are dropped: a remote stage reports what matters in its Status.
-// Peers reach it at advertise, if not empty, and at addr otherwise.
-func start(addr, advertise string, tally *guard.Tally, creds *tls.Config) (sys *actor.ActorSystem, rem *remote.Remote, err error) {
+// Peers reach it at advertise, if not empty, and at addr otherwise. halt
+// stops it (see stop).
+func start(addr, advertise string, tally *guard.Tally, creds *tls.Config) (sys *actor.ActorSystem, halt func(), err error) {
 	host, port, err := splitAddr(addr)
 	if err != nil {
 		return nil, nil, err
@@ -144,44 +148,50 @@ func start(addr, advertise string, tally *guard.Tally, creds *tls.Config) (sys *
 		return slog.New(slog.DiscardHandler)
 	}), actor.WithDeadLetterThrottleInterval(time.Millisecond))
 	g := guard.New(wirePackage, func(why string) { tally.Add("", why) })
-	cfg := remote.Configure(host, port, transport(g, creds)...)
+	out := newOutlets()
+	cfg := remote.Configure(host, port, transport(g, out, creds)...)
 	cfg.AdvertisedHost = advertise
 	// A peer that cannot be reached is given up after one try, not five
 	// tries two seconds apart: a dead worker is requeued by its lease or
 	// its Terminated, not by waiting.
 	cfg.MaxRetryCount = 1
-	rem = remote.NewRemote(sys, cfg)
+	rem := remote.NewRemote(sys, cfg)
 	defer func() {
 		if p := recover(); p != nil {
-			sys, rem, err = nil, nil, fmt.Errorf("remote: cannot listen at %s: %v", addr, p)
+			out.cut()
+			sys, halt, err = nil, nil, fmt.Errorf("remote: cannot listen at %s: %v", addr, p)
 		}
 	}()
 	rem.Start()
+	halt = func() { stop(sys, rem, out) }
 	g.SetSelf(sys.Address())
 	if creds != nil {
 		if err := checkName(creds, sys.Address()); err != nil {
-			stop(sys, rem)
+			halt()
 			return nil, nil, err
 		}
 	}
-	return sys, rem, nil
+	return sys, halt, nil
 }
 
 // transport returns the settings of a node's gRPC server and of its
-// connections to peers: the guard's interceptors, bounded queues, and
-// mutual TLS both ways with creds (protoactor's default dial options,
-// which WithDialOptions replaces, are plaintext).
-func transport(g *guard.Guard, creds *tls.Config) []remote.ConfigOption {
+// connections to peers: the guard's interceptors, bounded queues, streams
+// to peers that out can cut, and mutual TLS both ways with creds, or
+// plaintext (protoactor's default dial options, which WithDialOptions
+// replaces).
+func transport(g *guard.Guard, out *outlets, creds *tls.Config) []remote.ConfigOption {
 	server := g.ServerOptions()
-	opts := []remote.ConfigOption{
-		remote.WithEndpointWriterQueueSize(writerQueue),
-		remote.WithEndpointManagerQueueSize(writerQueue),
-	}
+	dial := []grpc.DialOption{out.dialOption(), grpc.WithTransportCredentials(insecure.NewCredentials())}
 	if creds != nil {
 		server = append(server, grpc.Creds(credentials.NewTLS(creds)))
-		opts = append(opts, remote.WithDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(creds))))
+		dial[1] = grpc.WithTransportCredentials(credentials.NewTLS(creds))
 	}
-	return append(opts, remote.WithServerOptions(server...))
+	return []remote.ConfigOption{
+		remote.WithEndpointWriterQueueSize(writerQueue),
+		remote.WithEndpointManagerQueueSize(writerQueue),
+		remote.WithDialOptions(dial...),
+		remote.WithServerOptions(server...),
+	}
 }
 
 // wirePackage is the protobuf package of the messages masters and workers
@@ -192,9 +202,30 @@ var wirePackage = string((&wire.Register{}).ProtoReflect().Descriptor().ParentFi
 // protoactor's default of a million slots costs about 16 MB a peer.
 const writerQueue = 4096
 
-// stop shuts remoting down and waits for its connections to end.
-func stop(sys *actor.ActorSystem, rem *remote.Remote) {
-	shutdown(rem)
+// stopWait bounds how long a node waits, as it stops, for its peers to
+// close their connections to it: a live peer on any network does so well
+// within it.
+const stopWait = 500 * time.Millisecond
+
+// stop shuts remoting down gracefully, waiting stopWait at most; then it
+// ends the node's streams to its peers (one in its handshake among them)
+// and stops its gRPC server at once, which ends the graceful stop too.
+func stop(sys *actor.ActorSystem, rem *remote.Remote, out *outlets) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		shutdown(rem)
+	}()
+	timer := time.NewTimer(stopWait)
+	select {
+	case <-done:
+	case <-timer.C:
+		out.cut()
+		rem.Shutdown(false)
+		<-done
+	}
+	timer.Stop()
+	out.cut()
 	sys.Shutdown()
 }
 

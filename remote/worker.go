@@ -195,11 +195,11 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		slog.Warn("remote: the worker refused messages from peers", "refused", counts[""], "last", last)
 	})
 	defer tally.Stop()
-	sys, rem, err := start(cfg.Listen, cfg.Advertise, tally, creds)
+	sys, halt, err := start(cfg.Listen, cfg.Advertise, tally, creds)
 	if err != nil {
 		return err
 	}
-	defer stop(sys, rem)
+	defer halt()
 
 	workCtx, cancel := context.WithCancel(context.Background())
 	defer cancel()
