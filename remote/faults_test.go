@@ -144,3 +144,67 @@ func TestNodeClosesPromptlyWhileAConnectionIsInItsHandshake(t *testing.T) {
 	assert.Less(t, took, 2*time.Second, "Close ends promptly")
 	t.Logf("a peer frozen in the handshake: Close returned after %v", took.Round(time.Millisecond))
 }
+
+func TestPartitionedWorkerIsGivenUpAndRejoinsOnceHealed(t *testing.T) {
+	partition(t, false)
+}
+
+// A partition may lose the reset of a connection that one side gave up:
+// the other then holds it open, silent, and the side that gave up comes
+// back over a new connection from the same address.
+func TestPartitionThatLeavesConnectionsHalfOpenIsHealed(t *testing.T) {
+	partition(t, true)
+}
+
+// partition runs a stage with one worker, which reaches the master through
+// one proxy and the master it through another, and cuts the network
+// between them for ten heartbeats without closing a connection; with
+// halfOpen, then resets the side of each connection that opened it and
+// leaves the other open and silent. Once the network heals, the worker
+// rejoins, and every item comes out once.
+func partition(t *testing.T, halfOpen bool) {
+	const n = 2000
+	toMaster := newProxy(t, "")
+	bind := freeAddr(t)
+	toMaster.mu.Lock()
+	toMaster.target = bind
+	toMaster.mu.Unlock()
+	node, err := remote.ListenAdvertising(bind, toMaster.addr())
+	require.NoError(t, err)
+	listen := freeAddr(t)
+	toWorker := newProxy(t, listen)
+	h, c := masterOn(t, node, remote.Config[int]{Name: "partition", Heartbeat: beat})
+	w := startWorker(t, toMaster.addr(), "partition", 4, "", "w", time.Millisecond,
+		opts("listen="+listen, "advertise="+toWorker.addr(), "rejoin=20s"))
+	eventually(t, h, 10*time.Second, "the worker registers", func(s remote.Status) bool { return len(s.Workers) == 1 })
+	was := status(t, h).Workers[0].ID
+	require.Equal(t, toWorker.addr(), status(t, h).Workers[0].Addr, "the master reaches the worker through its proxy")
+	done := make(chan struct{})
+	go func() { defer close(done); post(t, h, 0, n) }()
+	c.await(t, n/4, 20*time.Second)
+
+	toMaster.partition()
+	toWorker.partition()
+	cut := time.Now()
+	eventually(t, h, 5*time.Second, "the master gives the worker up", func(s remote.Status) bool { return len(s.Workers) == 0 })
+	givenUp := time.Now()
+	assert.Positive(t, status(t, h).Requeued, "its items are queued again")
+	noticed := w.await(t, "lost its master", 5*time.Second)
+	if halfOpen {
+		require.Positive(t, toMaster.halfOpen(), "the worker's connection to the master")
+		require.Positive(t, toWorker.halfOpen(), "the master's connection to the worker")
+	}
+	time.Sleep(time.Until(cut.Add(10 * beat)))
+	toMaster.heal()
+	toWorker.heal()
+	healed := time.Now()
+	back := newID(t, h, was, 10*time.Second)
+	<-done
+	finish(t, h)
+	c.checkOnce(t, n)
+	w.alive(t)
+	t.Logf("partition of %v (heartbeat %v, half-open %v): the master gave the worker up after %v, the worker noticed after %v; rejoined %v after healing; status %+v",
+		healed.Sub(cut).Round(time.Millisecond), beat, halfOpen, givenUp.Sub(cut).Round(time.Millisecond), noticed.at.Sub(cut).Round(time.Millisecond),
+		back.Sub(healed).Round(time.Millisecond), status(t, h).Load)
+	assert.NoError(t, w.wait(t, 10*time.Second), "the worker ends cleanly once the stage has finished")
+}

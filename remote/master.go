@@ -110,7 +110,7 @@ type link[I, O any] struct {
 
 // open puts a master named name on node, with a new incarnation.
 func open[I, O any](node *Node, name string, codec Codec, most, grant int, heartbeat time.Duration, post func(agent.Msg) bool) (core.Port, error) {
-	if err := node.claim(name, func(n int) { post(agent.Event[refused]{Value: refused{N: n}}) }); err != nil {
+	if err := node.claim(name, heartbeat, func(n int) { post(agent.Event[refused]{Value: refused{N: n}}) }); err != nil {
 		return core.Port{}, err
 	}
 	l := &link[I, O]{node: node, name: name, codec: codec, most: most, grant: grant, heartbeat: heartbeat, inc: incarnation(), post: post,

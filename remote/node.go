@@ -26,10 +26,18 @@ type Node struct {
 	halt  func() // stops sys and its remoting
 	addr  string
 	tally *guard.Tally // the refusals not yet reported
+	guard *guard.Guard
 
 	mu     sync.Mutex
-	stages map[string]func(refused int) // the stages running, with where their refusals go
+	stages map[string]stage // the stages running
 	closed bool
+}
+
+// stage is what a node knows of a stage running on it: where its refusals
+// go, and its heartbeat.
+type stage struct {
+	tell      func(refused int)
+	heartbeat time.Duration
 }
 
 // Listen starts a node listening at addr, a host and port such as
@@ -50,15 +58,22 @@ func Listen(addr string, opts ...ListenOption) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{stages: make(map[string]func(int))}
-	n.tally = guard.NewTally(refusalEvery, n.report)
-	sys, halt, err := start(addr, "", n.tally, creds)
+	n := newNode()
+	sys, halt, err := start(addr, "", n.guard, creds)
 	if err != nil {
 		n.tally.Stop()
 		return nil, err
 	}
 	n.sys, n.halt, n.addr = sys, halt, sys.Address()
 	return n, nil
+}
+
+// newNode returns a node that does not listen yet.
+func newNode() *Node {
+	n := &Node{stages: make(map[string]stage)}
+	n.tally = guard.NewTally(refusalEvery, n.report)
+	n.guard = guard.New(wirePackage, func(why string) { n.tally.Add("", why) })
+	return n
 }
 
 // refusalEvery is how often refusals are counted in Status and logged.
@@ -78,9 +93,9 @@ func (n *Node) report(counts map[string]int, last string) {
 	n.mu.Lock()
 	stages := maps.Clone(n.stages)
 	n.mu.Unlock()
-	for name, tell := range stages {
+	for name, s := range stages {
 		if c := counts[""] + counts[name]; c > 0 {
-			tell(c)
+			s.tell(c)
 		}
 	}
 }
@@ -106,17 +121,19 @@ func (n *Node) Close() error {
 	return nil
 }
 
-// claim reserves name for a stage on the node, whose refusals go to tell.
-func (n *Node) claim(name string, tell func(refused int)) error {
+// claim reserves name for a stage on the node, whose refusals go to tell,
+// and whose workers beat once a heartbeat.
+func (n *Node) claim(name string, heartbeat time.Duration, tell func(refused int)) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch {
 	case n.closed:
 		return fmt.Errorf("remote: the node at %s is closed", n.addr)
-	case n.stages[name] != nil:
+	case n.stages[name].tell != nil:
 		return fmt.Errorf("remote: a stage named %q already runs on the node at %s", name, n.addr)
 	}
-	n.stages[name] = tell
+	n.stages[name] = stage{tell: tell, heartbeat: heartbeat}
+	n.quiet()
 	return nil
 }
 
@@ -124,16 +141,29 @@ func (n *Node) claim(name string, tell func(refused int)) error {
 func (n *Node) free(name string) {
 	n.mu.Lock()
 	delete(n.stages, name)
+	n.quiet()
 	n.mu.Unlock()
 }
 
-// start makes an actor system with remoting listening at addr, whose
-// guard refuses what peers must not send and counts it in tally, and
-// whose connections, both ways, are TLS with creds unless it is nil. Its
+// quiet lets a worker's new connection replace its old one once that has
+// been silent for as long as the stages give a worker up: a worker cut
+// off by a partition, whose old connection the node still holds open,
+// comes back over a new one. With no stage running, none is replaced.
+func (n *Node) quiet() {
+	var most time.Duration
+	for _, s := range n.stages {
+		most = max(most, s.heartbeat)
+	}
+	n.guard.SetQuiet(heartbeatMisses * most)
+}
+
+// start makes an actor system with remoting listening at addr, which g
+// guards from what peers must not send, and whose connections, both ways,
+// are TLS with creds unless it is nil. Its
 // logs are dropped: a remote stage reports what matters in its Status.
 // Peers reach it at advertise, if not empty, and at addr otherwise. halt
 // stops it (see stop).
-func start(addr, advertise string, tally *guard.Tally, creds *tls.Config) (sys *actor.ActorSystem, halt func(), err error) {
+func start(addr, advertise string, g *guard.Guard, creds *tls.Config) (sys *actor.ActorSystem, halt func(), err error) {
 	host, port, err := splitAddr(addr)
 	if err != nil {
 		return nil, nil, err
@@ -147,7 +177,6 @@ func start(addr, advertise string, tally *guard.Tally, creds *tls.Config) (sys *
 	sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}), actor.WithDeadLetterThrottleInterval(time.Millisecond))
-	g := guard.New(wirePackage, func(why string) { tally.Add("", why) })
 	out := newOutlets()
 	cfg := remote.Configure(host, port, transport(g, out, creds)...)
 	cfg.AdvertisedHost = advertise
