@@ -290,7 +290,7 @@ func (l *link[I, O]) leave(ctx actor.Context, id workerID, m *wire.Leave) {
 
 // forget drops a worker that has gone from those watching the link, so
 // that the link's own end is not reported to it: protoactor would dial the
-// dead worker to tell it, and wait two seconds once the dial fails.
+// dead worker, for nothing, to tell it.
 func (l *link[I, O]) forget(worker *actor.PID) {
 	if self, ok := l.node.sys.ProcessRegistry.Get(l.pid); ok {
 		self.SendSystemMessage(l.pid, &actor.Unwatch{Watcher: worker})
