@@ -204,12 +204,12 @@ func start(addr, advertise string, g *guard.Guard, creds *tls.Config) (sys *acto
 }
 
 // transport returns the settings of a node's gRPC server and of its
-// connections to peers: the guard's interceptors, bounded queues, streams
-// to peers that out can cut, and mutual TLS both ways with creds, or
-// plaintext (protoactor's default dial options, which WithDialOptions
-// replaces).
+// connections to peers: the guard's interceptors, bounded handshakes and
+// queues, streams to peers that out can cut, and mutual TLS both ways with
+// creds, or plaintext (protoactor's default dial options, which
+// WithDialOptions replaces).
 func transport(g *guard.Guard, out *outlets, creds *tls.Config) []remote.ConfigOption {
-	server := g.ServerOptions()
+	server := append(g.ServerOptions(), grpc.ConnectionTimeout(handshakeWait))
 	dial := []grpc.DialOption{out.dialOption(), grpc.WithTransportCredentials(insecure.NewCredentials())}
 	if creds != nil {
 		server = append(server, grpc.Creds(credentials.NewTLS(creds)))
@@ -222,6 +222,12 @@ func transport(g *guard.Guard, out *outlets, creds *tls.Config) []remote.ConfigO
 		remote.WithServerOptions(server...),
 	}
 }
+
+// handshakeWait bounds how long a connection to a node may take to open
+// (its TLS handshake and HTTP/2 preface): gRPC's default is two minutes,
+// for which a connection that opens and says nothing (a peer stopped, or
+// cut off, as it connected) would hold up the node's stop.
+const handshakeWait = 2 * time.Second
 
 // wirePackage is the protobuf package of the messages masters and workers
 // exchange: the only ones, with those watching needs, that a node takes.

@@ -172,9 +172,10 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 // Work returns at most cfg.Grace after ctx ends, or after the stage
 // finished or the master went (or, should the master take longer to
 // acknowledge that the worker leaves, once it has, within cfg.Connect),
-// even if a work call ignores its context: such a call is abandoned, to
-// run on in its goroutine until it returns, its result dropped, and
-// Work's error wraps ErrAbandoned and names its item.
+// and at most half a second more for its node to close, even if the
+// master stopped answering or a work call ignores its context: such a
+// call is abandoned, to run on in its goroutine until it returns, its
+// result dropped, and Work's error wraps ErrAbandoned and names its item.
 func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context.Context, in I) (O, error)) error {
 	if err := cfg.validate(); err != nil {
 		return err
