@@ -174,7 +174,8 @@
 // worker died or stalled after starting it: work with side effects needs
 // an idempotency key. What is not guaranteed yet: the master keeps its
 // queue in memory, so a crash of the master's process loses the items it
-// has queued.
+// has queued and the results it has not emitted; durable queues are a
+// separate feature, not built yet.
 //
 // # Status and errors
 //
