@@ -73,6 +73,18 @@
 // incarnation that every message names, so that nothing a worker did for
 // one run is taken for the same item number of the next.
 //
+// A network partition that drops everything between a master and a worker
+// without closing their connections is, to each, silence: the master gives
+// the worker up and queues its items again, the worker gives the master up
+// and tries to rejoin, and it does once the network heals. The partition
+// may leave one side of a connection open and the other gone: a node then
+// lets a peer's new connection take the place of its old one once the old
+// one has been quiet for three heartbeats (the longest of its stages'),
+// the time after which that peer has been given up anyway. A node's stop
+// is bounded too: it waits half a second for its peers to close their
+// connections gracefully, then closes them itself, so that a peer that was
+// stopped or cut off does not hold it up.
+//
 // # Hung work
 //
 // Suspicion is per item, not per worker. When an item's lease expires,
@@ -145,7 +157,9 @@
 // cannot crash it, stop its actors, or change what is emitted: the node
 // refuses calls and messages protoactor would panic on, system messages
 // such as a PoisonPill or Stop, messages of other types than its own, and
-// senders other than the node the connection said it is; the master
+// senders other than the node the connection said it is (a connection
+// says it is a node only while no other live connection does, but that it
+// may replace one quiet for three heartbeats, as above); the master
 // counts a worker's message only from the worker it names, a result only
 // from a worker the item was handed to (its last attempt, the one before,
 // or one whose slot it hangs), and refuses a Register past [Config.MaxSlots]. Refusals are
@@ -160,7 +174,8 @@
 // worker died or stalled after starting it: work with side effects needs
 // an idempotency key. What is not guaranteed yet: the master keeps its
 // queue in memory, so a crash of the master's process loses the items it
-// has queued.
+// has queued and the results it has not emitted; durable queues are a
+// separate feature, not built yet.
 //
 // # Status and errors
 //

@@ -88,10 +88,12 @@ func refusedAtLeast(t *testing.T, h interface {
 	Status(context.Context) (remote.Status, error)
 }, n int) {
 	t.Helper()
+	start := time.Now()
 	require.Eventually(t, func() bool {
 		st, err := h.Status(context.Background())
 		return err == nil && st.Refused >= n
 	}, 5*time.Second, 10*time.Millisecond, "refusals counted")
+	t.Logf("%d refusals counted in Status after %v", n, time.Since(start).Round(time.Millisecond))
 }
 
 func TestMalformedCallsDoNotCrashTheMaster(t *testing.T) {

@@ -30,7 +30,10 @@ func TestAStageWithHungWorkFinishesAndItsWorkersEnd(t *testing.T) {
 		startWorker(t, node.Addr(), "hung", 3, "", "b", hangs),
 	}
 	eventually(t, h, 10*time.Second, "both workers register", func(s remote.Status) bool { return len(s.Workers) == 2 })
+	posted := time.Now()
 	post(t, h, 0, n)
+	eventually(t, h, 10*time.Second, "an item's lease expires", func(s remote.Status) bool { return s.Requeued > 0 })
+	t.Logf("work hung: the item's lease (%v) expired and it was queued again %v after it was posted", 300*time.Millisecond, time.Since(posted).Round(time.Millisecond))
 	c.await(t, n, 20*time.Second)
 	st := status(t, h)
 	hung, holders := 0, 0

@@ -110,7 +110,7 @@ type link[I, O any] struct {
 
 // open puts a master named name on node, with a new incarnation.
 func open[I, O any](node *Node, name string, codec Codec, most, grant int, heartbeat time.Duration, post func(agent.Msg) bool) (core.Port, error) {
-	if err := node.claim(name, func(n int) { post(agent.Event[refused]{Value: refused{N: n}}) }); err != nil {
+	if err := node.claim(name, heartbeat, func(n int) { post(agent.Event[refused]{Value: refused{N: n}}) }); err != nil {
 		return core.Port{}, err
 	}
 	l := &link[I, O]{node: node, name: name, codec: codec, most: most, grant: grant, heartbeat: heartbeat, inc: incarnation(), post: post,
@@ -290,7 +290,7 @@ func (l *link[I, O]) leave(ctx actor.Context, id workerID, m *wire.Leave) {
 
 // forget drops a worker that has gone from those watching the link, so
 // that the link's own end is not reported to it: protoactor would dial the
-// dead worker to tell it, and wait two seconds once the dial fails.
+// dead worker, for nothing, to tell it.
 func (l *link[I, O]) forget(worker *actor.PID) {
 	if self, ok := l.node.sys.ProcessRegistry.Get(l.pid); ok {
 		self.SendSystemMessage(l.pid, &actor.Unwatch{Watcher: worker})

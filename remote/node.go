@@ -14,6 +14,7 @@ import (
 	"github.com/evolvekit/evolve/remote/internal/wire"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 )
 
 // Node is the place on the network where the masters of remote stages
@@ -22,13 +23,21 @@ import (
 // Build one with [Listen]; Close it once its stages have ended.
 type Node struct {
 	sys   *actor.ActorSystem
-	rem   *remote.Remote
+	halt  func() // stops sys and its remoting
 	addr  string
 	tally *guard.Tally // the refusals not yet reported
+	guard *guard.Guard
 
 	mu     sync.Mutex
-	stages map[string]func(refused int) // the stages running, with where their refusals go
+	stages map[string]stage // the stages running
 	closed bool
+}
+
+// stage is what a node knows of a stage running on it: where its refusals
+// go, and its heartbeat.
+type stage struct {
+	tell      func(refused int)
+	heartbeat time.Duration
 }
 
 // Listen starts a node listening at addr, a host and port such as
@@ -49,15 +58,22 @@ func Listen(addr string, opts ...ListenOption) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{stages: make(map[string]func(int))}
-	n.tally = guard.NewTally(refusalEvery, n.report)
-	sys, rem, err := start(addr, "", n.tally, creds)
+	n := newNode()
+	sys, halt, err := start(addr, "", n.guard, creds)
 	if err != nil {
 		n.tally.Stop()
 		return nil, err
 	}
-	n.sys, n.rem, n.addr = sys, rem, sys.Address()
+	n.sys, n.halt, n.addr = sys, halt, sys.Address()
 	return n, nil
+}
+
+// newNode returns a node that does not listen yet.
+func newNode() *Node {
+	n := &Node{stages: make(map[string]stage)}
+	n.tally = guard.NewTally(refusalEvery, n.report)
+	n.guard = guard.New(wirePackage, func(why string) { n.tally.Add("", why) })
+	return n
 }
 
 // refusalEvery is how often refusals are counted in Status and logged.
@@ -77,9 +93,9 @@ func (n *Node) report(counts map[string]int, last string) {
 	n.mu.Lock()
 	stages := maps.Clone(n.stages)
 	n.mu.Unlock()
-	for name, tell := range stages {
+	for name, s := range stages {
 		if c := counts[""] + counts[name]; c > 0 {
-			tell(c)
+			s.tell(c)
 		}
 	}
 }
@@ -89,7 +105,9 @@ func (n *Node) Addr() string { return n.addr }
 
 // Close stops the node: it stops listening, and its workers see their
 // master gone. Stages still running on it lose their workers. Close waits
-// for the node's connections to end, and may be called more than once.
+// for the node's connections to end, gracefully for about half a second,
+// then at once (a worker stopped or cut off never ends its own), and may
+// be called more than once.
 func (n *Node) Close() error {
 	n.mu.Lock()
 	if n.closed {
@@ -98,22 +116,24 @@ func (n *Node) Close() error {
 	}
 	n.closed = true
 	n.mu.Unlock()
-	stop(n.sys, n.rem)
+	n.halt()
 	n.tally.Stop()
 	return nil
 }
 
-// claim reserves name for a stage on the node, whose refusals go to tell.
-func (n *Node) claim(name string, tell func(refused int)) error {
+// claim reserves name for a stage on the node, whose refusals go to tell,
+// and whose workers beat once a heartbeat.
+func (n *Node) claim(name string, heartbeat time.Duration, tell func(refused int)) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch {
 	case n.closed:
 		return fmt.Errorf("remote: the node at %s is closed", n.addr)
-	case n.stages[name] != nil:
+	case n.stages[name].tell != nil:
 		return fmt.Errorf("remote: a stage named %q already runs on the node at %s", name, n.addr)
 	}
-	n.stages[name] = tell
+	n.stages[name] = stage{tell: tell, heartbeat: heartbeat}
+	n.quiet()
 	return nil
 }
 
@@ -121,15 +141,29 @@ func (n *Node) claim(name string, tell func(refused int)) error {
 func (n *Node) free(name string) {
 	n.mu.Lock()
 	delete(n.stages, name)
+	n.quiet()
 	n.mu.Unlock()
 }
 
-// start makes an actor system with remoting listening at addr, whose
-// guard refuses what peers must not send and counts it in tally, and
-// whose connections, both ways, are TLS with creds unless it is nil. Its
+// quiet lets a worker's new connection replace its old one once that has
+// been silent for as long as the stages give a worker up: a worker cut
+// off by a partition, whose old connection the node still holds open,
+// comes back over a new one. With no stage running, none is replaced.
+func (n *Node) quiet() {
+	var most time.Duration
+	for _, s := range n.stages {
+		most = max(most, s.heartbeat)
+	}
+	n.guard.SetQuiet(heartbeatMisses * most)
+}
+
+// start makes an actor system with remoting listening at addr, which g
+// guards from what peers must not send, and whose connections, both ways,
+// are TLS with creds unless it is nil. Its
 // logs are dropped: a remote stage reports what matters in its Status.
-// Peers reach it at advertise, if not empty, and at addr otherwise.
-func start(addr, advertise string, tally *guard.Tally, creds *tls.Config) (sys *actor.ActorSystem, rem *remote.Remote, err error) {
+// Peers reach it at advertise, if not empty, and at addr otherwise. halt
+// stops it (see stop).
+func start(addr, advertise string, g *guard.Guard, creds *tls.Config) (sys *actor.ActorSystem, halt func(), err error) {
 	host, port, err := splitAddr(addr)
 	if err != nil {
 		return nil, nil, err
@@ -143,46 +177,57 @@ func start(addr, advertise string, tally *guard.Tally, creds *tls.Config) (sys *
 	sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}), actor.WithDeadLetterThrottleInterval(time.Millisecond))
-	g := guard.New(wirePackage, func(why string) { tally.Add("", why) })
-	cfg := remote.Configure(host, port, transport(g, creds)...)
+	out := newOutlets()
+	cfg := remote.Configure(host, port, transport(g, out, creds)...)
 	cfg.AdvertisedHost = advertise
 	// A peer that cannot be reached is given up after one try, not five
 	// tries two seconds apart: a dead worker is requeued by its lease or
 	// its Terminated, not by waiting.
 	cfg.MaxRetryCount = 1
-	rem = remote.NewRemote(sys, cfg)
+	rem := remote.NewRemote(sys, cfg)
 	defer func() {
 		if p := recover(); p != nil {
-			sys, rem, err = nil, nil, fmt.Errorf("remote: cannot listen at %s: %v", addr, p)
+			out.cut()
+			sys, halt, err = nil, nil, fmt.Errorf("remote: cannot listen at %s: %v", addr, p)
 		}
 	}()
 	rem.Start()
+	halt = func() { stop(sys, rem, out) }
 	g.SetSelf(sys.Address())
 	if creds != nil {
 		if err := checkName(creds, sys.Address()); err != nil {
-			stop(sys, rem)
+			halt()
 			return nil, nil, err
 		}
 	}
-	return sys, rem, nil
+	return sys, halt, nil
 }
 
 // transport returns the settings of a node's gRPC server and of its
-// connections to peers: the guard's interceptors, bounded queues, and
-// mutual TLS both ways with creds (protoactor's default dial options,
-// which WithDialOptions replaces, are plaintext).
-func transport(g *guard.Guard, creds *tls.Config) []remote.ConfigOption {
-	server := g.ServerOptions()
-	opts := []remote.ConfigOption{
-		remote.WithEndpointWriterQueueSize(writerQueue),
-		remote.WithEndpointManagerQueueSize(writerQueue),
-	}
+// connections to peers: the guard's interceptors, bounded handshakes and
+// queues, streams to peers that out can cut, and mutual TLS both ways with
+// creds, or plaintext (protoactor's default dial options, which
+// WithDialOptions replaces).
+func transport(g *guard.Guard, out *outlets, creds *tls.Config) []remote.ConfigOption {
+	server := append(g.ServerOptions(), grpc.ConnectionTimeout(handshakeWait))
+	dial := []grpc.DialOption{out.dialOption(), grpc.WithTransportCredentials(insecure.NewCredentials())}
 	if creds != nil {
 		server = append(server, grpc.Creds(credentials.NewTLS(creds)))
-		opts = append(opts, remote.WithDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(creds))))
+		dial[1] = grpc.WithTransportCredentials(credentials.NewTLS(creds))
 	}
-	return append(opts, remote.WithServerOptions(server...))
+	return []remote.ConfigOption{
+		remote.WithEndpointWriterQueueSize(writerQueue),
+		remote.WithEndpointManagerQueueSize(writerQueue),
+		remote.WithDialOptions(dial...),
+		remote.WithServerOptions(server...),
+	}
 }
+
+// handshakeWait bounds how long a connection to a node may take to open
+// (its TLS handshake and HTTP/2 preface): gRPC's default is two minutes,
+// for which a connection that opens and says nothing (a peer stopped, or
+// cut off, as it connected) would hold up the node's stop.
+const handshakeWait = 2 * time.Second
 
 // wirePackage is the protobuf package of the messages masters and workers
 // exchange: the only ones, with those watching needs, that a node takes.
@@ -192,9 +237,30 @@ var wirePackage = string((&wire.Register{}).ProtoReflect().Descriptor().ParentFi
 // protoactor's default of a million slots costs about 16 MB a peer.
 const writerQueue = 4096
 
-// stop shuts remoting down and waits for its connections to end.
-func stop(sys *actor.ActorSystem, rem *remote.Remote) {
-	shutdown(rem)
+// stopWait bounds how long a node waits, as it stops, for its peers to
+// close their connections to it: a live peer on any network does so well
+// within it.
+const stopWait = 500 * time.Millisecond
+
+// stop shuts remoting down gracefully, waiting stopWait at most; then it
+// ends the node's streams to its peers (one in its handshake among them)
+// and stops its gRPC server at once, which ends the graceful stop too.
+func stop(sys *actor.ActorSystem, rem *remote.Remote, out *outlets) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		shutdown(rem)
+	}()
+	timer := time.NewTimer(stopWait)
+	select {
+	case <-done:
+	case <-timer.C:
+		out.cut()
+		rem.Shutdown(false)
+		<-done
+	}
+	timer.Stop()
+	out.cut()
 	sys.Shutdown()
 }
 

@@ -274,6 +274,9 @@ func TestKilledWorkerLosesNothing(t *testing.T) {
 	go func() { defer close(done); post(t, h, 0, n) }()
 	c.await(t, n/4, 20*time.Second)
 	ws[0].signal(t, syscall.SIGKILL)
+	killed := time.Now()
+	eventually(t, h, 5*time.Second, "the master sees the worker gone", func(s remote.Status) bool { return len(s.Workers) == 2 })
+	t.Logf("worker killed: the master gave it up and queued its items again after %v", time.Since(killed).Round(time.Millisecond))
 	<-done
 	finish(t, h)
 	c.checkOnce(t, n)

@@ -219,12 +219,17 @@ func freeAddr(t *testing.T) string {
 }
 
 // proxy passes the TCP connections it takes at its address on to target,
-// until cut resets them.
+// until cut resets them. While partitioned, it passes nothing either way
+// and closes nothing, as a network that drops every packet: what was sent
+// is delivered once it heals, as TCP would retransmit it.
 type proxy struct {
 	ln     net.Listener
 	target string
 	mu     sync.Mutex
 	conns  map[net.Conn]bool
+	near   map[net.Conn]net.Conn // the connections it took, to those it made
+	gone   map[net.Conn]bool     // the far sides of half-open connections
+	flow   chan struct{}         // closed while bytes flow
 	wg     sync.WaitGroup
 }
 
@@ -233,7 +238,8 @@ func newProxy(t *testing.T, target string) *proxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	p := &proxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	p := &proxy{ln: ln, target: target, conns: map[net.Conn]bool{}, near: map[net.Conn]net.Conn{}, gone: map[net.Conn]bool{}, flow: make(chan struct{})}
+	close(p.flow)
 	p.wg.Add(1)
 	go p.serve()
 	t.Cleanup(p.stop)
@@ -260,6 +266,7 @@ func (p *proxy) serve() {
 		}
 		p.mu.Lock()
 		p.conns[in], p.conns[out] = true, true
+		p.near[in] = out
 		p.mu.Unlock()
 		p.wg.Add(2)
 		go p.pipe(in, out)
@@ -267,16 +274,39 @@ func (p *proxy) serve() {
 	}
 }
 
-// pipe copies from one side to the other, and closes both once either ends.
+// pipe copies from one side to the other, holding what it read while
+// the proxy is partitioned, and closes both once either ends.
 func (p *proxy) pipe(from, to net.Conn) {
 	defer p.wg.Done()
-	_, _ = io.Copy(to, from)
-	from.Close()
-	to.Close()
+	_, _ = io.Copy(to, held{from, to, p})
 	p.mu.Lock()
-	delete(p.conns, from)
-	delete(p.conns, to)
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	for _, c := range []net.Conn{from, to} {
+		if !p.gone[c] {
+			c.Close()
+			delete(p.conns, c)
+		}
+	}
+	delete(p.near, from)
+}
+
+// halfOpen resets the connections the proxy took, and leaves those it made
+// open and silent: their far ends never learn that their peer is gone, as
+// when a reset is lost in a partition.
+func (p *proxy) halfOpen() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for in, out := range p.near {
+		p.gone[out] = true
+		if tc, ok := in.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0)
+		}
+		in.Close()
+		delete(p.conns, in)
+	}
+	n := len(p.near)
+	clear(p.near)
+	return n
 }
 
 // cut resets every connection the proxy holds, both ways, and returns how
@@ -295,10 +325,61 @@ func (p *proxy) cut() int {
 	return n
 }
 
+// held reads from a connection, and returns what it read only while the
+// proxy's bytes flow; what it held for a half-open connection is lost.
+type held struct {
+	r  io.Reader
+	to net.Conn
+	p  *proxy
+}
+
+func (h held) Read(b []byte) (int, error) {
+	n, err := h.r.Read(b)
+	h.p.mu.Lock()
+	flow := h.p.flow
+	h.p.mu.Unlock()
+	<-flow
+	h.p.mu.Lock()
+	defer h.p.mu.Unlock()
+	if h.p.gone[h.to] {
+		return 0, io.EOF
+	}
+	return n, err
+}
+
+// partition stops the bytes, both ways, on every connection the proxy
+// holds or takes, without closing any.
+func (p *proxy) partition() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.flow:
+		p.flow = make(chan struct{})
+	default:
+	}
+}
+
+// heal lets the bytes flow again, those held first.
+func (p *proxy) heal() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.flow:
+	default:
+		close(p.flow)
+	}
+}
+
 // stop closes the proxy and its connections, and waits for its goroutines.
 func (p *proxy) stop() {
+	p.heal()
 	p.ln.Close()
 	p.cut()
+	p.mu.Lock()
+	for c := range p.gone {
+		c.Close()
+	}
+	p.mu.Unlock()
 	p.wg.Wait()
 }
 

@@ -74,8 +74,8 @@ func (w *worker[I, O]) newGeneration() {
 
 // attempt tries to rejoin once, unless the window has passed: it checks
 // that the master's address takes a connection, and registers if so. The
-// check keeps protoactor from dialling an address that refuses, which
-// makes its connection wait two seconds before it gives up.
+// check keeps protoactor from opening a connection, and reporting it lost,
+// for each attempt at an address that refuses.
 func (w *worker[I, O]) attempt(ctx actor.Context) {
 	left := time.Until(w.until)
 	if left <= 0 {
@@ -137,8 +137,7 @@ func (w *worker[I, O]) rejoined(m *wire.Welcome) {
 
 // unwatched drops the master from those watching the worker's actor, so
 // that its end is not reported to a master that is gone: protoactor would
-// dial it to tell it, and wait two seconds once the dial failed, before
-// the worker's node could close.
+// dial it, for nothing, as the worker's node closes.
 func (w *worker[I, O]) unwatched() {
 	if p, ok := w.sys.ProcessRegistry.Get(w.self); ok {
 		p.SendSystemMessage(w.self, &actor.Unwatch{Watcher: w.master})

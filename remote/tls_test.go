@@ -95,7 +95,9 @@ func TestTLSWorkerWithTheRightCertificateWorks(t *testing.T) {
 func TestTLSWorkerTheMasterDoesNotTrustIsRefused(t *testing.T) {
 	ca, other := newAuthority(t, "ca"), newAuthority(t, "other")
 	node, h, _ := secureMaster(t, ca.node(t, ca, "master", nil))
+	start := time.Now()
 	err := workError(t, secureWorker(t, node.Addr(), other.node(t, ca, "stranger", nil), "x"), 10*time.Second)
+	t.Logf("untrusted worker certificate: Work failed after %v", time.Since(start).Round(time.Millisecond))
 	require.ErrorIs(t, err, remote.ErrUnreachable)
 	assert.ErrorContains(t, err, "the master refused the worker's certificate")
 	assert.Empty(t, status(t, h).Workers)

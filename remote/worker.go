@@ -172,9 +172,10 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 // Work returns at most cfg.Grace after ctx ends, or after the stage
 // finished or the master went (or, should the master take longer to
 // acknowledge that the worker leaves, once it has, within cfg.Connect),
-// even if a work call ignores its context: such a call is abandoned, to
-// run on in its goroutine until it returns, its result dropped, and
-// Work's error wraps ErrAbandoned and names its item.
+// and at most half a second more for its node to close, even if the
+// master stopped answering or a work call ignores its context: such a
+// call is abandoned, to run on in its goroutine until it returns, its
+// result dropped, and Work's error wraps ErrAbandoned and names its item.
 func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context.Context, in I) (O, error)) error {
 	if err := cfg.validate(); err != nil {
 		return err
@@ -195,11 +196,12 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		slog.Warn("remote: the worker refused messages from peers", "refused", counts[""], "last", last)
 	})
 	defer tally.Stop()
-	sys, rem, err := start(cfg.Listen, cfg.Advertise, tally, creds)
+	g := guard.New(wirePackage, func(why string) { tally.Add("", why) })
+	sys, halt, err := start(cfg.Listen, cfg.Advertise, g, creds)
 	if err != nil {
 		return err
 	}
-	defer stop(sys, rem)
+	defer halt()
 
 	workCtx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -208,6 +210,7 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		work:   work,
 		ctx:    workCtx,
 		sys:    sys,
+		guard:  g,
 		master: actor.NewPID(cfg.Master, cfg.Stage),
 		jobs:   make(chan job[I], cfg.Slots+cfg.Prefetch),
 		held:   make(map[uint64]uint32),
@@ -264,6 +267,7 @@ type worker[I, O any] struct {
 	work   func(ctx context.Context, in I) (O, error)
 	ctx    context.Context // the work's; cancelled as ctx or Work ends
 	sys    *actor.ActorSystem
+	guard  *guard.Guard // the node's
 	master *actor.PID
 	self   *actor.PID
 	jobs   chan job[I]     // the tasks taken and not started: Slots + Prefetch at most
@@ -435,6 +439,7 @@ func (w *worker[I, O]) welcome(ctx actor.Context, m *wire.Welcome) {
 	}
 	w.joined, w.id, w.inc = true, m.Worker, m.Incarnation
 	w.every, w.quiet, w.heard, w.sent = interval(m), 0, true, false
+	w.guard.SetQuiet(heartbeatMisses * w.every) // see Node.quiet
 	if free := w.cfg.Slots + w.granted(m) - w.owed; free > 0 {
 		w.tell(ctx, &wire.Ask{Worker: w.id, N: uint32(free), Incarnation: w.inc})
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/remote"
@@ -30,11 +31,14 @@ import (
 // are the system messages that watching needs (Watch, Unwatch, Terminated)
 // and dead-letter answers; every sender, and every watcher or watchee a
 // system message names, must be the node its connection said it is; and
-// no two live connections may say they are the same node.
+// no two live connections may say they are the same node, but that a new
+// one replaces one that has been quiet (see SetQuiet).
 type Guard struct {
 	pkg    string
 	refuse func(why string)
 	self   atomic.Pointer[string]
+	quiet  atomic.Int64 // nanoseconds; 0 for never
+	now    func() time.Time
 
 	mu     sync.Mutex
 	owners map[string]*peerStream // the live connections, by the address each said is its own
@@ -44,8 +48,16 @@ type Guard struct {
 // package pkg, such as "evolve.remote.v1", and calls refuse, which must
 // be quick, once for each call or message it refuses.
 func New(pkg string, refuse func(why string)) *Guard {
-	return &Guard{pkg: pkg + ".", refuse: refuse, owners: make(map[string]*peerStream)}
+	return &Guard{pkg: pkg + ".", refuse: refuse, owners: make(map[string]*peerStream), now: time.Now}
 }
+
+// SetQuiet lets a connection that says it is a node replace the one that
+// said so first, if that one has received nothing for d: a peer cut off
+// by a partition, whose old connection its node still holds open, half
+// of it gone, comes back over a new one. Messages that come later over the
+// connection replaced are refused. With d zero, the default, the first
+// connection keeps the address as long as it lives.
+func (g *Guard) SetQuiet(d time.Duration) { g.quiet.Store(int64(max(d, 0))) }
 
 // SetSelf sets the node's own address, once it listens: a message whose
 // target is another node is refused, because protoactor would pass it on
@@ -68,6 +80,7 @@ func (g *Guard) unary(_ context.Context, _ any, info *grpc.UnaryServerInfo, _ gr
 // handler, which would otherwise end the process.
 func (g *Guard) stream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
 	p := &peerStream{ServerStream: ss, g: g}
+	p.heard.Store(g.now().UnixNano())
 	defer func() {
 		g.release(p)
 		if r := recover(); r != nil {
@@ -79,12 +92,17 @@ func (g *Guard) stream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, 
 }
 
 // claim records that p says it is the node at addr, unless another live
-// connection said so first.
+// connection said so first and has not been quiet for the guard's quiet;
+// one that has, p replaces.
 func (g *Guard) claim(p *peerStream, addr string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if owner, ok := g.owners[addr]; ok && owner != p {
-		return false
+		quiet := time.Duration(g.quiet.Load())
+		if quiet == 0 || g.now().Sub(time.Unix(0, owner.heard.Load())) < quiet {
+			return false
+		}
+		owner.replaced.Store(true)
 	}
 	g.owners[addr] = p
 	return true
@@ -106,8 +124,10 @@ func (g *Guard) release(p *peerStream) {
 // is received.
 type peerStream struct {
 	grpc.ServerStream
-	g    *Guard
-	from string // the address the peer said is its own, once it did
+	g        *Guard
+	from     string       // the address the peer said is its own, once it did
+	heard    atomic.Int64 // when it last received a message, in Unix nanoseconds
+	replaced atomic.Bool  // a newer connection from the same address took its place
 }
 
 // RecvMsg receives a message and checks it: a connect request must name an
@@ -117,6 +137,7 @@ func (p *peerStream) RecvMsg(m any) error {
 	if err := p.ServerStream.RecvMsg(m); err != nil {
 		return err
 	}
+	p.heard.Store(p.g.now().UnixNano())
 	msg, ok := m.(*remote.RemoteMessage)
 	if !ok {
 		return nil
@@ -130,6 +151,13 @@ func (p *peerStream) RecvMsg(m any) error {
 		}
 		p.from = addr
 	case *remote.RemoteMessage_MessageBatch:
+		if p.replaced.Load() {
+			for range t.MessageBatch.Envelopes {
+				p.g.refuse(fmt.Sprintf("a message over a connection from %q that a newer one replaced", p.from))
+			}
+			t.MessageBatch.Envelopes = nil
+			return nil
+		}
 		self := ""
 		if s := p.g.self.Load(); s != nil {
 			self = *s
