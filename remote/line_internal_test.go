@@ -3,6 +3,7 @@ package remote
 import (
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,7 +61,12 @@ func TestLineWakesEverySlotForSlowWork(t *testing.T) {
 	require.Equal(t, slots, l.put(jobs(slots)))
 	seen := map[uint64]bool{}
 	for range slots {
-		seen[<-started] = true
+		select {
+		case item := <-started:
+			seen[item] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d tasks started", len(seen), slots)
+		}
 	}
 	assert.Len(t, seen, slots, "each task on a slot of its own, at once")
 	close(release)
