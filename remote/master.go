@@ -245,12 +245,14 @@ func decodeResults[O any](m *wire.Results, codec Codec, addr string) ([]outcome[
 			failed[i] = m.Errors[k]
 		}
 	}
-	pieces, ok := wire.Pieces(m.Sizes, m.Values)
-	if !ok {
+	if !wire.Fit(m.Sizes, m.Values) {
 		return nil, false
 	}
+	off := 0
 	for i, item := range m.Items {
-		data := pieces[i]
+		end := off + int(m.Sizes[i])
+		data := m.Values[off:end:end]
+		off = end
 		o := &out[i]
 		o.Item, o.Attempt = item, int(m.Attempts[i])
 		if text, bad := failed[uint32(i)]; bad {
