@@ -18,7 +18,8 @@ import (
 // The remote stage's settings for tiny items: each worker runs remoteSlots
 // items at once, and a message to a worker carries at most remoteMaxBatch
 // items, so one message can fill all of a worker's slots; the other
-// settings are the defaults (Queue 64, Window 1024, the JSON codec).
+// settings are the defaults (Queue 256, as large as MaxBatch; Window 1024;
+// the JSON codec).
 const (
 	remoteSlots    = 256
 	remoteMaxBatch = 256

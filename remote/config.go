@@ -19,7 +19,8 @@ type Config[I any] struct {
 	Name string
 	// Queue bounds the items accepted and not yet handed to a worker for
 	// the first time; items taken back from a worker queue again beside
-	// them. Default agent.DefaultQueue.
+	// them. Default the larger of agent.DefaultQueue and MaxBatch, so that
+	// one message to a worker may carry MaxBatch items.
 	Queue int
 	// Window bounds the items handed to workers and not yet emitted: those
 	// leased to a worker, and the results held for an earlier item (in
@@ -132,14 +133,14 @@ func (c Config[I]) withDefaults() Config[I] {
 	if c.Name == "" {
 		c.Name = "remote"
 	}
-	if c.Queue == 0 {
-		c.Queue = agent.DefaultQueue
-	}
 	if c.Window == 0 {
 		c.Window = DefaultWindow
 	}
 	if c.MaxBatch == 0 {
 		c.MaxBatch = DefaultMaxBatch
+	}
+	if c.Queue == 0 {
+		c.Queue = max(agent.DefaultQueue, c.MaxBatch)
 	}
 	if c.MaxAttempts == 0 {
 		c.MaxAttempts = DefaultMaxAttempts

@@ -245,21 +245,33 @@ func decodeResults[O any](m *wire.Results, codec Codec, addr string) ([]outcome[
 			failed[i] = m.Errors[k]
 		}
 	}
-	pieces, ok := wire.Pieces(m.Sizes, m.Values)
-	if !ok {
+	if !wire.Fit(m.Sizes, m.Values) {
 		return nil, false
 	}
+	off := 0
 	for i, item := range m.Items {
-		data := pieces[i]
+		end := off + int(m.Sizes[i])
+		data := m.Values[off:end:end]
+		off = end
 		o := &out[i]
 		o.Item, o.Attempt = item, int(m.Attempts[i])
-		if text, bad := failed[uint32(i)]; bad {
+		if text, bad := lookup(failed, uint32(i)); bad {
 			o.Err = &WorkError{Worker: addr, Text: text}
 		} else if err := codec.Decode(data, &o.Value); err != nil {
 			o.Err = fmt.Errorf("remote: decoding the result of item %d: %w", item, err)
 		}
 	}
 	return out, true
+}
+
+// lookup returns the error text of result i in failed, if there is one:
+// most messages have no failure, and no map to look in.
+func lookup(failed map[uint32]string, i uint32) (string, bool) {
+	if failed == nil {
+		return "", false
+	}
+	text, ok := failed[i]
+	return text, ok
 }
 
 // addr returns a registered worker's address, or "" for one gone.

@@ -30,13 +30,15 @@ const (
 	rejoinMost  = time.Second
 )
 
-// job is a task as the worker's slots take it: with the generation it came
-// in, and the context its work runs under, which ends when the worker
-// loses its master.
-type job[I any] struct {
-	task[I]
-	gen uint64
-	ctx context.Context
+// job is a task as the worker's slots take it, its item's bytes not yet
+// decoded: with the generation it came in, and the context its work runs
+// under, which ends when the worker loses its master.
+type job struct {
+	item    uint64
+	attempt uint32
+	data    []byte
+	gen     uint64
+	ctx     context.Context
 }
 
 // Messages the worker's own parts send its actor.

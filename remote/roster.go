@@ -15,17 +15,19 @@ func (b *book[I, O]) member(id workerID) *member {
 	return &b.workers[i]
 }
 
-// place returns where worker id is, or would go, in workers.
+// place returns where worker id is, or would go, in workers: a binary
+// search that reads each member where it is rather than copying it.
 func (b *book[I, O]) place(id workerID) (int, bool) {
-	return slices.BinarySearchFunc(b.workers, id, func(w member, id workerID) int {
-		switch {
-		case w.id < id:
-			return -1
-		case w.id > id:
-			return 1
+	lo, hi := 0, len(b.workers)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if b.workers[mid].id < id {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
-		return 0
-	})
+	}
+	return lo, lo < len(b.workers) && b.workers[lo].id == id
 }
 
 // join registers the worker j describes, with no free slot: it asks for

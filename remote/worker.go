@@ -212,7 +212,7 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		sys:    sys,
 		guard:  g,
 		master: actor.NewPID(cfg.Master, cfg.Stage),
-		jobs:   make(chan job[I], cfg.Slots+cfg.Prefetch),
+		line:   newLine(cfg.Slots, cfg.Slots+cfg.Prefetch),
 		held:   make(map[uint64]uint32),
 		ended:  make(chan error, 1),
 		over:   make(chan struct{}),
@@ -243,19 +243,20 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 	_ = sys.Root.StopFuture(pid).Wait()
 	w.clock.Stop()
 	w.probes.Wait()
-	close(w.jobs)
+	w.line.close()
 	if err := w.settle(deadline); err != nil {
 		return errors.Join(result, err)
 	}
 	return result
 }
 
-// answer is one task's result, encoded.
+// answer is one task's result; its value's bytes wait in the worker's
+// values, after those of the answers before it.
 type answer struct {
 	item    uint64
 	attempt uint32
+	size    uint32 // of the value's bytes
 	gen     uint64 // the worker's generation the task came in
-	data    []byte
 	err     string
 	failed  bool
 }
@@ -270,7 +271,8 @@ type worker[I, O any] struct {
 	guard  *guard.Guard // the node's
 	master *actor.PID
 	self   *actor.PID
-	jobs   chan job[I]     // the tasks taken and not started: Slots + Prefetch at most
+	line   *line           // the tasks taken and not started: Slots + Prefetch at most
+	batch  []job           // take's, reused
 	probes sync.WaitGroup  // the checks that the master's address answers
 	left   atomic.Int64    // the slots that have not returned
 	idle   chan struct{}   // closed once every slot has returned
@@ -317,6 +319,8 @@ type worker[I, O any] struct {
 
 	mu        sync.Mutex
 	pending   []answer
+	values    []byte      // the bytes of the pending answers' values, end to end
+	spare     []answer    // the memory of the answers sent last, for the next; the actor's
 	scheduled bool        // a flush is on its way to the actor
 	timed     bool        // later is armed
 	later     *time.Timer // flushes the results that wait for company
@@ -450,9 +454,9 @@ func (w *worker[I, O]) welcome(ctx actor.Context, m *wire.Welcome) {
 	}
 }
 
-// take hands the tasks of m to the slots. Tasks for an earlier join of the
-// worker, or another run of the stage, are dropped: the master has taken
-// them back.
+// take hands the tasks of m to the slots, which decode them. Tasks for an
+// earlier join of the worker, or another run of the stage, are dropped:
+// the master has taken them back.
 func (w *worker[I, O]) take(m *wire.Tasks) {
 	if w.leaving || !w.joined || m.Incarnation != w.inc || m.Worker != w.id || len(m.Items) != len(m.Attempts) || len(m.Items) != len(m.Sizes) {
 		return
@@ -462,53 +466,84 @@ func (w *worker[I, O]) take(m *wire.Tasks) {
 		return
 	}
 	w.owed += len(m.Items)
+	jobs := w.batch[:0]
 	for i, item := range m.Items {
-		data := pieces[i]
-		t := task[I]{Item: item, Attempt: int(m.Attempts[i])}
 		w.held[item] = m.Attempts[i]
-		if err := w.cfg.Codec.Decode(data, &t.Value); err != nil {
-			w.done(answer{item: item, attempt: m.Attempts[i], gen: w.gen, failed: true, err: fmt.Sprintf("remote: decoding item %d: %v", item, err)})
-			continue
-		}
-		w.running.Add(1)
-		select {
-		case w.jobs <- job[I]{task: t, gen: w.gen, ctx: w.genCtx}:
-		default:
-			w.running.Add(-1)
-			// The master gave more than the free slots and the
-			// prefetch: refuse it.
-			w.done(answer{item: item, attempt: m.Attempts[i], gen: w.gen, failed: true, err: fmt.Sprintf("remote: worker %d was handed item %d with no room for it", w.id, item)})
-		}
+		jobs = append(jobs, job{item: item, attempt: m.Attempts[i], data: pieces[i], gen: w.gen, ctx: w.genCtx})
 	}
+	w.running.Add(int64(len(jobs)))
+	n := w.line.put(jobs)
+	for _, j := range jobs[n:] {
+		w.running.Add(-1)
+		// The master gave more than the free slots and the prefetch:
+		// refuse it.
+		w.done(answer{item: j.item, attempt: j.attempt, gen: j.gen, failed: true, err: fmt.Sprintf("remote: worker %d was handed item %d with no room for it", w.id, j.item)}, nil)
+	}
+	clear(jobs)
+	w.batch = jobs[:0]
 }
 
 // slot runs the work on one task at a time until the worker ends; once
 // the work's context has ended, it starts none: the worker hands back the
-// items it has not done. Slot i notes in live[i] the item it is at.
+// items it has not done. Slot i notes in live[i] the item it is at. It
+// decodes items and encodes results through values of its own, reused, so
+// that a task of a small type costs no allocation.
 func (w *worker[I, O]) slot(i int) {
 	defer w.quit()
-	for t := range w.jobs {
-		o := answer{item: t.Item, attempt: uint32(t.Attempt), gen: t.gen}
-		if t.ctx.Err() != nil {
+	wake := make(chan struct{}, 1)
+	in, out := new(I), new(O)
+	var buf []byte
+	for {
+		j, ok := w.line.take(wake)
+		if !ok {
+			return
+		}
+		o := answer{item: j.item, attempt: j.attempt, gen: j.gen}
+		if err := j.ctx.Err(); err != nil {
 			// The worker leaves, or lost its master: the item goes back,
 			// and this answer, never sent, only frees its place.
-			o.failed, o.err = true, t.ctx.Err().Error()
+			o.failed, o.err = true, err.Error()
 			w.running.Add(-1)
-			w.done(o)
+			w.done(o, nil)
 			continue
 		}
-		w.live[i].Store(t.Item + 1)
-		v, err := w.call(t.ctx, t.Value)
-		w.live[i].Store(0)
-		if err == nil {
-			o.data, err = w.cfg.Codec.Append(nil, &v)
-		}
-		if err != nil {
-			o.failed, o.err, o.data = true, err.Error(), nil
-		}
+		buf = w.run(i, j, in, out, buf[:0], &o)
 		w.running.Add(-1)
-		w.done(o)
+		w.done(o, buf)
+		if cap(buf) > slotBuffer {
+			buf = nil
+		}
 	}
+}
+
+// slotBuffer bounds the memory a slot keeps to encode results in.
+const slotBuffer = 64 << 10
+
+// run decodes j's item into in, runs the work on it in slot i and encodes
+// its result, through out, into buf, which it returns; a failure goes in
+// o, with no bytes.
+func (w *worker[I, O]) run(i int, j job, in *I, out *O, buf []byte, o *answer) []byte {
+	var noIn I
+	var noOut O
+	*in = noIn
+	if err := w.cfg.Codec.Decode(j.data, in); err != nil {
+		o.failed, o.err = true, fmt.Sprintf("remote: decoding item %d: %v", j.item, err)
+		return buf
+	}
+	w.live[i].Store(j.item + 1)
+	v, err := w.call(j.ctx, *in)
+	w.live[i].Store(0)
+	*in = noIn
+	if err == nil {
+		*out = v
+		buf, err = w.cfg.Codec.Append(buf, out)
+		*out = noOut
+	}
+	if err != nil {
+		o.failed, o.err = true, err.Error()
+		return buf[:0]
+	}
+	return buf
 }
 
 // call runs the work on one item, turning a panic into an error.
@@ -517,13 +552,15 @@ func (w *worker[I, O]) call(ctx context.Context, in I) (v O, err error) {
 	return w.work(ctx, in)
 }
 
-// done adds an answer to those to send. It asks the actor to send them
+// done adds an answer, whose value's bytes are data, to those to send. It asks the actor to send them
 // when enough have gathered or no slot is busy, and otherwise makes sure
 // they go within flushSpan; results that end while a message is on its way
 // go together in the next.
-func (w *worker[I, O]) done(o answer) {
+func (w *worker[I, O]) done(o answer, data []byte) {
 	idle := w.running.Load() == 0
 	w.mu.Lock()
+	o.size = uint32(len(data))
+	w.values = append(w.values, data...)
 	w.pending = append(w.pending, o)
 	if w.scheduled {
 		w.mu.Unlock()
@@ -571,38 +608,45 @@ func (w *worker[I, O]) wake() {
 // all the same; while the worker rejoins, all are.
 func (w *worker[I, O]) send(ctx actor.Context) {
 	w.mu.Lock()
-	out := w.pending
-	w.pending, w.scheduled = nil, false
+	out, values := w.pending, w.values
+	w.pending, w.values, w.scheduled = w.spare, make([]byte, 0, len(values)), false
 	w.mu.Unlock()
 	w.owed -= len(out)
-	if w.leaving || !w.joined || len(out) == 0 {
-		return
+	if !w.leaving && w.joined && len(out) > 0 {
+		w.tell(ctx, w.results(out, values))
 	}
-	msg := &wire.Results{Worker: w.id, Ask: uint32(len(out)), Incarnation: w.inc}
-	size := 0
-	for _, o := range out {
-		size += len(o.data)
-	}
-	msg.Values = make([]byte, 0, size)
+	clear(out)
+	w.spare = out[:0]
+}
+
+// results puts the answers out, whose values' bytes are values, in a
+// message, but for those it drops: of an earlier generation, or failures
+// once the work's context has ended (no attempt's: the item is handed
+// back as the worker leaves). The message keeps values.
+func (w *worker[I, O]) results(out []answer, values []byte) *wire.Results {
+	n := len(out)
+	msg := &wire.Results{Worker: w.id, Ask: uint32(n), Incarnation: w.inc,
+		Items: make([]uint64, 0, n), Attempts: make([]uint32, 0, n), Sizes: make([]uint32, 0, n)}
 	quit := w.ctx.Err() != nil
+	from, to := 0, 0
 	for _, o := range out {
+		data := values[from : from+int(o.size)]
+		from += int(o.size)
 		if _, ok := w.held[o.item]; !ok || o.gen != w.gen || quit && o.failed {
-			// An answer of an earlier generation is dropped; and once the
-			// work's context has ended, a failure is no attempt's: the
-			// item is handed back as the worker leaves.
 			continue
 		}
 		delete(w.held, o.item)
+		to += copy(values[to:], data)
 		msg.Items = append(msg.Items, o.item)
 		msg.Attempts = append(msg.Attempts, o.attempt)
-		msg.Sizes = append(msg.Sizes, uint32(len(o.data)))
-		msg.Values = append(msg.Values, o.data...)
+		msg.Sizes = append(msg.Sizes, o.size)
 		if o.failed {
 			msg.Failed = append(msg.Failed, uint32(len(msg.Items)-1))
 			msg.Errors = append(msg.Errors, o.err)
 		}
 	}
-	w.tell(ctx, msg)
+	msg.Values = values[:to]
+	return msg
 }
 
 // leave sends the results that have ended, hands back what the worker still

@@ -17,3 +17,16 @@ func Pieces(sizes []uint32, values []byte) ([][]byte, bool) {
 	}
 	return out, true
 }
+
+// Fit reports whether values, the bytes of several values laid end to end,
+// holds at least the bytes of each size in sizes, as Pieces would cut them.
+func Fit(sizes []uint32, values []byte) bool {
+	var total uint64
+	for _, size := range sizes {
+		total += uint64(size)
+		if total > uint64(len(values)) {
+			return false
+		}
+	}
+	return true
+}
