@@ -111,6 +111,21 @@ func (q Queue[T]) Take(k int) ([]T, Queue[T]) {
 	return out, q
 }
 
+// Drop returns q without its k oldest values, as Take does without
+// copying them out; a queue left empty lets go of its array. It panics if
+// k is negative or more than Len.
+func (q Queue[T]) Drop(k int) Queue[T] {
+	if k < 0 || k > q.n {
+		panic("fifo: index out of range")
+	}
+	if k == q.n {
+		return Queue[T]{}
+	}
+	q.head += k
+	q.n -= k
+	return q
+}
+
 // copied returns q on a new array of its own, with room for extra more
 // values.
 func (q Queue[T]) copied(extra int) Queue[T] {
