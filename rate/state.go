@@ -19,7 +19,7 @@ import (
 type State[T any] struct {
 	bucket bucket
 	queue  fifo.Queue[Item[T]] // items waiting, oldest first
-	bound  int       // Config.Queue, for Status
+	bound  int                 // Config.Queue, for Status
 
 	demand int // values downstream will still take
 	passed int // items emitted so far
