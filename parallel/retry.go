@@ -3,7 +3,6 @@ package parallel
 import (
 	"context"
 	"errors"
-	"sort"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
@@ -75,7 +74,7 @@ func (s State[In, Out]) backoff(attempt int, err error) (State[In, Out], time.Du
 
 // queueRetry adds r to the items waiting to be tried again, by due instant.
 func (s State[In, Out]) queueRetry(r retrial[In]) State[In, Out] {
-	i := sort.Search(s.retrying.Len(), func(j int) bool { return s.retrying.At(j).due.After(r.due) })
+	i := s.retrying.Search(func(q retrial[In]) bool { return q.due.After(r.due) })
 	s.retrying = s.retrying.Insert(i, r)
 	return s
 }
@@ -182,7 +181,7 @@ func (s State[In, Out]) strand(fx []agent.Effect, need int, at time.Time) (State
 
 // dueBy counts the retries due by instant at.
 func (s State[In, Out]) dueBy(at time.Time) int {
-	return sort.Search(s.retrying.Len(), func(j int) bool { return s.retrying.At(j).due.After(at) })
+	return s.retrying.Search(func(q retrial[In]) bool { return q.due.After(at) })
 }
 
 // kept counts the places kept free for retries: one for each pass held or

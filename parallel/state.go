@@ -16,7 +16,9 @@ import (
 // holds: it keeps its lists in persistent queues and maps (package
 // internal/fifo), so an earlier State can be kept, read or evolved again.
 // A new State costs O(1) time per item started, finished or emitted, and a
-// small allocation or two, whatever the limit and the results held; reading
+// small allocation or two, whatever the limit and the results held (an
+// item that waits for a retry, or a pass, costs O(log n) more for the n
+// that wait: they are kept in a persistent balanced tree); reading
 // or evolving an earlier State costs, once, time in proportion to the
 // changes made since. Two States evolved from one share memory, so they
 // must not be used on two goroutines at once. The zero State is not usable;
@@ -41,10 +43,10 @@ type State[In, Out any] struct {
 	cost   time.Duration // the time an item has taken, on average of late
 	costed bool          // whether a batch has finished, so cost is known
 
-	retry    Retry                   // Config.Retry, with its defaults
-	rng      rand.PCG                // draws the backoffs
-	retrying fifo.Queue[retrial[In]] // failed items waiting to be tried again, by due instant
-	armed    time.Time               // the instant the retry timer is armed for; zero for none
+	retry    Retry                    // Config.Retry, with its defaults
+	rng      rand.PCG                 // draws the backoffs
+	retrying fifo.Ranked[retrial[In]] // failed items waiting to be tried again, by due instant
+	armed    time.Time                // the instant the retry timer is armed for; zero for none
 	// passes are those held to start retries with, reserved those asked
 	// for and not yet brought (see package internal/pace).
 	passes, reserved int
