@@ -234,9 +234,7 @@ func (s *State[In, Out]) startWaiting(fx []agent.Effect, at time.Time) []agent.E
 	for ; avail > 0 && room > 0; room-- {
 		k := min(most, avail, max((avail+room-1)/room, least)) // an even share of what is left, not below least
 		id := s.started
-		var items []In
-		var wait time.Duration
-		items, wait = s.take(k, at)
+		items, wait := s.take(k, at)
 		s.running = s.running.Put(id, flight[In]{id: id, n: k, at: at, wait: wait, among: s.running.Len() + 1, items: items, attempt: 1})
 		fx = append(fx, agent.Start[[]In]{ID: id, Work: items})
 		s.assigned += k
@@ -262,8 +260,7 @@ func (s *State[In, Out]) abandon(fx []agent.Effect, at time.Time) []agent.Effect
 	n := 0
 	for k := s.startable(); k > 0; k = s.startable() {
 		seq := s.started
-		var items []In
-		items, _ = s.take(k, at)
+		items, _ := s.take(k, at)
 		rs := make([]Result[Out], k)
 		for i := range rs {
 			rs[i] = Result[Out]{Seq: seq + uint64(i), Err: s.cancelled}

@@ -30,8 +30,7 @@ func (s *State[In, Out]) retryFailed(rs []Result[Out], f flight[In], at time.Tim
 		if kept == nil {
 			kept = append(make([]Result[Out], 0, len(rs)), rs[:i]...)
 		}
-		var wait time.Duration
-		wait = s.backoff(f.attempt, r.Err)
+		wait := s.backoff(f.attempt, r.Err)
 		s.queueRetry(retrial[In]{seq: r.Seq, item: f.items[i], attempt: f.attempt + 1, due: at.Add(wait)})
 		s.retried++
 	}
@@ -168,13 +167,11 @@ func (s *State[In, Out]) roomForBatches(at time.Time) int {
 func (s *State[In, Out]) strand(fx []agent.Effect, need int, at time.Time) ([]agent.Effect, int) {
 	n := s.waiting.Len()
 	seq := s.started
-	var items []In
-	items, _ = s.take(n, at)
+	items, _ := s.take(n, at)
 	for i, it := range items {
 		s.queueRetry(retrial[In]{seq: seq + uint64(i), item: it, attempt: 1, due: at})
 	}
-	var more int
-	more = s.needPasses(s.dueBy(at))
+	more := s.needPasses(s.dueBy(at))
 	return append(fx, agent.Demand{N: n}), need + more
 }
 
