@@ -1,8 +1,10 @@
 // Package fifo holds containers that are values, for agent states that must
-// not change when they are evolved: [Queue], a first-in, first-out queue,
-// and [Slots], a map from numbered places to values, for what arrives or
-// leaves a queue out of order. A new version of either costs O(1) time
-// (amortized, for a Queue), whatever it holds.
+// not change when they are evolved: [Queue], a first-in, first-out queue;
+// [Slots], a map from numbered places to values, for what arrives or leaves
+// a queue out of order; and [Ranked], a sequence with insertion anywhere,
+// for a queue kept in order of something other than arrival. A new version
+// of a Queue or Slots costs O(1) time (amortized, for a Queue), of a Ranked
+// O(log n), whatever it holds.
 package fifo
 
 // Queue is a first-in, first-out queue that is a value: Push, Pop, Insert
