@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,17 +18,30 @@ import (
 	"github.com/sourcegraph/conc/pool"
 )
 
-// scaleLimits are the limits BenchmarkScale runs at. A run carries
+// scaleLimitsFlag are the limits BenchmarkScale runs at. A run carries
 // -scale-waves times the limit's worth of items: about that many times the
 // mean sleep, 0.4 s by default, at the ideal rate.
 var (
-	scaleLimits    = []int{10, 100, 1_000, 10_000}
-	scaleWavesFlag = flag.Int("scale-waves", 40, "BenchmarkScale's items per run, in multiples of the limit")
+	scaleLimitsFlag = flag.String("scale-limits", "10,100,1000,10000", "BenchmarkScale's limits, separated by commas")
+	scaleWavesFlag  = flag.Int("scale-waves", 40, "BenchmarkScale's items per run, in multiples of the limit")
 )
+
+// scaleLimits returns the limits of -scale-limits.
+func scaleLimits(b *testing.B) []int {
+	var out []int
+	for _, f := range strings.Split(*scaleLimitsFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			b.Fatalf("-scale-limits: %q is not a limit", f)
+		}
+		out = append(out, n)
+	}
+	return out
+}
 
 // BenchmarkScale runs items whose work sleeps 5 to 15 ms (drawn from a
 // seeded generator), as calls over a network do, -scale-waves (40) times the
-// limit of them, at a limit of 10, 100, 1,000 and 10,000 in flight: evolve is a
+// limit of them, at a limit of 10, 100, 1,000 and 10,000 in flight (-scale-limits): evolve is a
 // parallel agent with that Limit and a Queue of twice it, in input order
 // and (evolve-unordered) not, fed with Post; goroutines starts a goroutine
 // per item behind a semaphore (a buffered channel) of the limit; conc
@@ -36,7 +51,7 @@ var (
 // millisecond from a GC'd start, of the heap's object bytes plus the
 // goroutine stacks.
 func BenchmarkScale(b *testing.B) {
-	for _, limit := range scaleLimits {
+	for _, limit := range scaleLimits(b) {
 		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {
 			b.Run("evolve", func(b *testing.B) { scaleRun(b, limit, scaleEvolve(false)) })
 			b.Run("evolve-unordered", func(b *testing.B) { scaleRun(b, limit, scaleEvolve(true)) })

@@ -216,10 +216,10 @@ func (m *fzGate) effects(msg agent.Msg, fx []agent.Effect, posted int) {
 func (m *fzGate) invariants() {
 	st := m.s.status()
 	switch {
-	case !slices.Equal(m.s.queue, m.queue):
-		m.fail("holds %v, want %v", m.s.queue, m.queue)
-	case len(m.s.queue) > m.bound:
-		m.fail("holds %d items over a bound of %d", len(m.s.queue), m.bound)
+	case !slices.Equal(m.s.queue.Values(), m.queue):
+		m.fail("holds %v, want %v", m.s.queue.Values(), m.queue)
+	case m.s.queue.Len() > m.bound:
+		m.fail("holds %d items over a bound of %d", m.s.queue.Len(), m.bound)
 	case st.Done != len(m.out) || st.Dropped != len(m.dropped) || int(st.Demand) != m.demand || st.Queued != len(m.queue):
 		m.fail("status %+v; passed %d, dropped %d, demand %d, held %d", st, len(m.out), len(m.dropped), m.demand, len(m.queue))
 	case len(m.out) > m.granted:

@@ -3,14 +3,17 @@ package compose
 import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/fifo"
 	"github.com/evolvekit/evolve/internal/meter"
 )
 
 // gate is the state of the stage that [DropOldest] puts in front of a chain:
 // a queue of at most bound items that takes every item posted, dropping the
-// oldest when it is full, and passes items on as demand allows.
+// oldest when it is full, and passes items on as demand allows. It is a
+// value: its queue is persistent (package internal/fifo), so evolving it
+// leaves it as it was.
 type gate[T any] struct {
-	queue    []T
+	queue    fifo.Queue[T]
 	bound    int
 	demand   int
 	dropped  int
@@ -32,10 +35,10 @@ type overflowStatus struct {
 func evolveGate[T any](s gate[T], m agent.Msg) (gate[T], []agent.Effect) {
 	switch m := m.(type) {
 	case agent.Input[T]:
-		s.queue = append(s.queue, m.Items...)
+		s.queue = s.queue.PushAll(m.Items...)
 		s, fx := s.pass([]agent.Effect{agent.Demand{N: len(m.Items)}})
-		if over := len(s.queue) - s.bound; over > 0 {
-			s.queue = s.queue[over:]
+		if over := s.queue.Len() - s.bound; over > 0 {
+			s.queue = s.queue.Drop(over)
 			s.dropped += over
 		}
 		return s, fx
@@ -53,15 +56,14 @@ func evolveGate[T any](s gate[T], m agent.Msg) (gate[T], []agent.Effect) {
 
 // pass emits what demand allows, and finishes once closed and empty.
 func (s gate[T]) pass(fx []agent.Effect) (gate[T], []agent.Effect) {
-	if n := min(len(s.queue), s.demand); n > 0 {
-		out := make([]T, n)
-		copy(out, s.queue)
-		s.queue = s.queue[n:]
+	if n := min(s.queue.Len(), s.demand); n > 0 {
+		var out []T
+		out, s.queue = s.queue.Take(n)
 		s.demand -= n
 		s.passed += n
 		fx = append(fx, agent.Emit[T]{Values: out})
 	}
-	if s.closed && !s.finished && len(s.queue) == 0 {
+	if s.closed && !s.finished && s.queue.Len() == 0 {
 		s.finished = true
 		fx = append(fx, agent.Finish{})
 	}
@@ -70,7 +72,7 @@ func (s gate[T]) pass(fx []agent.Effect) (gate[T], []agent.Effect) {
 
 func (s gate[T]) status() overflowStatus {
 	return overflowStatus{
-		Load:  agent.Load{Queued: len(s.queue), Done: s.passed, Demand: agent.Credit(s.demand)},
+		Load:  agent.Load{Queued: s.queue.Len(), Done: s.passed, Demand: agent.Credit(s.demand)},
 		Bound: s.bound, Dropped: s.dropped,
 	}
 }

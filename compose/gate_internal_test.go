@@ -31,3 +31,18 @@ func TestTheGateDoesNotTakeWhatItDoesNotKnow(t *testing.T) {
 	_, fx := evolveGate(gate[int]{bound: 3}, agent.Done[int]{ID: 1})
 	assert.Equal(t, []agent.Effect{agent.Unhandled{}}, fx)
 }
+
+func TestTheGateLeavesTheStateItWasGivenAsItWas(t *testing.T) {
+	s := gate[int]{bound: 8}
+	for i := range 3 {
+		s, _ = evolveGate(s, agent.Input[int]{Items: []int{i + 1}})
+	}
+	a, _ := evolveGate(s, agent.Input[int]{Items: []int{4}})
+	b, _ := evolveGate(s, agent.Input[int]{Items: []int{5}}) // the same state, evolved again
+	_, fa := evolveGate(a, agent.Pull{N: 8})
+	_, fb := evolveGate(b, agent.Pull{N: 8})
+	_, fs := evolveGate(s, agent.Pull{N: 8})
+	assert.Equal(t, []int{1, 2, 3, 4}, agenttest.Emitted[int](fa))
+	assert.Equal(t, []int{1, 2, 3, 5}, agenttest.Emitted[int](fb))
+	assert.Equal(t, []int{1, 2, 3}, agenttest.Emitted[int](fs))
+}

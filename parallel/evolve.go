@@ -20,14 +20,15 @@ import (
 // Evolve is pure and costs O(1) time per item it takes, starts, finishes
 // or emits, whatever the limit and the results held (see [State]); a
 // failure queued to be tried again, or an item made to wait for a pass,
-// costs besides time in proportion to the items already waiting for their
-// retry.
+// costs besides O(log n) time and small allocations, for the n items
+// waiting for their retry, and so does starting it.
 func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent.Effect) {
 	var at time.Time
 	var fx []agent.Effect
 	switch m := m.(type) {
 	case agent.Input[In]:
-		s, at = s.accept(m.Items, m.At), m.At
+		s.accept(m.Items, m.At)
+		at = m.At
 		if s.paced {
 			s.open = max(s.open-len(m.Items), 0)
 		}
@@ -36,7 +37,7 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 		if !ok {
 			return s, nil
 		}
-		s, fx = s.complete(m, f)
+		fx = s.complete(m, f)
 		at = m.At
 	case agent.Pull:
 		if m.N < 1 {
@@ -68,40 +69,46 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 	default:
 		return s, []agent.Effect{agent.Unhandled{}}
 	}
-	return s.settle(fx, at)
+	fx = s.settle(fx, at)
+	return s, fx
 }
 
+// The methods below change the State they are called on: Evolve calls
+// them on its own copy of the State it was given, which shares with it
+// only the persistent containers (package internal/fifo), so that State
+// stays as it was, and no State of a few hundred bytes is copied in and
+// out of each of them.
+
 // accept queues items, in order, and notes when they came.
-func (s State[In, Out]) accept(items []In, at time.Time) State[In, Out] {
+func (s *State[In, Out]) accept(items []In, at time.Time) {
 	if len(items) == 0 {
-		return s
+		return
 	}
 	s.waiting = s.waiting.PushAll(items...)
 	s.accepted += uint64(len(items))
 	s.arrivals = s.arrivals.Push(arrival{at: at, end: s.accepted})
-	return s
 }
 
 // complete takes the batch f, which m reports, out of flight, counts its results and emits them at once if they are next and
 // demand allows, or else holds them. The first failure cancels the rest
 // when the agent was configured so.
-func (s State[In, Out]) complete(m agent.Done[[]Result[Out]], f flight[In]) (State[In, Out], []agent.Effect) {
+func (s *State[In, Out]) complete(m agent.Done[[]Result[Out]], f flight[In]) []agent.Effect {
 	_, _, s.running = s.running.Take(f.id)
 	s.assigned -= f.n
 	took := m.Took // the work's own time, when the runtime measured it
 	if took <= 0 {
 		took = m.At.Sub(f.at)
 	}
-	s = s.measured(took, f.n)
+	s.measured(took, f.n)
 	rs := results(m.Result, m.Err, f)
 	var fx []agent.Effect
-	s, rs = s.retryFailed(rs, f, m.At)
-	s, fx = s.count(rs, fx)
+	rs = s.retryFailed(rs, f, m.At)
+	fx = s.count(rs, fx)
 	fx = deadLetters(fx, rs, f.id, f.items, f.attempt)
 	next := s.unordered && s.held.Len() == 0 || !s.unordered && f.id == s.emitted
 	if !next || s.demand < len(rs) || len(rs) < f.n {
 		s.held = withResults(s.held, rs, !s.unordered, s.emitted)
-		return s, fx
+		return fx
 	}
 	// The common case: nothing earlier is missing, so the results go out
 	// at once, and in input order with the held ones that follow them.
@@ -114,12 +121,12 @@ func (s State[In, Out]) complete(m agent.Done[[]Result[Out]], f flight[In]) (Sta
 		s.demand -= n
 		s.emitted += uint64(n)
 	}
-	return s, append(slices.Grow(fx, 4), agent.Emit[Result[Out]]{Values: rs})
+	return append(slices.Grow(fx, 4), agent.Emit[Result[Out]]{Values: rs})
 }
 
 // count counts finished results and their failures; the first failure of an
 // agent that cancels on error asks for agent.Cancel.
-func (s State[In, Out]) count(rs []Result[Out], fx []agent.Effect) (State[In, Out], []agent.Effect) {
+func (s *State[In, Out]) count(rs []Result[Out], fx []agent.Effect) []agent.Effect {
 	s.done += len(rs)
 	for _, r := range rs {
 		if r.Err == nil {
@@ -134,19 +141,19 @@ func (s State[In, Out]) count(rs []Result[Out], fx []agent.Effect) (State[In, Ou
 			fx = append(fx, agent.Cancel{Cause: s.cancelled})
 		}
 	}
-	return s, fx
+	return fx
 }
 
 // settle performs what the last message, at instant at, made possible:
 // emit, start, ask for the passes the retries due need, behind a pacer
 // strand what could not start and open room, arm, finish. fx holds the
 // effects the message already asked for.
-func (s State[In, Out]) settle(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
-	s, fx = s.emit(fx)
+func (s *State[In, Out]) settle(fx []agent.Effect, at time.Time) []agent.Effect {
+	fx = s.emit(fx)
 	var need int
-	s, fx, need = s.start(fx, at)
+	fx, need = s.start(fx, at)
 	if s.paced && s.waiting.Len() > 0 && s.cancelled == nil {
-		s, fx, need = s.strand(fx, need, at)
+		fx, need = s.strand(fx, need, at)
 	}
 	if need > 0 {
 		fx = append(fx, pace.Out(pace.Reserve{N: need}))
@@ -157,16 +164,16 @@ func (s State[In, Out]) settle(fx []agent.Effect, at time.Time) (State[In, Out],
 			fx = append(fx, pace.Out(pace.Room{N: more}))
 		}
 	}
-	s, fx = s.arm(fx, at)
-	s, fx = s.finish(fx)
-	return s, fx
+	fx = s.arm(fx, at)
+	fx = s.finish(fx)
+	return fx
 }
 
 // emit passes on the held results that may go out, as far as demand allows.
-func (s State[In, Out]) emit(fx []agent.Effect) (State[In, Out], []agent.Effect) {
+func (s *State[In, Out]) emit(fx []agent.Effect) []agent.Effect {
 	n := min(s.ready(), s.demand)
 	if n == 0 {
-		return s, fx
+		return fx
 	}
 	var out []Result[Out]
 	out, s.held = takeHeld(s.held, s.emitted, n, make([]Result[Out], 0, n))
@@ -175,13 +182,13 @@ func (s State[In, Out]) emit(fx []agent.Effect) (State[In, Out], []agent.Effect)
 	if fx == nil {
 		fx = make([]agent.Effect, 0, 4) // room for the Starts and Demand that follow, often
 	}
-	return s, append(fx, agent.Emit[Result[Out]]{Values: out})
+	return append(fx, agent.Emit[Result[Out]]{Values: out})
 }
 
 // ready counts the held results that may go out, demand aside: all of them
 // when unordered; in input order, those that follow the last one emitted
 // without a gap.
-func (s State[In, Out]) ready() int {
+func (s *State[In, Out]) ready() int {
 	if s.unordered {
 		return s.held.Len()
 	}
@@ -200,25 +207,25 @@ func (s State[In, Out]) ready() int {
 // and gives their input slots back. Once the first failure has cancelled
 // the rest, it fails them instead. It returns the passes the retries
 // waiting for a place need.
-func (s State[In, Out]) start(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect, int) {
+func (s *State[In, Out]) start(fx []agent.Effect, at time.Time) ([]agent.Effect, int) {
 	if s.cancelled != nil {
-		s, fx = s.abandon(fx, at)
-		return s, fx, 0
+		fx = s.abandon(fx, at)
+		return fx, 0
 	}
 	var need int
-	s, fx, need = s.startRetries(fx, at)
-	s, fx = s.startWaiting(fx, at)
-	return s, fx, need
+	fx, need = s.startRetries(fx, at)
+	fx = s.startWaiting(fx, at)
+	return fx, need
 }
 
 // startWaiting starts as many waiting items as startable allows, oldest
 // first, in batches, one per free place at most, and gives their input
 // slots back.
-func (s State[In, Out]) startWaiting(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
+func (s *State[In, Out]) startWaiting(fx []agent.Effect, at time.Time) []agent.Effect {
 	avail := s.startable()
 	room := s.limit - s.running.Len() - s.kept()
 	if avail == 0 || room <= 0 {
-		return s, fx
+		return fx
 	}
 	most := s.batch()
 	least := s.least(most)
@@ -227,22 +234,20 @@ func (s State[In, Out]) startWaiting(fx []agent.Effect, at time.Time) (State[In,
 	for ; avail > 0 && room > 0; room-- {
 		k := min(most, avail, max((avail+room-1)/room, least)) // an even share of what is left, not below least
 		id := s.started
-		var items []In
-		var wait time.Duration
-		s, items, wait = s.take(k, at)
+		items, wait := s.take(k, at)
 		s.running = s.running.Put(id, flight[In]{id: id, n: k, at: at, wait: wait, among: s.running.Len() + 1, items: items, attempt: 1})
 		fx = append(fx, agent.Start[[]In]{ID: id, Work: items})
 		s.assigned += k
 		avail -= k
 		n += k
 	}
-	return s, append(fx, agent.Demand{N: n})
+	return append(fx, agent.Demand{N: n})
 }
 
 // abandon fails the waiting items that startable allows, without starting
 // them, with the cause of the cancellation, and passes their results on as
 // any others.
-func (s State[In, Out]) abandon(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
+func (s *State[In, Out]) abandon(fx []agent.Effect, at time.Time) []agent.Effect {
 	for s.retrying.Len() > 0 {
 		var r retrial[In]
 		r, s.retrying = s.retrying.Pop()
@@ -251,12 +256,11 @@ func (s State[In, Out]) abandon(fx []agent.Effect, at time.Time) (State[In, Out]
 		s.held = withResults(s.held, []Result[Out]{{Seq: r.seq, Err: s.cancelled}}, !s.unordered, s.emitted)
 		fx = append(fx, agent.DeadLetter{Seq: r.seq, Item: r.item, Err: s.cancelled, Attempts: r.attempt - 1})
 	}
-	s, fx = s.emit(fx)
+	fx = s.emit(fx)
 	n := 0
 	for k := s.startable(); k > 0; k = s.startable() {
 		seq := s.started
-		var items []In
-		s, items, _ = s.take(k, at)
+		items, _ := s.take(k, at)
 		rs := make([]Result[Out], k)
 		for i := range rs {
 			rs[i] = Result[Out]{Seq: seq + uint64(i), Err: s.cancelled}
@@ -265,20 +269,20 @@ func (s State[In, Out]) abandon(fx []agent.Effect, at time.Time) (State[In, Out]
 		s.done += k
 		s.failed += k
 		s.held = withResults(s.held, rs, !s.unordered, s.emitted)
-		s, fx = s.emit(fx)
+		fx = s.emit(fx)
 		n += k
 	}
 	if n == 0 {
-		return s, fx
+		return fx
 	}
-	return s, append(fx, agent.Demand{N: n})
+	return append(fx, agent.Demand{N: n})
 }
 
 // startable counts the waiting items that may start now, room for batches
 // aside: no more than the demand not yet reserved by work in flight and
 // held results, and, in input order, none while the limit times the batch
 // size of results are held.
-func (s State[In, Out]) startable() int {
+func (s *State[In, Out]) startable() int {
 	if !s.unordered && s.held.Len() >= s.limit*s.batch() {
 		return 0
 	}
@@ -287,12 +291,12 @@ func (s State[In, Out]) startable() int {
 }
 
 // finish says the agent is done, once: input closed and nothing left.
-func (s State[In, Out]) finish(fx []agent.Effect) (State[In, Out], []agent.Effect) {
+func (s *State[In, Out]) finish(fx []agent.Effect) []agent.Effect {
 	if !s.closed || s.finished || !s.drained() {
-		return s, fx
+		return fx
 	}
 	s.finished = true
-	return s, append(fx, agent.Finish{Err: s.firstErr})
+	return append(fx, agent.Finish{Err: s.firstErr})
 }
 
 // deadLetters adds an agent.DeadLetter for each failure among rs, the

@@ -3,7 +3,6 @@ package parallel
 import (
 	"context"
 	"errors"
-	"sort"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
@@ -16,9 +15,9 @@ const retryTag = 1
 // retryFailed takes out of rs, the results of the batch f, the failures
 // worth another attempt, and queues their items to be tried again after a
 // backoff from instant at. It returns the results that stand.
-func (s State[In, Out]) retryFailed(rs []Result[Out], f flight[In], at time.Time) (State[In, Out], []Result[Out]) {
+func (s *State[In, Out]) retryFailed(rs []Result[Out], f flight[In], at time.Time) []Result[Out] {
 	if f.attempt >= s.retry.Attempts || s.cancelled != nil {
-		return s, rs
+		return rs
 	}
 	var kept []Result[Out]
 	for i, r := range rs {
@@ -31,19 +30,18 @@ func (s State[In, Out]) retryFailed(rs []Result[Out], f flight[In], at time.Time
 		if kept == nil {
 			kept = append(make([]Result[Out], 0, len(rs)), rs[:i]...)
 		}
-		var wait time.Duration
-		s, wait = s.backoff(f.attempt, r.Err)
-		s = s.queueRetry(retrial[In]{seq: r.Seq, item: f.items[i], attempt: f.attempt + 1, due: at.Add(wait)})
+		wait := s.backoff(f.attempt, r.Err)
+		s.queueRetry(retrial[In]{seq: r.Seq, item: f.items[i], attempt: f.attempt + 1, due: at.Add(wait)})
 		s.retried++
 	}
 	if kept == nil {
-		return s, rs
+		return rs
 	}
-	return s, kept
+	return kept
 }
 
 // worthRetrying reports whether a failure earns another attempt.
-func (s State[In, Out]) worthRetrying(err error) bool {
+func (s *State[In, Out]) worthRetrying(err error) bool {
 	if s.retry.If != nil {
 		return s.retry.If(err)
 	}
@@ -53,7 +51,7 @@ func (s State[In, Out]) worthRetrying(err error) bool {
 // backoff draws the wait after the attempt-th attempt failed with err: up
 // to Backoff doubled for each attempt after the first, at most MaxBackoff,
 // and at least the wait err asks for.
-func (s State[In, Out]) backoff(attempt int, err error) (State[In, Out], time.Duration) {
+func (s *State[In, Out]) backoff(attempt int, err error) time.Duration {
 	ceiling := s.retry.Backoff
 	for range attempt - 1 {
 		if ceiling >= s.retry.MaxBackoff/2 {
@@ -70,14 +68,13 @@ func (s State[In, Out]) backoff(attempt int, err error) (State[In, Out], time.Du
 	if errors.As(err, &after) {
 		wait = max(wait, after.After)
 	}
-	return s, wait
+	return wait
 }
 
 // queueRetry adds r to the items waiting to be tried again, by due instant.
-func (s State[In, Out]) queueRetry(r retrial[In]) State[In, Out] {
-	i := sort.Search(s.retrying.Len(), func(j int) bool { return s.retrying.At(j).due.After(r.due) })
+func (s *State[In, Out]) queueRetry(r retrial[In]) {
+	i := s.retrying.Search(func(q retrial[In]) bool { return q.due.After(r.due) })
 	s.retrying = s.retrying.Insert(i, r)
-	return s
 }
 
 // startRetries starts the items whose retry is due by instant at, each in a
@@ -90,7 +87,7 @@ func (s State[In, Out]) queueRetry(r retrial[In]) State[In, Out] {
 // were stranded). Behind a pacer, a pass that cannot be used at once (the
 // limit fell) is dropped, as one kept for later would break the pace, and
 // the places of the room opened to the pacer are not free.
-func (s State[In, Out]) startRetries(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect, int) {
+func (s *State[In, Out]) startRetries(fx []agent.Effect, at time.Time) ([]agent.Effect, int) {
 	for s.passes > 0 && s.retrying.Len() > 0 && s.running.Len() < s.limit && !s.retrying.At(0).due.After(at) {
 		var r retrial[In]
 		r, s.retrying = s.retrying.Pop()
@@ -106,25 +103,25 @@ func (s State[In, Out]) startRetries(fx []agent.Effect, at time.Time) (State[In,
 	if s.paced {
 		s.passes = 0
 	}
-	s, need := s.needPasses(due)
-	return s, fx, need
+	need := s.needPasses(due)
+	return fx, need
 }
 
 // needPasses reserves the passes the first due retries need, those with
 // a free place but no pass, and returns how many more that is.
-func (s State[In, Out]) needPasses(due int) (State[In, Out], int) {
+func (s *State[In, Out]) needPasses(due int) int {
 	need := min(due, s.limit-s.running.Len()-s.promised()) - s.passes - s.reserved
 	if need <= 0 {
-		return s, 0
+		return 0
 	}
 	s.reserved += need
-	return s, need
+	return need
 }
 
 // promised counts the places of the room opened to the pacer before the
 // agent, for the items that have not come and those that came now and
 // wait to start: none unless the agent is paced.
-func (s State[In, Out]) promised() int {
+func (s *State[In, Out]) promised() int {
 	if !s.paced {
 		return 0
 	}
@@ -140,7 +137,7 @@ func (s State[In, Out]) promised() int {
 // while a retry due waits for a place, and none once closed. Once the
 // first failure has cancelled the rest, the items that come are failed
 // at once, and only the downstream demand and the bound count.
-func (s State[In, Out]) room(at time.Time) int {
+func (s *State[In, Out]) room(at time.Time) int {
 	if s.closed {
 		return 0
 	}
@@ -153,7 +150,7 @@ func (s State[In, Out]) room(at time.Time) int {
 
 // roomForBatches counts the items the free places can start, a batch a
 // place, once the retries due and the room already open have theirs.
-func (s State[In, Out]) roomForBatches(at time.Time) int {
+func (s *State[In, Out]) roomForBatches(at time.Time) int {
 	b := s.batch()
 	if !s.unordered && s.held.Len() >= s.limit*b || s.dueBy(at) > s.kept() {
 		return 0
@@ -167,45 +164,43 @@ func (s State[In, Out]) roomForBatches(at time.Time) int {
 // let through, and a start must not come later than its token. It gives
 // their input slots back, and returns need with the passes they need
 // added.
-func (s State[In, Out]) strand(fx []agent.Effect, need int, at time.Time) (State[In, Out], []agent.Effect, int) {
+func (s *State[In, Out]) strand(fx []agent.Effect, need int, at time.Time) ([]agent.Effect, int) {
 	n := s.waiting.Len()
 	seq := s.started
-	var items []In
-	s, items, _ = s.take(n, at)
+	items, _ := s.take(n, at)
 	for i, it := range items {
-		s = s.queueRetry(retrial[In]{seq: seq + uint64(i), item: it, attempt: 1, due: at})
+		s.queueRetry(retrial[In]{seq: seq + uint64(i), item: it, attempt: 1, due: at})
 	}
-	var more int
-	s, more = s.needPasses(s.dueBy(at))
-	return s, append(fx, agent.Demand{N: n}), need + more
+	more := s.needPasses(s.dueBy(at))
+	return append(fx, agent.Demand{N: n}), need + more
 }
 
 // dueBy counts the retries due by instant at.
-func (s State[In, Out]) dueBy(at time.Time) int {
-	return sort.Search(s.retrying.Len(), func(j int) bool { return s.retrying.At(j).due.After(at) })
+func (s *State[In, Out]) dueBy(at time.Time) int {
+	return s.retrying.Search(func(q retrial[In]) bool { return q.due.After(at) })
 }
 
 // kept counts the places kept free for retries: one for each pass held or
 // reserved.
-func (s State[In, Out]) kept() int { return s.passes + s.reserved }
+func (s *State[In, Out]) kept() int { return s.passes + s.reserved }
 
 // arm keeps the retry timer at the instant the next retry is due that
 // has no pass held or reserved, or disarms it when none waits. A retry
 // already due waits for a free place, which the Done of a batch in flight
 // brings, or for its pass, not for a timer.
-func (s State[In, Out]) arm(fx []agent.Effect, at time.Time) (State[In, Out], []agent.Effect) {
+func (s *State[In, Out]) arm(fx []agent.Effect, at time.Time) []agent.Effect {
 	k := s.kept() // the first k retries, by due instant, have their passes coming
 	if s.retrying.Len() <= k || !s.retrying.At(k).due.After(at) {
 		if !s.armed.IsZero() {
 			s.armed = time.Time{}
 			fx = append(fx, agent.Disarm{Tag: retryTag})
 		}
-		return s, fx
+		return fx
 	}
 	due := s.retrying.At(k).due
 	if due.Equal(s.armed) {
-		return s, fx
+		return fx
 	}
 	s.armed = due
-	return s, append(fx, agent.Timer{Tag: retryTag, Delay: max(due.Sub(at), 0)})
+	return append(fx, agent.Timer{Tag: retryTag, Delay: max(due.Sub(at), 0)})
 }

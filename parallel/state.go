@@ -16,7 +16,9 @@ import (
 // holds: it keeps its lists in persistent queues and maps (package
 // internal/fifo), so an earlier State can be kept, read or evolved again.
 // A new State costs O(1) time per item started, finished or emitted, and a
-// small allocation or two, whatever the limit and the results held; reading
+// small allocation or two, whatever the limit and the results held (an
+// item that waits for a retry, or a pass, costs O(log n) more for the n
+// that wait: they are kept in a persistent balanced tree); reading
 // or evolving an earlier State costs, once, time in proportion to the
 // changes made since. Two States evolved from one share memory, so they
 // must not be used on two goroutines at once. The zero State is not usable;
@@ -41,10 +43,10 @@ type State[In, Out any] struct {
 	cost   time.Duration // the time an item has taken, on average of late
 	costed bool          // whether a batch has finished, so cost is known
 
-	retry    Retry                   // Config.Retry, with its defaults
-	rng      rand.PCG                // draws the backoffs
-	retrying fifo.Queue[retrial[In]] // failed items waiting to be tried again, by due instant
-	armed    time.Time               // the instant the retry timer is armed for; zero for none
+	retry    Retry                    // Config.Retry, with its defaults
+	rng      rand.PCG                 // draws the backoffs
+	retrying fifo.Ranked[retrial[In]] // failed items waiting to be tried again, by due instant
+	armed    time.Time                // the instant the retry timer is armed for; zero for none
 	// passes are those held to start retries with, reserved those asked
 	// for and not yet brought (see package internal/pace).
 	passes, reserved int
@@ -139,14 +141,14 @@ const pcgStream = 0x9e3779b97f4a7c15
 
 // drained reports whether nothing is left: nothing waits, runs, is held or
 // waits to be tried again.
-func (s State[In, Out]) drained() bool {
+func (s *State[In, Out]) drained() bool {
 	return s.waiting.Len() == 0 && s.running.Len() == 0 && s.held.Len() == 0 && s.retrying.Len() == 0
 }
 
 // batch returns how many items the next batch may hold, before the share
 // of the items that may start: one until a batch has finished, then as
 // many as have taken [BatchSpan] on average, within [1, maxBatch].
-func (s State[In, Out]) batch() int {
+func (s *State[In, Out]) batch() int {
 	if s.maxBatch <= 1 || !s.costed {
 		return 1
 	}
@@ -159,7 +161,7 @@ func (s State[In, Out]) batch() int {
 // least returns how few items a batch is split down to when the items that
 // may start are shared among the free places: as many as have taken
 // [ShareSpan] on average, within [1, most].
-func (s State[In, Out]) least(most int) int {
+func (s *State[In, Out]) least(most int) int {
 	switch {
 	case most <= 1 || !s.costed:
 		return 1
@@ -170,21 +172,20 @@ func (s State[In, Out]) least(most int) int {
 }
 
 // measured folds the time a batch of n items took into cost.
-func (s State[In, Out]) measured(took time.Duration, n int) State[In, Out] {
+func (s *State[In, Out]) measured(took time.Duration, n int) {
 	each := max(took, 0) / time.Duration(n)
 	if !s.costed {
 		s.cost, s.costed = each, true
 	} else {
 		s.cost += (each - s.cost) / 4
 	}
-	return s
 }
 
 // take removes the k oldest waiting items, which start at instant at, and
 // returns them with how long the first of them waited.
 // The oldest arrival is that of the oldest waiting item: arrivals whose
 // items have all started are dropped as they start.
-func (s State[In, Out]) take(k int, at time.Time) (State[In, Out], []In, time.Duration) {
+func (s *State[In, Out]) take(k int, at time.Time) ([]In, time.Duration) {
 	wait := max(at.Sub(s.arrivals.At(0).at), 0)
 	var items []In
 	items, s.waiting = s.waiting.Take(k)
@@ -192,7 +193,7 @@ func (s State[In, Out]) take(k int, at time.Time) (State[In, Out], []In, time.Du
 	for s.arrivals.Len() > 0 && s.arrivals.At(0).end <= s.started {
 		_, s.arrivals = s.arrivals.Pop()
 	}
-	return s, items, wait
+	return items, wait
 }
 
 // withResults returns held with rs added: by Seq when ordered, else at

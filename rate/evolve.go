@@ -35,7 +35,7 @@ import (
 func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 	switch m := m.(type) {
 	case agent.Input[Item[T]]:
-		s.queue = append(s.queue, m.Items...)
+		s.queue = s.queue.PushAll(m.Items...)
 		return s.settle(m.At)
 	case agent.Pull:
 		return s.pull(m)
@@ -116,7 +116,7 @@ func (s State[T]) settle(at time.Time) (State[T], []agent.Effect) {
 // While the agent after it may still reserve passes, it says it drained
 // instead, once, and finishes when that agent has ended.
 func (s State[T]) finish(fx []agent.Effect) (State[T], []agent.Effect) {
-	if !s.closed || s.finished || len(s.queue) > 0 {
+	if !s.closed || s.finished || s.queue.Len() > 0 {
 		return s, fx
 	}
 	if s.paced && !s.last {

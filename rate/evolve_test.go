@@ -432,3 +432,25 @@ func TestMovingOrDroppingTheTimerDisarmsIt(t *testing.T) {
 	assert.Empty(t, agenttest.Of[agent.Disarm](tr[3].Effects), "the timer that ticked needs no disarming")
 	assert.Empty(t, tr[4].Effects, "no demand: item 3 waits without a timer")
 }
+
+func TestEvolveLeavesTheStateItWasGivenAsItWas(t *testing.T) {
+	s, err := rate.NewState(rate.Config[int]{Rate: 1, Burst: 1, Queue: 8})
+	require.NoError(t, err)
+	for i := range 3 {
+		s, _ = rate.Evolve(s, agent.Input[rate.Item[int]]{Items: []rate.Item[int]{{Value: i + 1}}})
+	}
+	a, _ := rate.Evolve(s, agent.Input[rate.Item[int]]{Items: []rate.Item[int]{{Value: 4}}})
+	b, _ := rate.Evolve(s, agent.Input[rate.Item[int]]{Items: []rate.Item[int]{{Value: 5}}}) // the same state, evolved again
+	drain := func(s rate.State[int]) []int {
+		var out []int
+		for i := range 5 {
+			var fx []agent.Effect
+			s, fx = rate.Evolve(s, agent.Pull{At: time.Unix(0, 0).Add(time.Duration(i) * time.Second), N: 1})
+			out = append(out, agenttest.Emitted[int](fx)...)
+		}
+		return out
+	}
+	assert.Equal(t, []int{1, 2, 3, 4}, drain(a))
+	assert.Equal(t, []int{1, 2, 3, 5}, drain(b))
+	assert.Equal(t, []int{1, 2, 3}, drain(s))
+}

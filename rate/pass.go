@@ -21,12 +21,12 @@ func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
 			return s, fx
 		}
 	}
-	most := min(len(s.queue), s.demand)
+	most := min(s.queue.Len(), s.demand)
 	if most <= 0 {
 		return s, fx
 	}
 	burst := s.bucket.limit.Burst
-	cost := s.queue[0].price(burst)
+	cost := s.queue.At(0).price(burst)
 	if !covers(s.bucket.level(at), cost) {
 		return s, fx
 	}
@@ -36,7 +36,7 @@ func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
 	// what take would do for each, without its reading of the clock.
 	n, tokens := 1, s.bucket.tokens
 	for ; n < most; n++ {
-		cost := s.queue[n].price(burst)
+		cost := s.queue.At(n).price(burst)
 		if !covers(tokens, cost) {
 			break
 		}
@@ -45,13 +45,10 @@ func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
 	s.bucket.tokens = tokens
 	s.demand -= n
 	out := make([]T, n)
-	for i, it := range s.queue[:n] {
-		out[i] = it.Value
+	for i := range out {
+		out[i] = s.queue.At(i).Value
 	}
-	s.queue, s.passed = s.queue[n:], s.passed+n
-	if len(s.queue) == 0 {
-		s.queue = nil // let the emitted items go
-	}
+	s.queue, s.passed = s.queue.Drop(n), s.passed+n
 	return s, append(fx, agent.Emit[T]{Values: out}, agent.Demand{N: n})
 }
 

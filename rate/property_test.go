@@ -440,8 +440,7 @@ func (sm *sim) checkUnchanged(prev, next State[int], fx []agent.Effect, what str
 // same reports whether a and b are the same state: equal fields, and the
 // same queue, not merely an equal one.
 func same(a, b State[int]) bool {
-	if len(a.queue) != len(b.queue) || cap(a.queue) != cap(b.queue) ||
-		len(a.queue) > 0 && &a.queue[0] != &b.queue[0] {
+	if a.queue != b.queue {
 		return false
 	}
 	return a.bucket == b.bucket && a.bound == b.bound && a.demand == b.demand &&
@@ -483,8 +482,8 @@ func (sm *sim) perform(fx []agent.Effect) {
 		case agent.Finish:
 			ends++
 			sm.finish++
-			if e.Err != nil || !sm.closed || len(sm.s.queue) > 0 || sm.finish > 1 {
-				sm.fail("Finish %v (%d) while closed %v with %d queued", e.Err, sm.finish, sm.closed, len(sm.s.queue))
+			if e.Err != nil || !sm.closed || sm.s.queue.Len() > 0 || sm.finish > 1 {
+				sm.fail("Finish %v (%d) while closed %v with %d queued", e.Err, sm.finish, sm.closed, sm.s.queue.Len())
 			}
 			if sm.sc.paced && !sm.last {
 				sm.fail("Finish while the agent after it may still reserve passes")
@@ -496,9 +495,9 @@ func (sm *sim) perform(fx []agent.Effect) {
 		case agent.Send[pace.Drained]:
 			ends++
 			sm.drained++
-			if !sm.sc.paced || sm.last || !sm.closed || len(sm.s.queue) > 0 || sm.drained > 1 {
+			if !sm.sc.paced || sm.last || !sm.closed || sm.s.queue.Len() > 0 || sm.drained > 1 {
 				sm.fail("Drained (%d) while paced %v last %v closed %v with %d queued",
-					sm.drained, sm.sc.paced, sm.last, sm.closed, len(sm.s.queue))
+					sm.drained, sm.sc.paced, sm.last, sm.closed, sm.s.queue.Len())
 			}
 		case agent.Reply[Status]:
 		default:
@@ -580,8 +579,8 @@ func (sm *sim) lateness() time.Duration {
 // checkInvariants checks what must hold between any two messages.
 func (sm *sim) checkInvariants() {
 	s := sm.s
-	if sm.credits+len(s.queue) != sm.sc.queue {
-		sm.fail("%d credits + %d queued != queue %d", sm.credits, len(s.queue), sm.sc.queue)
+	if sm.credits+s.queue.Len() != sm.sc.queue {
+		sm.fail("%d credits + %d queued != queue %d", sm.credits, s.queue.Len(), sm.sc.queue)
 	}
 	if s.passed != len(sm.out) || s.demand != min(sm.pulled, agent.Unbounded)-len(sm.out) {
 		sm.fail("passed %d demand %d, want %d and %d", s.passed, s.demand, len(sm.out), sm.pulled-len(sm.out))
@@ -598,8 +597,8 @@ func (sm *sim) checkInvariants() {
 	// A Tick may be pending for this very instant, behind a message that
 	// does not move the bucket (a query, a stale Tick), or come late.
 	overdue := s.due.Before(sm.now) && !sm.sc.late
-	if len(s.queue) > 0 && s.demand > 0 && (!s.armed || overdue) {
-		sm.fail("stalled: %d queued, demand %d, armed %v for +%v", len(s.queue), s.demand, s.armed, s.due.Sub(t0))
+	if s.queue.Len() > 0 && s.demand > 0 && (!s.armed || overdue) {
+		sm.fail("stalled: %d queued, demand %d, armed %v for +%v", s.queue.Len(), s.demand, s.armed, s.due.Sub(t0))
 	}
 	if sm.owed > 0 && (!s.armed || overdue) {
 		sm.fail("stalled: %d passes owed, armed %v for +%v", sm.owed, s.armed, s.due.Sub(t0))
@@ -615,11 +614,11 @@ func (sm *sim) checkInvariants() {
 // after it may still reserve passes; then Drained, and Finish once that
 // agent has ended.
 func (sm *sim) checkEnd() {
-	done := sm.closed && len(sm.s.queue) == 0
+	done := sm.closed && sm.s.queue.Len() == 0
 	wantFinish, wantDrained := done && (!sm.sc.paced || sm.last), done && sm.sc.paced && !sm.last
 	if wantFinish != (sm.finish == 1) || wantDrained && sm.drained != 1 || !done && sm.drained != 0 {
 		sm.fail("closed %v with %d queued, paced %v last %v: %d Finish, %d Drained",
-			sm.closed, len(sm.s.queue), sm.sc.paced, sm.last, sm.finish, sm.drained)
+			sm.closed, sm.s.queue.Len(), sm.sc.paced, sm.last, sm.finish, sm.drained)
 	}
 }
 
@@ -630,8 +629,8 @@ func (sm *sim) drain() {
 	if sm.finish == 0 && !sm.closed {
 		sm.deliver(agent.Close{})
 	}
-	if sm.finish == 0 && sm.s.demand < len(sm.s.queue) {
-		sm.deliver(agent.Pull{N: len(sm.s.queue)})
+	if sm.finish == 0 && sm.s.demand < sm.s.queue.Len() {
+		sm.deliver(agent.Pull{N: sm.s.queue.Len()})
 	}
 	sm.ticksUntil(time.Unix(1<<40, 0), true)
 	if sm.sc.paced && !sm.last {

@@ -1,19 +1,25 @@
 package rate
 
-import "time"
+import (
+	"time"
+
+	"github.com/evolvekit/evolve/internal/fifo"
+)
 
 // State is everything a rate agent knows: its bucket, the items waiting for
 // tokens, the demand it holds, its one pending timer and its counts. Build one
 // with [NewState]; its zero value is not usable.
 //
-// A State is a plain value: [Evolve] returns the next one and shares the
-// queue's backing array with the one it was given, so evolve each State
-// once, as the runtime and package agenttest do. It is not safe for
-// concurrent use.
+// A State is a value: [Evolve] returns the next one and leaves the one it
+// was given as it was, so an earlier State can be kept, read or evolved
+// again. It keeps its queue in a persistent queue (package internal/fifo):
+// a new State costs O(1) time per item queued or passed on (amortized),
+// whatever the items waiting; two States evolved from one share memory, so
+// they must not be used on two goroutines at once.
 type State[T any] struct {
 	bucket bucket
-	queue  []Item[T] // items waiting, oldest first
-	bound  int       // Config.Queue, for Status
+	queue  fifo.Queue[Item[T]] // items waiting, oldest first
+	bound  int                 // Config.Queue, for Status
 
 	demand int // values downstream will still take
 	passed int // items emitted so far
@@ -53,5 +59,5 @@ func newState[T any](cfg Config[T]) State[T] {
 // head returns the tokens the oldest waiting item takes; the queue is not
 // empty.
 func (s State[T]) head() float64 {
-	return s.queue[0].price(s.bucket.limit.Burst)
+	return s.queue.At(0).price(s.bucket.limit.Burst)
 }

@@ -20,7 +20,7 @@ func (s State[T]) arm(at time.Time, fx []agent.Effect) (State[T], []agent.Effect
 	switch {
 	case s.owed > 0:
 		due = s.bucket.due(1)
-	case len(s.queue) == 0 || s.demand < 1:
+	case s.queue.Len() == 0 || s.demand < 1:
 		return s.disarm(fx)
 	default:
 		due = s.bucket.due(s.head())

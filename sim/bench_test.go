@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -23,6 +24,27 @@ import (
 func BenchmarkRun(b *testing.B) {
 	b.Run("parallel", func(b *testing.B) { benchRun(b, parallelAgent(b, 8)) })
 	b.Run("minimal", func(b *testing.B) { benchRun(b, minimal(b, 8)) })
+}
+
+// BenchmarkRunLimit simulates a lone parallel agent under overload at a
+// limit of 10, 1,000 and 10,000, each item's work taking 10 ms (noisy)
+// with no contention, for 20 waves of the limit's items, 20,000 at least,
+// and reports simulated messages per second of wall time: what a message
+// costs the simulator and the agent must not grow with the limit.
+func BenchmarkRunLimit(b *testing.B) {
+	for _, limit := range []int{10, 1000, 10_000} {
+		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {
+			base := 10 * time.Millisecond
+			items := max(20_000, 20*limit)
+			cfg := sim.Config{
+				Seed:     1,
+				Capacity: []sim.Capacity{sim.Curve{Base: base, Knee: limit, Noise: sim.Noise{Jitter: 0.3}}},
+				Arrivals: sim.Flood{},
+				Duration: time.Duration(items) * base / time.Duration(limit),
+			}
+			bench(b, cfg, parallelAgent(b, limit))
+		})
+	}
 }
 
 // benchRun runs c under overload for 10 virtual seconds per iteration and

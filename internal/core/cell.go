@@ -365,6 +365,9 @@ func (c *cell[S, I, W, R, O, V]) start(s agent.Start[W]) {
 	default:
 	}
 	if c.h.startWorker() {
+		if c.crew.started++; c.crew.started > fewWorkers {
+			c.crew.many.Store(true)
+		}
 		go c.work(s)
 	}
 }

@@ -1,10 +1,18 @@
 package core
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
 )
+
+// fewWorkers is how many workers an agent may have for one of them to take
+// its inbox in when its result wakes the agent (see cell.finished). An
+// agent with more takes in many results a round, and gains nothing from the
+// hand-over saved; its workers then keep small stacks, not one deep enough
+// for a round each.
+const fewWorkers = 256
 
 // crew is the workers of one agent. A worker is a goroutine that runs one
 // Start's work, hands its result to the inbox, and waits for the next Start;
@@ -17,6 +25,9 @@ type crew[W, R any] struct {
 
 	results []agent.Done[R] // finished work not yet taken in; the inbox's mu guards it
 	spare   []agent.Done[R] // the cell's: the results slice the inbox takes next
+
+	started int         // workers started, by the cell
+	many    atomic.Bool // started is above fewWorkers
 }
 
 // work runs s and then every Start handed to it, until the agent halts.
@@ -46,7 +57,8 @@ func (c *cell[S, I, W, R, O, V]) work(s agent.Start[W]) {
 // finished puts a work result in the inbox, unless the agent has stopped.
 // When that wakes the agent, the worker takes its inbox in itself, and the
 // inboxes of the neighbours that wakes in turn (see relay), rather than
-// handing the round to the agent's mailbox: one hand-over less per batch.
+// handing the round to the agent's mailbox: one hand-over less per batch
+// (unless the agent has more than fewWorkers workers).
 // Meanwhile it is counted visiting, not running (see Agent.stepOut). It
 // returns woke, emptied, for reuse, and false when the agent halted
 // meanwhile: the worker is then counted gone and must return.
@@ -64,7 +76,7 @@ func (c *cell[S, I, W, R, O, V]) finished(d agent.Done[R], woke []relayed) ([]re
 	in.mu.Unlock()
 	switch {
 	case !wake:
-	case h.started.Load():
+	case h.started.Load() && !c.crew.many.Load():
 		h.stepOut()
 		woke = runRelayed(h.visit(woke))
 		return woke, h.stepIn()

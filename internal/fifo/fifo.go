@@ -1,8 +1,10 @@
 // Package fifo holds containers that are values, for agent states that must
-// not change when they are evolved: [Queue], a first-in, first-out queue,
-// and [Slots], a map from numbered places to values, for what arrives or
-// leaves a queue out of order. A new version of either costs O(1) time
-// (amortized, for a Queue), whatever it holds.
+// not change when they are evolved: [Queue], a first-in, first-out queue;
+// [Slots], a map from numbered places to values, for what arrives or leaves
+// a queue out of order; and [Ranked], a sequence with insertion anywhere,
+// for a queue kept in order of something other than arrival. A new version
+// of a Queue or Slots costs O(1) time (amortized, for a Queue), of a Ranked
+// O(log n), whatever it holds.
 package fifo
 
 // Queue is a first-in, first-out queue that is a value: Push, Pop, Insert
@@ -109,6 +111,21 @@ func (q Queue[T]) Take(k int) ([]T, Queue[T]) {
 	q.head += k
 	q.n -= k
 	return out, q
+}
+
+// Drop returns q without its k oldest values, as Take does without
+// copying them out; a queue left empty lets go of its array. It panics if
+// k is negative or more than Len.
+func (q Queue[T]) Drop(k int) Queue[T] {
+	if k < 0 || k > q.n {
+		panic("fifo: index out of range")
+	}
+	if k == q.n {
+		return Queue[T]{}
+	}
+	q.head += k
+	q.n -= k
+	return q
 }
 
 // copied returns q on a new array of its own, with room for extra more

@@ -119,3 +119,14 @@ func TestFifoInsertsSeveralAndTakesSeveral(t *testing.T) {
 	assert.Panics(t, func() { rest.Take(3) })
 	assert.Panics(t, func() { rest.Take(-1) })
 }
+
+func TestDropLeavesTheQueueItWasCalledOnAndLetsGoWhenEmpty(t *testing.T) {
+	q := Queue[int]{}.PushAll(1, 2, 3)
+	d := q.Drop(2)
+	if d.Len() != 1 || d.At(0) != 3 || q.Len() != 3 || q.At(0) != 1 {
+		t.Fatalf("Drop(2) of %v gave %v and left %v", []int{1, 2, 3}, d.Values(), q.Values())
+	}
+	if e := q.Drop(3); e.Len() != 0 || e.s != nil {
+		t.Fatalf("Drop of all left %d values and array %v", e.Len(), e.s)
+	}
+}

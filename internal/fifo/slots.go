@@ -8,16 +8,22 @@ package fifo
 // after evolve, and two states evolved from it do not see each other's
 // changes. The zero Slots is empty.
 //
-// The versions of one Slots share one Go map, which only the newest version
-// holds; each other version holds the one change that turns the version
-// after it into itself (this is Baker's trick for persistent arrays). A
-// change to the newest version changes the map in place and costs O(1)
-// time and one small allocation, whatever the number of values: that is
-// how a state used as a state, each version evolved once, uses them. A
-// version that is read or changed when it is not the newest first moves the
-// map to itself, undoing the changes in between, which costs time in
-// proportion to their number; so evolving one version twice costs little
+// The versions of one Slots share one mutable map, which only the newest
+// version holds; each other version holds the one change that turns the
+// version after it into itself (this is Baker's trick for persistent
+// arrays). A change to the newest version changes the map in place and
+// costs O(1) time and one small allocation, whatever the number of values:
+// that is how a state used as a state, each version evolved once, uses
+// them. A version that is read or changed when it is not the newest first
+// moves the map to itself, undoing the changes in between, which costs time
+// in proportion to their number; so evolving one version twice costs little
 // more than once, and every version stays valid for as long as it is kept.
+//
+// The map is an array indexed by the place modulo its length, for places
+// that are numbers close to one another, as a queue's are (see table): a
+// read or a change is one array access, not a hash map's probe, so it costs
+// the same however many values are held. Places far apart still work, at
+// the cost of a Go map for those that share a cell.
 //
 // Because reading a version may move the map, two versions of one Slots
 // must not be used from two goroutines at once, nor one version read from
@@ -31,7 +37,7 @@ type Slots[V any] struct {
 // version is one version of Slots: the newest holds the map, each other
 // one the change that turns the next version into itself.
 type version[V any] struct {
-	m    map[uint64]V // the values, on the newest version only
+	m    *table[V]    // the values, on the newest version only
 	next *version[V]  // the version this one is a change of; nil on the newest
 	key  uint64       // the place this version differs at from next
 	val  V            // the value at key here, when has
@@ -47,20 +53,18 @@ func (s Slots[V]) Get(k uint64) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	v, ok := s.v.values()[k]
-	return v, ok
+	return s.v.values().get(k)
 }
 
 // Put returns s with v at place k, in place of any value there.
 func (s Slots[V]) Put(k uint64, v V) Slots[V] {
-	var m map[uint64]V
+	var m *table[V]
 	if s.v == nil {
-		m = make(map[uint64]V)
+		m = newTable[V]()
 	} else {
 		m = s.v.values()
 	}
-	old, had := m[k]
-	m[k] = v
+	old, had := m.set(k, v)
 	if !had {
 		s.n++
 	}
@@ -76,11 +80,10 @@ func (s Slots[V]) Take(k uint64) (V, bool, Slots[V]) {
 		return zero, false, s
 	}
 	m := s.v.values()
-	old, had := m[k]
+	old, had := m.del(k)
 	if !had {
 		return zero, false, s
 	}
-	delete(m, k)
 	s.n--
 	s.v = s.v.change(m, k, old, true)
 	return old, true, s
@@ -89,7 +92,7 @@ func (s Slots[V]) Take(k uint64) (V, bool, Slots[V]) {
 // change returns a new newest version holding m, after m was changed at k,
 // where v (nil for the first) held old, or nothing unless had. v then holds
 // that change's undoing.
-func (v *version[V]) change(m map[uint64]V, k uint64, old V, had bool) *version[V] {
+func (v *version[V]) change(m *table[V], k uint64, old V, had bool) *version[V] {
 	nv := &version[V]{m: m}
 	if v != nil {
 		v.m, v.next = nil, nv
@@ -102,7 +105,7 @@ func (v *version[V]) change(m map[uint64]V, k uint64, old V, had bool) *version[
 // It reverses the path from v to the newest version, then walks it back
 // from there, applying each version's change to the map and leaving in the
 // version it comes from the change that undoes it.
-func (v *version[V]) values() map[uint64]V {
+func (v *version[V]) values() *table[V] {
 	if v.m != nil {
 		return v.m
 	}
@@ -116,11 +119,12 @@ func (v *version[V]) values() map[uint64]V {
 	m := cur.m
 	for back != nil {
 		toward := back.next
-		old, had := m[back.key]
+		var old V
+		var had bool
 		if back.has {
-			m[back.key] = back.val
+			old, had = m.set(back.key, back.val)
 		} else {
-			delete(m, back.key)
+			old, had = m.del(back.key)
 		}
 		cur.m, cur.next = nil, back
 		cur.key, cur.val, cur.has = back.key, old, had
