@@ -37,11 +37,11 @@ type Slots[V any] struct {
 // version is one version of Slots: the newest holds the map, each other
 // one the change that turns the next version into itself.
 type version[V any] struct {
-	m    *table[V]    // the values, on the newest version only
-	next *version[V]  // the version this one is a change of; nil on the newest
-	key  uint64       // the place this version differs at from next
-	val  V            // the value at key here, when has
-	has  bool         // whether key holds a value here
+	m    *table[V]   // the values, on the newest version only
+	next *version[V] // the version this one is a change of; nil on the newest
+	key  uint64      // the place this version differs at from next
+	val  V           // the value at key here, when has
+	has  bool        // whether key holds a value here
 }
 
 // Len returns the number of values in s.
