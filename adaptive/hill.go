@@ -185,7 +185,8 @@ func (h Hill) restart(s Sample) Hill {
 }
 
 // complete reports whether the window has seen enough: enough precise
-// service times over at least one mean service time, or many completions.
+// service times over at least one mean service time, or a trial already
+// decided, or many completions.
 func (h Hill) complete() bool {
 	w := h.w
 	if w.k >= h.minSamples() && w.all.Seconds() >= w.sum/float64(w.k) &&
@@ -200,7 +201,8 @@ func (h Hill) complete() bool {
 // holds twice MinSamples service times.
 func (h Hill) decided() bool {
 	w := h.w
-	if h.level == h.base || !h.fresh(h.best) || w.k < 2*h.minSamples() || w.busy < time.Duration(or(h.Busy, 0.9)*float64(w.all)) {
+	saturated := w.busy >= time.Duration(or(h.Busy, 0.9)*float64(w.all))
+	if h.level == h.base || !h.fresh(h.best) || w.k < 2*h.minSamples() || !saturated {
 		return false
 	}
 	gain := or(h.Gain, 0.1)
