@@ -1,6 +1,7 @@
 package adaptive_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -104,4 +105,77 @@ func TestHillProbesOnlyUpWhereThroughputIsFlatAbove(t *testing.T) {
 		assert.Equal(t, c.down, seen[7] > 0, "%s: probes down: %v", c.name, seen)
 		assert.Greater(t, seen[8], len(got)/2*3/4, "%s: holds 8", c.name)
 	}
+}
+
+// fill feeds h n samples, each at the limit it asked for before, with
+// items always waiting and a service time of 1 ms; at limit 1 the agent is
+// saturated and a sample comes every millisecond, above it a slot stands
+// idle half the time (as when results are held back for their order) and
+// a sample comes every gap(limit). It returns the limits it asked for.
+func fill(h adaptive.Controller, n int, gap func(int) time.Duration) []int {
+	r := rand.New(rand.NewPCG(1, 2))
+	var limits []int
+	limit := 1
+	for range n {
+		s := sample(limit, limit, time.Millisecond)
+		s.Queued, s.Elapsed, s.Busy = 10, time.Millisecond, time.Millisecond
+		if limit > 1 {
+			s.Elapsed = gap(limit)
+			s.Busy = s.Elapsed / 2
+			s.InFlight = limit - 1
+		}
+		h, limit = h.Observe(s, r)
+		limits = append(limits, limit)
+	}
+	return limits
+}
+
+func TestHillJudgesALimitItCannotFillByWhatGetsDone(t *testing.T) {
+	// Little's law on the work that ran at 2 would say 2000 a second; a
+	// completion every millisecond says 1000, no more than at 1.
+	got := fill(adaptive.Hill{}, 20000, func(int) time.Duration { return time.Millisecond })
+	at2 := 0
+	for _, l := range got[len(got)/2:] {
+		if l > 1 {
+			at2++
+		}
+	}
+	assert.Less(t, at2, len(got)/2/10, "holds 1, probing 2 now and then, instead of trying it every other window")
+	// A completion every 0.6 ms at 2 and above: 2 pays for itself, 3 adds
+	// nothing.
+	got = fill(adaptive.Hill{}, 20000, func(int) time.Duration { return 600 * time.Microsecond })
+	assert.Equal(t, 2, got[len(got)-1])
+}
+
+func TestHillEndsAPlainlyLosingTrialEarly(t *testing.T) {
+	// Service times vary by about 30%, so a window needs far more than 128
+	// of them for a 2% standard error; doubling from 1 to 2 loses a third
+	// of the throughput, which a few dozen show beyond doubt.
+	for seed := range uint64(20) {
+		at2 := completionsAtFirstTrial(seed, map[int]float64{1: 100, 2: 67, 3: 60})
+		assert.Less(t, at2, 64, "seed %d: left 2 well before the 128 completions a window may last", seed)
+		assert.GreaterOrEqual(t, at2, 15, "seed %d: not before twice MinSamples", seed)
+	}
+}
+
+// completionsAtFirstTrial feeds a Hill starting at 1 samples whose service
+// times give throughput x(limit), with noise drawn from seed, and returns
+// how many completions it asked for its first trial above 1.
+func completionsAtFirstTrial(seed uint64, x map[int]float64) int {
+	noise := rand.New(rand.NewPCG(seed, 4))
+	h, r := adaptive.Controller(adaptive.Hill{}), rand.New(rand.NewPCG(1, 2))
+	limit, at := 1, 0
+	for range 10000 {
+		service := float64(limit) / x[limit] * math.Exp(0.3*noise.NormFloat64()-0.045)
+		s := sample(limit, limit, time.Duration(service*float64(time.Second)))
+		s.Elapsed, s.Busy = time.Millisecond, time.Millisecond
+		h, limit = h.Observe(s, r)
+		switch {
+		case limit > 1:
+			at++
+		case at > 0:
+			return at
+		}
+	}
+	return at
 }

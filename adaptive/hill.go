@@ -18,7 +18,11 @@ import (
 // counts as four times it, so that a rare straggler from a heavy tail does
 // not swing a comparison. A window ends once it holds MinSamples such
 // service times, over at least one mean service time, with a standard error
-// within Precision, or after max(128, 8L) completions in all.
+// within Precision, or after max(128, 8L) completions in all. A window at a
+// trial limit also ends, once it holds twice MinSamples, as soon as it
+// shows the trial winning or losing (below) by four standard errors: where
+// service times are noisy and slow, as on a machine other processes keep
+// busy, a probe that plainly loses then costs a few completions, not 128.
 //
 // It changes the limit only when the agent has been saturated (items
 // waiting while the limit was in flight) for at least Busy of the time,
@@ -26,7 +30,14 @@ import (
 // next): under light load the limit is not what holds throughput back, so
 // it stays where it is, and a probe under way is abandoned. A burst that
 // fills the queue for a moment is not enough. That is why it does not
-// drift.
+// drift. A window in which every completion found items waiting, yet some
+// found a slot standing idle, is evidence all the same: the slots stood
+// idle for want of something else than work (results held back for their
+// order, on a machine whose other processes delay one piece of work while
+// the next ones finish), and for it the throughput is counted, its
+// completions over its time, rather than inferred from service times,
+// which would credit the idle slots. So a limit that cannot be filled
+// loses to a lower one that does as much.
 //
 // A move from limit b to limit a wins when the throughput at a beats the one
 // at b by more than Gain times what perfect scaling would give (for a > b),
@@ -151,11 +162,16 @@ func (h Hill) Observe(s Sample, r *rand.Rand) (Controller, int) {
 	h.windows++
 	h.busy = h.busy/2 + w.busy.Seconds()
 	h.all = h.all/2 + w.all.Seconds()
-	if w.k < h.minSamples() || !(h.busy >= or(h.Busy, 0.9)*h.all) {
+	saturated := h.busy >= or(h.Busy, 0.9)*h.all
+	if w.k < h.minSamples() || !saturated && !w.held() {
 		h.level = h.base // not saturated: no evidence, no move
 		return h, h.level
 	}
-	h = h.decide(w.estimate(h.level, h.windows), s, r)
+	e := w.estimate(h.level, h.windows)
+	if !saturated {
+		e = w.counted(h.windows) // items waited, yet slots stood idle
+	}
+	h = h.decide(e, s, r)
 	return h, h.level
 }
 
@@ -169,13 +185,32 @@ func (h Hill) restart(s Sample) Hill {
 }
 
 // complete reports whether the window has seen enough: enough precise
-// service times over at least one mean service time, or many completions.
+// service times over at least one mean service time, or a trial already
+// decided, or many completions.
 func (h Hill) complete() bool {
 	w := h.w
-	if w.k >= h.minSamples() && w.relativeError() <= or(h.Precision, 0.02) && w.all.Seconds() >= w.sum/float64(w.k) {
+	if w.k >= h.minSamples() && w.all.Seconds() >= w.sum/float64(w.k) &&
+		(w.relativeError() <= or(h.Precision, 0.02) || h.decided()) {
 		return true
 	}
 	return w.n >= max(128, 8*h.level)
+}
+
+// decided reports whether the window at a trial limit, saturated, already
+// tells by four standard errors whether the trial wins or loses, once it
+// holds twice MinSamples service times.
+func (h Hill) decided() bool {
+	w := h.w
+	saturated := w.busy >= time.Duration(or(h.Busy, 0.9)*float64(w.all))
+	if h.level == h.base || !h.fresh(h.best) || w.k < 2*h.minSamples() || !saturated {
+		return false
+	}
+	gain := or(h.Gain, 0.1)
+	if h.mode == starting {
+		gain = startGain
+	}
+	d, sd := h.against(h.level, w.estimate(h.level, h.windows), gain)
+	return math.Abs(d) > 4*sd
 }
 
 // clip is the longest service time a window counts, in seconds: four times
@@ -360,9 +395,16 @@ func (h Hill) wins(a int, e estimate) bool { return h.beats(a, e, or(h.Gain, 0.1
 // beats reports whether limit a, with estimate e, beats the best limit by
 // the share gain of perfect scaling, beyond noise.
 func (h Hill) beats(a int, e estimate, gain float64) bool {
-	b := h.base
-	scale := 1 + gain*float64(a-b)/float64(b)
-	return e.x-h.best.x*scale > 2*math.Hypot(e.se, h.best.se*scale)
+	d, sd := h.against(a, e, gain)
+	return d > 2*sd
+}
+
+// against returns by how much estimate e of limit a exceeds the best
+// limit's throughput scaled by the share gain of perfect scaling, and the
+// standard error of that difference.
+func (h Hill) against(a int, e estimate, gain float64) (d, sd float64) {
+	scale := 1 + gain*float64(a-h.base)/float64(h.base)
+	return e.x - h.best.x*scale, math.Hypot(e.se, h.best.se*scale)
 }
 
 // differs reports whether e differs from old by more than 10% and more than

@@ -2,10 +2,12 @@ package adaptive_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/evolvekit/evolve/adaptive"
+	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,4 +73,35 @@ func TestTheSameSeedGivesTheSameRun(t *testing.T) {
 	a, b := simulate(t, cfg, noisy, 2), simulate(t, cfg, noisy, 2)
 	assert.Equal(t, a.Trace, b.Trace)
 	assert.Equal(t, a.Digest, b.Digest)
+}
+
+// besideABusyCore is two cores, one of which another process keeps busy,
+// for work that runs on at most two threads: one piece of work at a time
+// runs alone on the free core, two or more share both cores with the other
+// process and get 4/3 of a core between them. Service times vary by about
+// 30%, as the other process's time slices make them.
+type besideABusyCore struct{ base time.Duration }
+
+// Service returns the service time with n in flight.
+func (c besideABusyCore) Service(r *rand.Rand, at time.Duration, n int) time.Duration {
+	slowdown := max(1, 0.75*float64(n))
+	noisy := sim.Curve{Base: c.base, Knee: 1, Noise: sim.Noise{Jitter: 0.3}}.Service(r, at, 1)
+	return time.Duration(slowdown * float64(noisy))
+}
+
+func TestHillKeepsUpWithTheBestFixedLimitBesideABusyCore(t *testing.T) {
+	// Batches of 0 to 60 jobs of 50 ms every second, as in examples/santa:
+	// 113% of what the agent can get of the machine, from a limit of 1.
+	c := besideABusyCore{base: 50 * time.Millisecond}
+	for seed := uint64(1); seed <= 3; seed++ {
+		cfg := sim.Config{Seed: seed, Arrivals: sim.Batches{Every: time.Second, Max: 60}, Duration: 60 * time.Second,
+			Capacity: []sim.Capacity{c}}
+		fixed, err := parallel.Stage(parallel.Config{Limit: 2, Unordered: true, MaxBatch: 1},
+			func(context.Context, int) (int, error) { return 0, nil })
+		require.NoError(t, err)
+		best, err := sim.Run(cfg, sim.Chain[int, int]{Stage: fixed})
+		require.NoError(t, err)
+		res := simulate(t, cfg, c, 1)
+		assert.Greater(t, res.Throughput, 0.95*best.Throughput, "seed %d: against a limit of 2", seed)
+	}
 }

@@ -3,6 +3,8 @@ package bench_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"slices"
 	"testing"
 	"time"
@@ -82,6 +84,64 @@ func BenchmarkAdaptiveCPU(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkAdaptiveCPUBusy is BenchmarkAdaptiveCPU on a machine where
+// another process keeps one core busy: a child process (the test binary,
+// spinning) factorises cpuPrime in a loop, on one thread, from before each
+// run starts until it ends. With the other process taking its share, a
+// higher limit buys fewer cores than alone (on 2 cores, two jobs at once
+// get about 4/3 of a core, not 2), and each job's service time swings
+// with the operating system's time slices.
+func BenchmarkAdaptiveCPUBusy(b *testing.B) {
+	b.Run("adaptive", func(b *testing.B) {
+		startSpinner(b)
+		cpuRun(b, func(rt *agent.Runtime, sink func(parallel.Result[[]uint64])) (cpuAgent, error) {
+			return adaptive.New(rt, adaptive.Config{Min: 1, Max: cpuMax}, cpuJob, sink)
+		})
+	})
+	for _, limit := range []int{1, 2, 3, 4, 8} {
+		b.Run(fmt.Sprintf("fixed-%d", limit), func(b *testing.B) {
+			startSpinner(b)
+			cpuRun(b, func(rt *agent.Runtime, sink func(parallel.Result[[]uint64])) (cpuAgent, error) {
+				return parallel.New(rt, parallel.Config{Limit: limit}, cpuJob, sink)
+			})
+		})
+	}
+}
+
+// spinEnv, when set, makes the test binary the spinner of
+// BenchmarkAdaptiveCPUBusy instead of running tests: it factorises
+// cpuPrime, on one goroutine, until its parent is gone or kills it.
+const spinEnv = "EVOLVE_BENCH_SPIN"
+
+// init spins in the child process startSpinner starts; it runs before
+// any TestMain, whatever the build tags.
+func init() {
+	if os.Getenv(spinEnv) == "" {
+		return
+	}
+	parent := os.Getppid()
+	for os.Getppid() == parent {
+		factorise(cpuPrime)
+	}
+	os.Exit(0)
+}
+
+// startSpinner starts the test binary as a spinner, which keeps one core
+// busy until b's cleanup kills it and waits for it to end.
+func startSpinner(b *testing.B) {
+	b.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), spinEnv+"=1")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
 }
 
 // cpuAgent is what BenchmarkAdaptiveCPU needs of an adaptive or a parallel

@@ -8,10 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/parallel"
@@ -119,8 +115,9 @@ func (o budgetOutcome) String() string {
 //
 // With plotDir it writes plotDir/budget-NAME.png for each: each stage's
 // workers over time under the budget, and the items queued for each (in
-// its own queue: not those waiting in a rate stage in front).
-func budgetReport(w io.Writer, seed uint64, scale float64, plotDir string) error {
+// its own queue: not those waiting in a rate stage in front); and it prints
+// to log the path of each file it wrote.
+func budgetReport(w, log io.Writer, seed uint64, scale float64, plotDir string) error {
 	outcomes, err := budgetBacktest(budgetScenarios(scale), seed)
 	if err != nil {
 		return err
@@ -130,9 +127,11 @@ func budgetReport(w io.Writer, seed uint64, scale float64, plotDir string) error
 			return err
 		}
 		if plotDir != "" {
-			if err := drawBudget(o, plotDir); err != nil {
+			path, err := drawBudget(o, plotDir)
+			if err != nil {
 				return err
 			}
+			fmt.Fprintf(log, "backtest: wrote %s\n", path)
 		}
 	}
 	return nil
@@ -239,47 +238,28 @@ func runSplit(sc budgetScenario, seed uint64, split []int) (*sim.Result, error) 
 // aimd in the controllers' plots.
 var stageColours = palette[1:4]
 
-// drawBudget writes dir/budget-NAME.png for o: each stage's workers over
-// time under the budget on top, the items queued for each below.
-func drawBudget(o budgetOutcome, dir string) error {
+// drawBudget writes dir/budget-NAME.png for o and returns its path: each
+// stage's workers over time under the budget on top, the items queued for
+// each below, and the legend to the right.
+func drawBudget(o budgetOutcome, dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return "", err
 	}
-	stages := *o.budget // the three stages, without a rate stage in front
-	stages.Agents = stages.Agents[len(stages.Agents)-len(o.sc.capacity):]
-	top, err := stagePanel(o.sc.name+": workers (budget of "+fmt.Sprint(budgetWorkers)+")", "workers", &stages,
-		func(s sim.Sample) float64 { return float64(s.Limit) })
+	agents := o.budget.Agents[len(o.budget.Agents)-len(o.sc.capacity):] // the stages, without a rate stage in front
+	traces, names := make([]sim.Trace, len(agents)), make([]string, len(agents))
+	for i, st := range agents {
+		traces[i], names[i] = st.Trace, st.Name
+	}
+	top, err := panel(o.sc.name+": workers (budget of "+fmt.Sprint(budgetWorkers)+")", "workers", traces, stageColours,
+		at(func(s sim.Sample) float64 { return float64(s.Limit) }))
 	if err != nil {
-		return err
+		return "", err
 	}
-	bottom, err := stagePanel(o.sc.name+": items queued", "queued", &stages,
-		func(s sim.Sample) float64 { return float64(s.Queued) })
+	bottom, err := panel(o.sc.name+": items queued", "queued", traces, stageColours,
+		at(func(s sim.Sample) float64 { return float64(s.Queued) }))
 	if err != nil {
-		return err
+		return "", err
 	}
-	return writeStacked(filepath.Join(dir, "budget-"+o.sc.name+".png"), top, bottom)
-}
-
-// stagePanel plots y over time for each stage of res.
-func stagePanel(title, ylabel string, res *sim.Result, y func(sim.Sample) float64) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "virtual time (s)"
-	p.Y.Label.Text = ylabel
-	p.Legend.Top = true
-	for i, st := range res.Agents {
-		pts := make(plotter.XYs, len(st.Trace))
-		for j, s := range st.Trace {
-			pts[j] = plotter.XY{X: s.At.Seconds(), Y: y(s)}
-		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", title, err)
-		}
-		l.Color = stageColours[i%len(stageColours)]
-		l.Width = vg.Points(1)
-		p.Add(l)
-		p.Legend.Add(st.Name, l)
-	}
-	return p, nil
+	path := filepath.Join(dir, "budget-"+o.sc.name+".png")
+	return path, writeStacked(path, top, bottom, legend(names, stageColours))
 }

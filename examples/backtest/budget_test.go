@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -67,7 +68,7 @@ func TestTheBudgetNeverGivesOutMoreWorkersThanItHas(t *testing.T) {
 func TestABudgetReportPrintsALineAndAPlotPerScenario(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	require.NoError(t, budgetReport(&out, 1, 0.01, dir))
+	require.NoError(t, budgetReport(&out, io.Discard, 1, 0.01, dir))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	scs := budgetScenarios(1)
 	require.Len(t, lines, len(scs))
@@ -82,8 +83,8 @@ func TestABudgetReportPrintsALineAndAPlotPerScenario(t *testing.T) {
 
 func TestTheSameSeedPrintsTheSameBudgetReport(t *testing.T) {
 	var a, b bytes.Buffer
-	require.NoError(t, budgetReport(&a, 7, 0.01, ""))
-	require.NoError(t, budgetReport(&b, 7, 0.01, ""))
+	require.NoError(t, budgetReport(&a, io.Discard, 7, 0.01, ""))
+	require.NoError(t, budgetReport(&b, io.Discard, 7, 0.01, ""))
 	assert.Equal(t, a.String(), b.String())
 }
 

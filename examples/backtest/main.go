@@ -31,10 +31,12 @@
 //
 //	scenario=NAME budget=ITEMS/S best-static=SPLIT:ITEMS/S equal=ITEMS/S ratio-best=PCT gain-equal=PCT
 //
-// With -plot DIR it writes DIR/NAME.png for each scenario: the limit and the
-// queue length (the items waiting: in the agent's input queue, and arrived
-// but not yet let in) over time for each controller; and
-// DIR/budget-NAME.png, the workers and the queue of each stage over time. With -markdown it
+// With -plot DIR it writes DIR/NAME.png for each scenario: the limit over
+// time for each controller, and below it the items waiting (in the agent's
+// input queue, and arrived but not yet let in) or, under a flood, whose
+// backlog is endless and keeps the queue full, the throughput; and
+// DIR/budget-NAME.png, the workers and the queue of each stage over time;
+// it prints the path of each file to stderr. With -markdown it
 // prints the results as markdown tables, a column per scenario. With -sweep
 // it runs, instead, a grid of settings for each baseline in every scenario,
 // and prints each setting's mean and worst efficiency over the scenarios,
@@ -55,14 +57,15 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "backtest:", err)
 		os.Exit(1)
 	}
 }
 
-// run parses args, runs the backtest and prints its lines to w.
-func run(args []string, w io.Writer) error {
+// run parses args, runs the backtest and prints its lines to w, and the
+// path of each plot it writes to log.
+func run(args []string, w, log io.Writer) error {
 	fs := flag.NewFlagSet("backtest", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // the error is returned, and printed by main
 	seed := fs.Uint64("seed", 1, "seed of the simulator and of the agents' random sources")
@@ -97,14 +100,16 @@ func run(args []string, w io.Writer) error {
 			}
 		}
 		if *dir != "" {
-			if err := draw(r, *dir); err != nil {
+			path, err := draw(r, *dir)
+			if err != nil {
 				return err
 			}
+			fmt.Fprintf(log, "backtest: wrote %s\n", path)
 		}
 	}
 	if *md {
 		return nil
 	}
 	// One worker budget for a chain's stages, against every static split.
-	return budgetReport(w, *seed, *scale, *dir)
+	return budgetReport(w, log, *seed, *scale, *dir)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,7 +22,7 @@ var format = regexp.MustCompile(`^scenario=\S+ controller=\S+ efficiency=\d+\.\d
 
 func TestAShortRunPrintsEveryLine(t *testing.T) {
 	var out bytes.Buffer
-	require.NoError(t, run([]string{"-scale", "0.01"}, &out))
+	require.NoError(t, run([]string{"-scale", "0.01"}, &out, io.Discard))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	scs := scenarios(1)
 	budgets := budgetScenarios(1)
@@ -45,10 +46,53 @@ func TestAPlotIsAPNG(t *testing.T) {
 	reports, err := backtest(scenarios(0.01)[:1], controllers()[:2], 1)
 	require.NoError(t, err)
 	dir := t.TempDir()
-	require.NoError(t, draw(reports[0], dir))
-	b, err := os.ReadFile(filepath.Join(dir, "knee8.png"))
+	path, err := draw(reports[0], dir)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "knee8.png"), path)
+	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.True(t, bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")))
+}
+
+func TestAPlotRunNamesEveryFileItWrites(t *testing.T) {
+	dir := t.TempDir()
+	var out, log bytes.Buffer
+	require.NoError(t, run([]string{"-scale", "0.01", "-plot", dir}, &out, &log))
+	var plain bytes.Buffer
+	require.NoError(t, run([]string{"-scale", "0.01"}, &plain, io.Discard))
+	assert.Equal(t, plain.String(), out.String(), "the paths go to the log, not among the results")
+	files, err := filepath.Glob(filepath.Join(dir, "*.png"))
+	require.NoError(t, err)
+	require.Len(t, files, len(scenarios(1))+len(budgetScenarios(1)))
+	wrote := strings.Split(strings.TrimSpace(log.String()), "\n")
+	require.Len(t, wrote, len(files), log.String())
+	for _, f := range files {
+		assert.Contains(t, wrote, "backtest: wrote "+f)
+	}
+}
+
+func TestUnderAFloodTheLowerPanelIsThroughputNotTheEndlessBacklog(t *testing.T) {
+	for _, sc := range scenarios(1) {
+		title, _, _ := sc.waiting()
+		_, flood := sc.arrivals.(sim.Flood)
+		assert.Equal(t, flood, strings.HasPrefix(title, "throughput"), "%s: %s", sc.name, title)
+	}
+	// 10 items done per sample, every 10 ms: 1000 a second, from the first
+	// sample a span after the start.
+	var rows [][3]int
+	for range 10 {
+		rows = append(rows, [3]int{1, 0, 0})
+	}
+	tr := trace(rows)
+	for i := range tr {
+		tr[i].Done = int64(10 * i)
+	}
+	pts := throughput(3 * every)(tr)
+	require.Len(t, pts, 7)
+	assert.InDelta(t, 0.03, pts[0].X, 1e-9)
+	for _, p := range pts {
+		assert.InDelta(t, 1000, p.Y, 1e-6)
+	}
 }
 
 func TestMarkdownHasATableForEachMeasure(t *testing.T) {
@@ -80,24 +124,24 @@ func TestTheSweepPrintsEverySettingAndChoosesTheBestMean(t *testing.T) {
 	assert.Contains(t, lines[3], `chosen controller=aimd settings="timeout=15ms backoff=0.9"`)
 	assert.True(t, strings.HasPrefix(lines[4], "chosen controller=vegas "))
 	var help bytes.Buffer
-	require.NoError(t, run([]string{"-h"}, &help))
+	require.NoError(t, run([]string{"-h"}, &help, io.Discard))
 	assert.Contains(t, help.String(), "-sweep")
 }
 
 func TestTheSameSeedPrintsTheSameTable(t *testing.T) {
 	var a, b bytes.Buffer
-	require.NoError(t, run([]string{"-scale", "0.005", "-seed", "9"}, &a))
-	require.NoError(t, run([]string{"-scale", "0.005", "-seed", "9"}, &b))
+	require.NoError(t, run([]string{"-scale", "0.005", "-seed", "9"}, &a, io.Discard))
+	require.NoError(t, run([]string{"-scale", "0.005", "-seed", "9"}, &b, io.Discard))
 	assert.Equal(t, a.String(), b.String())
 	var help bytes.Buffer
-	require.NoError(t, run([]string{"-h"}, &help))
+	require.NoError(t, run([]string{"-h"}, &help, io.Discard))
 	assert.Contains(t, help.String(), "-plot")
 }
 
 func TestBadFlagsAreRefused(t *testing.T) {
 	var out bytes.Buffer
-	assert.EqualError(t, run([]string{"-scale", "0"}, &out), "scale must be above 0 and at most 100, got 0")
-	assert.Error(t, run([]string{"-seed", "x"}, &out))
+	assert.EqualError(t, run([]string{"-scale", "0"}, &out, io.Discard), "scale must be above 0 and at most 100, got 0")
+	assert.Error(t, run([]string{"-seed", "x"}, &out, io.Discard))
 }
 
 func TestDriftIsTheLargestRiseOnceNothingIsQueued(t *testing.T) {
@@ -125,7 +169,7 @@ func TestConvergeCountsToTheLastStrayingWindow(t *testing.T) {
 // between 50% and 97%.
 func Example() {
 	var out bytes.Buffer
-	if err := run([]string{"-scale", "0.01"}, &out); err != nil {
+	if err := run([]string{"-scale", "0.01"}, &out, io.Discard); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -134,6 +134,24 @@ var families = []family{
 		},
 	},
 	{
+		name: "AdaptiveCPUBusy",
+		about: "AdaptiveCPU beside another process that keeps one core busy (the test binary,\n" +
+			"factorising the same prime in a loop), started before each run and stopped after it,\n" +
+			"with one more fixed limit, 3. ms/job is one job alone with that process running.",
+		ratio: &ratio{
+			header: "items/s ÷ best fixed",
+			about:  "The figures follow the rest of the machine's load closely: see docs/adaptive.md.",
+			cell: func(m Medians, v string) string {
+				_, best, ok := bestFixedIn(m, "AdaptiveCPUBusy")
+				x, ok2 := m.Get("AdaptiveCPUBusy/"+v, "items/s")
+				if !ok || !ok2 || best == 0 {
+					return ""
+				}
+				return Ratio(x / best)
+			},
+		},
+	},
+	{
 		name: "Remote",
 		about: "b.N ints posted one by one to a remote stage (remote.New on its own, its node on the\n" +
 			"loopback) whose workers, 1 or 2 processes running the test binary, double them; the\n" +

@@ -128,11 +128,15 @@ func rateErr(m Medians) Target {
 
 // BestFixed returns the variant of BenchmarkAdaptiveCPU with a fixed limit
 // and the highest items/s ("fixed-2"), and its items/s.
-func BestFixed(m Medians) (string, float64, bool) {
+func BestFixed(m Medians) (string, float64, bool) { return bestFixedIn(m, "AdaptiveCPU") }
+
+// bestFixedIn returns the variant of the benchmark family fam with a fixed
+// limit and the highest items/s, and its items/s.
+func bestFixedIn(m Medians, fam string) (string, float64, bool) {
 	best, bestV, found := "", 0.0, false
 	for _, name := range m.Names {
 		v, ok := m.Get(name, "items/s")
-		variant, isFixed := strings.CutPrefix(name, "AdaptiveCPU/")
+		variant, isFixed := strings.CutPrefix(name, fam+"/")
 		if !ok || !isFixed || !strings.HasPrefix(variant, "fixed-") {
 			continue
 		}
