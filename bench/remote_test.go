@@ -15,14 +15,20 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
-// The remote stage's settings for tiny items: each worker runs remoteSlots
-// items at once, and a message to a worker carries at most remoteMaxBatch
-// items, so one message can fill all of a worker's slots; the other
-// settings are the defaults (Queue 256, as large as MaxBatch; Window 1024;
-// the JSON codec).
+// The remote stage's settings for tiny items, whose work takes no time: a
+// deep pipeline, not many slots. Each worker runs remoteSlots items at once
+// and holds up to remotePrefetch more waiting for a slot (the master grants
+// that much), so that a slot never waits a round trip for its next item; a
+// message to a worker carries at most remoteMaxBatch items, the master
+// accepts up to remoteQueue items ahead of the workers and has up to
+// remoteWindow out at once, enough for both workers' slots and prefetch;
+// the codec is the default, JSON.
 const (
-	remoteSlots    = 256
-	remoteMaxBatch = 256
+	remoteSlots    = 64
+	remotePrefetch = 2048
+	remoteMaxBatch = 512
+	remoteQueue    = 2048
+	remoteWindow   = 8192
 	remoteStage    = "double"
 	// remoteSetup bounds a child's start, its registration and its end.
 	remoteSetup = 10 * time.Second
@@ -58,7 +64,8 @@ func remoteStageRun(b *testing.B, workers int) {
 	}()
 	s := newSeen(b.N)
 	var bad int
-	h, err := remote.New(rt, remote.Config[int]{Node: node, Name: remoteStage, MaxBatch: remoteMaxBatch},
+	h, err := remote.New(rt, remote.Config[int]{Node: node, Name: remoteStage,
+		MaxBatch: remoteMaxBatch, Queue: remoteQueue, Window: remoteWindow, MaxPrefetch: remotePrefetch},
 		func(r remote.Result[int]) {
 			if r.Err != nil || r.Value != 2*int(r.Seq) {
 				bad++
@@ -71,7 +78,7 @@ func remoteStageRun(b *testing.B, workers int) {
 	}
 	children := make([]*child, workers)
 	for i := range children {
-		children[i] = startChild(b, "worker", node.Addr(), remoteStage, strconv.Itoa(remoteSlots))
+		children[i] = startChild(b, "worker", node.Addr(), remoteStage, strconv.Itoa(remoteSlots), "0s", strconv.Itoa(remotePrefetch))
 	}
 	awaitWorkers(b, h, workers)
 

@@ -27,7 +27,11 @@ type Config[I any] struct {
 	// input order) or for downstream demand. In input order, the item the
 	// output waits for is handed out even when the window is full, so the
 	// bound may be passed by one: otherwise an item taken back from a dead
-	// worker could wait for results that wait for it. Default DefaultWindow.
+	// worker could wait for results that wait for it. Default DefaultWindow:
+	// room for a few workers of DefaultMaxSlots slots with their prefetch,
+	// since a window smaller than the items workers may hold keeps them
+	// waiting, and through a round trip r the stage does at most Window / r
+	// items a second.
 	Window int
 	// Unordered emits each result as it comes back; by default results are
 	// emitted in input order.
@@ -84,7 +88,7 @@ type Config[I any] struct {
 
 // The defaults of Config.
 const (
-	DefaultWindow      = 1024
+	DefaultWindow      = 4096
 	DefaultMaxBatch    = 64
 	DefaultMaxAttempts = 3
 	DefaultLease       = time.Minute

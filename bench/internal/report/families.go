@@ -155,9 +155,9 @@ var families = []family{
 		name: "Remote",
 		about: "b.N ints posted one by one to a remote stage (remote.New on its own, its node on the\n" +
 			"loopback) whose workers, 1 or 2 processes running the test binary, double them; the\n" +
-			"sink checks every result. Each worker has 256 slots, a message to a worker carries at\n" +
-			"most 256 items, the rest are the defaults (Queue 256, as large as MaxBatch; Window\n" +
-			"1024; the JSON codec).\n" +
+			"sink checks every result. Settings for tiny items, a deep pipeline rather than many\n" +
+			"slots: each worker has 64 slots and a prefetch of 2,048 (MaxPrefetch 2,048), a message\n" +
+			"to a worker carries at most 512 items, Queue 2,048, Window 8,192, the JSON codec.\n" +
 			"The workers are started and registered before the timer starts; it stops once Close\n" +
 			"and Wait have returned. RemoteRaw: b.N `wrapperspb.Int64Value`s sent one way with\n" +
 			"Root.Send, over protoactor remote on the loopback, to an actor in a child process that\n" +

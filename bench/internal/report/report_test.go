@@ -178,9 +178,9 @@ func TestTargets(t *testing.T) {
 		"one agent":                    "not met", // 0.25×
 		"rate":                         "not met", // +0.25% at 100,000/s
 		"adaptive":                     "met",     // 0.976×
-		"remote, 2 workers >= 0.25×":   "met",     // 0.25×
+		"remote, 2 workers >= 1.0×":    "not met", // 0.25×
 		"remote, 2 workers >= 100,000": "met",     // 250,000
-		"remote, 2 workers <= 2":       "met",     // 1.5
+		"remote, 2 workers <= 0.5":     "not met", // 1.5
 	}
 	ts := report.Targets(m)
 	if len(ts) != len(want) {

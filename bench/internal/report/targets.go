@@ -41,9 +41,9 @@ const (
 	RateErrTarget       = 0.2  // |err%| of the rate agent at each rate, at most
 	AdaptiveTarget      = 0.97 // adaptive items/s over the best fixed limit's, at least
 
-	RemoteRatioTarget  = 0.25    // remote items/s with 2 workers over raw protoactor one-way msg/s, at least
+	RemoteRatioTarget  = 1.0     // remote items/s with 2 workers over raw protoactor one-way msg/s, at least
 	RemoteItemsTarget  = 100_000 // remote items/s with 2 workers, at least
-	RemoteAllocsTarget = 2       // allocations per item on the master with 2 workers, at most
+	RemoteAllocsTarget = 0.5     // allocations per item on the master with 2 workers, at most
 )
 
 // Rates are the configured rates of BenchmarkRate, in items a second.
@@ -187,7 +187,7 @@ func RemoteRatio(m Medians, name string) (float64, bool) {
 }
 
 func remoteRatio(m Medians) Target {
-	const goal = "remote, 2 workers >= 0.25× raw protoactor one way (items/s ÷ msg/s)"
+	const goal = "remote, 2 workers >= 1.0× raw protoactor one way (items/s ÷ msg/s)"
 	r, ok := RemoteRatio(m, remoteTargeted)
 	if !ok {
 		return notMeasured(goal, remoteTargeted+" or RemoteRaw")
@@ -205,7 +205,7 @@ func remoteItems(m Medians) Target {
 }
 
 func remoteAllocs(m Medians) Target {
-	const goal = "remote, 2 workers <= 2 allocs/item on the master"
+	const goal = "remote, 2 workers <= 0.5 allocs/item on the master"
 	v, ok := m.Get(remoteTargeted, "allocs/item")
 	if !ok {
 		return notMeasured(goal, remoteTargeted)
