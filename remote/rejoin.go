@@ -71,7 +71,7 @@ func (w *worker[I, O]) newGeneration() {
 	w.gen++
 	w.stopWork()
 	w.genCtx, w.stopWork = context.WithCancel(w.ctx)
-	clear(w.held)
+	w.held.Clear()
 }
 
 // attempt tries to rejoin once, unless the window has passed: it checks

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/evolvekit/evolve/internal/fifo"
 	"github.com/evolvekit/evolve/internal/safe"
 	"github.com/evolvekit/evolve/remote/internal/guard"
 	"github.com/evolvekit/evolve/remote/internal/wire"
@@ -213,7 +214,6 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		guard:  g,
 		master: actor.NewPID(cfg.Master, cfg.Stage),
 		line:   newLine(cfg.Slots, cfg.Slots+cfg.Prefetch),
-		held:   make(map[uint64]uint32),
 		ended:  make(chan error, 1),
 		over:   make(chan struct{}),
 		ready:  make(chan error, 1),
@@ -285,9 +285,9 @@ type worker[I, O any] struct {
 	closed bool
 
 	id      uint64
-	inc     uint64            // the incarnation of the master it joined
-	held    map[uint64]uint32 // the items handed to it and not answered: their attempts
-	owed    int               // the tasks handed to it whose answers have not been sent or dropped
+	inc     uint64                // the incarnation of the master it joined
+	held    fifo.Numbered[uint32] // the items handed to it and not answered: their attempts
+	owed    int                   // the tasks handed to it whose answers have not been sent or dropped
 	joined  bool
 	leaving bool
 	ready   chan error // the registration's outcome
@@ -468,7 +468,7 @@ func (w *worker[I, O]) take(m *wire.Tasks) {
 	w.owed += len(m.Items)
 	jobs := w.batch[:0]
 	for i, item := range m.Items {
-		w.held[item] = m.Attempts[i]
+		w.held.Put(item, m.Attempts[i])
 		jobs = append(jobs, job{item: item, attempt: m.Attempts[i], data: pieces[i], gen: w.gen, ctx: w.genCtx})
 	}
 	w.running.Add(int64(len(jobs)))
@@ -632,10 +632,10 @@ func (w *worker[I, O]) results(out []answer, values []byte) *wire.Results {
 	for _, o := range out {
 		data := values[from : from+int(o.size)]
 		from += int(o.size)
-		if _, ok := w.held[o.item]; !ok || o.gen != w.gen || quit && o.failed {
+		if _, ok := w.held.Get(o.item); !ok || o.gen != w.gen || quit && o.failed {
 			continue
 		}
-		delete(w.held, o.item)
+		w.held.Delete(o.item)
 		to += copy(values[to:], data)
 		msg.Items = append(msg.Items, o.item)
 		msg.Attempts = append(msg.Attempts, o.attempt)
@@ -661,8 +661,8 @@ func (w *worker[I, O]) leave(ctx actor.Context) {
 	// The results that have ended go first; what is left is handed back.
 	w.send(ctx)
 	w.leaving = true
-	handed := make([]uint64, 0, len(w.held))
-	for item := range w.held {
+	handed := make([]uint64, 0, w.held.Len())
+	for item := range w.held.All() {
 		handed = append(handed, item)
 	}
 	w.tell(ctx, &wire.Leave{Worker: w.id, Handed: handed, Incarnation: w.inc})
