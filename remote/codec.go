@@ -1,6 +1,6 @@
 package remote
 
-import "github.com/evolvekit/evolve/remote/internal/jsoncodec"
+import "github.com/evolvekit/evolve/internal/jsoncodec"
 
 // Codec turns the items and results of a remote stage into bytes for the
 // wire, and back. The master and its workers must use the same one. Both

@@ -3,7 +3,7 @@ package jsoncodec_test
 import (
 	"fmt"
 
-	"github.com/evolvekit/evolve/remote/internal/jsoncodec"
+	"github.com/evolvekit/evolve/internal/jsoncodec"
 )
 
 func Example() {

@@ -1,6 +1,7 @@
-// Package jsoncodec is remote's default codec: encoding/json, with the
-// values tiny items are made of written and read directly, since a round
-// trip through reflection costs more than the rest of their trip.
+// Package jsoncodec is the default codec of packages remote and durable:
+// encoding/json, with the values tiny items are made of written and read
+// directly, since a round trip through reflection costs more than the rest
+// of their trip.
 package jsoncodec
 
 import (

@@ -1,0 +1,209 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Option changes how Consume runs.
+type Option func(*options)
+
+// options are Consume's settings.
+type options struct {
+	untilEmpty bool
+	fetch      int
+}
+
+// UntilEmpty makes Consume end once the queue holds nothing but what its
+// chain holds: then it closes the chain, which drains. Items held by other
+// processes are waited for, since they come back if those die. Items the
+// chain fails go back to the queue, for the next run. Without it, Consume
+// runs until its context ends.
+func UntilEmpty() Option { return func(o *options) { o.untilEmpty = true } }
+
+// FetchSize sets how many items Consume asks the queue for at once, at
+// least 1; default DefaultFetch. Items fetched and not yet posted are held
+// too: they count in the re-work after a crash.
+func FetchSize(n int) Option { return func(o *options) { o.fetch = n } }
+
+// DefaultFetch is how many items Consume asks the queue for at once.
+const DefaultFetch = 256
+
+// idleWait is how long one fetch waits for items when the queue has none.
+const idleWait = 250 * time.Millisecond
+
+// Consume feeds the chain h with the items of q, each as an [Item] whose
+// ticket the chain's sink ([Sink], [Batches]) or dead letters
+// ([Queue.DeadLetters]) acknowledges, until ctx ends or, with
+// [UntilEmpty], the queue is empty. It posts with backpressure: it takes
+// from the queue only what the chain accepts, so what a process holds is
+// bounded by the chain's Bound and one fetch. While it runs, it renews the
+// lease of every item the process holds, however long the chain keeps it.
+// Then it closes h, waits for it to drain, hands back to the queue
+// whatever the chain did not acknowledge, and returns h's error, joined
+// with its own.
+//
+// An item handed out more than Config.MaxAttempts times, or whose bytes
+// the codec cannot decode, goes to the dead letters without entering the
+// chain.
+func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], opts ...Option) error {
+	o := options{fetch: DefaultFetch}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.fetch < 1 {
+		return invalid("fetch size must be at least 1, got %d", o.fetch)
+	}
+	if h == nil {
+		return invalid("Consume needs a chain")
+	}
+	if q.isClosed() {
+		return ErrClosed
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		q.renew(stop)
+	}()
+	feedErr := feed(ctx, q, h, o)
+	h.Close()
+	waitErr := h.Wait(context.WithoutCancel(ctx))
+	close(stop)
+	wg.Wait()
+	// What the chain did not acknowledge (failed without dead letters, or
+	// dropped) goes back at once.
+	for _, left := range q.ledger.drain() {
+		_ = left.msg.Nak()
+	}
+	if errors.Is(feedErr, context.Canceled) || errors.Is(feedErr, context.DeadlineExceeded) {
+		feedErr = nil // the ordinary end of a chain that runs until told
+	}
+	return errors.Join(feedErr, waitErr)
+}
+
+// feed takes items from q and posts them to h until ctx ends, h takes no
+// more, or, with o.untilEmpty, the queue is empty.
+func feed[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], o options) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		got, err := fetch(ctx, q, h, o)
+		if err != nil {
+			return err
+		}
+		if got == 0 && o.untilEmpty {
+			n, err := q.Len(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fmt.Errorf("durable: reading the length of queue %s: %w", q.cfg.Name, err)
+			}
+			if n <= q.ledger.len() {
+				return nil // what is left is in the chain, which drains it
+			}
+		}
+	}
+}
+
+// fetch takes one batch of up to o.fetch items from q, waiting at most
+// idleWait for the first, posts them to h, and returns how many it took.
+func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], o options) (int, error) {
+	// The server ends the fetch after idleWait, so that every message it
+	// sent is in the batch; a context would end it here, and drop what is
+	// on its way, until its lease ended.
+	batch, err := q.consumer.Fetch(o.fetch, jetstream.FetchMaxWait(idleWait))
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		if errors.Is(err, nats.ErrConnectionClosed) || q.isClosed() {
+			return 0, ErrClosed
+		}
+		return 0, fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)
+	}
+	got := 0
+	for msg := range batch.Messages() {
+		got++
+		if err := post(ctx, q, h, msg); err != nil {
+			// Hand back what this fetch brought and was not posted.
+			for rest := range batch.Messages() {
+				_ = rest.Nak()
+			}
+			return got, err
+		}
+	}
+	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+		if ctx.Err() != nil {
+			return got, ctx.Err()
+		}
+		return got, fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)
+	}
+	return got, nil
+}
+
+// post decodes msg and posts it to h as an Item, holding it in the
+// ledger; an item past its attempts, or that cannot be decoded, goes to
+// the dead letters instead. An error means h takes no more: msg was handed
+// back.
+func post[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], msg jetstream.Msg) error {
+	key := msg.Headers().Get(nats.MsgIdHdr)
+	now := time.Now()
+	t := q.ledger.add(msg, key, now)
+	if md, err := msg.Metadata(); err == nil && md.NumDelivered > uint64(q.cfg.MaxAttempts) {
+		hd, _ := q.ledger.take(t)
+		q.bury(hd, fmt.Sprintf("handed out %d times, more than the %d attempts allowed", md.NumDelivered, q.cfg.MaxAttempts), int(md.NumDelivered)-1)
+		return nil
+	}
+	it := Item[T]{Key: key, Ticket: t}
+	if err := q.cfg.Codec.Decode(msg.Data(), &it.Value); err != nil {
+		hd, _ := q.ledger.take(t)
+		q.bury(hd, fmt.Sprintf("%v: decoding: %v", ErrCodec, err), 0)
+		return nil
+	}
+	err := h.Post(ctx, it)
+	if err == nil {
+		return nil
+	}
+	hd, ok := q.ledger.take(t)
+	if ctx.Err() != nil || errors.Is(err, agent.ErrClosed) || errors.Is(err, agent.ErrStopped) {
+		if ok {
+			_ = hd.msg.Nak()
+		}
+		return err
+	}
+	// The chain refused this one item (a check it makes of each): it
+	// would refuse it again.
+	if ok {
+		q.bury(hd, err.Error(), 0)
+	}
+	return nil
+}
+
+// renew renews, until stop closes, the lease of every item the process
+// holds, a third of a lease after it was last renewed.
+func (q *Queue[T]) renew(stop <-chan struct{}) {
+	every := q.cfg.Lease / 3
+	tick := time.NewTicker(every / 2)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-tick.C:
+			for _, m := range q.ledger.due(now, every) {
+				_ = m.InProgress()
+			}
+		}
+	}
+}

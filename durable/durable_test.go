@@ -1,0 +1,87 @@
+package durable_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/buffer"
+	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/durable"
+	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/rate"
+)
+
+// TestChainAcknowledgesEveryItem runs rate -> parallel -> buffer on an
+// embedded queue of 2,000 items until it is empty: the sink sees every
+// key once, and the queue ends empty.
+func TestChainAcknowledgesEveryItem(t *testing.T) {
+	ctx := context.Background()
+	q, err := durable.Open[int](durable.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	const n = 2000
+	entries := make([]durable.Entry[int], n)
+	for i := range entries {
+		entries[i] = durable.Entry[int]{Key: fmt.Sprint("k", i), Value: i}
+	}
+	if err := q.AddMany(ctx, entries); err != nil {
+		t.Fatal(err)
+	}
+	// Adding the same keys again adds nothing.
+	if err := q.AddMany(ctx, entries[:100]); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := q.Len(ctx); err != nil || got != n {
+		t.Fatalf("Len = %d, %v; want %d", got, err, n)
+	}
+
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(ctx)
+	limit, err := rate.Stage(rate.Config[durable.Item[int]]{Rate: 1e6, Burst: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	double, err := parallel.Stage(parallel.Config{Limit: 4}, durable.Map(func(_ context.Context, v int) (int, error) { return 2 * v, nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	batches, err := buffer.Stage(buffer.Config[durable.Item[int]]{Size: 100}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[string]int{}
+	chain, err := compose.Start(rt, compose.Pipe3(limit, double, batches), durable.Batches(q, func(b []durable.Item[int]) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, it := range b {
+			seen[it.Key]++
+		}
+		return nil
+	}), compose.WithDeadLetters(q.DeadLetters))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := durable.Consume(run, q, chain, durable.UntilEmpty()); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != n {
+		t.Errorf("the sink saw %d keys; want %d", len(seen), n)
+	}
+	for k, c := range seen {
+		if c != 1 {
+			t.Errorf("key %s reached the sink %d times", k, c)
+		}
+	}
+	if got, err := q.Len(ctx); err != nil || got != 0 {
+		t.Errorf("Len after the run = %d, %v; want 0", got, err)
+	}
+}

@@ -1,0 +1,20 @@
+package durable
+
+import "errors"
+
+// The errors of package durable. Each is wrapped with what went wrong.
+var (
+	// ErrConfig is a Config, or an option, out of range.
+	ErrConfig = errors.New("durable: invalid setting")
+	// ErrStore is an embedded server's directory that cannot be used: it
+	// cannot be written, or what it holds is not a queue's store.
+	ErrStore = errors.New("durable: the store cannot be used")
+	// ErrUnreachable is a server at a URL that did not answer, or refused
+	// the credentials.
+	ErrUnreachable = errors.New("durable: the NATS server cannot be reached")
+	// ErrCodec is an item the codec cannot encode, or bytes it cannot
+	// decode.
+	ErrCodec = errors.New("durable: codec")
+	// ErrClosed is a queue used after Close.
+	ErrClosed = errors.New("durable: queue closed")
+)

@@ -1,0 +1,81 @@
+package durable_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/buffer"
+	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/durable"
+	"github.com/evolvekit/evolve/parallel"
+)
+
+// Words go into a durable queue in a directory; a chain upper-cases them
+// four at a time and writes them in lines of three, and each word is
+// acknowledged once its line is written. Run again on the same directory,
+// the chain would find only what was not acknowledged.
+func Example() {
+	dir, err := os.MkdirTemp("", "durable-example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+
+	q, err := durable.Open[string](durable.Config{Dir: dir})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer q.Close()
+	var entries []durable.Entry[string]
+	for i, w := range strings.Fields("the quick brown fox jumps over the lazy dog") {
+		entries = append(entries, durable.Entry[string]{Key: fmt.Sprint(i), Value: w})
+	}
+	if err := q.AddMany(ctx, entries); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(ctx)
+	upper, err := parallel.Stage(parallel.Config{Limit: 4}, durable.Map(func(_ context.Context, w string) (string, error) {
+		return strings.ToUpper(w), nil
+	}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	lines, err := buffer.Stage(buffer.Config[durable.Item[string]]{Size: 3}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var written []string
+	chain, err := compose.Start(rt, compose.Pipe2(upper, lines), durable.Batches(q, func(line []durable.Item[string]) error {
+		written = append(written, strings.Join(durable.Values(line), " "))
+		return nil
+	}), compose.WithDeadLetters(q.DeadLetters))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("consume:", durable.Consume(ctx, q, chain, durable.UntilEmpty()))
+	slices.Sort(written)
+	for _, l := range written {
+		fmt.Println(l)
+	}
+	n, err := q.Len(ctx)
+	fmt.Println("left:", n, err)
+	// Output:
+	// consume: <nil>
+	// FOX JUMPS OVER
+	// THE LAZY DOG
+	// THE QUICK BROWN
+	// left: 0 <nil>
+}

@@ -1,0 +1,47 @@
+package durable
+
+import "context"
+
+// Item is an item of a queue as a chain carries it: its key, its value,
+// and the ticket that acknowledges it once what came of it has reached
+// the sink. Work on items keeps the ticket with what it makes of them:
+// [Map] lifts work on values to work on items.
+type Item[T any] struct {
+	// Key is the key the item was added with.
+	Key string
+	// Value is the item.
+	Value T
+	// Ticket acknowledges the item, to the process that took it from the
+	// queue; it crosses a remote stage's wire with the value.
+	Ticket Ticket
+}
+
+// Ticket names an item a process holds, until the item is acknowledged,
+// sent to the dead letters or handed back. It means nothing to another
+// process, or to the same one once the item is let go: a ticket that
+// names no item it holds is ignored. The zero Ticket names none.
+type Ticket uint64
+
+// ticketed is an Item of any type, as dead letters carry it.
+type ticketed interface{ ticket() Ticket }
+
+func (it Item[T]) ticket() Ticket { return it.Ticket }
+
+// Map lifts f, work on values, to work on items: the result keeps the
+// item's key and ticket. Its result fits parallel.Stage, adaptive.Stage
+// and remote.Work alike.
+func Map[T, U any](f func(context.Context, T) (U, error)) func(context.Context, Item[T]) (Item[U], error) {
+	return func(ctx context.Context, in Item[T]) (Item[U], error) {
+		v, err := f(ctx, in.Value)
+		return Item[U]{Key: in.Key, Value: v, Ticket: in.Ticket}, err
+	}
+}
+
+// Values returns the values of items, in order.
+func Values[T any](items []Item[T]) []T {
+	out := make([]T, len(items))
+	for i, it := range items {
+		out[i] = it.Value
+	}
+	return out
+}

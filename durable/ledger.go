@@ -1,0 +1,90 @@
+package durable
+
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ledger is what a process holds of a queue: each item taken and not yet
+// acknowledged, sent to the dead letters or handed back, by its ticket.
+// Its methods are safe for concurrent use: the sink acknowledges from the
+// chain's goroutines while the feeder adds and the heart beats.
+type ledger struct {
+	mu   sync.Mutex
+	next Ticket
+	held map[Ticket]*hold
+}
+
+// hold is one item held: its message, and when its lease was last renewed.
+type hold struct {
+	msg  jetstream.Msg
+	key  string
+	beat time.Time
+}
+
+// newLedger returns an empty ledger whose tickets start at a random
+// number, so that the tickets of two runs of a process hardly ever meet.
+func newLedger() *ledger {
+	return &ledger{next: Ticket(rand.Uint64()>>1 | 1), held: make(map[Ticket]*hold)}
+}
+
+// add holds msg, taken at instant at, and returns its ticket.
+func (l *ledger) add(msg jetstream.Msg, key string, at time.Time) Ticket {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.next
+	l.next++
+	if l.next == 0 {
+		l.next = 1
+	}
+	l.held[t] = &hold{msg: msg, key: key, beat: at}
+	return t
+}
+
+// take lets the item of ticket t go, and returns it, if it was held.
+func (l *ledger) take(t Ticket) (*hold, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h, ok := l.held[t]
+	if ok {
+		delete(l.held, t)
+	}
+	return h, ok
+}
+
+// len counts the items held.
+func (l *ledger) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.held)
+}
+
+// due returns the messages whose lease was renewed before at - every, and
+// notes them renewed at at.
+func (l *ledger) due(at time.Time, every time.Duration) []jetstream.Msg {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []jetstream.Msg
+	for _, h := range l.held {
+		if at.Sub(h.beat) >= every {
+			h.beat = at
+			out = append(out, h.msg)
+		}
+	}
+	return out
+}
+
+// drain lets every item go, and returns them.
+func (l *ledger) drain() []*hold {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]*hold, 0, len(l.held))
+	for t, h := range l.held {
+		out = append(out, h)
+		delete(l.held, t)
+	}
+	return out
+}

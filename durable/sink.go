@@ -1,0 +1,153 @@
+package durable
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/nats-io/nats.go"
+)
+
+// Sink returns a chain's sink for items: it calls f with each item that
+// reaches it and acknowledges the item once f returns nil. An item f
+// fails goes back to the queue, to be taken again after a backoff (an
+// attempt spent). f runs in the chain's last stage, one item at a time.
+func Sink[T, U any](q *Queue[T], f func(Item[U]) error) func(Item[U]) {
+	return func(it Item[U]) {
+		if err := call(func() error { return f(it) }); err != nil {
+			q.retry(it.Ticket)
+			return
+		}
+		q.ack(it.Ticket)
+	}
+}
+
+// Batches returns a chain's sink for batches of items, as a buffer stage
+// emits them: it calls f with each batch and acknowledges every item of
+// it once f returns nil. A batch f fails goes back to the queue, item by
+// item, each to be taken again after a backoff. f should write a batch
+// all or nothing, so that a crash while it runs leaves no half batch: the
+// items of a batch not acknowledged come back.
+func Batches[T, U any](q *Queue[T], f func([]Item[U]) error) func([]Item[U]) {
+	return func(batch []Item[U]) {
+		if err := call(func() error { return f(batch) }); err != nil {
+			for _, it := range batch {
+				q.retry(it.Ticket)
+			}
+			return
+		}
+		for _, it := range batch {
+			q.ack(it.Ticket)
+		}
+	}
+}
+
+// call runs f, turning a panic into an error.
+func call(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("durable: the sink panicked: %v", r)
+		}
+	}()
+	return f()
+}
+
+// ack acknowledges the item of ticket t, if this process holds it.
+func (q *Queue[T]) ack(t Ticket) {
+	if h, ok := q.ledger.take(t); ok {
+		_ = h.msg.Ack()
+	}
+}
+
+// retry hands the item of ticket t back to the queue, to be taken again
+// after a backoff that grows with its attempts.
+func (q *Queue[T]) retry(t Ticket) {
+	h, ok := q.ledger.take(t)
+	if !ok {
+		return
+	}
+	n := uint64(1)
+	if md, err := h.msg.Metadata(); err == nil {
+		n = md.NumDelivered
+	}
+	_ = h.msg.NakWithDelay(backoff(n))
+}
+
+// backoff is the delay before attempt n+1 of an item that failed: 100 ms
+// doubling to 10 s.
+func backoff(n uint64) time.Duration {
+	d := 100 * time.Millisecond
+	for i := uint64(1); i < n && d < 10*time.Second; i++ {
+		d *= 2
+	}
+	return min(d, 10*time.Second)
+}
+
+// DeadLetters sends what failed for good in a chain to the queue's dead
+// letters and acknowledges it: give it to the chain as
+// compose.WithDeadLetters(q.DeadLetters). It finds the item in d.Item,
+// an Item of any type or a slice of them; a dead letter with no ticket of
+// this process is ignored. Without it, an item a chain failed goes back
+// to the queue once the chain ends, and is tried again until
+// Config.MaxAttempts.
+func (q *Queue[T]) DeadLetters(d agent.DeadLetter) {
+	for _, t := range tickets(d.Item) {
+		h, ok := q.ledger.take(t)
+		if !ok {
+			continue
+		}
+		reason := "failed"
+		if d.Err != nil {
+			reason = d.Err.Error()
+		}
+		q.bury(h, fmt.Sprintf("%s: %s", d.Agent, reason), d.Attempts)
+	}
+}
+
+// tickets returns the tickets of an Item of any type, or of a slice of
+// them.
+func tickets(v any) []Ticket {
+	if it, ok := v.(ticketed); ok {
+		return []Ticket{it.ticket()}
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Slice {
+		return nil
+	}
+	var out []Ticket
+	for i := range rv.Len() {
+		if it, ok := rv.Index(i).Interface().(ticketed); ok {
+			out = append(out, it.ticket())
+		}
+	}
+	return out
+}
+
+// The headers of a dead letter.
+const (
+	headerError    = "Evolve-Error"
+	headerAttempts = "Evolve-Attempts"
+	headerKey      = "Evolve-Key"
+)
+
+// bury puts the item h holds in the dead letters, with why it failed,
+// and acknowledges it once they have it. If they cannot take it, the
+// item goes back to the queue.
+func (q *Queue[T]) bury(h *hold, why string, attempts int) {
+	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
+	defer cancel()
+	m := nats.NewMsg(q.dead)
+	m.Data = h.msg.Data()
+	m.Header.Set(headerError, why)
+	m.Header.Set(headerAttempts, strconv.Itoa(attempts))
+	m.Header.Set(headerKey, h.key)
+	m.Header.Set(nats.MsgIdHdr, h.key)
+	if _, err := q.js.PublishMsg(ctx, m); err != nil {
+		_ = h.msg.Nak()
+		return
+	}
+	_ = h.msg.Ack()
+}
