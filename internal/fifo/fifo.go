@@ -98,16 +98,21 @@ func (q Queue[T]) Insert(i int, vs ...T) Queue[T] {
 	return Queue[T]{s: &store[T]{items: out}, n: q.n + len(vs)}
 }
 
-// Take returns a new slice holding q's k oldest values, and q without them.
-// It panics if k is negative or more than Len.
+// Take returns q's k oldest values, and q without them. The slice is a
+// view of the array the versions of q share, not a copy: a value once in
+// the array is never written again, so the view holds its values for as
+// long as it is kept (and keeps the array alive as long). Its capacity
+// ends at its length, so an append to it copies; writing to its values
+// changes those every version of q sees, and must not be done. It panics
+// if k is negative or more than Len.
 func (q Queue[T]) Take(k int) ([]T, Queue[T]) {
 	if k < 0 || k > q.n {
 		panic("fifo: index out of range")
 	}
-	out := make([]T, k)
-	if k > 0 {
-		copy(out, q.s.items[q.head:q.head+k])
+	if k == 0 {
+		return []T{}, q
 	}
+	out := q.s.items[q.head : q.head+k : q.head+k]
 	q.head += k
 	q.n -= k
 	return out, q
