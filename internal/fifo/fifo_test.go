@@ -135,3 +135,24 @@ func TestDropLeavesTheQueueItWasCalledOnAndLetsGoWhenEmpty(t *testing.T) {
 		t.Fatalf("Drop of all left %d values and array %v", e.Len(), e.s)
 	}
 }
+
+func TestAPushCopiesWhatIsLeftOnlyWhenTheArrayIsFullAndMostlyPopped(t *testing.T) {
+	q := Queue[int]{}
+	for i := range 40 {
+		q = q.Push(i)
+	}
+	room := cap(q.s.items) - len(q.s.items)
+	assert.Positive(t, room)
+	q = q.Drop(36)
+	pushed := q.Push(40)
+	assert.Same(t, q.s, pushed.s, "with room left, it pushes in place")
+	for i := 41; i < 40+room; i++ {
+		pushed = pushed.Push(i)
+	}
+	assert.Same(t, q.s, pushed.s)
+	full := pushed.Push(99)
+	assert.NotSame(t, q.s, full.s, "full and mostly popped: what is left goes to a new array")
+	assert.Equal(t, 0, full.head)
+	assert.Equal(t, append(pushed.Values(), 99), full.Values())
+	assert.Equal(t, []int{36, 37, 38, 39}, q.Values(), "the versions before stay as they were")
+}
