@@ -286,11 +286,11 @@ func TestMessagesOfOtherTypesAreUnhandled(t *testing.T) {
 		agenttest.Step{At: t0, Msg: in(1, 2)},
 	))
 	for _, m := range []agent.Msg{
-		agent.Done[int]{ID: 1},            // a rate agent starts no work
-		agent.Done[struct{}]{ID: 1},       // nor any other kind
-		agent.Input[string]{Items: []string{"x"}}, // not an int
+		agent.Done[int]{ID: 1},                                                   // a rate agent starts no work
+		agent.Done[struct{}]{ID: 1},                                              // nor any other kind
+		agent.Input[string]{Items: []string{"x"}},                                // not an int
 		agent.Input[rate.Item[string]]{Items: []rate.Item[string]{{Value: "x"}}}, // not an Item[int]
-		agent.Set[float64]{Value: 9}, // not a Limit
+		agent.Set[float64]{Value: 9},                                             // not a Limit
 		agent.Set[int]{Value: 9},
 	} {
 		next, fx := rate.Evolve(s, agent.Stamp(m, agenttest.T0.Add(t9)))
