@@ -48,6 +48,10 @@ func Stage[T any](cfg Config[T]) (agent.Stage[T, T], error) {
 	if err != nil {
 		return agent.Stage[T, T]{}, err
 	}
+	if cfg.Cost == nil {
+		// Every value costs 1: the stage takes the values as they are.
+		return core.Wrap(core.NewStage[T, Status](spec(cfg))), nil
+	}
 	price := func(v T) (Item[T], error) { return itemFor(cfg.Cost, v, cfg.Burst) }
 	return core.Wrap(core.MapIn(core.NewStage[Item[T], Status](spec(cfg)), price)), nil
 }

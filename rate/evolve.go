@@ -14,7 +14,9 @@ import (
 // It queues the items of [agent.Input] messages, and emits them unchanged and
 // in order while it holds [agent.Pull] demand and the bucket holds the oldest
 // item's cost, giving each emitted item's input slot back with
-// [agent.Demand]. When the oldest item waits for tokens, it asks for one
+// [agent.Demand]. An agent.Input of plain values, not Items, brings items
+// of cost 1, as a chain's rate stage with no [Config.Cost] takes them; what
+// of them may pass at once is emitted as it came, with no copy. When the oldest item waits for tokens, it asks for one
 // [agent.Timer] to the nanosecond the tokens are due, and never has more than
 // one pending: a [agent.Tick] whose tag is not the pending timer's is
 // ignored. An [agent.Set] carrying a [Limit] refills the bucket up to its
@@ -37,6 +39,8 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 	case agent.Input[Item[T]]:
 		s.queue = s.queue.PushAll(m.Items...)
 		return s.settle(m.At)
+	case agent.Input[T]:
+		return s.admit(m.Items, m.At)
 	case agent.Pull:
 		return s.pull(m)
 	case agent.Tick:

@@ -286,11 +286,11 @@ func TestMessagesOfOtherTypesAreUnhandled(t *testing.T) {
 		agenttest.Step{At: t0, Msg: in(1, 2)},
 	))
 	for _, m := range []agent.Msg{
-		agent.Done[int]{ID: 1},            // a rate agent starts no work
-		agent.Done[struct{}]{ID: 1},       // nor any other kind
-		agent.Input[int]{Items: []int{9}}, // not an Item
+		agent.Done[int]{ID: 1},                                                   // a rate agent starts no work
+		agent.Done[struct{}]{ID: 1},                                              // nor any other kind
+		agent.Input[string]{Items: []string{"x"}},                                // not an int
 		agent.Input[rate.Item[string]]{Items: []rate.Item[string]{{Value: "x"}}}, // not an Item[int]
-		agent.Set[float64]{Value: 9}, // not a Limit
+		agent.Set[float64]{Value: 9},                                             // not a Limit
 		agent.Set[int]{Value: 9},
 	} {
 		next, fx := rate.Evolve(s, agent.Stamp(m, agenttest.T0.Add(t9)))
@@ -453,4 +453,51 @@ func TestEvolveLeavesTheStateItWasGivenAsItWas(t *testing.T) {
 	assert.Equal(t, []int{1, 2, 3, 4}, drain(a))
 	assert.Equal(t, []int{1, 2, 3, 5}, drain(b))
 	assert.Equal(t, []int{1, 2, 3}, drain(s))
+}
+
+func TestPlainValuesCostOneAndPassAsTheyCame(t *testing.T) {
+	values := []int{1, 2, 3}
+	traces := agenttest.Run(rate.Evolve[int], start(t, 1, 2),
+		agenttest.Step{At: t0, Msg: agent.Pull{N: 5}},
+		agenttest.Step{At: t0, Msg: agent.Input[int]{Items: values}},
+	)
+	fx := traces[1].Effects
+	emits := agenttest.Of[agent.Emit[int]](fx)
+	require.Len(t, emits, 1)
+	out := emits[0].Values
+	assert.Equal(t, []int{1, 2}, out, "the burst lets two through")
+	assert.Same(t, &values[0], &out[0], "the message's own slice, not a copy")
+	assert.Equal(t, 2, cap(out), "which an append copies")
+	assert.Contains(t, fx, agent.Effect(agent.Demand{N: 2}))
+	assert.Equal(t, 1, traces[1].State.Status(agenttest.T0).Queued, "the third waits")
+}
+
+func TestPlainValuesDoWhatItemsOfCostOneDo(t *testing.T) {
+	plain := func(vs ...int) agent.Input[int] { return agent.Input[int]{Items: vs} }
+	for _, c := range []struct {
+		name string
+		r    float64
+		b    int
+		pull int
+	}{{"tokens short", 1, 2, 100}, {"demand short", 100, 50, 2}, {"plenty", 1000, 100, 100}, {"no demand", 10, 5, 0}} {
+		steps := func(input func(vs ...int) agent.Msg) []agenttest.Step {
+			s := []agenttest.Step{
+				{At: t0, Msg: input(1, 2, 3)},
+				{At: t1, Msg: input(4)},
+				{At: t3, Msg: agent.Pull{N: 3}},
+				{At: t3, Msg: input(5, 6, 7, 8)},
+				{At: t9, Msg: agent.Close{}},
+			}
+			if c.pull > 0 {
+				s = append([]agenttest.Step{{At: t0, Msg: agent.Pull{N: c.pull}}}, s...)
+			}
+			return s
+		}
+		want := agenttest.Run(rate.Evolve[int], start(t, c.r, c.b), steps(func(vs ...int) agent.Msg { return in(vs...) })...)
+		got := agenttest.Run(rate.Evolve[int], start(t, c.r, c.b), steps(func(vs ...int) agent.Msg { return plain(vs...) })...)
+		for i := range want {
+			assert.Equal(t, want[i].Effects, got[i].Effects, "%s: step %d", c.name, i)
+			assert.Equal(t, want[i].State.Status(agenttest.T0.Add(t9)), got[i].State.Status(agenttest.T0.Add(t9)), "%s: step %d", c.name, i)
+		}
+	}
 }

@@ -182,7 +182,7 @@ func fzMessage(sm *sim, kind, a, b byte) agent.Msg {
 		return agent.Query{ID: uint64(a)}
 	case 12:
 		return []agent.Msg{agent.Done[int]{ID: 1}, agent.Done[struct{}]{ID: 1},
-			agent.Set[float64]{Value: 9}, agent.Input[int]{Items: []int{9}}, pace.In(pace.Pass{N: 1})}[a%5]
+			agent.Set[float64]{Value: 9}, agent.Input[string]{Items: []string{"x"}}, pace.In(pace.Pass{N: 1})}[a%5]
 	case 13:
 		if sm.sc.paced {
 			return pace.In(pace.Reservation{N: int(a) % 5})

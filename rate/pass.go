@@ -3,6 +3,8 @@ package rate
 import (
 	"time"
 
+	"github.com/evolvekit/evolve/internal/fifo"
+
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/pace"
 )
@@ -50,6 +52,52 @@ func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
 	}
 	s.queue, s.passed = s.queue.Drop(n), s.passed+n
 	return s, append(fx, agent.Emit[T]{Values: out}, agent.Demand{N: n})
+}
+
+// admit takes items of cost 1 at instant at. With none waiting before
+// them, those that demand and the bucket let pass go out as they came, the
+// message's own slice, which the runtime lets an agent emit in the step it
+// came in; the rest wait. It is what queuing them and settling does, with
+// neither copy.
+func (s State[T]) admit(items []T, at time.Time) (State[T], []agent.Effect) {
+	if s.queue.Len() > 0 || s.owed > 0 {
+		s.queue = pushValues(s.queue, items)
+		return s.settle(at)
+	}
+	var fx []agent.Effect
+	if n := s.spendOnes(at, min(len(items), s.demand)); n > 0 {
+		s.demand -= n
+		s.passed += n
+		fx = append(fx, agent.Emit[T]{Values: items[:n:n]}, agent.Demand{N: n})
+		items = items[n:]
+	}
+	s.queue = pushValues(s.queue, items)
+	s, fx = s.arm(at, fx)
+	return s.finish(fx)
+}
+
+// spendOnes takes from the bucket, at instant at, a token for each of as
+// many as most items of cost 1 as it holds them for, as pass does, and
+// returns how many.
+func (s *State[T]) spendOnes(at time.Time, most int) int {
+	if most <= 0 || !covers(s.bucket.level(at), 1) {
+		return 0
+	}
+	s.bucket = s.bucket.take(at, 1)
+	n, tokens := 1, s.bucket.tokens
+	for ; n < most && covers(tokens, 1); n++ {
+		tokens--
+	}
+	s.bucket.tokens = tokens
+	return n
+}
+
+// pushValues returns q with values pushed as items of cost 1.
+func pushValues[T any](q fifo.Queue[Item[T]], values []T) fifo.Queue[Item[T]] {
+	for _, v := range values {
+		q = q.Push(Item[T]{Value: v})
+	}
+	return q
 }
 
 // grant grants as many of the passes owed as the bucket holds tokens for

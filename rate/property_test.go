@@ -321,14 +321,15 @@ func (sm *sim) unhandled() agent.Msg {
 		agent.Done[int]{ID: 1},
 		agent.Done[struct{}]{ID: 1},
 		agent.Set[float64]{Value: 9},
-		agent.Input[int]{Items: []int{9}},
+		agent.Input[string]{Items: []string{"x"}},
 		pace.In(pace.Pass{N: 1}),
 	}[sm.rnd.IntN(5)]
 }
 
 // input posts 1 to 4 items, no more than the credits the feeder holds, with
-// costs the Agent would accept.
-func (sm *sim) input() agent.Input[Item[int]] {
+// costs the Agent would accept; without costs, half the time as plain
+// values, as a chain's stage with no Cost takes them.
+func (sm *sim) input() agent.Msg {
 	k := 1 + sm.rnd.IntN(min(sm.credits, 4))
 	items := make([]Item[int], k)
 	for i := range items {
@@ -338,6 +339,13 @@ func (sm *sim) input() agent.Input[Item[int]] {
 		sm.posted = append(sm.posted, sm.now)
 	}
 	sm.credits -= k
+	if !sm.sc.costs && sm.rnd.IntN(2) == 0 {
+		values := make([]int, k)
+		for i, it := range items {
+			values[i] = it.Value
+		}
+		return agent.Input[int]{Items: values}
+	}
 	return agent.Input[Item[int]]{Items: items}
 }
 
@@ -371,7 +379,7 @@ func (sm *sim) deliver(m agent.Msg) {
 		sm.checkTick(prev, next, fx, m)
 	case agent.Query:
 		sm.checkQuery(prev, next, fx, m)
-	case agent.Done[int], agent.Done[struct{}], agent.Set[float64], agent.Input[int], agent.Event[pace.Pass]:
+	case agent.Done[int], agent.Done[struct{}], agent.Set[float64], agent.Input[string], agent.Event[pace.Pass]:
 		// The runtime fails an agent that leaves a message unhandled, so
 		// nothing is performed.
 		if len(fx) != 1 || fx[0] != agent.Effect(agent.Unhandled{}) || !same(prev, next) {

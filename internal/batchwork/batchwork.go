@@ -82,6 +82,7 @@ func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		Work: func(ctx context.Context, seq uint64, items []In) ([]R, error) {
 			return r.run(ctx, seq, items, free.get(len(items))), nil
 		},
+		Recovers: true, // run fails the item whose work panicked, alone
 		// The parallel and adaptive agents' evolve keeps no Done's results
 		// and emits them in its round only, so their slices are reused.
 		Recycle: free.put,

@@ -6,9 +6,11 @@ package batchwork
 // workers take, the agent's rounds put back.
 type spares[R any] chan []R
 
-// kept is how many slices spares holds at most: about the batches in
-// flight of an agent and the results waiting for its round.
-const kept = 16
+// kept is how many slices spares holds at most: about the batches one
+// round of a busy agent finishes, and so starts again, with a limit in the
+// thousands and work that waits (each on a worker that would otherwise
+// make a slice per batch).
+const kept = 1024
 
 // newSpares returns an empty spares.
 func newSpares[R any]() spares[R] { return make(spares[R], kept) }

@@ -48,13 +48,13 @@ type Agent[I, V any] struct {
 
 	workCtx context.Context
 	cancel  context.CancelCauseFunc
-	quit    chan struct{} // closed once no work may start: idle workers go
+	dismiss func() // closes the workers' line once no work may start: idle workers go (see crew)
 
 	mu        sync.Mutex
 	outcome   error // what Wait returns, once ended
 	ended     bool
 	sinkErr   error // the first panic of the sink
-	halted    bool  // no work starts any more; quit is closed
+	halted    bool  // no work starts any more; the workers' line is closed
 	running   int   // workers alive, but those visiting
 	visiting  int   // workers taking the inbox in (see cell.finished)
 	workers   int   // workers ever started
@@ -77,7 +77,6 @@ func newAgent[I, V any](rt *bridge.Parts, name string, queue int) *Agent[I, V] {
 		name:    name,
 		in:      inbox[I]{credits: queue, bound: queue},
 		pending: make(map[uint64]chan V),
-		quit:    make(chan struct{}),
 		idle:    make(chan struct{}),
 		gone:    make(chan struct{}),
 		done:    make(chan struct{}),
@@ -445,10 +444,9 @@ func (h *Agent[I, V]) actorStopped(final V, ok bool) {
 	}
 }
 
-// startWorker counts one more worker, unless the agent has halted.
+// startWorker counts one more worker, unless the agent has halted. The
+// caller holds mu.
 func (h *Agent[I, V]) startWorker() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.halted {
 		return false
 	}
@@ -533,6 +531,8 @@ func (h *Agent[I, V]) end(err error) {
 func (h *Agent[I, V]) halt() {
 	if !h.halted {
 		h.halted = true
-		close(h.quit)
+		if h.dismiss != nil {
+			h.dismiss()
+		}
 	}
 }

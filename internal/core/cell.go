@@ -359,12 +359,23 @@ func (c *cell[S, I, W, R, O, V]) start(s agent.Start[W]) {
 		c.runInline(s)
 		return
 	}
+	// The line is closed as the agent halts, under the handle's mu: the
+	// Start is handed over under it too, so never to a closed line.
+	h := c.h
+	h.mu.Lock()
+	if h.halted {
+		h.mu.Unlock()
+		return
+	}
 	select {
 	case c.crew.jobs <- s:
+		h.mu.Unlock()
 		return
 	default:
 	}
-	if c.h.startWorker() {
+	ok := h.startWorker()
+	h.mu.Unlock()
+	if ok {
 		if c.crew.started++; c.crew.started > fewWorkers {
 			c.crew.many.Store(true)
 		}

@@ -19,9 +19,11 @@ const fewWorkers = 256
 // the cell starts a new worker only when none is waiting. So an agent with N
 // items in flight keeps about N workers however many items pass through,
 // and a busy agent starts no goroutine per item. Idle workers go when the
-// agent halts (it finished, failed or was stopped): its handle closes quit.
+// agent halts (it finished, failed or was stopped): its handle closes jobs.
+// An idle worker waits on jobs alone, not in a select with a second
+// channel, which thousands of idle workers would all contend for.
 type crew[W, R any] struct {
-	jobs chan agent.Start[W] // unbuffered: a Start for a worker that waits
+	jobs chan agent.Start[W] // unbuffered: a Start for a worker that waits; closed once halted
 
 	results []agent.Done[R] // finished work not yet taken in; the inbox's mu guards it
 	spare   []agent.Done[R] // the cell's: the results slice the inbox takes next
@@ -31,27 +33,39 @@ type crew[W, R any] struct {
 }
 
 // work runs s and then every Start handed to it, until the agent halts.
+// Its own frame is kept small, and the work runs in run's: an agent with
+// thousands of workers keeps thousands of stacks, which stay at the
+// smallest size only while the work's calls fit in it.
 func (c *cell[S, I, W, R, O, V]) work(s agent.Start[W]) {
-	h := c.h
 	var woke []relayed // the worker's own, for the rounds it takes in (see finished)
 	for {
-		began := h.rt.Clock.Now()
-		r, err := safely(h.workCtx, c.spec.Work, s.ID, s.Work)
-		took := h.rt.Clock.Now().Sub(began)
-		if h.gauges != nil {
-			h.gauges.Worked(took)
-		}
 		var ok bool
-		if woke, ok = c.finished(agent.Done[R]{ID: s.ID, Result: r, Err: err, Took: took}, woke); !ok {
+		if woke, ok = c.finished(c.run(s), woke); !ok {
 			return // halted while it took the inbox in: counted gone already
 		}
-		select {
-		case s = <-c.crew.jobs:
-		case <-h.quit:
-			h.worked()
+		if s, ok = <-c.crew.jobs; !ok {
+			c.h.worked()
 			return
 		}
 	}
+}
+
+// run runs the work of s and returns its Done, timed.
+func (c *cell[S, I, W, R, O, V]) run(s agent.Start[W]) agent.Done[R] {
+	h := c.h
+	began := h.rt.Clock.Now()
+	var r R
+	var err error
+	if c.spec.Recovers {
+		r, err = c.spec.Work(h.workCtx, s.ID, s.Work)
+	} else {
+		r, err = safely(h.workCtx, c.spec.Work, s.ID, s.Work)
+	}
+	took := h.rt.Clock.Now().Sub(began)
+	if h.gauges != nil {
+		h.gauges.Worked(took)
+	}
+	return agent.Done[R]{ID: s.ID, Result: r, Err: err, Took: took}
 }
 
 // finished puts a work result in the inbox, unless the agent has stopped.

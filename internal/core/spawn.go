@@ -21,6 +21,8 @@ func Spawn[I, V, S, W, R, O any](rt *agent.Runtime, spec Spec[S, W, R, O], sink 
 func spawn[I, V, S, W, R, O any](rt *agent.Runtime, spec Spec[S, W, R, O], wire func(*Agent[I, V]) ports[O]) (*Agent[I, V], error) {
 	parts := bridge.Runtime(rt)
 	h := newAgent[I, V](parts, spec.Name, spec.Queue)
+	jobs := make(chan agent.Start[W])
+	h.dismiss = func() { close(jobs) }
 	if err := parts.Adopt(h); err != nil {
 		return nil, err
 	}
@@ -34,7 +36,7 @@ func spawn[I, V, S, W, R, O any](rt *agent.Runtime, spec Spec[S, W, R, O], wire 
 	if spec.DeadLetters != nil {
 		c.ports.dead = spec.DeadLetters
 	}
-	c.crew.jobs = make(chan agent.Start[W])
+	c.crew.jobs = jobs
 	h.takeIn = c.takeIn
 	if spec.Open != nil {
 		port, err := spec.Open(func(m agent.Msg) bool { return h.post(m) })

@@ -53,6 +53,9 @@ type Spec[S, W, R, O any] struct {
 	// worker to hand it to, and evolve takes its Done in the agent's next
 	// round, as it would a worker's.
 	Inline bool
+	// Recovers says Work turns every panic in it into its error itself:
+	// the runtime then calls it on a worker with no recover of its own.
+	Recovers bool
 	// Recycle, when not nil, takes back the result of each Done once the
 	// round that handed it to evolve has ended and delivered what it
 	// emitted, for Work to reuse: for an agent whose evolve keeps no

@@ -17,8 +17,8 @@ package fifo
 // a new array first. So a queue used as a queue, each version pushed on at
 // most once, costs O(1) amortized time and no allocation per value. Popped
 // values stay in the array, out of reach of the version that popped them,
-// until a push finds that most of the array has been popped and copies what
-// is left. Insert away from the end copies the whole queue: for values that
+// until a push finds the array full with most of it popped, and copies what
+// is left to a new one rather than the whole array to a larger one. Insert away from the end copies the whole queue: for values that
 // arrive out of order, use Slots.
 //
 // Because they share the array, two versions of one queue must not be pushed
@@ -50,7 +50,7 @@ func (q Queue[T]) At(i int) T {
 
 // Push returns q with v added after its newest value.
 func (q Queue[T]) Push(v T) Queue[T] {
-	if q.s == nil || q.head+q.n != len(q.s.items) || (q.head >= 32 && q.head >= q.n) {
+	if q.s == nil || q.head+q.n != len(q.s.items) || q.spent(1) {
 		q = q.copied(1)
 	}
 	q.s.items = append(q.s.items, v)
@@ -64,7 +64,7 @@ func (q Queue[T]) PushAll(vs ...T) Queue[T] {
 	if len(vs) == 0 {
 		return q
 	}
-	if q.s == nil || q.head+q.n != len(q.s.items) || (q.head >= 32 && q.head >= q.n) {
+	if q.s == nil || q.head+q.n != len(q.s.items) || q.spent(len(vs)) {
 		q = q.copied(len(vs))
 	}
 	q.s.items = append(q.s.items, vs...)
@@ -98,16 +98,21 @@ func (q Queue[T]) Insert(i int, vs ...T) Queue[T] {
 	return Queue[T]{s: &store[T]{items: out}, n: q.n + len(vs)}
 }
 
-// Take returns a new slice holding q's k oldest values, and q without them.
-// It panics if k is negative or more than Len.
+// Take returns q's k oldest values, and q without them. The slice is a
+// view of the array the versions of q share, not a copy: a value once in
+// the array is never written again, so the view holds its values for as
+// long as it is kept (and keeps the array alive as long). Its capacity
+// ends at its length, so an append to it copies; writing to its values
+// changes those every version of q sees, and must not be done. It panics
+// if k is negative or more than Len.
 func (q Queue[T]) Take(k int) ([]T, Queue[T]) {
 	if k < 0 || k > q.n {
 		panic("fifo: index out of range")
 	}
-	out := make([]T, k)
-	if k > 0 {
-		copy(out, q.s.items[q.head:q.head+k])
+	if k == 0 {
+		return []T{}, q
 	}
+	out := q.s.items[q.head : q.head+k : q.head+k]
 	q.head += k
 	q.n -= k
 	return out, q
@@ -126,6 +131,13 @@ func (q Queue[T]) Drop(k int) Queue[T] {
 	q.head += k
 	q.n -= k
 	return q
+}
+
+// spent reports whether pushing extra values on q, which ends where its
+// array does, would grow the array while most of it has been popped: its
+// values then go to a new array, not the whole array to a larger one.
+func (q Queue[T]) spent(extra int) bool {
+	return len(q.s.items)+extra > cap(q.s.items) && q.head >= 32 && q.head >= q.n
 }
 
 // copied returns q on a new array of its own, with room for extra more

@@ -111,8 +111,13 @@ func TestFifoInsertsSeveralAndTakesSeveral(t *testing.T) {
 	got, rest := ins.Take(3)
 	assert.Equal(t, []int{1, 2, 3}, got)
 	assert.Equal(t, []int{4, 5}, rest.Values())
-	got[0] = 99 // a copy: the queue does not see it
-	assert.Equal(t, 1, ins.At(0))
+	assert.Equal(t, 3, cap(got), "a view that ends where it ends")
+	more := rest.Push(6).Push(7)
+	assert.Equal(t, []int{1, 2, 3}, got, "pushes leave what was taken as it was")
+	assert.Equal(t, []int{1, 2, 3, 4, 5}, ins.Values())
+	grown := append(got, 42)
+	assert.Equal(t, []int{4, 5, 6, 7}, more.Values(), "an append to what was taken copies it")
+	assert.Equal(t, []int{1, 2, 3, 42}, grown)
 	none, same := rest.Take(0)
 	assert.Empty(t, none)
 	assert.Equal(t, rest, same)
@@ -129,4 +134,25 @@ func TestDropLeavesTheQueueItWasCalledOnAndLetsGoWhenEmpty(t *testing.T) {
 	if e := q.Drop(3); e.Len() != 0 || e.s != nil {
 		t.Fatalf("Drop of all left %d values and array %v", e.Len(), e.s)
 	}
+}
+
+func TestAPushCopiesWhatIsLeftOnlyWhenTheArrayIsFullAndMostlyPopped(t *testing.T) {
+	q := Queue[int]{}
+	for i := range 40 {
+		q = q.Push(i)
+	}
+	room := cap(q.s.items) - len(q.s.items)
+	assert.Positive(t, room)
+	q = q.Drop(36)
+	pushed := q.Push(40)
+	assert.Same(t, q.s, pushed.s, "with room left, it pushes in place")
+	for i := 41; i < 40+room; i++ {
+		pushed = pushed.Push(i)
+	}
+	assert.Same(t, q.s, pushed.s)
+	full := pushed.Push(99)
+	assert.NotSame(t, q.s, full.s, "full and mostly popped: what is left goes to a new array")
+	assert.Equal(t, 0, full.head)
+	assert.Equal(t, append(pushed.Values(), 99), full.Values())
+	assert.Equal(t, []int{36, 37, 38, 39}, q.Values(), "the versions before stay as they were")
 }
