@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/compose"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -50,6 +51,11 @@ const idleWait = 250 * time.Millisecond
 // whatever the chain did not acknowledge, and returns h's error, joined
 // with its own.
 //
+// The chain must block its Post when full (compose.Block, the default): a
+// chain whose overflow policy drops or fails items is refused with an
+// ErrConfig, since an item the queue handed out and the chain dropped
+// would be neither done nor handed back until the chain ended.
+//
 // An item handed out more than Config.MaxAttempts times, or whose bytes
 // the codec cannot decode, goes to the dead letters without entering the
 // chain.
@@ -66,6 +72,9 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 	}
 	if q.isClosed() {
 		return ErrClosed
+	}
+	if err := blocks(ctx, h); err != nil {
+		return err
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -206,4 +215,17 @@ func (q *Queue[T]) renew(stop <-chan struct{}) {
 			}
 		}
 	}
+}
+
+// blocks returns an ErrConfig if h is a chain whose overflow policy drops
+// or fails items instead of blocking.
+func blocks[T, S any](ctx context.Context, h agent.Handle[Item[T], S]) error {
+	st, err := h.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("durable: reading the chain's status: %w", err)
+	}
+	if cs, ok := any(st).(compose.Status); ok && cs.Overflow != compose.Block {
+		return invalid("chain %s has overflow policy %s: a durable item it dropped or refused would be neither done nor handed back; use compose.Block, the default", cs.Name, cs.Overflow)
+	}
+	return nil
 }

@@ -2,7 +2,9 @@ package durable_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -83,5 +85,36 @@ func TestChainAcknowledgesEveryItem(t *testing.T) {
 	}
 	if got, err := q.Len(ctx); err != nil || got != 0 {
 		t.Errorf("Len after the run = %d, %v; want 0", got, err)
+	}
+}
+
+// TestConsumeRefusesADroppingChain: a chain whose overflow policy drops
+// items would lose durable ones, so Consume refuses it.
+func TestConsumeRefusesADroppingChain(t *testing.T) {
+	ctx := context.Background()
+	q, err := durable.Open[int](durable.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(ctx)
+	for _, o := range []compose.Overflow{compose.DropNewest, compose.DropOldest, compose.Fail} {
+		limit, err := rate.Stage(rate.Config[durable.Item[int]]{Rate: 1e6, Burst: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chain, err := compose.Start(rt, limit, durable.Sink(q, func(durable.Item[int]) error { return nil }), compose.WithOverflow(o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = durable.Consume(ctx, q, chain, durable.UntilEmpty())
+		if !errors.Is(err, durable.ErrConfig) || !strings.Contains(err.Error(), o.String()) {
+			t.Errorf("Consume on a chain with overflow %s = %v; want an ErrConfig naming the policy", o, err)
+		}
+		chain.Close()
+		if err := chain.Wait(ctx); err != nil {
+			t.Error(err)
+		}
 	}
 }
