@@ -35,4 +35,38 @@
 // the dead process held. A process that holds an item renews its lease
 // (Config.Lease, 5 s) while it runs, so items of a process that died while
 // others run on the same queue come back within a lease.
+//
+// # Several processes
+//
+// Two or more processes running the same chain on one queue share its
+// items: each item goes to one of them and is acknowledged once (an
+// embedded queue with Config.Listen lets the others reach it at
+// [Queue.URL]). The queue, its dead letters and its dedupe window are
+// shared; everything about a chain is per process: a rate stage's bucket,
+// a parallel stage's limit, the chain's Bound. Two processes each with a
+// rate stage of 100 a second make 200 a second at the API: give each
+// process its share of the limit.
+//
+// # What the disk keeps
+//
+// By default the NATS server hands each message to the operating system at
+// once and syncs its files to the disk every two minutes: a crash of the
+// process, the master's included, loses nothing the queue confirmed; a
+// power loss, or a crash of the operating system, may lose what was
+// written since the last sync. Config.Sync syncs every write, at a large
+// cost in speed. A cluster with Config.Replicas guards against the loss of
+// a machine. NATS has limits of its own: Jepsen's analysis of NATS 2.12.1
+// (December 2025) found acknowledged writes lost under coordinated power
+// failure, or an OS crash combined with partitions or pauses, partly
+// because of the two-minute default.
+//
+// # Drops
+//
+// A chain whose overflow policy drops or fails items (compose.WithOverflow
+// other than Block) is refused by [Consume]: an item it dropped would be
+// neither done nor handed back. An item a stage of the chain drops for a
+// reason of its own (a rate stage's Cost refusing it, a buffer's Weight)
+// or fails without dead letters is not acknowledged: it goes back to the
+// queue when Consume ends, and is tried again, up to Config.MaxAttempts,
+// after which it goes to the dead letters.
 package durable

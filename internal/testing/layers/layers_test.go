@@ -111,3 +111,29 @@ func TestTheRulesCatchWhatRunsUp(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyDurableLinksNATS: a program that uses the agents, chains or the
+// remote stage, and not package durable, links no NATS code.
+func TestOnlyDurableLinksNATS(t *testing.T) {
+	pkgs := []string{"agent", "parallel", "rate", "buffer", "adaptive", "compose", "remote", "sim", "spawn"}
+	args := []string{"list", "-deps"}
+	for _, p := range pkgs {
+		args = append(args, module+"/"+p)
+	}
+	out, err := exec.Command("go", args...).Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/nats-io/") {
+			t.Errorf("a program importing %s links %s", strings.Join(pkgs, ", "), dep)
+		}
+	}
+	out, err = exec.Command("go", "list", "-deps", module+"/durable").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	if !strings.Contains(string(out), "github.com/nats-io/nats-server/v2/server") {
+		t.Error("durable does not link the NATS server: the check above proves nothing")
+	}
+}
