@@ -64,9 +64,11 @@
 //
 // A chain whose overflow policy drops or fails items (compose.WithOverflow
 // other than Block) is refused by [Consume]: an item it dropped would be
-// neither done nor handed back. An item a stage of the chain drops for a
-// reason of its own (a rate stage's Cost refusing it, a buffer's Weight)
-// or fails without dead letters is not acknowledged: it goes back to the
-// queue when Consume ends, and is tried again, up to Config.MaxAttempts,
-// after which it goes to the dead letters.
+// neither done nor handed back. An item the chain's Post refuses (a check
+// its first stage makes of each, such as a rate stage's Cost) goes to the
+// dead letters at once: it would be refused again. An item a later stage
+// drops for a reason of its own, or fails without dead letters, is not
+// acknowledged: it goes back to the queue when Consume ends, and is tried
+// again, up to Config.MaxAttempts, after which it goes to the dead
+// letters.
 package durable
