@@ -106,32 +106,53 @@ func feed[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S]
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		got, err := fetch(ctx, q, h, o)
-		if err != nil {
-			return err
-		}
-		if got == 0 && o.untilEmpty {
-			n, err := q.Len(ctx)
+		// Whatever is ready, at once; when nothing is, and the queue holds
+		// no more than the chain does, the run is over; otherwise wait for
+		// the next item a while.
+		got, err := fetch(ctx, q, h, o.fetch, 0)
+		if err != nil || got > 0 {
 			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return fmt.Errorf("durable: reading the length of queue %s: %w", q.cfg.Name, err)
+				return err
 			}
-			if n <= q.ledger.len() {
-				return nil // what is left is in the chain, which drains it
+			continue
+		}
+		if o.untilEmpty {
+			if over, err := drained(ctx, q); err != nil || over {
+				return err
 			}
+		}
+		if _, err := fetch(ctx, q, h, 1, idleWait); err != nil {
+			return err
 		}
 	}
 }
 
-// fetch takes one batch of up to o.fetch items from q, waiting at most
-// idleWait for the first, posts them to h, and returns how many it took.
-func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], o options) (int, error) {
-	// The server ends the fetch after idleWait, so that every message it
-	// sent is in the batch; a context would end it here, and drop what is
-	// on its way, until its lease ended.
-	batch, err := q.consumer.Fetch(o.fetch, jetstream.FetchMaxWait(idleWait))
+// drained reports whether q holds nothing but what this process holds.
+func drained[T any](ctx context.Context, q *Queue[T]) (bool, error) {
+	n, err := q.Len(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return false, fmt.Errorf("durable: reading the length of queue %s: %w", q.cfg.Name, err)
+	}
+	return n <= q.ledger.len(), nil
+}
+
+// fetch takes up to n items from q, those ready now if wait is 0 and
+// otherwise waiting at most wait for them, posts them to h, and returns
+// how many it took.
+func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], n int, wait time.Duration) (int, error) {
+	var batch jetstream.MessageBatch
+	var err error
+	if wait == 0 {
+		batch, err = q.consumer.FetchNoWait(n)
+	} else {
+		// The server ends the fetch after wait, so that every message it
+		// sent is in the batch; a context would end it here, and drop what
+		// is on its way, until its lease ended.
+		batch, err = q.consumer.Fetch(n, jetstream.FetchMaxWait(wait))
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
@@ -152,7 +173,7 @@ func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S
 			return got, err
 		}
 	}
-	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, jetstream.ErrNoMessages) {
 		if ctx.Err() != nil {
 			return got, ctx.Err()
 		}

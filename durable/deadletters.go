@@ -21,7 +21,7 @@ func DeadLetterSink[T any](q *Queue[T], f func(agent.DeadLetter) error) func(age
 			return
 		}
 		for _, t := range tickets(d.Item) {
-			q.ack(t)
+			q.ackConfirmed(t)
 		}
 	}
 }

@@ -151,11 +151,33 @@ type Entry[T any] struct {
 // first error (the entries before it may have been added; adding them all
 // again adds only those that were not).
 func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
-	acks := make([]jetstream.PubAckFuture, 0, len(entries))
+	// At most addWindow entries are on their way at once: the server
+	// confirms slowly when it syncs every write, and the client refuses to
+	// queue without bound.
+	acks := make([]jetstream.PubAckFuture, 0, min(len(entries), 2*addWindow))
+	head := 0 // acks before it are confirmed
+	confirmed := func(a jetstream.PubAckFuture) error {
+		select {
+		case <-a.Ok():
+			return nil
+		case err := <-a.Err():
+			return q.failed(ctx, err)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	for i := range entries {
 		data, err := q.encode(entries[i].Key, &entries[i].Value)
 		if err != nil {
 			return err
+		}
+		if len(acks)-head == addWindow {
+			if err := confirmed(acks[head]); err != nil {
+				return err
+			}
+			if head++; head == addWindow {
+				acks, head = append(acks[:0], acks[head:]...), 0
+			}
 		}
 		a, err := q.js.PublishAsync(q.items, data, jetstream.WithMsgID(entries[i].Key))
 		if err != nil {
@@ -163,17 +185,16 @@ func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 		}
 		acks = append(acks, a)
 	}
-	for _, a := range acks {
-		select {
-		case <-a.Ok():
-		case err := <-a.Err():
-			return q.failed(ctx, err)
-		case <-ctx.Done():
-			return ctx.Err()
+	for _, a := range acks[head:] {
+		if err := confirmed(a); err != nil {
+			return err
 		}
 	}
 	return nil
 }
+
+// addWindow is the most entries AddMany has on their way at once.
+const addWindow = 1024
 
 // encode checks key and encodes the value v points to.
 func (q *Queue[T]) encode(key string, v *T) ([]byte, error) {

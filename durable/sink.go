@@ -12,7 +12,9 @@ import (
 )
 
 // Sink returns a chain's sink for items: it calls f with each item that
-// reaches it and acknowledges the item once f returns nil. An item f
+// reaches it and acknowledges the item once f returns nil, waiting until
+// the queue has the acknowledgement (a round trip an item: a buffer stage
+// and [Batches] cost one a batch). An item f
 // fails goes back to the queue, to be taken again after a backoff (an
 // attempt spent). f runs in the chain's last stage, one item at a time.
 func Sink[T, U any](q *Queue[T], f func(Item[U]) error) func(Item[U]) {
@@ -21,7 +23,7 @@ func Sink[T, U any](q *Queue[T], f func(Item[U]) error) func(Item[U]) {
 			q.retry(it.Ticket)
 			return
 		}
-		q.ack(it.Ticket)
+		q.ackConfirmed(it.Ticket)
 	}
 }
 
@@ -39,8 +41,12 @@ func Batches[T, U any](q *Queue[T], f func([]Item[U]) error) func([]Item[U]) {
 			}
 			return
 		}
-		for _, it := range batch {
-			q.ack(it.Ticket)
+		for i, it := range batch {
+			if i == len(batch)-1 {
+				q.ackConfirmed(it.Ticket)
+			} else {
+				q.ack(it.Ticket)
+			}
 		}
 	}
 }
@@ -58,6 +64,23 @@ func call(f func() error) (err error) {
 // ack acknowledges the item of ticket t, if this process holds it.
 func (q *Queue[T]) ack(t Ticket) {
 	if h, ok := q.ledger.take(t); ok {
+		_ = h.msg.Ack()
+	}
+}
+
+// ackConfirmed acknowledges the item of ticket t, if this process holds
+// it, and waits until the queue has taken the acknowledgement, and with it
+// every one this process sent before: the server takes a consumer's
+// acknowledgements in order. So once a sink has returned, the queue no
+// longer holds what it acknowledged.
+func (q *Queue[T]) ackConfirmed(t Ticket) {
+	h, ok := q.ledger.take(t)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
+	defer cancel()
+	if err := h.msg.DoubleAck(ctx); err != nil {
 		_ = h.msg.Ack()
 	}
 }
@@ -149,5 +172,7 @@ func (q *Queue[T]) bury(h *hold, why string, attempts int) {
 		_ = h.msg.Nak()
 		return
 	}
-	_ = h.msg.Ack()
+	if err := h.msg.DoubleAck(ctx); err != nil {
+		_ = h.msg.Ack()
+	}
 }

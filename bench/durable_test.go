@@ -1,0 +1,221 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/buffer"
+	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/durable"
+	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/rate"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// BenchmarkDurable carries b.N tiny items (ints, keyed "k<i>") through the
+// Chain benchmark's chain (rate with no real limit, parallel of 4 computing
+// x*2+1, batches of 100) on a durable queue embedded in a directory of its
+// own, and beside it the same chain in memory and raw JetStream on the same
+// kind of embedded server. One op is one item; each reports items/s.
+//
+//   - durable: the items are added (AddMany) before the timer starts; the
+//     timer runs durable.Consume until the queue is empty, every item
+//     acknowledged after its batch reached the sink.
+//   - durable-sync: the same with Config.Sync: every write synced to the
+//     disk.
+//   - memory: the chain fed with Post, no queue.
+//   - raw: b.N messages published before the timer; the timer runs a pull
+//     consumer that fetches them in batches of 256 and acknowledges each.
+//   - add: q.AddMany of b.N items, timed.
+func BenchmarkDurable(b *testing.B) {
+	b.Run("durable", func(b *testing.B) { durableRun(b, false) })
+	b.Run("durable-sync", func(b *testing.B) { durableRun(b, true) })
+	b.Run("memory", durableMemory)
+	b.Run("raw", durableRaw)
+	b.Run("add", durableAdd)
+}
+
+// durableEntries returns n entries keyed "k<i>", of values i.
+func durableEntries(n int) []durable.Entry[int] {
+	e := make([]durable.Entry[int], n)
+	for i := range e {
+		e[i] = durable.Entry[int]{Key: "k" + strconv.Itoa(i), Value: i}
+	}
+	return e
+}
+
+// durableStages returns the Chain benchmark's three stages, on items.
+func durableStages(b *testing.B) agent.Stage[durable.Item[int], []durable.Item[int]] {
+	limit, err := rate.Stage(rate.Config[durable.Item[int]]{Rate: math.MaxFloat64, Burst: 1 << 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	work, err := parallel.Stage(parallel.Config{Limit: chainLimit}, durable.Map(func(_ context.Context, x int) (int, error) { return double(x), nil }))
+	if err != nil {
+		b.Fatal(err)
+	}
+	batches, err := buffer.Stage(buffer.Config[durable.Item[int]]{Size: chainBatch, MaxWait: time.Millisecond}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return compose.Pipe3(limit, work, batches)
+}
+
+// durableRun is one call of BenchmarkDurable/durable, with Config.Sync as
+// sync says.
+func durableRun(b *testing.B, sync bool) {
+	ctx := context.Background()
+	q, err := durable.Open[int](durable.Config{Dir: b.TempDir(), Sync: sync})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer q.Close()
+	if err := q.AddMany(ctx, durableEntries(b.N)); err != nil {
+		b.Fatal(err)
+	}
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(ctx)
+	s := newSeen(b.N)
+	chain, err := compose.Start(rt, durableStages(b), durable.Batches(q, func(batch []durable.Item[int]) error {
+		for _, it := range batch {
+			s.mark(odd(it.Value))
+		}
+		return nil
+	}), compose.WithDeadLetters(q.DeadLetters))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	if err := durable.Consume(ctx, q, chain, durable.UntilEmpty()); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "items/s")
+	s.check(b)
+	if n, err := q.Len(ctx); err != nil || n != 0 {
+		b.Fatalf("%d items left in the queue (%v)", n, err)
+	}
+}
+
+// durableMemory is the same chain in memory: Post, Close, Wait.
+func durableMemory(b *testing.B) {
+	ctx := context.Background()
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(ctx)
+	s := newSeen(b.N)
+	chain, err := compose.Start(rt, durableStages(b), func(batch []durable.Item[int]) {
+		for _, it := range batch {
+			s.mark(odd(it.Value))
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if err := chain.Post(ctx, durable.Item[int]{Key: "k" + strconv.Itoa(i), Value: i}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	chain.Close()
+	if err := chain.Wait(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "items/s")
+	s.check(b)
+}
+
+// durableRaw publishes b.N messages to a work-queue stream on an embedded
+// server, then, timed, fetches them with a pull consumer, 256 at a time,
+// and acknowledges each.
+func durableRaw(b *testing.B) {
+	ctx := context.Background()
+	srv, err := server.NewServer(&server.Options{JetStream: true, StoreDir: b.TempDir(), DontListen: true, NoLog: true, NoSigs: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv.Start()
+	defer func() {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+	}()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		b.Fatal("the embedded server did not start")
+	}
+	nc, err := nats.Connect("", nats.InProcessServer(srv))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "raw", Subjects: []string{"raw.items"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage}); err != nil {
+		b.Fatal(err)
+	}
+	cons, err := js.CreateConsumer(ctx, "raw", jetstream.ConsumerConfig{Durable: "raw", AckPolicy: jetstream.AckExplicitPolicy, MaxAckPending: 65536})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range b.N {
+		if _, err := js.PublishAsync("raw.items", strconv.AppendInt(nil, int64(i), 10), jetstream.WithMsgID("k"+strconv.Itoa(i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	select {
+	case <-js.PublishAsyncComplete():
+	case <-time.After(time.Minute):
+		b.Fatal("the publishes were not acknowledged within a minute")
+	}
+	s := newSeen(b.N)
+	b.ResetTimer()
+	for got := 0; got < b.N; {
+		batch, err := cons.Fetch(min(256, b.N-got), jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for m := range batch.Messages() {
+			v, err := strconv.Atoi(string(m.Data()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.mark(v)
+			if err := m.Ack(); err != nil {
+				b.Fatal(err)
+			}
+			got++
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "items/s")
+	s.check(b)
+}
+
+// durableAdd times q.AddMany of b.N items.
+func durableAdd(b *testing.B) {
+	ctx := context.Background()
+	q, err := durable.Open[int](durable.Config{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer q.Close()
+	entries := durableEntries(b.N)
+	b.ResetTimer()
+	if err := q.AddMany(ctx, entries); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "items/s")
+	if n, err := q.Len(ctx); err != nil || n != b.N {
+		b.Fatal(fmt.Errorf("the queue holds %d items, %v; want %d", n, err, b.N))
+	}
+}
