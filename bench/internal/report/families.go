@@ -174,6 +174,37 @@ var families = []family{
 			"prefetch and with a prefetch of 256 items. items/s counts from the first Post to the\n" +
 			"last result. A worker whose slots never wait does 1,600 items/s at most.",
 	},
+	{
+		name: "Durable",
+		about: "b.N tiny items (ints, keyed) through the Chain benchmark's chain (rate with no real\n" +
+			"limit, parallel of 4, batches of 100) on a durable queue embedded in a directory (NATS\n" +
+			"JetStream in the process): added before the timer, then durable.Consume until the queue\n" +
+			"is empty, every item acknowledged after its batch reached the sink. durable-sync: the\n" +
+			"same with every write synced to the disk. memory: the same chain fed with Post, no\n" +
+			"queue. raw: raw JetStream on the same kind of embedded server, the messages published\n" +
+			"before the timer, then fetched 256 at a time with a pull consumer and each acknowledged.\n" +
+			"add: q.AddMany of b.N items.",
+		table: durableTable,
+	},
+}
+
+// durableTable writes the Durable section's table: items/s and its ratio
+// to raw JetStream's fetch and acknowledge.
+func durableTable(p *printer, m Medians) {
+	p.row([]string{"variant", "items/s", "÷ raw JetStream items/s"})
+	p.row(slices.Repeat([]string{"---"}, 3))
+	for _, v := range []string{"durable", "durable-sync", "memory", "raw", "add"} {
+		name := "Durable/" + v
+		if m.Runs[name] == 0 {
+			continue
+		}
+		ratio := ""
+		if x, ok := DurableRatio(m, name); ok {
+			ratio = Ratio(x)
+		}
+		p.row([]string{v, cell(m, name, "items/s"), ratio})
+	}
+	p.printf("\n")
 }
 
 // remoteRows are the rows of the Remote table: the benchmark and its label.

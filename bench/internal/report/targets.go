@@ -36,7 +36,7 @@ const (
 	ChainNsTarget       = 250  // ns per item through BenchmarkChain/evolve, at most
 	ChainAllocsTarget   = 1    // allocations per item through it, at most
 	ChainConcTarget     = 0.8  // its ns per item over conc's, at most
-	ChainChannelsTarget = 2.5  // its ns per item over hand-written channels', at most
+	ChainChannelsTarget = 1.5  // its ns per item over hand-written channels', at most
 	AgentRatioTarget    = 0.5  // one agent's msg/s over a bare protoactor actor's, at least
 	RateErrTarget       = 0.2  // |err%| of the rate agent at each rate, at most
 	AdaptiveTarget      = 0.97 // adaptive items/s over the best fixed limit's, at least
@@ -44,6 +44,9 @@ const (
 	RemoteRatioTarget  = 1.0     // remote items/s with 2 workers over raw protoactor one-way msg/s, at least
 	RemoteItemsTarget  = 100_000 // remote items/s with 2 workers, at least
 	RemoteAllocsTarget = 0.5     // allocations per item on the master with 2 workers, at most
+
+	DurableRatioTarget = 0.5    // durable chain items/s over raw JetStream fetch-and-ack items/s, at least
+	DurableItemsTarget = 50_000 // durable chain items/s, at least, with the default sync
 )
 
 // Rates are the configured rates of BenchmarkRate, in items a second.
@@ -53,9 +56,10 @@ var Rates = []string{"1000", "10000", "100000"}
 func Targets(m Medians) []Target {
 	return []Target{chainNs(m), chainAllocs(m),
 		chainOver(m, "conc", "chain <= 0.8× conc (ns/item)", ChainConcTarget),
-		chainOver(m, "channels", "chain <= 2.5× hand-written channels (ns/item)", ChainChannelsTarget),
+		chainOver(m, "channels", "chain <= 1.5× hand-written channels (ns/item)", ChainChannelsTarget),
 		agentRatio(m), rateErr(m), adaptiveBest(m),
-		remoteRatio(m), remoteItems(m), remoteAllocs(m)}
+		remoteRatio(m), remoteItems(m), remoteAllocs(m),
+		durableRatio(m), durableItems(m)}
 }
 
 func notMeasured(goal, missing string) Target {
@@ -211,4 +215,33 @@ func remoteAllocs(m Medians) Target {
 		return notMeasured(goal, remoteTargeted)
 	}
 	return Target{Goal: goal, Figure: Num(v) + " allocs/item", Measured: true, Met: v <= RemoteAllocsTarget}
+}
+
+// DurableRatio returns the items/s of the Durable benchmark name over raw
+// JetStream's, and whether both ran.
+func DurableRatio(m Medians, name string) (float64, bool) {
+	x, ok1 := m.Get(name, "items/s")
+	raw, ok2 := m.Get("Durable/raw", "items/s")
+	if !ok1 || !ok2 || raw == 0 {
+		return 0, false
+	}
+	return x / raw, true
+}
+
+func durableRatio(m Medians) Target {
+	const goal = "durable chain >= 0.5× raw JetStream fetch-and-ack (items/s)"
+	r, ok := DurableRatio(m, "Durable/durable")
+	if !ok {
+		return notMeasured(goal, "Durable/durable or Durable/raw")
+	}
+	return Target{Goal: goal, Figure: Ratio(r), Measured: true, Met: r >= DurableRatioTarget}
+}
+
+func durableItems(m Medians) Target {
+	const goal = "durable chain >= 50,000 items/s"
+	v, ok := m.Get("Durable/durable", "items/s")
+	if !ok {
+		return notMeasured(goal, "Durable/durable")
+	}
+	return Target{Goal: goal, Figure: Num(v) + " items/s", Measured: true, Met: v >= DurableItemsTarget}
 }
