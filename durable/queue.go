@@ -44,7 +44,8 @@ const consumerName = "chain"
 //
 // An embedded queue that opens hands out again at once the items a
 // process held when it died (a crash of this process killed its server
-// too): with a queue at a URL they come back as their lease ends.
+// too): its consumer is made anew, and starts from the first item not
+// acknowledged. With a queue at a URL they come back as their lease ends.
 func Open[T any](cfg Config) (*Queue[T], error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -103,23 +104,28 @@ func (q *Queue[T]) declare() error {
 	}); err != nil {
 		return fail("the dead letters' stream "+q.cfg.Name+"_dead", err)
 	}
-	q.consumer, err = js.CreateOrUpdateConsumer(ctx, q.cfg.Name, jetstream.ConsumerConfig{
+	cc := jetstream.ConsumerConfig{
 		Durable:       consumerName,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       q.cfg.Lease,
 		MaxDeliver:    -1, // attempts are counted here, to send the last to the dead letters
 		MaxAckPending: q.cfg.MaxHeld,
 		FilterSubject: q.items,
-	})
-	if err != nil {
-		return fail("the queue's consumer", err)
 	}
 	if q.srv != nil {
 		// Only this process reaches the server before Open returns, so any
-		// item held was held by a process that died with it.
-		if _, err := js.ResetConsumer(ctx, q.cfg.Name, consumerName); err != nil {
+		// item held was held by a process that died with it. The stream is
+		// what the crash left for sure: the consumer's own state is written
+		// apart from it, and may be behind it or ahead. A consumer made
+		// anew on a work queue starts from its first message, that is from
+		// every item not acknowledged, and hands them all out at once.
+		if err := js.DeleteConsumer(ctx, q.cfg.Name, consumerName); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 			return fail("handing out again what a dead process held", err)
 		}
+	}
+	q.consumer, err = js.CreateOrUpdateConsumer(ctx, q.cfg.Name, cc)
+	if err != nil {
+		return fail("the queue's consumer", err)
 	}
 	return nil
 }

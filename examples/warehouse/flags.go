@@ -18,6 +18,7 @@ type config struct {
 	parallel int     // GETs at once
 	batch    int     // records per file
 	out      string  // directory of the batch files; "" for a new temporary one
+	state    string  // directory of the durable state (batch files and queue); "" for none
 	fail     float64 // share of the requests let through that the API fails with 503
 	metrics  string  // where to serve the agents' metrics to Prometheus; "" for nowhere
 	seed     uint64  // of the API's failures and the retries' jitter
@@ -71,6 +72,11 @@ flags:
                 Prometheus (host:port; port 0 picks one)
   -out DIR      where to write the files; created if need be, and must not hold
                 batch files already (default: a new temporary directory)
+  -state DIR    keep the load in DIR, so that a run killed at any moment and
+                run again with the same flags resumes: the batch files go in
+                DIR/batches, the ids still to load in a durable queue in
+                DIR/queue (NATS JetStream, embedded); it prints how many records
+                it found already loaded, and loads only the rest
 `
 
 // flagError is a command line that cannot be run: a bad flag, or a value out
@@ -96,6 +102,7 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	fs.IntVar(&cfg.parallel, "parallel", cfg.parallel, "")
 	fs.IntVar(&cfg.batch, "batch", cfg.batch, "")
 	fs.StringVar(&cfg.out, "out", cfg.out, "")
+	fs.StringVar(&cfg.state, "state", cfg.state, "")
 	fs.Float64Var(&cfg.fail, "fail", cfg.fail, "")
 	fs.StringVar(&cfg.metrics, "metrics", cfg.metrics, "")
 	err := fs.Parse(args)
@@ -133,6 +140,8 @@ func (c config) check() error {
 		return fmt.Errorf("-batch must be between 1 and %d, got %d", maxBatch, c.batch)
 	case !(c.fail >= 0 && c.fail <= 1):
 		return fmt.Errorf("-fail must be between 0 and 1, got %v", c.fail)
+	case c.state != "" && c.out != "":
+		return errors.New("-state and -out do not go together: with -state the files are in DIR/batches")
 	}
 	return nil
 }

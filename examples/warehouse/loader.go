@@ -11,6 +11,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/durable"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
 )
@@ -66,6 +67,14 @@ func (d *deadLetters) byID() map[int]agent.DeadLetter {
 			out[v] = l
 		case record: // a record whose batch file could not be written
 			out[v.ID] = l
+		case durable.Item[int]: // the same, from a durable queue
+			out[v.Value] = l
+		case durable.Item[record]:
+			out[v.Value.ID] = l
+		case []durable.Item[record]:
+			for _, it := range v {
+				out[it.Value.ID] = l
+			}
 		}
 	}
 	return out
@@ -133,14 +142,14 @@ func (l *loader) load(ctx context.Context, rt *agent.Runtime) error {
 	if ctx.Err() != nil {
 		return stop(c, err)
 	}
-	l.count(c)
+	l.count(c.Status)
 	return err
 }
 
 // count reads the retries made and the passes granted for them from the
 // chain's final status.
-func (l *loader) count(c agent.Handle[int, compose.Status]) {
-	st, err := c.Status(context.Background())
+func (l *loader) count(status func(context.Context) (compose.Status, error)) {
+	st, err := status(context.Background())
 	if err != nil {
 		return
 	}

@@ -108,8 +108,16 @@ const latency = 20 * time.Millisecond
 // warehouse loads cfg.records records from an API with the faults given.
 func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Writer) error {
 	stderr = zerolog.SyncWriter(stderr) // progress and the agents' log share it
-	dir, err := prepareOut(cfg.out)
-	if err != nil {
+	var st *state
+	var dir string
+	var err error
+	if cfg.state != "" {
+		if st, err = openState(cfg.state); err != nil {
+			return fmt.Errorf("-state: %w", err)
+		}
+		dir = st.out
+		fmt.Fprintf(stdout, "warehouse: found %d records already loaded in %s\n", len(st.loaded), cfg.state)
+	} else if dir, err = prepareOut(cfg.out); err != nil {
 		return fmt.Errorf("-out: %w", err)
 	}
 	metrics, srv, stopMetrics, err := promserve.Option(cfg.metrics)
@@ -133,13 +141,21 @@ func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Wri
 	f := newFetcher(a.url, cfg.parallel)
 	defer f.close()
 	l := &loader{n: cfg.records, rate: cfg.rate, parallel: cfg.parallel, batch: cfg.batch, retry: cfg.retry, f: f, out: &files{dir: dir}}
+	if st != nil {
+		if l.out, err = st.files(); err != nil {
+			return fmt.Errorf("-state: %w", err)
+		}
+	}
 	var mem peakMemory
 	start := time.Now()
 	stopWatching := background(mem.watch, func(quit <-chan struct{}) { l.watch(stderr, start, time.Second, quit) })
-	err = loadOn(ctx, l, stderr, metrics)
+	err = loadOn(ctx, l, st, stdout, stderr, metrics)
 	elapsed := time.Since(start)
 	stopWatching()
 	if ctx.Err() != nil {
+		if st != nil {
+			return fmt.Errorf("interrupted after %v: %d records loaded into %s in this run; run again with -state %s to load the rest", elapsed.Round(time.Millisecond), l.loaded.Load(), dir, cfg.state)
+		}
 		return fmt.Errorf("interrupted after %v: %d of %d records loaded into %s", elapsed.Round(time.Millisecond), l.loaded.Load(), cfg.records, dir)
 	}
 	summarize(stdout, cfg, l, a, elapsed, mem.peak.Load())
@@ -148,11 +164,16 @@ func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Wri
 	return errors.Join(failure(err, dead), verify(stdout, dir, cfg.records, dead))
 }
 
-// loadOn runs l on a runtime of its own, made with metrics, and shuts the
-// runtime down.
-func loadOn(ctx context.Context, l *loader, stderr io.Writer, metrics agent.Option) error {
+// loadOn runs l on a runtime of its own, made with metrics, through the
+// durable queue of st if not nil, and shuts the runtime down.
+func loadOn(ctx context.Context, l *loader, st *state, stdout, stderr io.Writer, metrics agent.Option) error {
 	rt := agent.NewRuntime(metrics, agent.WithLogger(zerolog.New(zerolog.SyncWriter(stderr)).Level(zerolog.WarnLevel).With().Timestamp().Logger()))
-	err := l.load(ctx, rt)
+	var err error
+	if st != nil {
+		err = l.loadDurable(ctx, rt, st, stdout)
+	} else {
+		err = l.load(ctx, rt)
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	return errors.Join(err, rt.Shutdown(sctx))
