@@ -40,7 +40,17 @@
 // in them exactly once, but the dead letters. Progress goes to stderr
 // every second.
 //
-//	go run ./examples/warehouse [-records 2000] [-rate 200] [-parallel 8] [-batch 100] [-fail 0.02] [-out DIR] [-api-rate R] [-metrics ADDR]
+//	go run ./examples/warehouse [-records 2000] [-rate 200] [-parallel 8] [-batch 100] [-fail 0.02] [-out DIR | -state DIR] [-api-rate R] [-metrics ADDR]
+//
+// With -state DIR the load survives a crash: the ids still to load wait in
+// a durable queue in DIR/queue (package durable: NATS JetStream, embedded
+// in the process), the batch files go in DIR/batches, each written whole or
+// not at all (a temporary file, renamed), and an id is acknowledged to the
+// queue only once its record is in a file. Killed with SIGKILL at any
+// moment and run again with the same flags, it prints how many records it
+// found already loaded, loads only the rest (skipping a record a file
+// already holds, should the queue hand it out again), and its check finds
+// every record in the files exactly once.
 //
 // With -metrics it serves the agents' metrics (see agent.WithMeterProvider)
 // at http://ADDR/metrics for Prometheus while it runs.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,7 +22,18 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// childArgs, set in a process's environment, makes the test binary run
+// the program with these arguments (separated by spaces) instead of the
+// tests: a test may then kill it.
+const childArgs = "EVOLVE_WAREHOUSE_ARGS"
+
+func TestMain(m *testing.M) {
+	if args := os.Getenv(childArgs); args != "" {
+		os.Args = append([]string{"warehouse"}, strings.Fields(args)...)
+		main()
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // figure returns the number printed after label, as in "429s received:   0".
 func figure(t *testing.T, out, label string) int {
