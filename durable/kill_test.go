@@ -36,10 +36,11 @@ func TestMain(m *testing.M) {
 // runChild is a child process's main.
 func runChild(args []string) int {
 	var err error
-	switch {
-	case len(args) == 4 && args[0] == "chain":
-		err = runChain(args[1], args[2], args[3])
-	default:
+	if len(args) == 0 {
+		err = fmt.Errorf("empty %s", childEnv)
+	} else if f, ok := children[args[0]]; ok {
+		err = f(args[1:])
+	} else {
 		err = fmt.Errorf("bad %s %q", childEnv, strings.Join(args, " "))
 	}
 	if err != nil {
@@ -47,6 +48,17 @@ func runChild(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// children are the parts a child process may play, by name; each takes
+// the rest of its arguments.
+var children = map[string]func(args []string) error{
+	"chain": func(args []string) error {
+		if len(args) != 3 {
+			return fmt.Errorf("chain takes DIR SINK RUN, got %q", args)
+		}
+		return runChain(args[0], args[1], args[2])
+	},
 }
 
 // The crash test's chain: rate -> parallel -> buffer, into a sink of
@@ -255,8 +267,15 @@ type chainChild struct {
 // startChain starts run number run of the chain in a child process.
 func startChain(t *testing.T, dir, sink string, run int) *chainChild {
 	t.Helper()
+	return startChild(t, "chain", dir, sink, strconv.Itoa(run))
+}
+
+// startChild starts a child process playing part with args. It prints a
+// line "bound N" once it runs, which bound reads.
+func startChild(t *testing.T, part string, args ...string) *chainChild {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run", "^$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=chain %s %s %d", childEnv, dir, sink, run))
+	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(append([]string{part}, args...), " "))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -1,0 +1,202 @@
+//go:build !race
+
+// The test in this file runs protoactor remote for real, which the race
+// detector cannot (see package remote's process tests).
+
+package durable_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/buffer"
+	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/durable"
+	"github.com/evolvekit/evolve/remote"
+)
+
+func init() {
+	children["master"] = func(args []string) error { return runMaster(args[0], args[1], args[2], args[3]) }
+	children["worker"] = func(args []string) error { return runWorker(args[0]) }
+}
+
+// masterStage names the remote stage of the master test.
+const masterStage = "double"
+
+// runMaster is a master process: it opens the queue in dir and runs, until
+// the queue is empty, a chain whose remote stage, on a node at addr,
+// doubles the items on worker processes, into batch files in sink named
+// after run.
+func runMaster(dir, addr, sink, run string) error {
+	ctx := context.Background()
+	q, err := durable.Open[int](durable.Config{Dir: dir})
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	node, err := remote.Listen(addr)
+	if err != nil {
+		return err
+	}
+	defer node.Close()
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(ctx)
+	work, err := remote.Stage[durable.Item[int], durable.Item[int]](remote.Config[durable.Item[int]]{Node: node, Name: masterStage, Unordered: true})
+	if err != nil {
+		return err
+	}
+	batches, err := buffer.Stage(buffer.Config[durable.Item[int]]{Size: killBatch, MaxWait: 20 * time.Millisecond}, nil)
+	if err != nil {
+		return err
+	}
+	n := 0
+	chain, err := compose.Start(rt, compose.Pipe2(work, batches), durable.Batches(q, func(b []durable.Item[int]) error {
+		n++
+		var sb strings.Builder
+		for _, it := range b {
+			if it.Value != 2*keyNumber(it.Key) {
+				return fmt.Errorf("item %s came back as %d", it.Key, it.Value)
+			}
+			sb.WriteString(it.Key)
+			sb.WriteByte('\n')
+		}
+		name := filepath.Join(sink, fmt.Sprintf("run%s-%06d", run, n))
+		if err := os.WriteFile(name+".tmp", []byte(sb.String()), 0o644); err != nil {
+			return err
+		}
+		return os.Rename(name+".tmp", name+".keys")
+	}), compose.WithDeadLetters(q.DeadLetters))
+	if err != nil {
+		return err
+	}
+	fmt.Println("bound 0")
+	return durable.Consume(ctx, q, chain, durable.UntilEmpty())
+}
+
+// runWorker is a worker process of the master at addr: it doubles items,
+// a little slowly, and rejoins a master that died until the stage ends.
+func runWorker(addr string) error {
+	fmt.Println("bound 0")
+	return remote.Work(context.Background(), remote.WorkerConfig{Master: addr, Stage: masterStage, Slots: 16},
+		durable.Map(func(ctx context.Context, v int) (int, error) {
+			select {
+			case <-time.After(200 * time.Microsecond):
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			}
+			return 2 * v, nil
+		}))
+}
+
+// TestKilledMasterLosesNothing runs a remote stage whose master consumes a
+// durable queue of 5,000 items and whose two workers are processes of
+// their own; it kills the master with SIGKILL at three random moments and
+// starts it again on the same address and directory; the workers rejoin
+// it. Every item reaches the sink, and the queue ends empty.
+func TestKilledMasterLosesNothing(t *testing.T) {
+	const items, kills = 5000, 3
+	dir, sink := t.TempDir(), t.TempDir()
+	ctx := context.Background()
+	q, err := durable.Open[int](durable.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := make([]durable.Entry[int], items)
+	for i := range entries {
+		entries[i] = durable.Entry[int]{Key: "k" + strconv.Itoa(i), Value: i}
+	}
+	if err := q.AddMany(ctx, entries); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+
+	r := rand.New(rand.NewPCG(3, 5))
+	var workers []*chainChild
+	for run := range kills + 1 {
+		m := startChild(t, "master", dir, addr, sink, strconv.Itoa(run))
+		if _, err := m.bound(); err != nil {
+			t.Fatal(err)
+		}
+		if run == 0 {
+			for range 2 {
+				w := startChild(t, "worker", addr)
+				if _, err := w.bound(); err != nil {
+					t.Fatal(err)
+				}
+				workers = append(workers, w)
+			}
+		}
+		if run == kills {
+			if err := m.wait(time.Minute); err != nil {
+				t.Fatalf("the last master: %v", err)
+			}
+			break
+		}
+		target := 3 + r.IntN(8)
+		deadline := time.Now().Add(time.Minute)
+		for batches(t, sink, run) < target {
+			if time.Now().After(deadline) {
+				t.Fatalf("master run %d wrote %d batches in a minute", run, batches(t, sink, run))
+			}
+			time.Sleep(time.Millisecond)
+		}
+		m.kill()
+	}
+	// Told the stage has finished, the workers end by themselves.
+	for i, w := range workers {
+		if err := w.wait(30 * time.Second); err != nil {
+			t.Errorf("worker %d: %v", i, err)
+		}
+	}
+
+	runs := readSink(t, sink, kills+1)
+	count := map[string]int{}
+	done := 0
+	for _, keys := range runs {
+		done += len(keys)
+		for k := range keys {
+			count[k]++
+		}
+	}
+	for i := range items {
+		if count["k"+strconv.Itoa(i)] == 0 {
+			t.Errorf("item k%d never reached the sink", i)
+		}
+	}
+	per := make([]string, len(runs))
+	for i, keys := range runs {
+		per[i] = strconv.Itoa(len(keys))
+	}
+	t.Logf("%d items, %d SIGKILLs of the master, %d written in all (%d again), by run: %s", items, kills, done, done-len(count), strings.Join(per, ", "))
+	q, err = durable.Open[int](durable.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if n, err := q.Len(ctx); err != nil || n != 0 {
+		t.Errorf("Len at the end = %d, %v; want 0", n, err)
+	}
+}
+
+// freeAddr returns an address on the loopback with a port free now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
