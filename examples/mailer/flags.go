@@ -27,7 +27,13 @@ type config struct {
 	log       string        // the campaign log; "" for a new temporary file
 	metrics   string        // where to serve the agents' metrics; "" for nowhere
 
+	state           string // the durable queue's directory; "" for none
+	killMasterAfter int    // SIGKILL the master after this many deliveries, with state; 0 never
+	role            string // with state: "mail" or "master", the processes the campaign starts
+	relay           string // the mail server's URL, for -role master
+
 	// A worker's.
+	items  bool   // the master's emails come from a durable queue (-state)
 	master string // the master's address
 	name   string // the worker's name in receipts and on the mail server
 }
@@ -83,6 +89,14 @@ master flags:
                     exists (default: a new file in the temporary directory)
   -metrics ADDR     serve the agents' metrics at http://ADDR/metrics, for
                     Prometheus (host:port; port 0 picks one)
+  -state DIR        keep the emails to send in a durable queue in DIR, and
+                    run the mail server, the master and the workers as
+                    processes of their own; the campaign log is
+                    DIR/campaign.ndjson
+  -kill-master-after N
+                    with -state: SIGKILL the master after N emails are
+                    delivered, and start it again on the same state and
+                    address; the workers rejoin it (default 0, never)
 
 worker flags:
   -worker           work for a master instead
@@ -90,6 +104,7 @@ worker flags:
   -slots N          emails to send at once (default 8)
   -name NAME        the worker's name in receipts (default: worker-PID)
   -listen ADDR      where the master answers the worker (default 127.0.0.1:0)
+  -items            the master runs with -state: emails come as durable items
 `
 
 // flagError is a command line that cannot be run: a bad flag, or a value out
@@ -114,8 +129,8 @@ func asFlagError(err error) error {
 
 // masterOnly and workerOnly name the flags of one role only.
 var (
-	masterOnly = []string{"n", "rate", "workers", "kill-after", "join-after", "wait", "log"}
-	workerOnly = []string{"master", "name"}
+	masterOnly = []string{"n", "rate", "workers", "kill-after", "join-after", "wait", "log", "state", "kill-master-after", "role", "relay"}
+	workerOnly = []string{"master", "name", "items"}
 )
 
 // parseFlags reads the command line. For -h it writes the usage to stdout
@@ -138,6 +153,11 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	fs.StringVar(&cfg.metrics, "metrics", cfg.metrics, "")
 	fs.StringVar(&cfg.master, "master", cfg.master, "")
 	fs.StringVar(&cfg.name, "name", cfg.name, "")
+	fs.StringVar(&cfg.state, "state", cfg.state, "")
+	fs.IntVar(&cfg.killMasterAfter, "kill-master-after", cfg.killMasterAfter, "")
+	fs.StringVar(&cfg.role, "role", cfg.role, "")
+	fs.StringVar(&cfg.relay, "relay", cfg.relay, "")
+	fs.BoolVar(&cfg.items, "items", cfg.items, "")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usageText)
@@ -190,6 +210,9 @@ func roles(set map[string]bool, worker bool) error {
 // unless set has them: a quarter and a half of -n, when the master starts
 // workers of its own, and 0 (never) when it does not.
 func (c config) withMilestones(set map[string]bool) config {
+	if c.state != "" {
+		return c // the master is killed instead
+	}
 	if !set["kill-after"] && c.workers > 0 {
 		c.killAfter = c.n / 4
 	}
@@ -225,6 +248,18 @@ func (c config) check() error {
 		return fmt.Errorf("-join-after must be between 0 and -n - 1 (%d), got %d", c.n-1, c.joinAfter)
 	case c.wait <= 0:
 		return fmt.Errorf("-wait must be above 0, got %v", c.wait)
+	case c.killMasterAfter < 0 || c.killMasterAfter >= c.n:
+		return fmt.Errorf("-kill-master-after must be between 0 and -n - 1 (%d), got %d", c.n-1, c.killMasterAfter)
+	case c.killMasterAfter > 0 && c.state == "":
+		return errors.New("-kill-master-after needs -state: the master goes on from its durable queue")
+	case c.state != "" && (c.killAfter > 0 || c.joinAfter > 0):
+		return errors.New("-kill-after and -join-after do not go with -state, which kills the master instead (-kill-master-after)")
+	case c.state != "" && c.log != "":
+		return errors.New("-log does not go with -state: the campaign log is in the state directory")
+	case c.role != "" && c.role != "mail" && c.role != "master":
+		return fmt.Errorf("-role is mail or master, got %q", c.role)
+	case c.role == "master" && (c.state == "" || c.relay == ""):
+		return errors.New("-role master needs -state and -relay")
 	}
 	return nil
 }

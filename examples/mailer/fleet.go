@@ -18,6 +18,7 @@ type fleet struct {
 	exe    string // this program
 	master string // the master's address
 	slots  int
+	extra  []string  // more flags for each worker
 	stderr io.Writer // the workers' stderr
 
 	mu    sync.Mutex
@@ -52,7 +53,8 @@ func (f *fleet) command() string {
 // start starts a worker process named name. A goroutine waits for it to
 // end; wait and stop wait for that goroutine.
 func (f *fleet) start(name string) (*proc, error) {
-	cmd := exec.Command(f.exe, "-worker", "-master", f.master, "-slots", strconv.Itoa(f.slots), "-name", name)
+	args := append([]string{"-worker", "-master", f.master, "-slots", strconv.Itoa(f.slots), "-name", name}, f.extra...)
+	cmd := exec.Command(f.exe, args...)
 	cmd.Stderr = f.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting worker %s: %w", name, err)

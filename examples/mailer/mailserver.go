@@ -63,6 +63,7 @@ func startMailServer(taken func(id, worker string, total int, first bool)) (*mai
 		posts: make(map[string]int), byWorker: make(map[string]*tally)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /messages", m.message)
+	mux.HandleFunc("GET /counts", m.countsJSON)
 	m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { m.serve <- m.srv.Serve(ln) }() // owned by close, which waits for it
 	return m, nil
@@ -161,4 +162,28 @@ func (m *mailServer) delivered() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.total.delivered
+}
+
+// countsJSON answers GET /counts with what the server has counted, for a
+// process other than the one it runs in.
+// With ?totals, it leaves out the POSTs by Message-ID.
+func (m *mailServer) countsJSON(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Has("totals") {
+		m.mu.Lock()
+		t := m.total
+		m.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(countsWire{Delivered: t.delivered, Refused: t.refused})
+		return
+	}
+	c := m.counts()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(countsWire{Posts: c.posts, Delivered: c.total.delivered, Refused: c.total.refused})
+}
+
+// countsWire is the mail server's counts as GET /counts answers them.
+type countsWire struct {
+	Posts     map[string]int `json:"posts"` // POSTs by Message-ID
+	Delivered int            `json:"delivered"`
+	Refused   int            `json:"refused"`
 }

@@ -45,6 +45,23 @@
 // Progress goes to stderr every second.
 //
 //	go run ./examples/mailer [-n 20000] [-rate 4000] [-workers 3] [-slots 8] [-kill-after N] [-join-after N] [-listen ADDR] [-log FILE] [-wait D]
+//	go run ./examples/mailer -state DIR [-kill-master-after N] [-n 20000] [-rate 4000] [-workers 3] [-slots 8] [-listen ADDR] [-wait D]
+//
+// With -state DIR the master can die too. The program then supervises
+// processes of its own, each this program again: the mail server (-role
+// mail), the master (-role master) and the workers (-worker -items). The
+// master keeps the emails to send in a durable queue in DIR (package
+// durable: an embedded NATS JetStream server), fills it once, and runs the
+// same chain on durable.Items: the workers send them with durable.Map, and
+// each email is acknowledged once its receipt is appended to the campaign
+// log, DIR/campaign.ndjson. After -kill-master-after deliveries the
+// supervisor kills the master with SIGKILL and starts it again on the same
+// state and address: the emails the dead master held come back from the
+// queue, and the workers rejoin it on their own. Once the queue is empty it
+// checks from the mail server's counts that every email was delivered
+// exactly once (by Message-ID, a repeat refused) and prints "exactly once:
+// ok". Receipts of emails the master was killed holding may be in the log
+// twice; the mail server delivered each email once.
 //
 // With -workers 0 the master starts no worker and waits for workers
 // started by hand, from another terminal, with the address it prints:
@@ -106,8 +123,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if cfg.worker {
+	switch {
+	case cfg.worker:
 		return work(ctx, cfg, stdout)
+	case cfg.role == "mail":
+		return serveMail(ctx, stdout)
+	case cfg.role == "master":
+		return runQueuedMaster(ctx, cfg, stdout, stderr)
+	case cfg.state != "":
+		return supervise(ctx, cfg, stdout, stderr)
 	}
 	return runCampaign(ctx, cfg, stdout, stderr)
 }

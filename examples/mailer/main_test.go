@@ -21,7 +21,7 @@ import (
 const mainEnv = "MAILER_TEST_MAIN"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(mainEnv) != "" || (len(os.Args) > 1 && os.Args[1] == "-worker") {
+	if os.Getenv(mainEnv) != "" || (len(os.Args) > 1 && (os.Args[1] == "-worker" || os.Args[1] == "-role")) {
 		os.Exit(mainCode(os.Args[1:]))
 	}
 	goleak.VerifyTestMain(m)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync/atomic"
 
+	"github.com/evolvekit/evolve/durable"
 	"github.com/evolvekit/evolve/remote"
 )
 
@@ -28,14 +29,22 @@ func work(ctx context.Context, cfg config, stdout io.Writer) error {
 	defer s.close()
 	var sent atomic.Int64
 	fmt.Fprintf(stdout, "mailer: worker %s: joining the master at %s, to send %d emails at once\n", name, cfg.master, cfg.slots)
-	err := remote.Work(ctx, remote.WorkerConfig{Master: cfg.master, Stage: stageName, Slots: cfg.slots, Listen: cfg.listen},
-		func(ctx context.Context, e email) (receipt, error) {
-			r, err := s.send(ctx, e)
-			if err == nil {
-				sent.Add(1)
-			}
-			return r, err
-		})
+	send := func(ctx context.Context, e email) (receipt, error) {
+		r, err := s.send(ctx, e)
+		if err == nil {
+			sent.Add(1)
+		}
+		return r, err
+	}
+	wcfg := remote.WorkerConfig{Master: cfg.master, Stage: stageName, Slots: cfg.slots, Listen: cfg.listen}
+	var err error
+	if cfg.items {
+		// The master's emails come from a durable queue: each with its key
+		// and ticket, which the receipt keeps.
+		err = remote.Work(ctx, wcfg, durable.Map(send))
+	} else {
+		err = remote.Work(ctx, wcfg, send)
+	}
 	if err != nil {
 		return asFlagError(err)
 	}

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// superviseEvery is how often the supervisor asks the mail server how many
+// emails it has delivered.
+const superviseEvery = 5 * time.Millisecond
+
+// supervise runs a campaign with -state: it starts the mail server, the
+// master and the workers, each a process of its own (this program again,
+// with -role mail, -role master and -worker), kills the master with
+// SIGKILL once cfg.killMasterAfter emails are delivered and starts it again
+// on the same state and address, waits for the master to empty the queue,
+// and checks from the mail server's counts that every email was delivered
+// exactly once.
+func supervise(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding this program to start its processes: %w", err)
+	}
+	mail, relay, err := startMailProcess(exe, stderr)
+	if err != nil {
+		return err
+	}
+	defer endProcess(mail)
+	addr, err := freeAddress(cfg.listen)
+	if err != nil {
+		return asFlagError(fmt.Errorf("-listen: %w", err))
+	}
+	fmt.Fprintf(stdout, "mailer: mail server (pid %d) at %s; master at %s with the queue in %s\n", mail.Process.Pid, relay, addr, cfg.state)
+	masterArgs := []string{"-role", "master", "-state", cfg.state, "-relay", relay, "-listen", addr,
+		"-n", strconv.Itoa(cfg.n), "-rate", strconv.FormatFloat(cfg.rate, 'g', -1, 64), "-wait", cfg.wait.String()}
+	master, err := startMaster(ctx, exe, masterArgs, addr, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	f := &fleet{exe: exe, master: addr, slots: cfg.slots, extra: []string{"-items"}, stderr: stderr}
+	defer f.stop()
+	for i := 1; i <= cfg.workers; i++ {
+		if _, err := f.start(fmt.Sprintf("w%d", i)); err != nil {
+			master.end()
+			return err
+		}
+	}
+	if cfg.killMasterAfter > 0 {
+		delivered, err := awaitDeliveries(ctx, relay, cfg.killMasterAfter, master.done)
+		if err != nil {
+			master.end()
+			return err
+		}
+		_ = master.cmd.Process.Signal(syscall.SIGKILL)
+		<-master.done
+		fmt.Fprintf(stdout, "mailer: %d emails delivered: killed the master (pid %d) with SIGKILL; starting it again on the same state\n",
+			delivered, master.cmd.Process.Pid)
+		if master, err = startMaster(ctx, exe, masterArgs, addr, stdout, stderr); err != nil {
+			return err
+		}
+	}
+	var merr error
+	select {
+	case merr = <-master.done:
+	case <-ctx.Done():
+		master.end()
+		return errors.New("interrupted")
+	}
+	if merr != nil {
+		return fmt.Errorf("the master: %w", merr)
+	}
+	f.wait(endWait)
+	return checkDelivered(stdout, relay, cfg.n)
+}
+
+// child is a process the supervisor started; done has what its Wait
+// returned, once it has ended.
+type child struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// end asks the process to end with SIGTERM and waits for it, killing it if
+// it has not ended within endWait.
+func (c *child) end() {
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	t := time.AfterFunc(endWait, func() { _ = c.cmd.Process.Kill() })
+	defer t.Stop()
+	<-c.done
+}
+
+// startMaster starts the master with args, its output to stdout and
+// stderr, and returns once it listens at addr, so that the workers started
+// then reach it.
+func startMaster(ctx context.Context, exe string, args []string, addr string, stdout, stderr io.Writer) (*child, error) {
+	cmd := exec.Command(exe, args...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the master: %w", err)
+	}
+	c := &child{cmd: cmd, done: make(chan error, 1)}
+	go func() { c.done <- cmd.Wait() }() // ends with the process, which end or a kill waits for
+	deadline := time.Now().Add(endWait)
+	for {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			return c, conn.Close()
+		}
+		select {
+		case err := <-c.done:
+			c.done <- err
+			return nil, fmt.Errorf("the master ended before it listened: %v", err)
+		case <-ctx.Done():
+			c.end()
+			return nil, errors.New("interrupted")
+		case <-time.After(superviseEvery):
+		}
+		if time.Now().After(deadline) {
+			c.end()
+			return nil, fmt.Errorf("the master did not listen at %s within %v", addr, endWait)
+		}
+	}
+}
+
+// startMailProcess starts the mail server in a process of its own, and
+// returns it and its URL, which it prints first.
+func startMailProcess(exe string, stderr io.Writer) (*exec.Cmd, string, error) {
+	cmd := exec.Command(exe, "-role", "mail")
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, "", fmt.Errorf("starting the mail server: %w", err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), mailReady)
+	if err != nil || !ok {
+		endProcess(cmd)
+		return nil, "", fmt.Errorf("the mail server did not start: %q %v", line, err)
+	}
+	return cmd, url, nil
+}
+
+// mailReady starts the line the mail server process prints once it
+// listens, followed by its URL.
+const mailReady = "mailer: mail server at "
+
+// serveMail is the mail server process (-role mail): it serves until ctx
+// ends (SIGTERM).
+func serveMail(ctx context.Context, stdout io.Writer) error {
+	m, err := startMailServer(nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, mailReady+m.url)
+	<-ctx.Done()
+	return closeMail(m)
+}
+
+// endProcess asks cmd to end with SIGTERM and waits for it, killing it if
+// it has not ended within endWait.
+func endProcess(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	t := time.AfterFunc(endWait, func() { _ = cmd.Process.Kill() })
+	defer t.Stop()
+	_ = cmd.Wait()
+}
+
+// freeAddress returns listen with a free port for port 0, so that the
+// master listens at the same address every time it starts.
+func freeAddress(listen string) (string, error) {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil || port != "0" {
+		return listen, err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return "", err
+	}
+	addr := ln.Addr().String()
+	return addr, ln.Close()
+}
+
+// mailCountsAt asks the mail server at relay for its counts.
+func mailCountsAt(ctx context.Context, relay string) (countsWire, error) {
+	return mailCountsFrom(ctx, relay+"/counts")
+}
+
+// mailCountsFrom asks the mail server for the counts at url.
+func mailCountsFrom(ctx context.Context, url string) (countsWire, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return countsWire{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return countsWire{}, err
+	}
+	defer resp.Body.Close()
+	var c countsWire
+	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
+		return countsWire{}, fmt.Errorf("the mail server's counts: %w", err)
+	}
+	return c, nil
+}
+
+// awaitDeliveries waits until the mail server at relay has delivered n
+// emails, and returns how many it had then, or an error if the master
+// ended first.
+func awaitDeliveries(ctx context.Context, relay string, n int, master <-chan error) (int, error) {
+	tick := time.NewTicker(superviseEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-master:
+			return -1, fmt.Errorf("the master ended before %d emails were delivered: %v", n, err)
+		case <-ctx.Done():
+			return 0, errors.New("interrupted")
+		case <-tick.C:
+		}
+		c, err := mailCountsFrom(ctx, relay+"/counts?totals")
+		if err != nil {
+			return 0, err
+		}
+		if c.Delivered >= n {
+			return c.Delivered, nil
+		}
+	}
+}
+
+// checkDelivered checks from the mail server's counts that every email of
+// the campaign was delivered exactly once: each Message-ID posted at least
+// once, delivered the first time and refused after.
+func checkDelivered(w io.Writer, relay string, n int) error {
+	c, err := mailCountsAt(context.Background(), relay)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for i := 1; i <= n; i++ {
+		if c.Posts[messageID(i)] == 0 {
+			missing = append(missing, messageID(i))
+		}
+	}
+	twice := 0
+	for _, p := range c.Posts {
+		if p > 1 {
+			twice++
+		}
+	}
+	fmt.Fprintf(w, "mail server:     %d emails delivered, %d repeats refused (%d emails sent more than once)\n", c.Delivered, c.Refused, twice)
+	if len(missing) > 0 || c.Delivered != n || len(c.Posts) != n {
+		fmt.Fprintf(w, "exactly once: FAILED\n")
+		return fmt.Errorf("%d of %d emails never reached the mail server (%s), %d delivered, %d Message-IDs seen",
+			len(missing), n, strings.Join(missing[:min(len(missing), 5)], ", "), c.Delivered, len(c.Posts))
+	}
+	fmt.Fprintf(w, "exactly once: ok\n")
+	return nil
+}
