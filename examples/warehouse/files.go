@@ -25,8 +25,8 @@ type files struct {
 	written atomic.Int64 // files written
 }
 
-// write writes batch to the next file. It writes a temporary file and
-// renames it, so a batch file is either whole or absent.
+// write writes batch to the next file. It writes a temporary file, syncs
+// it and renames it, so a batch file is either whole or absent.
 func (fs *files) write(ctx context.Context, batch []record) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -46,6 +46,11 @@ func (fs *files) write(ctx context.Context, batch []record) error {
 	}
 	if err == nil {
 		err = w.Flush()
+	}
+	if err == nil {
+		// On the disk before it has its name, so that even a power loss
+		// leaves the batch whole or absent.
+		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
