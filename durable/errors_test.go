@@ -225,3 +225,24 @@ func TestBadInputIsRefusedByName(t *testing.T) {
 		t.Errorf("Add after Close = %v; want ErrClosed", err)
 	}
 }
+
+// TestADirectoryInUseIsRefused: a second Open of a directory another
+// queue holds gets an ErrStore saying it is in use, rather than a second
+// server on the same store; once the first closes, it opens.
+func TestADirectoryInUseIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	q, err := durable.Open[int](durable.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = durable.Open[int](durable.Config{Dir: dir})
+	if !errors.Is(err, durable.ErrStore) || !strings.Contains(err.Error(), "in use") {
+		t.Errorf("a second Open of %s = %v; want an ErrStore saying it is in use", dir, err)
+	}
+	q.Close()
+	q, err = durable.Open[int](durable.Config{Dir: dir})
+	if err != nil {
+		t.Fatalf("Open after the first queue closed: %v", err)
+	}
+	q.Close()
+}

@@ -79,7 +79,34 @@ func runMaster(dir, addr, sink, run string) error {
 		return err
 	}
 	fmt.Println("bound 0")
-	return durable.Consume(ctx, q, chain, durable.UntilEmpty())
+	// Once both workers have joined this master, say so in a file: a
+	// worker that never joined a master takes its death as final, so the
+	// test kills a master only after that.
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for {
+			st, err := chain.Status(ctx)
+			if err == nil {
+				for _, a := range st.Agents {
+					if rs, ok := a.Detail.(remote.Status); ok && len(rs.Workers) >= 2 {
+						_ = os.WriteFile(filepath.Join(sink, "joined"+run), nil, 0o644)
+						return
+					}
+				}
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	err = durable.Consume(ctx, q, chain, durable.UntilEmpty())
+	close(stop)
+	<-watched
+	return err
 }
 
 // runWorker is a worker process of the master at addr: it doubles items,
@@ -146,7 +173,10 @@ func TestKilledMasterLosesNothing(t *testing.T) {
 		}
 		target := 3 + r.IntN(8)
 		deadline := time.Now().Add(time.Minute)
-		for batches(t, sink, run) < target {
+		for {
+			if _, err := os.Stat(filepath.Join(sink, "joined"+strconv.Itoa(run))); err == nil && batches(t, sink, run) >= target {
+				break
+			}
 			if time.Now().After(deadline) {
 				t.Fatalf("master run %d wrote %d batches in a minute", run, batches(t, sink, run))
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -25,6 +26,7 @@ type Queue[T any] struct {
 	items    string // the subject items are added on
 	dead     string // the subject of the dead letters
 	ledger   *ledger
+	lock     *os.File // an embedded queue's lock on its directory, or nil
 
 	mu     sync.Mutex
 	closed bool
@@ -54,7 +56,16 @@ func Open[T any](cfg Config) (*Queue[T], error) {
 	q := &Queue[T]{cfg: cfg, items: cfg.Name + ".items", dead: cfg.Name + ".dead", ledger: newLedger()}
 	var err error
 	if cfg.Dir != "" {
+		if err := writable(cfg.Dir); err != nil {
+			return nil, err
+		}
+		if q.lock, err = lockDir(cfg.Dir); err != nil {
+			return nil, err
+		}
 		q.srv, q.nc, err = embedded(cfg)
+		if err != nil {
+			q.unlock()
+		}
 	} else {
 		q.nc, err = connect(cfg)
 	}
@@ -294,6 +305,15 @@ func (q *Queue[T]) shut() {
 	if q.srv != nil {
 		q.srv.Shutdown()
 		q.srv.WaitForShutdown()
+	}
+	q.unlock()
+}
+
+// unlock lets go of the directory's lock, if q holds it.
+func (q *Queue[T]) unlock() {
+	if q.lock != nil {
+		q.lock.Close()
+		q.lock = nil
 	}
 }
 
