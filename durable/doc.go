@@ -60,6 +60,18 @@
 // failure, or an OS crash combined with partitions or pauses, partly
 // because of the two-minute default.
 //
+// # Known limits
+//
+//   - Attempts are counted by the queue's consumer, which an embedded
+//     queue makes anew as it opens: an item's attempts start again at each
+//     open, so an item that kills its process every time it is worked on
+//     is tried again at every restart, never sent to the dead letters by
+//     Config.MaxAttempts.
+//   - NATS recovers a damaged store as best it can and says little: message
+//     files overwritten or cut short open with the items it could read,
+//     the others gone without an error. Keep the directory on a disk you
+//     trust, and replicas on a cluster for what matters.
+//
 // # Drops
 //
 // A chain whose overflow policy drops or fails items (compose.WithOverflow
