@@ -173,14 +173,31 @@ func TestKilledMasterLosesNothing(t *testing.T) {
 		}
 		target := 3 + r.IntN(8)
 		deadline := time.Now().Add(time.Minute)
-		for {
-			if _, err := os.Stat(filepath.Join(sink, "joined"+strconv.Itoa(run))); err == nil && batches(t, sink, run) >= target {
+		// A worker that never joined a master takes its death as final, so
+		// the first master is killed only once both workers have joined it;
+		// later ones, once they wrote target batches, unless they finished.
+		finished := false
+		for !finished {
+			_, err := os.Stat(filepath.Join(sink, "joined"+strconv.Itoa(run)))
+			if (run > 0 || err == nil) && batches(t, sink, run) >= target {
 				break
+			}
+			select {
+			case err := <-m.done:
+				if err != nil {
+					t.Fatalf("master run %d: %v", run, err)
+				}
+				finished = true
+				continue
+			default:
 			}
 			if time.Now().After(deadline) {
 				t.Fatalf("master run %d wrote %d batches in a minute", run, batches(t, sink, run))
 			}
 			time.Sleep(time.Millisecond)
+		}
+		if finished {
+			break
 		}
 		m.kill()
 	}
@@ -192,6 +209,8 @@ func TestKilledMasterLosesNothing(t *testing.T) {
 	}
 
 	runs := readSink(t, sink, kills+1)
+	// A master that finished before its kill leaves the runs after it
+	// empty.
 	count := map[string]int{}
 	done := 0
 	for _, keys := range runs {

@@ -684,10 +684,15 @@ func (w *worker[I, O]) gone(ctx actor.Context, m *actor.Terminated) {
 		return
 	}
 	if !w.joined {
-		err := fmt.Errorf("%w: no stage named %q runs at %s (or it ended before the worker joined)", ErrUnreachable, w.cfg.Stage, w.cfg.Master)
-		if m.Why != actor.TerminatedReason_Stopped {
-			err = fmt.Errorf("%w: %s stopped answering (%v)", ErrUnreachable, w.cfg.Master, m.Why)
+		if m.Why != actor.TerminatedReason_Stopped && !w.finished && !w.leaving {
+			// The master went away before its Welcome came (killed, say,
+			// as it was starting): register again, as a rejoin does; Work
+			// gives up once WorkerConfig.Connect has passed with no
+			// Welcome.
+			w.lose(ctx, fmt.Sprintf("it stopped answering before the worker joined (%v)", m.Why))
+			return
 		}
+		err := fmt.Errorf("%w: no stage named %q runs at %s (or it ended before the worker joined)", ErrUnreachable, w.cfg.Stage, w.cfg.Master)
 		select {
 		case w.ready <- err:
 		default:
