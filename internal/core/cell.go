@@ -21,6 +21,8 @@ type cell[S, I, W, R, O, V any] struct {
 	h      *Agent[I, V]
 	ports  ports[O]
 	crew   crew[W, R]
+	inline []agent.Done[R]  // the results of inline work done this round, for evolve before the round ends
+	round  bool             // a round is being taken in: inline work's results go to inline
 	spare  []other          // the others slice the inbox takes next
 	items  []I              // the items slice the inbox takes next
 	outbox outbox[O]        // the values emitted this round, delivered at its end
@@ -155,7 +157,7 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		in.mu.Unlock()
 
 		now := c.h.rt.Clock.Now()
-		c.now = now
+		c.now, c.round = now, true
 		if pull > 0 {
 			c.step(agent.Pull{At: now, N: pull})
 		}
@@ -178,8 +180,13 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 			c.arrived(now, len(items)-next)
 			c.step(agent.Input[I]{At: now, Items: items[next:]})
 		}
+		c.stepInline(now)
+		c.round = false
 		c.flush() // before the items are reused: an agent may emit them as they came
 		c.recycle(results)
+		c.recycle(c.inline)
+		clear(c.inline)
+		c.inline = c.inline[:0]
 		clear(others)
 		clear(results)
 		clear(items)
@@ -190,6 +197,18 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		}
 	}
 	return c.h.relay.handOver(woke), pauseMore
+}
+
+// stepInline hands evolve, at instant now, the Done of each inline work
+// that the round's messages started, and of each that those Dones start in
+// turn: a round takes in the results of its own inline work, rather than
+// leave them to a round of their own.
+func (c *cell[S, I, W, R, O, V]) stepInline(now time.Time) {
+	for i := 0; i < len(c.inline); i++ {
+		d := c.inline[i]
+		d.At = now
+		c.step(d)
+	}
 }
 
 // recycle hands the results of the round's Dones back to the spec's
@@ -506,7 +525,7 @@ func (c *cell[S, I, W, R, O, V]) release() {
 	var zero S
 	c.state = zero
 	c.crew.spare, c.spare, c.timers, c.port, c.first = nil, nil, nil, Port{}, agent.DeadLetter{}
-	c.items, c.outbox, c.woke = nil, outbox[O]{}, nil
+	c.items, c.outbox, c.woke, c.inline = nil, outbox[O]{}, nil, nil
 	c.waits = nil
 	c.h.unmeter()
 	c.h.in.mu.Lock()

@@ -101,9 +101,10 @@ func (c *cell[S, I, W, R, O, V]) finished(d agent.Done[R], woke []relayed) ([]re
 }
 
 // runInline runs the work of s on the agent's goroutine, for a spec whose
-// work is Inline, and puts its result in the inbox as a worker would: the
-// next round takes it in. Outside a round (as the actor starts), that
-// round is woken through the mailbox.
+// work is Inline. Within a round, its result is handed to evolve before
+// the round ends (see stepInline); outside one (as the actor starts), it
+// goes to the inbox as a worker's would, and the next round, woken through
+// the mailbox, takes it in.
 func (c *cell[S, I, W, R, O, V]) runInline(s agent.Start[W]) {
 	h := c.h
 	var began time.Time
@@ -116,13 +117,18 @@ func (c *cell[S, I, W, R, O, V]) runInline(s agent.Start[W]) {
 		took = h.rt.Clock.Now().Sub(began)
 		h.gauges.Worked(took)
 	}
+	d := agent.Done[R]{ID: s.ID, Result: r, Err: err, Took: took}
+	if c.round {
+		c.inline = append(c.inline, d)
+		return
+	}
 	in := &h.in
 	in.mu.Lock()
 	if in.stopped {
 		in.mu.Unlock()
 		return
 	}
-	c.crew.results = append(c.crew.results, agent.Done[R]{ID: s.ID, Result: r, Err: err, Took: took})
+	c.crew.results = append(c.crew.results, d)
 	in.more = true
 	wake := in.schedule()
 	in.mu.Unlock()
