@@ -23,6 +23,7 @@ type cell[S, I, W, R, O, V any] struct {
 	crew   crew[W, R]
 	inline []agent.Done[R]  // the results of inline work done this round, for evolve before the round ends
 	round  bool             // a round is being taken in: inline work's results go to inline
+	fresh  time.Time        // when not zero, a clock reading just taken, for the next takeIn's first round
 	spare  []other          // the others slice the inbox takes next
 	items  []I              // the items slice the inbox takes next
 	outbox outbox[O]        // the values emitted this round, delivered at its end
@@ -134,6 +135,8 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 	in := &c.h.in
 	c.h.relay.on = true
+	fresh := c.fresh // for the first round only
+	c.fresh = time.Time{}
 	for range rounds {
 		in.mu.Lock()
 		if in.stopped {
@@ -156,7 +159,8 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		c.crew.results = c.crew.spare
 		in.mu.Unlock()
 
-		now := c.h.rt.Clock.Now()
+		now := c.instant(fresh)
+		fresh = time.Time{}
 		c.now, c.round = now, true
 		if pull > 0 {
 			c.step(agent.Pull{At: now, N: pull})
@@ -197,6 +201,16 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		}
 	}
 	return c.h.relay.handOver(woke), pauseMore
+}
+
+// instant returns the instant of a round: fresh, a clock reading taken
+// just before the round (by the worker that takes it in, as its work
+// ended), unless it is zero or before the last round's, else a new one.
+func (c *cell[S, I, W, R, O, V]) instant(fresh time.Time) time.Time {
+	if fresh.IsZero() || fresh.Before(c.now) {
+		return c.h.rt.Clock.Now()
+	}
+	return fresh
 }
 
 // stepInline hands evolve, at instant now, the Done of each inline work
