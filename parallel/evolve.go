@@ -196,14 +196,7 @@ func (s *State[In, Out]) ready() int {
 	if s.unordered {
 		return s.held.Len()
 	}
-	n := 0
-	for n < s.held.Len() {
-		if _, ok := s.held.Get(s.emitted + uint64(n)); !ok {
-			break
-		}
-		n++
-	}
-	return n
+	return s.held.ready(s.emitted)
 }
 
 // start starts the retries due that it may, then as many waiting items as
