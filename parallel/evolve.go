@@ -100,11 +100,15 @@ func (s *State[In, Out]) complete(m agent.Done[[]Result[Out]], f flight[In]) []a
 		took = m.At.Sub(f.at)
 	}
 	s.measured(took, f.n)
-	rs := results(m.Result, m.Err, f)
+	rs, failed := results(m.Result, m.Err, f)
 	var fx []agent.Effect
-	rs = s.retryFailed(rs, f, m.At)
-	fx = s.count(rs, fx)
-	fx = deadLetters(fx, rs, f.id, f.items, f.attempt)
+	if failed == 0 {
+		s.done += len(rs) // the common case: nothing to retry, count or send to the dead letters
+	} else {
+		rs = s.retryFailed(rs, f, m.At)
+		fx = s.count(rs, fx)
+		fx = deadLetters(fx, rs, f.id, f.items, f.attempt)
+	}
 	next := s.unordered && s.held.Len() == 0 || !s.unordered && f.id == s.emitted
 	if !next || s.demand < len(rs) || len(rs) < f.n {
 		s.held = withResults(s.held, rs, !s.unordered, s.emitted)
@@ -192,14 +196,7 @@ func (s *State[In, Out]) ready() int {
 	if s.unordered {
 		return s.held.Len()
 	}
-	n := 0
-	for n < s.held.Len() {
-		if _, ok := s.held.Get(s.emitted + uint64(n)); !ok {
-			break
-		}
-		n++
-	}
-	return n
+	return s.held.ready(s.emitted)
 }
 
 // start starts the retries due that it may, then as many waiting items as

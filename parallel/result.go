@@ -22,13 +22,17 @@ func result[Out any](seq uint64, v Out, err error) Result[Out] {
 func value[Out any](r Result[Out]) (Out, bool) { return r.Value, r.Err == nil }
 
 // results returns the results of the batch f from what its Done carried,
-// one per item, in order, with their Seqs. An item the Done carries no
-// result for fails with its error, or with an error saying so.
-func results[In, Out any](rs []Result[Out], err error, f flight[In]) []Result[Out] {
-	if len(rs) == f.n && numbered(rs, f.id) {
-		return rs
+// one per item, in order, with their Seqs, and how many of them failed. An
+// item the Done carries no result for fails with its error, or with an
+// error saying so.
+func results[In, Out any](rs []Result[Out], err error, f flight[In]) ([]Result[Out], int) {
+	if len(rs) == f.n {
+		if failed, ok := numbered(rs, f.id); ok {
+			return rs, failed
+		}
 	}
 	out := make([]Result[Out], f.n)
+	failed := 0
 	for i := range out {
 		seq := f.id + uint64(i)
 		switch {
@@ -40,16 +44,24 @@ func results[In, Out any](rs []Result[Out], err error, f flight[In]) []Result[Ou
 		default:
 			out[i] = Result[Out]{Seq: seq, Err: fmt.Errorf("parallel: the batch from %d returned no result for item %d", f.id, seq)}
 		}
-	}
-	return out
-}
-
-// numbered reports whether rs are numbered from seq on.
-func numbered[Out any](rs []Result[Out], seq uint64) bool {
-	for i, r := range rs {
-		if r.Seq != seq+uint64(i) {
-			return false
+		if out[i].Err != nil {
+			failed++
 		}
 	}
-	return true
+	return out, failed
+}
+
+// numbered reports whether rs are numbered from seq on, and if so how
+// many of them failed: one pass over the results for both.
+func numbered[Out any](rs []Result[Out], seq uint64) (failed int, ok bool) {
+	for i := range rs {
+		r := &rs[i]
+		if r.Seq != seq+uint64(i) {
+			return 0, false
+		}
+		if r.Err != nil {
+			failed++
+		}
+	}
+	return failed, true
 }

@@ -30,15 +30,15 @@ type State[In, Out any] struct {
 	maxBatch  int
 	cancels   bool // Config.CancelOnError
 
-	waiting  fifo.Queue[In]          // accepted, not started; the oldest has Seq started
-	arrivals fifo.Queue[arrival]     // when the waiting items came, oldest first
-	accepted uint64                  // items taken in so far: the next item's Seq
-	started  uint64                  // items started (or failed unstarted) so far
-	running  fifo.Slots[flight[In]]  // the batches in flight, by ID
-	assigned int                     // the items of the batches in flight
-	held     fifo.Slots[Result[Out]] // finished, not emitted: by Seq in input order, else by place in the output
-	emitted  uint64                  // results emitted so far
-	demand   int                     // values downstream will still accept
+	waiting  fifo.Queue[In]         // accepted, not started; the oldest has Seq started
+	arrivals fifo.Queue[arrival]    // when the waiting items came, oldest first
+	accepted uint64                 // items taken in so far: the next item's Seq
+	started  uint64                 // items started (or failed unstarted) so far
+	running  fifo.Slots[flight[In]] // the batches in flight, by ID
+	assigned int                    // the items of the batches in flight
+	held     held[Out]              // finished, not emitted: by Seq in input order, else by place in the output
+	emitted  uint64                 // results emitted so far
+	demand   int                    // values downstream will still accept
 
 	cost   time.Duration // the time an item has taken, on average of late
 	costed bool          // whether a batch has finished, so cost is known
@@ -194,29 +194,4 @@ func (s *State[In, Out]) take(k int, at time.Time) ([]In, time.Duration) {
 		_, s.arrivals = s.arrivals.Pop()
 	}
 	return items, wait
-}
-
-// withResults returns held with rs added: by Seq when ordered, else at
-// the places in the output that follow the ones held, the first of which
-// is the emitted-th.
-func withResults[Out any](held fifo.Slots[Result[Out]], rs []Result[Out], ordered bool, emitted uint64) fifo.Slots[Result[Out]] {
-	for _, r := range rs {
-		k := r.Seq
-		if !ordered {
-			k = emitted + uint64(held.Len())
-		}
-		held = held.Put(k, r)
-	}
-	return held
-}
-
-// takeHeld returns the n held results from place from on, which are all
-// there, and held without them.
-func takeHeld[Out any](held fifo.Slots[Result[Out]], from uint64, n int, out []Result[Out]) ([]Result[Out], fifo.Slots[Result[Out]]) {
-	for i := range uint64(n) {
-		var r Result[Out]
-		r, _, held = held.Take(from + i)
-		out = append(out, r)
-	}
-	return out, held
 }

@@ -105,9 +105,14 @@ func (h *Agent[I, V]) Post(ctx context.Context, v I) error {
 		}
 		space := h.in.waitSpace()
 		h.in.mu.Unlock()
+		done := ctx.Done()
+		if done == nil { // a context that never ends: a receive, not a select
+			<-space
+			continue
+		}
 		select {
 		case <-space:
-		case <-ctx.Done():
+		case <-done:
 			return ctx.Err()
 		}
 	}

@@ -21,6 +21,9 @@ type cell[S, I, W, R, O, V any] struct {
 	h      *Agent[I, V]
 	ports  ports[O]
 	crew   crew[W, R]
+	inline []agent.Done[R]  // the results of inline work done this round, for evolve before the round ends
+	round  bool             // a round is being taken in: inline work's results go to inline
+	fresh  time.Time        // when not zero, a clock reading just taken, for the next takeIn's first round
 	spare  []other          // the others slice the inbox takes next
 	items  []I              // the items slice the inbox takes next
 	outbox outbox[O]        // the values emitted this round, delivered at its end
@@ -132,6 +135,8 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 	in := &c.h.in
 	c.h.relay.on = true
+	fresh := c.fresh // for the first round only
+	c.fresh = time.Time{}
 	for range rounds {
 		in.mu.Lock()
 		if in.stopped {
@@ -154,8 +159,9 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		c.crew.results = c.crew.spare
 		in.mu.Unlock()
 
-		now := c.h.rt.Clock.Now()
-		c.now = now
+		now := c.instant(fresh)
+		fresh = time.Time{}
+		c.now, c.round = now, true
 		if pull > 0 {
 			c.step(agent.Pull{At: now, N: pull})
 		}
@@ -178,8 +184,13 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 			c.arrived(now, len(items)-next)
 			c.step(agent.Input[I]{At: now, Items: items[next:]})
 		}
+		c.stepInline(now)
+		c.round = false
 		c.flush() // before the items are reused: an agent may emit them as they came
 		c.recycle(results)
+		c.recycle(c.inline)
+		clear(c.inline)
+		c.inline = c.inline[:0]
 		clear(others)
 		clear(results)
 		clear(items)
@@ -190,6 +201,28 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		}
 	}
 	return c.h.relay.handOver(woke), pauseMore
+}
+
+// instant returns the instant of a round: fresh, a clock reading taken
+// just before the round (by the worker that takes it in, as its work
+// ended), unless it is zero or before the last round's, else a new one.
+func (c *cell[S, I, W, R, O, V]) instant(fresh time.Time) time.Time {
+	if fresh.IsZero() || fresh.Before(c.now) {
+		return c.h.rt.Clock.Now()
+	}
+	return fresh
+}
+
+// stepInline hands evolve, at instant now, the Done of each inline work
+// that the round's messages started, and of each that those Dones start in
+// turn: a round takes in the results of its own inline work, rather than
+// leave them to a round of their own.
+func (c *cell[S, I, W, R, O, V]) stepInline(now time.Time) {
+	for i := 0; i < len(c.inline); i++ {
+		d := c.inline[i]
+		d.At = now
+		c.step(d)
+	}
 }
 
 // recycle hands the results of the round's Dones back to the spec's
@@ -506,7 +539,7 @@ func (c *cell[S, I, W, R, O, V]) release() {
 	var zero S
 	c.state = zero
 	c.crew.spare, c.spare, c.timers, c.port, c.first = nil, nil, nil, Port{}, agent.DeadLetter{}
-	c.items, c.outbox, c.woke = nil, outbox[O]{}, nil
+	c.items, c.outbox, c.woke, c.inline = nil, outbox[O]{}, nil, nil
 	c.waits = nil
 	c.h.unmeter()
 	c.h.in.mu.Lock()

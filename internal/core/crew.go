@@ -40,7 +40,8 @@ func (c *cell[S, I, W, R, O, V]) work(s agent.Start[W]) {
 	var woke []relayed // the worker's own, for the rounds it takes in (see finished)
 	for {
 		var ok bool
-		if woke, ok = c.finished(c.run(s), woke); !ok {
+		d, end := c.run(s)
+		if woke, ok = c.finished(d, end, woke); !ok {
 			return // halted while it took the inbox in: counted gone already
 		}
 		if s, ok = <-c.crew.jobs; !ok {
@@ -50,8 +51,9 @@ func (c *cell[S, I, W, R, O, V]) work(s agent.Start[W]) {
 	}
 }
 
-// run runs the work of s and returns its Done, timed.
-func (c *cell[S, I, W, R, O, V]) run(s agent.Start[W]) agent.Done[R] {
+// run runs the work of s and returns its Done, timed, and the instant it
+// ended.
+func (c *cell[S, I, W, R, O, V]) run(s agent.Start[W]) (agent.Done[R], time.Time) {
 	h := c.h
 	began := h.rt.Clock.Now()
 	var r R
@@ -61,22 +63,26 @@ func (c *cell[S, I, W, R, O, V]) run(s agent.Start[W]) agent.Done[R] {
 	} else {
 		r, err = safely(h.workCtx, c.spec.Work, s.ID, s.Work)
 	}
-	took := h.rt.Clock.Now().Sub(began)
+	end := h.rt.Clock.Now()
+	took := end.Sub(began)
 	if h.gauges != nil {
 		h.gauges.Worked(took)
 	}
-	return agent.Done[R]{ID: s.ID, Result: r, Err: err, Took: took}
+	return agent.Done[R]{ID: s.ID, Result: r, Err: err, Took: took}, end
 }
 
-// finished puts a work result in the inbox, unless the agent has stopped.
+// finished puts a work result in the inbox, unless the agent has stopped;
+// end is the instant the work ended.
 // When that wakes the agent, the worker takes its inbox in itself, and the
 // inboxes of the neighbours that wakes in turn (see relay), rather than
 // handing the round to the agent's mailbox: one hand-over less per batch
-// (unless the agent has more than fewWorkers workers).
+// (unless the agent has more than fewWorkers workers). Its first round is
+// stamped with end, read a moment before, rather than with a clock read of
+// its own (see cell.fresh).
 // Meanwhile it is counted visiting, not running (see Agent.stepOut). It
 // returns woke, emptied, for reuse, and false when the agent halted
 // meanwhile: the worker is then counted gone and must return.
-func (c *cell[S, I, W, R, O, V]) finished(d agent.Done[R], woke []relayed) ([]relayed, bool) {
+func (c *cell[S, I, W, R, O, V]) finished(d agent.Done[R], end time.Time, woke []relayed) ([]relayed, bool) {
 	h := c.h
 	in := &h.in
 	in.mu.Lock()
@@ -91,6 +97,7 @@ func (c *cell[S, I, W, R, O, V]) finished(d agent.Done[R], woke []relayed) ([]re
 	switch {
 	case !wake:
 	case h.started.Load() && !c.crew.many.Load():
+		c.fresh = end // the worker holds the token: the cell is its own
 		h.stepOut()
 		woke = runRelayed(h.visit(woke))
 		return woke, h.stepIn()
@@ -101,9 +108,10 @@ func (c *cell[S, I, W, R, O, V]) finished(d agent.Done[R], woke []relayed) ([]re
 }
 
 // runInline runs the work of s on the agent's goroutine, for a spec whose
-// work is Inline, and puts its result in the inbox as a worker would: the
-// next round takes it in. Outside a round (as the actor starts), that
-// round is woken through the mailbox.
+// work is Inline. Within a round, its result is handed to evolve before
+// the round ends (see stepInline); outside one (as the actor starts), it
+// goes to the inbox as a worker's would, and the next round, woken through
+// the mailbox, takes it in.
 func (c *cell[S, I, W, R, O, V]) runInline(s agent.Start[W]) {
 	h := c.h
 	var began time.Time
@@ -116,13 +124,18 @@ func (c *cell[S, I, W, R, O, V]) runInline(s agent.Start[W]) {
 		took = h.rt.Clock.Now().Sub(began)
 		h.gauges.Worked(took)
 	}
+	d := agent.Done[R]{ID: s.ID, Result: r, Err: err, Took: took}
+	if c.round {
+		c.inline = append(c.inline, d)
+		return
+	}
 	in := &h.in
 	in.mu.Lock()
 	if in.stopped {
 		in.mu.Unlock()
 		return
 	}
-	c.crew.results = append(c.crew.results, agent.Done[R]{ID: s.ID, Result: r, Err: err, Took: took})
+	c.crew.results = append(c.crew.results, d)
 	in.more = true
 	wake := in.schedule()
 	in.mu.Unlock()

@@ -50,8 +50,9 @@ type Spec[S, W, R, O any] struct {
 	Work func(ctx context.Context, id uint64, w W) (R, error)
 	// Inline says Work returns at once and never blocks: the runtime
 	// runs it on the agent's goroutine as the Start is performed, with no
-	// worker to hand it to, and evolve takes its Done in the agent's next
-	// round, as it would a worker's.
+	// worker to hand it to, and evolve takes its Done once the messages of
+	// the round that started it are taken in, at the round's instant (or
+	// in the next round, for work started outside one).
 	Inline bool
 	// Recovers says Work turns every panic in it into its error itself:
 	// the runtime then calls it on a worker with no recover of its own.
