@@ -143,6 +143,14 @@ func (c *chain[I]) Wait(ctx context.Context) error {
 	if err := c.workers.wait(ctx); err != nil {
 		return err
 	}
+	// Each stage's end is counted by a callback that may run a moment
+	// after its Wait returned: Done must be closed once Wait has
+	// returned.
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	return errors.Join(errs...)
 }
 
