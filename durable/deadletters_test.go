@@ -20,10 +20,7 @@ import (
 func deadChain(t *testing.T, q *durable.Queue[int], n int, dead func(*durable.Queue[int]) func(agent.DeadLetter)) map[string]int {
 	t.Helper()
 	ctx := context.Background()
-	entries := make([]durable.Entry[int], n)
-	for i := range entries {
-		entries[i] = durable.Entry[int]{Key: fmt.Sprint("k", i), Value: i}
-	}
+	entries := keyed(n)
 	if err := q.AddMany(ctx, entries); err != nil {
 		t.Fatal(err)
 	}
@@ -126,10 +123,7 @@ func TestLeasesAreRenewedWhileTheChainHoldsItems(t *testing.T) {
 	}
 	defer q.Close()
 	const n = 40
-	entries := make([]durable.Entry[int], n)
-	for i := range entries {
-		entries[i] = durable.Entry[int]{Key: fmt.Sprint("k", i), Value: i}
-	}
+	entries := keyed(n)
 	if err := q.AddMany(ctx, entries); err != nil {
 		t.Fatal(err)
 	}

@@ -28,10 +28,7 @@ func TestChainAcknowledgesEveryItem(t *testing.T) {
 	}
 	defer q.Close()
 	const n = 2000
-	entries := make([]durable.Entry[int], n)
-	for i := range entries {
-		entries[i] = durable.Entry[int]{Key: fmt.Sprint("k", i), Value: i}
-	}
+	entries := keyed(n)
 	if err := q.AddMany(ctx, entries); err != nil {
 		t.Fatal(err)
 	}
@@ -117,4 +114,13 @@ func TestConsumeRefusesADroppingChain(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// keyed returns n entries keyed "k<i>", of values i.
+func keyed(n int) []durable.Entry[int] {
+	e := make([]durable.Entry[int], n)
+	for i := range e {
+		e[i] = durable.Entry[int]{Key: fmt.Sprint("k", i), Value: i}
+	}
+	return e
 }

@@ -61,19 +61,7 @@ func runMaster(dir, addr, sink, run string) error {
 	n := 0
 	chain, err := compose.Start(rt, compose.Pipe2(work, batches), durable.Batches(q, func(b []durable.Item[int]) error {
 		n++
-		var sb strings.Builder
-		for _, it := range b {
-			if it.Value != 2*keyNumber(it.Key) {
-				return fmt.Errorf("item %s came back as %d", it.Key, it.Value)
-			}
-			sb.WriteString(it.Key)
-			sb.WriteByte('\n')
-		}
-		name := filepath.Join(sink, fmt.Sprintf("run%s-%06d", run, n))
-		if err := os.WriteFile(name+".tmp", []byte(sb.String()), 0o644); err != nil {
-			return err
-		}
-		return os.Rename(name+".tmp", name+".keys")
+		return writeKeys(filepath.Join(sink, fmt.Sprintf("run%s-%06d", run, n)), b, true)
 	}), compose.WithDeadLetters(q.DeadLetters))
 	if err != nil {
 		return err
@@ -137,10 +125,7 @@ func TestKilledMasterLosesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries := make([]durable.Entry[int], items)
-	for i := range entries {
-		entries[i] = durable.Entry[int]{Key: "k" + strconv.Itoa(i), Value: i}
-	}
+	entries := keyed(items)
 	if err := q.AddMany(ctx, entries); err != nil {
 		t.Fatal(err)
 	}

@@ -26,10 +26,7 @@ func TestReopenedQueueHandsBackAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 300
-	entries := make([]durable.Entry[int], n)
-	for i := range entries {
-		entries[i] = durable.Entry[int]{Key: fmt.Sprint("k", i), Value: i}
-	}
+	entries := keyed(n)
 	if err := q.AddMany(ctx, entries); err != nil {
 		t.Fatal(err)
 	}

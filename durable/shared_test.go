@@ -57,15 +57,7 @@ func shareChain(q *durable.Queue[int], sink, who string) error {
 	n := 0
 	chain, err := compose.Start(rt, compose.Pipe2(work, batches), durable.Batches(q, func(b []durable.Item[int]) error {
 		n++
-		keys := make([]string, len(b))
-		for i, it := range b {
-			keys[i] = it.Key
-		}
-		name := filepath.Join(sink, fmt.Sprintf("%s-%06d", who, n))
-		if err := os.WriteFile(name+".tmp", []byte(strings.Join(keys, "\n")), 0o644); err != nil {
-			return err
-		}
-		return os.Rename(name+".tmp", name+".keys")
+		return writeKeys(filepath.Join(sink, fmt.Sprintf("%s-%06d", who, n)), b, false)
 	}))
 	if err != nil {
 		return err
@@ -93,10 +85,7 @@ func TestProcessesShareAQueue(t *testing.T) {
 	if !strings.HasPrefix(q.URL(), "nats://127.0.0.1:") {
 		t.Fatalf("URL = %q; want one on the loopback", q.URL())
 	}
-	entries := make([]durable.Entry[int], items)
-	for i := range entries {
-		entries[i] = durable.Entry[int]{Key: "k" + strconv.Itoa(i), Value: i}
-	}
+	entries := keyed(items)
 	if err := q.AddMany(ctx, entries); err != nil {
 		t.Fatal(err)
 	}
