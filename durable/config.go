@@ -64,8 +64,9 @@ type Config struct {
 	// Default [DefaultLease]; at least 100 ms.
 	Lease time.Duration
 	// MaxAttempts is how many times an item is handed out before it goes
-	// to the dead letters: a chain that fails it, or a process that dies
-	// holding it, spends an attempt. Default [DefaultMaxAttempts].
+	// to the dead letters: a chain that fails it spends an attempt, and
+	// so does a process that dies holding it at a URL, or, embedded, one
+	// it kills (see the package doc). Default [DefaultMaxAttempts].
 	MaxAttempts int
 	// Dedupe is the window within which adding an item with the same key
 	// again is not a second item. Default [DefaultDedupe].

@@ -102,6 +102,8 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 // feed takes items from q and posts them to h until ctx ends, h takes no
 // more, or, with o.untilEmpty, the queue is empty.
 func feed[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], o options) error {
+	var buf []jetstream.Msg
+	var mds []*jetstream.MsgMetadata
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -109,7 +111,7 @@ func feed[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S]
 		// Whatever is ready, at once; when nothing is, and the queue holds
 		// no more than the chain does, the run is over; otherwise wait for
 		// the next item a while.
-		got, err := fetch(ctx, q, h, o.fetch, 0)
+		got, err := fetch(ctx, q, h, o.fetch, 0, &buf, &mds)
 		if err != nil || got > 0 {
 			if err != nil {
 				return err
@@ -121,7 +123,7 @@ func feed[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S]
 				return err
 			}
 		}
-		if _, err := fetch(ctx, q, h, 1, idleWait); err != nil {
+		if _, err := fetch(ctx, q, h, 1, idleWait, &buf, &mds); err != nil {
 			return err
 		}
 	}
@@ -141,8 +143,8 @@ func drained[T any](ctx context.Context, q *Queue[T]) (bool, error) {
 
 // fetch takes up to n items from q, those ready now if wait is 0 and
 // otherwise waiting at most wait for them, posts them to h, and returns
-// how many it took.
-func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], n int, wait time.Duration) (int, error) {
+// how many it took. buf and mdBuf are room it may keep between calls.
+func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], n int, wait time.Duration, buf *[]jetstream.Msg, mdBuf *[]*jetstream.MsgMetadata) (int, error) {
 	var batch jetstream.MessageBatch
 	var err error
 	if wait == 0 {
@@ -162,17 +164,40 @@ func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S
 		}
 		return 0, fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)
 	}
-	got := 0
+	// The batch is taken whole before the chain gets any of it, so that
+	// an embedded queue records once for all of it how far this run has
+	// handed out items (see crashes).
+	msgs := (*buf)[:0]
+	mds := (*mdBuf)[:0]
+	var last uint64
 	for msg := range batch.Messages() {
-		got++
-		if err := post(ctx, q, h, msg); err != nil {
+		md, err := msg.Metadata()
+		if err == nil {
+			last = max(last, md.Sequence.Stream)
+		}
+		msgs, mds = append(msgs, msg), append(mds, md)
+	}
+	defer func() {
+		clear(msgs)
+		clear(mds)
+		*buf, *mdBuf = msgs[:0], mds[:0]
+	}()
+	if err := q.crash.handOut(last); err != nil {
+		for _, m := range msgs {
+			_ = m.Nak()
+		}
+		return 0, err
+	}
+	for i, msg := range msgs {
+		if err := post(ctx, q, h, msg, mds[i]); err != nil {
 			// Hand back what this fetch brought and was not posted.
-			for rest := range batch.Messages() {
+			for _, rest := range msgs[i+1:] {
 				_ = rest.Nak()
 			}
-			return got, err
+			return i + 1, err
 		}
 	}
+	got := len(msgs)
 	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, jetstream.ErrNoMessages) {
 		if ctx.Err() != nil {
 			return got, ctx.Err()
@@ -182,20 +207,32 @@ func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S
 	return got, nil
 }
 
-// post decodes msg and posts it to h as an Item, holding it in the
-// ledger; an item past its attempts, or that cannot be decoded, goes to
-// the dead letters instead. An error means h takes no more: msg was handed
-// back.
-func post[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], msg jetstream.Msg) error {
+// post decodes msg, whose metadata is md (nil if it has none), and posts
+// it to h as an Item, holding it in the ledger; an item past its
+// attempts, or that cannot be decoded, goes to the dead letters instead.
+// An error means h takes no more: msg was handed back.
+func post[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], msg jetstream.Msg, md *jetstream.MsgMetadata) error {
 	key := msg.Headers().Get(nats.MsgIdHdr)
 	now := time.Now()
 	t := q.ledger.add(msg, key, now)
-	if md, err := msg.Metadata(); err == nil && md.NumDelivered > uint64(q.cfg.MaxAttempts) {
-		hd, _ := q.ledger.take(t)
-		q.bury(hd, fmt.Sprintf("handed out %d times, more than the %d attempts allowed", md.NumDelivered, q.cfg.MaxAttempts), int(md.NumDelivered)-1)
-		return nil
-	}
 	it := Item[T]{Key: key, Ticket: t}
+	if md != nil {
+		// Handed out this many times by this queue's consumer, and killed
+		// this many processes (see crashes).
+		killed := q.crash.killed(md.Sequence.Stream)
+		if n := int(md.NumDelivered) + killed; n > q.cfg.MaxAttempts {
+			hd, _ := q.ledger.take(t)
+			why := fmt.Sprintf("handed out %d times, more than the %d attempts allowed", n, q.cfg.MaxAttempts)
+			if killed > 0 {
+				why = fmt.Sprintf("handed out %d times, more than the %d attempts allowed (%d of them killed the process that worked on it alone)", n, q.cfg.MaxAttempts, killed)
+			}
+			q.bury(hd, why, n-1)
+			return nil
+		}
+		if q.crash.suspects() {
+			it.iso, it.seq = q.crash, md.Sequence.Stream
+		}
+	}
 	if err := q.cfg.Codec.Decode(msg.Data(), &it.Value); err != nil {
 		hd, _ := q.ledger.take(t)
 		q.bury(hd, fmt.Sprintf("%v: decoding: %v", ErrCodec, err), 0)

@@ -60,13 +60,24 @@
 // failure, or an OS crash combined with partitions or pauses, partly
 // because of the two-minute default.
 //
+// # An item that kills its process
+//
+// A queue at a URL counts an item's attempts in its consumer, which
+// outlives any process: an item held by a process that died comes back
+// when its lease ends, and that delivery spends an attempt. An embedded
+// queue makes its consumer anew at each open (the consumer's own state is
+// not to be trusted after a crash), so it counts what crashes cost in
+// files beside its store. A run that dies holding items makes suspects of
+// them, and charges none: most of what a process holds when it dies did
+// not kill it. The next run works on each suspect alone: [Map] runs no
+// other work of the process beside it. A death then is the suspect's, and
+// spends one of its attempts; after Config.MaxAttempts of them, it goes to
+// the dead letters, and the run goes on. An item that kills its process
+// outside work lifted with Map, in a sink say, is not found this way, and
+// is tried at every restart.
+//
 // # Known limits
 //
-//   - Attempts are counted by the queue's consumer, which an embedded
-//     queue makes anew as it opens: an item's attempts start again at each
-//     open, so an item that kills its process every time it is worked on
-//     is tried again at every restart, never sent to the dead letters by
-//     Config.MaxAttempts.
 //   - NATS recovers a damaged store as best it can and says little: message
 //     files overwritten or cut short open with the items it could read,
 //     the others gone without an error. Keep the directory on a disk you

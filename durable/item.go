@@ -14,6 +14,12 @@ type Item[T any] struct {
 	// Ticket acknowledges the item, to the process that took it from the
 	// queue; it crosses a remote stage's wire with the value.
 	Ticket Ticket
+
+	// iso, in a run after a crash, runs the work on the item alone if it
+	// is a suspect (see crashes); seq is its sequence in the stream. They
+	// stay in the process: a remote stage's wire does not carry them.
+	iso *crashes
+	seq uint64
 }
 
 // Ticket names an item a process holds, until the item is acknowledged,
@@ -30,10 +36,21 @@ func (it Item[T]) ticket() Ticket { return it.Ticket }
 // Map lifts f, work on values, to work on items: the result keeps the
 // item's key and ticket. Its result fits parallel.Stage, adaptive.Stage
 // and remote.Work alike.
+//
+// After a crash of a process that held items of an embedded queue, Map
+// runs f on each of those items alone, with no other work of the
+// process's Map running beside it, so that an item that kills its process
+// is known and spends an attempt (see the package doc).
 func Map[T, U any](f func(context.Context, T) (U, error)) func(context.Context, Item[T]) (Item[U], error) {
 	return func(ctx context.Context, in Item[T]) (Item[U], error) {
-		v, err := f(ctx, in.Value)
-		return Item[U]{Key: in.Key, Value: v, Ticket: in.Ticket}, err
+		var v U
+		var err error
+		if in.iso != nil {
+			in.iso.work(in.seq, func() { v, err = f(ctx, in.Value) })
+		} else {
+			v, err = f(ctx, in.Value)
+		}
+		return Item[U]{Key: in.Key, Value: v, Ticket: in.Ticket, iso: in.iso, seq: in.seq}, err
 	}
 }
 

@@ -27,6 +27,7 @@ type Queue[T any] struct {
 	dead     string // the subject of the dead letters
 	ledger   *ledger
 	lock     *os.File // an embedded queue's lock on its directory, or nil
+	crash    *crashes // an embedded queue's record of the runs that died, or nil
 
 	mu     sync.Mutex
 	closed bool
@@ -48,6 +49,9 @@ const consumerName = "chain"
 // process held when it died (a crash of this process killed its server
 // too): its consumer is made anew, and starts from the first item not
 // acknowledged. With a queue at a URL they come back as their lease ends.
+// An embedded queue also keeps, beside its store, a record of the runs
+// that died, so that an item that kills its process every time goes to the
+// dead letters (see the package doc).
 func Open[T any](cfg Config) (*Queue[T], error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -75,6 +79,13 @@ func Open[T any](cfg Config) (*Queue[T], error) {
 	if err := q.declare(); err != nil {
 		q.shut()
 		return nil, err
+	}
+	if q.srv != nil {
+		info := q.stream.CachedInfo()
+		if q.crash, err = openCrashes(cfg.Dir, info.Created, info.State.FirstSeq); err != nil {
+			q.shut()
+			return nil, err
+		}
 	}
 	return q, nil
 }
@@ -292,12 +303,14 @@ func (q *Queue[T]) Close() error {
 	for _, h := range q.ledger.drain() {
 		_ = h.msg.Nak()
 	}
+	q.crash.close(true)
 	q.shut()
 	return nil
 }
 
 // shut drains the connection and stops the embedded server.
 func (q *Queue[T]) shut() {
+	q.crash.close(false)
 	if q.nc != nil {
 		_ = q.nc.Drain()
 		q.nc.Close()
