@@ -45,7 +45,7 @@
 // Progress goes to stderr every second.
 //
 //	go run ./examples/mailer [-n 20000] [-rate 4000] [-workers 3] [-slots 8] [-kill-after N] [-join-after N] [-listen ADDR] [-log FILE] [-wait D]
-//	go run ./examples/mailer -state DIR [-kill-master-after N] [-n 20000] [-rate 4000] [-workers 3] [-slots 8] [-listen ADDR] [-wait D]
+//	go run ./examples/mailer -state DIR [-kill-master-after N] [-n 20000] [-rate 4000] [-workers 3] [-slots 8] [-listen ADDR] [-metrics ADDR] [-wait D]
 //
 // With -state DIR the master can die too. The program then supervises
 // processes of its own, each this program again: the mail server (-role
@@ -60,8 +60,12 @@
 // queue, and the workers rejoin it on their own. Once the queue is empty it
 // checks from the mail server's counts that every email was delivered
 // exactly once (by Message-ID, a repeat refused) and prints "exactly once:
-// ok". Receipts of emails the master was killed holding may be in the log
-// twice; the mail server delivered each email once.
+// ok". The log is a sink idempotent by key: a master started again reads
+// it, and leaves out the receipts of emails it already has, which a master
+// killed after it wrote a batch and before the queue had the batch's
+// acknowledgements gets again. The check then finds one receipt per email
+// in the log, and prints "campaign log: one receipt per email". With
+// -metrics each master serves its agents' metrics, and prints where.
 //
 // With -workers 0 the master starts no worker and waits for workers
 // started by hand, from another terminal, with the address it prints:

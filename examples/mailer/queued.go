@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/durable"
+	"github.com/evolvekit/evolve/internal/promserve"
 	"github.com/evolvekit/evolve/rate"
 	"github.com/evolvekit/evolve/remote"
 	"github.com/rs/zerolog"
@@ -51,7 +54,15 @@ func runQueuedMaster(ctx context.Context, cfg config, stdout, stderr io.Writer) 
 		return asFlagError(fmt.Errorf("-listen: %w", err))
 	}
 	defer node.Close()
-	rt := agent.NewRuntime(agent.WithLogger(zerolog.New(stderr).Level(zerolog.WarnLevel).With().Timestamp().Logger()))
+	metrics, srv, stopMetrics, err := promserve.Option(cfg.metrics)
+	if err != nil {
+		return asFlagError(fmt.Errorf("-metrics: %w", err))
+	}
+	defer stopMetrics(context.Background())
+	if srv != nil {
+		fmt.Fprintf(stdout, "mailer: master (pid %d): the agents' metrics are at %s\n", os.Getpid(), srv.URL())
+	}
+	rt := agent.NewRuntime(metrics, agent.WithLogger(zerolog.New(stderr).Level(zerolog.WarnLevel).With().Timestamp().Logger()))
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), endWait)
 		defer cancel()
@@ -61,7 +72,10 @@ func runQueuedMaster(ctx context.Context, cfg config, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	log := &appendLog{path: filepath.Join(cfg.state, stateLog)}
+	log, err := openAppendLog(filepath.Join(cfg.state, stateLog))
+	if err != nil {
+		return err
+	}
 	chain, err := compose.Start(rt, stages, durable.Batches(q, log.write), compose.WithName("mailer"), compose.WithDeadLetters(q.DeadLetters))
 	if err != nil {
 		return err
@@ -74,7 +88,8 @@ func runQueuedMaster(ctx context.Context, cfg config, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "mailer: master (pid %d): the queue is empty: %d receipts logged by this master, %d dead letters\n", os.Getpid(), log.written, dead)
+	fmt.Fprintf(stdout, "mailer: master (pid %d): the queue is empty: %d receipts logged by this master (%d repeats of receipts already in the log left out), %d dead letters\n",
+		os.Getpid(), log.written, log.repeats, dead)
 	if dead > 0 {
 		return fmt.Errorf("%d emails failed for good", dead)
 	}
@@ -124,25 +139,68 @@ func queuedChain(cfg config, node *remote.Node) (agent.Stage[durable.Item[email]
 }
 
 // appendLog appends batches of receipts to the campaign log of a state
-// directory, one JSON receipt a line. Only the chain's sink calls write.
+// directory, one JSON receipt a line, each email's once: a master killed
+// after it wrote a batch and before the queue had the batch's
+// acknowledgements gets those emails again, and their receipts are left
+// out. So the log is a sink idempotent by key, and holds exactly one
+// receipt per email. Only the chain's sink calls write.
 type appendLog struct {
 	path    string
-	written int // receipts written by this process
+	seen    map[string]bool // the Message-IDs in the log
+	written int             // receipts written by this process
+	repeats int             // receipts left out, already in the log
 }
 
-// write appends the receipts of batch to the log, and syncs it.
+// openAppendLog reads the campaign log at path, if there is one, for the
+// emails it has receipts of. A line cut short by a crash mid-write is cut
+// off: its batch was not acknowledged, and comes again.
+func openAppendLog(path string) (*appendLog, error) {
+	l := &appendLog{path: path, seen: map[string]bool{}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return l, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("campaign log: %w", err)
+	}
+	whole := bytes.LastIndexByte(data, '\n') + 1
+	if whole < len(data) {
+		if err := os.Truncate(path, int64(whole)); err != nil {
+			return nil, fmt.Errorf("campaign log: cutting off a line cut short: %w", err)
+		}
+	}
+	for line := range bytes.Lines(data[:whole]) {
+		var r receipt
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, fmt.Errorf("campaign log %s: %w", path, err)
+		}
+		l.seen[r.ID] = true
+	}
+	return l, nil
+}
+
+// write appends the receipts of batch not yet in the log, and syncs it.
 func (l *appendLog) write(batch []durable.Item[receipt]) error {
+	var b []byte
+	var ids []string
+	for _, it := range batch {
+		if l.seen[it.Value.ID] {
+			l.repeats++
+			continue
+		}
+		line, err := json.Marshal(it.Value)
+		if err != nil {
+			return err
+		}
+		b = append(append(b, line...), '\n')
+		ids = append(ids, it.Value.ID)
+	}
+	if len(b) == 0 {
+		return nil
+	}
 	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
-	}
-	var b []byte
-	for _, it := range batch {
-		line, err := json.Marshal(it.Value)
-		if err != nil {
-			return errors.Join(err, f.Close())
-		}
-		b = append(append(b, line...), '\n')
 	}
 	_, err = f.Write(b)
 	if err == nil {
@@ -151,6 +209,9 @@ func (l *appendLog) write(batch []durable.Item[receipt]) error {
 	if err = errors.Join(err, f.Close()); err != nil {
 		return err
 	}
-	l.written += len(batch)
+	for _, id := range ids {
+		l.seen[id] = true
+	}
+	l.written += len(ids)
 	return nil
 }

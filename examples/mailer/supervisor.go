@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,7 +28,8 @@ const superviseEvery = 5 * time.Millisecond
 // SIGKILL once cfg.killMasterAfter emails are delivered and starts it again
 // on the same state and address, waits for the master to empty the queue,
 // and checks from the mail server's counts that every email was delivered
-// exactly once.
+// exactly once, and from the campaign log that it holds one receipt for
+// each.
 func supervise(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
@@ -45,6 +47,9 @@ func supervise(ctx context.Context, cfg config, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "mailer: mail server (pid %d) at %s; master at %s with the queue in %s\n", mail.Process.Pid, relay, addr, cfg.state)
 	masterArgs := []string{"-role", "master", "-state", cfg.state, "-relay", relay, "-listen", addr,
 		"-n", strconv.Itoa(cfg.n), "-rate", strconv.FormatFloat(cfg.rate, 'g', -1, 64), "-wait", cfg.wait.String()}
+	if cfg.metrics != "" {
+		masterArgs = append(masterArgs, "-metrics", cfg.metrics)
+	}
 	master, err := startMaster(ctx, exe, masterArgs, addr, stdout, stderr)
 	if err != nil {
 		return err
@@ -82,7 +87,7 @@ func supervise(ctx context.Context, cfg config, stdout, stderr io.Writer) error 
 		return fmt.Errorf("the master: %w", merr)
 	}
 	f.wait(endWait)
-	return checkDelivered(stdout, relay, cfg.n)
+	return errors.Join(checkDelivered(stdout, relay, cfg.n), checkStateLog(stdout, filepath.Join(cfg.state, stateLog), cfg.n))
 }
 
 // child is a process the supervisor started; done has what its Wait
@@ -269,5 +274,35 @@ func checkDelivered(w io.Writer, relay string, n int) error {
 			len(missing), n, strings.Join(missing[:min(len(missing), 5)], ", "), c.Delivered, len(c.Posts))
 	}
 	fmt.Fprintf(w, "exactly once: ok\n")
+	return nil
+}
+
+// checkStateLog checks that the campaign log at path holds exactly one
+// receipt for each of the campaign's n emails.
+func checkStateLog(w io.Writer, path string, n int) error {
+	receipts, err := readLog(path)
+	if err != nil {
+		fmt.Fprintf(w, "campaign log:    FAILED\n")
+		return err
+	}
+	count := make(map[string]int, n)
+	for _, r := range receipts {
+		count[r.ID]++
+	}
+	var missing, twice []string
+	for i := 1; i <= n; i++ {
+		switch id := messageID(i); {
+		case count[id] == 0:
+			missing = append(missing, id)
+		case count[id] > 1:
+			twice = append(twice, id)
+		}
+	}
+	if len(missing) > 0 || len(twice) > 0 || len(receipts) != n {
+		fmt.Fprintf(w, "campaign log:    FAILED: %d receipts for %d emails\n", len(receipts), n)
+		return fmt.Errorf("campaign log %s: %d emails without a receipt (%s), %d with more than one (%s)", path,
+			len(missing), strings.Join(missing[:min(len(missing), 5)], ", "), len(twice), strings.Join(twice[:min(len(twice), 5)], ", "))
+	}
+	fmt.Fprintf(w, "campaign log:    one receipt per email, %d in all: ok\n", n)
 	return nil
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/evolvekit/evolve/durable"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,7 +15,7 @@ import (
 
 func TestAMasterKilledMidwayGoesOnFromItsQueueAndEveryEmailIsDeliveredOnce(t *testing.T) {
 	state := t.TempDir()
-	out, errs, code := program(t, "-state", state, "-n", "1000", "-rate", "2000", "-workers", "2", "-kill-master-after", "300")
+	out, errs, code := program(t, "-state", state, "-n", "1000", "-rate", "2000", "-workers", "2", "-kill-master-after", "300", "-metrics", "127.0.0.1:0")
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, errs)
 	m := regexp.MustCompile(`(\d+) emails delivered: killed the master \(pid \d+\) with SIGKILL`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
@@ -22,5 +26,26 @@ func TestAMasterKilledMidwayGoesOnFromItsQueueAndEveryEmailIsDeliveredOnce(t *te
 	assert.Len(t, regexp.MustCompile(`master \(pid \d+\) at `).FindAllString(out, -1), 2, "started twice")
 	assert.Contains(t, out, "mail server:     1000 emails delivered, ")
 	assert.Contains(t, out, "exactly once: ok\n")
+	assert.Contains(t, out, "campaign log:    one receipt per email, 1000 in all: ok\n")
+	assert.Len(t, regexp.MustCompile(`master \(pid \d+\): the agents' metrics are at http://127\.0\.0\.1:\d+/metrics`).FindAllString(out, -1), 2,
+		"each master serves its metrics")
 	t.Logf("master killed after %d deliveries\n%s", killedAt, out)
+}
+
+// TestTheStateLogKeepsOneReceiptPerEmail opens a campaign log that a
+// crash left with a line cut short: the line is cut off, and receipts of
+// emails already in the log are left out of later batches.
+func TestTheStateLogKeepsOneReceiptPerEmail(t *testing.T) {
+	path := filepath.Join(t.TempDir(), stateLog)
+	require.NoError(t, os.WriteFile(path, []byte(`{"id":"<1@x>","worker":"w1","outcome":"delivered"}`+"\n"+`{"id":"<2@x>","wor`), 0o644))
+	l, err := openAppendLog(path)
+	require.NoError(t, err)
+	batch := []durable.Item[receipt]{{Value: receipt{ID: "<1@x>", Worker: "w2", Outcome: "already-delivered"}}, {Value: receipt{ID: "<2@x>", Worker: "w2", Outcome: "delivered"}}}
+	require.NoError(t, l.write(batch))
+	require.NoError(t, l.write(batch))
+	got, err := readLog(path)
+	require.NoError(t, err)
+	assert.Equal(t, []receipt{{ID: "<1@x>", Worker: "w1", Outcome: "delivered"}, {ID: "<2@x>", Worker: "w2", Outcome: "delivered"}}, got)
+	assert.Equal(t, 1, l.written)
+	assert.Equal(t, 3, l.repeats)
 }
