@@ -62,22 +62,32 @@ func (d *deadLetters) byID() map[int]agent.DeadLetter {
 	defer d.mu.Unlock()
 	out := make(map[int]agent.DeadLetter, len(d.list))
 	for _, l := range d.list {
-		switch v := l.Item.(type) {
-		case int: // a request that failed for good
-			out[v] = l
-		case record: // a record whose batch file could not be written
-			out[v.ID] = l
-		case durable.Item[int]: // the same, from a durable queue
-			out[v.Value] = l
-		case durable.Item[record]:
-			out[v.Value.ID] = l
-		case []durable.Item[record]:
-			for _, it := range v {
-				out[it.Value.ID] = l
-			}
+		for _, id := range deadIDs(l.Item) {
+			out[id] = l
 		}
 	}
 	return out
+}
+
+// deadIDs returns the ids of the records a dead letter's item holds.
+func deadIDs(item any) []int {
+	switch v := item.(type) {
+	case int: // a request that failed for good
+		return []int{v}
+	case record: // a record whose batch file could not be written
+		return []int{v.ID}
+	case durable.Item[int]: // the same, from a durable queue
+		return []int{v.Value}
+	case durable.Item[record]:
+		return []int{v.Value.ID}
+	case []durable.Item[record]:
+		ids := make([]int, len(v))
+		for i, it := range v {
+			ids[i] = it.Value.ID
+		}
+		return ids
+	}
+	return nil
 }
 
 // loaderBurst returns the rate agent's burst at rate: a quarter of the

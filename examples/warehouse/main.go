@@ -50,7 +50,10 @@
 // moment and run again with the same flags, it prints how many records it
 // found already loaded, loads only the rest (skipping a record a file
 // already holds, should the queue hand it out again), and its check finds
-// every record in the files exactly once.
+// every record in the files exactly once. A record that fails for good is
+// written to DIR/dead-letters.ndjson before the queue lets it go: a later
+// run adds it to the queue no more, lists it with its own, and its check
+// expects it in no file.
 //
 // With -metrics it serves the agents' metrics (see agent.WithMeterProvider)
 // at http://ADDR/metrics for Prometheus while it runs.
@@ -170,6 +173,13 @@ func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Wri
 	}
 	summarize(stdout, cfg, l, a, elapsed, mem.peak.Load())
 	dead := l.dead.byID()
+	if st != nil {
+		var before int
+		dead, before = st.deadLetters()
+		if before > 0 {
+			fmt.Fprintf(stdout, "warehouse: %d records failed for good in earlier runs; they count below\n", before)
+		}
+	}
 	reportDeadLetters(stdout, dead)
 	return errors.Join(failure(err, dead), verify(stdout, dir, cfg.records, dead))
 }

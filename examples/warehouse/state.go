@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,13 +28,25 @@ import (
 // JetStream, embedded). Killed at any moment and run again, the program
 // finds there what it loaded and what it did not.
 type state struct {
-	dir    string
-	out    string // the batch files
-	queue  string // the durable queue's store
-	filled string // a file that says every id was added to the queue
+	dir      string
+	out      string // the batch files
+	queue    string // the durable queue's store
+	filled   string // a file that says every id was added to the queue
+	deadPath string // the dead letters of every run, one JSON line each
 
 	mu     sync.Mutex
-	loaded map[int]bool // ids in the batch files
+	loaded map[int]bool             // ids in the batch files
+	dead   map[int]agent.DeadLetter // ids that failed for good, in this run or an earlier one
+	before int                      // how many of dead earlier runs found
+}
+
+// deadLine is a line of the dead letters' file: a record that failed for
+// good.
+type deadLine struct {
+	ID       int    `json:"id"`
+	Agent    string `json:"agent"`
+	Attempts int    `json:"attempts"`
+	Error    string `json:"error"`
 }
 
 // openState prepares dir: the batch files there are read back (a batch
@@ -38,7 +54,8 @@ type state struct {
 // removed), and what they hold is loaded.
 func openState(dir string) (*state, error) {
 	s := &state{dir: dir, out: filepath.Join(dir, "batches"), queue: filepath.Join(dir, "queue"),
-		filled: filepath.Join(dir, "queue-filled"), loaded: map[int]bool{}}
+		filled: filepath.Join(dir, "queue-filled"), deadPath: filepath.Join(dir, "dead-letters.ndjson"),
+		loaded: map[int]bool{}, dead: map[int]agent.DeadLetter{}}
 	if err := os.MkdirAll(s.out, 0o755); err != nil {
 		return nil, err
 	}
@@ -64,7 +81,91 @@ func openState(dir string) (*state, error) {
 		}
 		s.loaded[id] = true
 	}
+	if err := s.readDead(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// readDead reads the dead letters earlier runs wrote. A line cut short by
+// a crash mid-write is cut off: its item was not acknowledged, and comes
+// again.
+func (s *state) readDead() error {
+	data, err := os.ReadFile(s.deadPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	whole := bytes.LastIndexByte(data, '\n') + 1
+	if whole < len(data) {
+		if err := os.Truncate(s.deadPath, int64(whole)); err != nil {
+			return err
+		}
+	}
+	for line := range bytes.Lines(data[:whole]) {
+		var d deadLine
+		if err := json.Unmarshal(line, &d); err != nil {
+			return fmt.Errorf("%s: %w", s.deadPath, err)
+		}
+		s.dead[d.ID] = agent.DeadLetter{Agent: d.Agent, Attempts: d.Attempts, Err: errors.New(d.Error), Item: d.ID}
+	}
+	s.before = len(s.dead)
+	return nil
+}
+
+// bury writes the records of the dead letter d to the dead letters' file,
+// synced, before the queue lets their items go.
+func (s *state) bury(d agent.DeadLetter) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b []byte
+	var ids []int
+	for _, id := range deadIDs(d.Item) {
+		// A record in a file already was loaded by a run that died before
+		// the queue had its acknowledgement: it did not fail.
+		if !s.loaded[id] {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	for _, id := range ids {
+		why := "failed"
+		if d.Err != nil {
+			why = d.Err.Error()
+		}
+		line, err := json.Marshal(deadLine{ID: id, Agent: d.Agent, Attempts: d.Attempts, Error: why})
+		if err != nil {
+			return err
+		}
+		b = append(append(b, line...), '\n')
+	}
+	f, err := os.OpenFile(s.deadPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err := errors.Join(err, f.Close()); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		s.dead[id] = d
+	}
+	return nil
+}
+
+// deadLetters returns the records that failed for good, in this run or
+// an earlier one, and how many of them earlier runs found.
+func (s *state) deadLetters() (map[int]agent.DeadLetter, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.dead), s.before
 }
 
 // files returns the writer of the batch files, numbering on from those
@@ -79,7 +180,7 @@ func (s *state) files() (*files, error) {
 	return fs, nil
 }
 
-// fill adds to q the ids from 1 to n not yet loaded, once: a run that
+// fill adds to q the ids from 1 to n not yet loaded nor failed, once: a run that
 // finds the queue filled by an earlier one adds nothing. A crash while
 // adding makes the next run add again: the queue takes a key it already
 // has within its dedupe window once, and the files skip an id they hold.
@@ -89,7 +190,7 @@ func (s *state) fill(ctx context.Context, q *durable.Queue[int], n int) (int, er
 	}
 	var entries []durable.Entry[int]
 	for id := 1; id <= n; id++ {
-		if !s.loaded[id] {
+		if _, failed := s.dead[id]; !s.loaded[id] && !failed {
 			entries = append(entries, durable.Entry[int]{Key: strconv.Itoa(id), Value: id})
 		}
 	}
@@ -99,15 +200,17 @@ func (s *state) fill(ctx context.Context, q *durable.Queue[int], n int) (int, er
 	return len(entries), os.WriteFile(s.filled, []byte(strconv.Itoa(n)+"\n"), 0o644)
 }
 
-// fresh returns the records of batch whose ids are not in the files yet,
-// and notes them loaded: an item handed out again after a crash may have
-// reached a file already.
+// fresh returns the records of batch whose ids are neither in the files
+// nor in the dead letters yet: an item handed out again after a crash may
+// have reached either already.
 func (s *state) fresh(batch []durable.Item[record]) []record {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]record, 0, len(batch))
 	for _, it := range batch {
-		if !s.loaded[it.Value.ID] {
+		// A record a run that died sent to the dead letters, before the
+		// queue had its acknowledgement, stays there.
+		if _, failed := s.dead[it.Value.ID]; !s.loaded[it.Value.ID] && !failed {
 			out = append(out, it.Value)
 		}
 	}
@@ -161,7 +264,8 @@ func (l *loader) durableChain(s *state) (agent.Stage[durable.Item[int], []durabl
 // loadDurable loads through a durable queue in s: it adds the ids not
 // loaded yet, once, and runs the chain on the queue until it is empty,
 // each id acknowledged once its record is in a file. A record that fails
-// for good is acknowledged too, and listed.
+// for good is acknowledged too, once it is in the state's dead letters'
+// file, and listed.
 func (l *loader) loadDurable(ctx context.Context, rt *agent.Runtime, s *state, stdout io.Writer) error {
 	q, err := durable.Open[int](durable.Config{Dir: s.queue, Name: "warehouse"})
 	if err != nil {
@@ -183,6 +287,11 @@ func (l *loader) loadDurable(ctx context.Context, rt *agent.Runtime, s *state, s
 	}
 	c, err := compose.Start(rt, stages, durable.Batches(q, func([]durable.Item[record]) error { return nil }),
 		compose.WithName("warehouse"), compose.WithDeadLetters(durable.DeadLetterSink(q, func(d agent.DeadLetter) error {
+			// Written down before the queue lets the item go, so that a
+			// later run knows it failed.
+			if err := s.bury(d); err != nil {
+				return err
+			}
 			l.dead.add(d)
 			return nil
 		})))

@@ -66,3 +66,34 @@ func TestAKilledLoadResumesWithItsState(t *testing.T) {
 	}
 	t.Logf("the first run, killed, loaded %d records; the second loaded the other %d", found, loaded)
 }
+
+// TestARerunKnowsTheDeadLettersOfEarlierRuns loads with -state through an
+// API that fails most requests, so that some records fail for good, and
+// runs the program again with the same flags: the second run adds none of
+// them to the queue again, counts them as the first did, and its check
+// finds every other record in the files exactly once.
+func TestARerunKnowsTheDeadLettersOfEarlierRuns(t *testing.T) {
+	dir := t.TempDir()
+	args := regexp.MustCompile(`\s+`).Split(fmt.Sprintf("-records 1000 -rate 4000 -api-rate 4000 -batch 50 -fail 0.6 -state %s", dir), -1)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errs bytes.Buffer
+	err := run(ctx, args, &out, &errs)
+	require.Error(t, err, "%s\n%s", out.String(), errs.String())
+	dead := figure(t, out.String(), "dead letters")
+	require.Greater(t, dead, 0, "no record failed for good:\n%s", out.String())
+	require.Contains(t, err.Error(), fmt.Sprintf("%d records failed for good", dead))
+
+	out.Reset()
+	errs.Reset()
+	err = run(ctx, args, &out, &errs)
+	require.Error(t, err, "%s\n%s", out.String(), errs.String())
+	text := out.String()
+	require.Contains(t, text, fmt.Sprintf("found %d records already loaded", 1000-dead), text)
+	require.Contains(t, text, fmt.Sprintf("warehouse: %d records failed for good in earlier runs", dead), text)
+	require.Equal(t, dead, figure(t, text, "dead letters"), text)
+	require.Equal(t, 0, figure(t, text, "records loaded"), text)
+	require.Regexp(t, fmt.Sprintf(`check: +every id from 1 to 1000 is in \d+ files exactly once, but the %d dead letters`, dead), text)
+	require.Contains(t, err.Error(), fmt.Sprintf("%d records failed for good", dead))
+	t.Logf("%d records failed for good in the first run; the second found them", dead)
+}
