@@ -53,7 +53,7 @@ type Config struct {
 	// require client certificates).
 	TLS *tls.Config
 	// ConnectTimeout bounds how long Open waits for the servers at URL,
-	// or for the embedded server to start. Default 5 s.
+	// or for the embedded server to start. Default [DefaultConnectTimeout].
 	ConnectTimeout time.Duration
 
 	// Lease is how long a process may hold an item without a sign of life
@@ -82,12 +82,12 @@ type Config struct {
 
 // The defaults of Config.
 const (
-	DefaultName        = "evolve"
-	DefaultLease       = 5 * time.Second
-	DefaultMaxAttempts = 5
-	DefaultDedupe      = 2 * time.Minute
-	DefaultMaxHeld     = 65536
-	DefaultConnect     = 5 * time.Second
+	DefaultName           = "evolve"
+	DefaultLease          = 5 * time.Second
+	DefaultMaxAttempts    = 5
+	DefaultDedupe         = 2 * time.Minute
+	DefaultMaxHeld        = 65536
+	DefaultConnectTimeout = 5 * time.Second
 )
 
 // names are the names a queue may have: JetStream's stream names, with no
@@ -136,7 +136,7 @@ func (c Config) withDefaults() Config {
 		c.Replicas = 1
 	}
 	if c.ConnectTimeout == 0 {
-		c.ConnectTimeout = DefaultConnect
+		c.ConnectTimeout = DefaultConnectTimeout
 	}
 	if c.Lease == 0 {
 		c.Lease = DefaultLease
