@@ -26,20 +26,21 @@ const (
 	farWork     = 5 * time.Millisecond
 	farDelay    = 100 * time.Millisecond
 	farPrefetch = 256
+	farOp       = 500 // items posted in one op
 )
 
-// BenchmarkRemoteFar posts b.N ints to a remote stage whose one worker
+// BenchmarkRemoteFar posts b.N × farOp ints to a remote stage whose one worker
 // process has farSlots slots and sleeps farWork on each item: on the
 // loopback, and through a proxy of this process on 127.0.0.1 that delays
 // what the worker sends the master by farDelay, without prefetch and with
-// a prefetch of farPrefetch (the master grants it). One op is one item.
-// It reports items/s from the first Post to the last result: the stage's
-// end is left out, since the worker answers the master's news that the
-// stage finished on a connection of its own, not through the proxy, which
-// the master's node refuses (a second connection from the same worker),
-// and the master waits a second for the answer. Run it with a fixed
-// count, such as -benchtime 3000x: the round trips make small counts slow
-// to start.
+// a prefetch of farPrefetch (the master grants it). One op is farOp
+// items, so that even the one op a second of benchmark time allows far
+// away measures the stream and not the first item's round trips. It
+// reports items/s from the first Post to the last result: the stage's end
+// is left out, since the worker answers the master's news that the stage
+// finished on a connection of its own, not through the proxy, which the
+// master's node refuses (a second connection from the same worker), and
+// the master waits a second for the answer.
 func BenchmarkRemoteFar(b *testing.B) {
 	for _, c := range []struct {
 		name     string
@@ -77,7 +78,8 @@ func remoteFarRun(b *testing.B, delay time.Duration, prefetch int) {
 		defer cancel()
 		_ = rt.Shutdown(ctx)
 	}()
-	s := newSeen(b.N)
+	n := b.N * farOp
+	s := newSeen(n)
 	bad := 0
 	var last time.Time // when the last result came
 	h, err := remote.New(rt, remote.Config[int]{Node: node, Name: remoteStage, MaxPrefetch: farPrefetch},
@@ -87,7 +89,7 @@ func remoteFarRun(b *testing.B, delay time.Duration, prefetch int) {
 				return
 			}
 			s.mark(int(r.Seq))
-			if s.count == b.N {
+			if s.count == n {
 				last = time.Now()
 			}
 		})
@@ -100,7 +102,7 @@ func remoteFarRun(b *testing.B, delay time.Duration, prefetch int) {
 	ctx := context.Background()
 	start := time.Now()
 	b.ResetTimer()
-	for i := range b.N {
+	for i := range n {
 		if err := h.Post(ctx, i); err != nil {
 			b.Fatal(err)
 		}
@@ -110,7 +112,7 @@ func remoteFarRun(b *testing.B, delay time.Duration, prefetch int) {
 		b.Fatal(err)
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(b.N)/last.Sub(start).Seconds(), "items/s")
+	b.ReportMetric(float64(n)/last.Sub(start).Seconds(), "items/s")
 	if bad != 0 {
 		b.Fatalf("%d results failed or were not the item doubled", bad)
 	}
