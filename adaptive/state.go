@@ -33,6 +33,16 @@ type State[In, Out any] struct {
 	ticked bool          // whether last and since are set
 }
 
+// Owned returns s as a State that [Evolve] updates in place where it
+// would otherwise keep a version of what it changed, as
+// parallel.State.Owned does: for a driver that keeps nothing but the
+// newest State, as the runtime does. s, and every State evolved from it
+// but the newest, are no longer to be used.
+func (s State[In, Out]) Owned() State[In, Out] {
+	s.p = s.p.Owned()
+	return s
+}
+
 // NewState returns the initial State for cfg, or an error naming the first
 // setting of cfg that is out of range. It holds no demand: the runtime's
 // first agent.Pull gives it some, and until then it starts nothing.

@@ -126,6 +126,18 @@ func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 	}, nil
 }
 
+// Owned returns s as a State that [Evolve] updates in place where it
+// would otherwise keep a version of what it changed: for a driver that
+// keeps nothing but the newest State, as the runtime does, and saves the
+// allocations the versions cost. s, and every State evolved from it but
+// the newest, are no longer to be used. The States a test evolves keep
+// their value semantics: they are not owned.
+func (s State[In, Out]) Owned() State[In, Out] {
+	s.running = s.running.Owned()
+	s.held.runs = s.held.runs.Owned()
+	return s
+}
+
 // Flight reports the batch in flight under the Start ID id, and whether
 // there is one.
 func (s State[In, Out]) Flight(id uint64) (Flight, bool) {

@@ -38,7 +38,9 @@ type Spec[S, W, R, O any] struct {
 	Name string
 	// State is the agent's initial state. A state that Evolve updates in
 	// place has a method Clone() S, and each run of the agent starts from
-	// a Clone of it, so that two runs of one Stage share nothing.
+	// a Clone of it, so that two runs of one Stage share nothing. A state
+	// that Evolve may update in place when nothing else holds it has a
+	// method Owned() S, and each run starts from what that returns.
 	State S
 	// Evolve is the agent's behaviour.
 	Evolve agent.Evolve[S]
@@ -96,12 +98,18 @@ type Spec[S, W, R, O any] struct {
 	Takes []agent.Msg
 }
 
-// initial returns the state one run of the agent starts from.
+// initial returns the state one run of the agent starts from. A state
+// with a method Owned() S is run as what it returns: a state that evolve
+// may update in place, since the runtime keeps nothing but the newest.
 func (s Spec[S, W, R, O]) initial() S {
-	if c, ok := any(s.State).(interface{ Clone() S }); ok {
-		return c.Clone()
+	st := s.State
+	if c, ok := any(st).(interface{ Clone() S }); ok {
+		st = c.Clone()
 	}
-	return s.State
+	if o, ok := any(st).(interface{ Owned() S }); ok {
+		st = o.Owned()
+	}
+	return st
 }
 
 // Port is what an agent's Open connected it to.

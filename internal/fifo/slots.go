@@ -29,9 +29,27 @@ package fifo
 // must not be used from two goroutines at once, nor one version read from
 // two. Len reads nothing shared. An agent's state is evolved on one
 // goroutine at a time, so an evolve function may hold Slots freely.
+//
+// Owned Slots (see [Slots.Owned]) keep no versions: a change changes the
+// map in place, and the Slots it was called on see it too. They are for a
+// state that nothing but its newest version is kept of, as an agent's
+// runtime keeps it, and cost no allocation per change.
 type Slots[V any] struct {
-	v *version[V] // nil for Slots that never held a value
-	n int         // this version's length
+	v   *version[V] // nil for Slots that never held a value
+	n   int         // this version's length
+	own bool        // changes are made in place (see Owned)
+}
+
+// Owned returns s, and the Slots made from it by Put and Take, as Slots
+// whose changes are made in place, with no version kept of what they
+// were: s, and every Slots but the newest made from it, are no longer to
+// be used.
+func (s Slots[V]) Owned() Slots[V] {
+	if s.v != nil {
+		s.v.values() // the map is moved to s first
+	}
+	s.own = true
+	return s
 }
 
 // version is one version of Slots: the newest holds the map, each other
@@ -68,6 +86,9 @@ func (s Slots[V]) Put(k uint64, v V) Slots[V] {
 	if !had {
 		s.n++
 	}
+	if s.own && s.v != nil {
+		return s
+	}
 	s.v = s.v.change(m, k, old, had)
 	return s
 }
@@ -85,6 +106,9 @@ func (s Slots[V]) Take(k uint64) (V, bool, Slots[V]) {
 		return zero, false, s
 	}
 	s.n--
+	if s.own {
+		return old, true, s
+	}
 	s.v = s.v.change(m, k, old, true)
 	return old, true, s
 }

@@ -104,3 +104,51 @@ func TestSlotsChangeTheNewestVersionInOneAllocation(t *testing.T) {
 	})
 	assert.Equal(t, 2.0, allocs)
 }
+
+// TestOwnedSlotsChangeInPlace runs random changes on owned Slots against a
+// Go map: they hold what the map holds, and a change allocates nothing
+// once the table has grown.
+func TestOwnedSlotsChangeInPlace(t *testing.T) {
+	s := Slots[int]{}.Put(0, 0).Owned()
+	want := map[uint64]int{0: 0}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 20_000 {
+		k := uint64(r.IntN(64))
+		if r.IntN(2) == 0 {
+			s = s.Put(k, i)
+			want[k] = i
+		} else {
+			v, ok, rest := s.Take(k)
+			w, had := want[k]
+			require.Equal(t, had, ok, "Take(%d)", k)
+			require.Equal(t, w, v, "Take(%d)", k)
+			s = rest
+			delete(want, k)
+		}
+		require.Equal(t, len(want), s.Len())
+	}
+	for k, w := range want {
+		v, ok := s.Get(k)
+		require.True(t, ok)
+		require.Equal(t, w, v)
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		s = s.Put(7, 1)
+		_, _, s = s.Take(7)
+	})
+	assert.Zero(t, allocs, "allocations per change of owned Slots")
+}
+
+// TestOwnedSlotsMoveTheMapFirst makes owned Slots of a version that is not
+// the newest: they hold that version's values, not the newest's.
+func TestOwnedSlotsMoveTheMapFirst(t *testing.T) {
+	base := Slots[int]{}.Put(1, 10)
+	_ = base.Put(2, 20) // the newest version
+	own := base.Owned().Put(3, 30)
+	_, ok := own.Get(2)
+	assert.False(t, ok, "the newest version's value shows in owned Slots of an older one")
+	v, ok := own.Get(3)
+	assert.True(t, ok)
+	assert.Equal(t, 30, v)
+	assert.Equal(t, 2, own.Len())
+}
