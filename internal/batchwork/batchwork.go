@@ -80,7 +80,16 @@ func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		Share:       p.Share,
 		Takes:       p.Takes,
 		Work: func(ctx context.Context, seq uint64, items []In) ([]R, error) {
-			return r.run(ctx, seq, items, free.get(len(items))), nil
+			// The loop of run, in this frame rather than one of its own:
+			// the stack of a worker holds it while the work runs.
+			out := free.get(len(items))
+			for i := 0; i < len(items); i++ {
+				if err := r.runFrom(ctx, seq, items, out, &i); err != nil {
+					var zero Out
+					out[i] = r.result(seq+uint64(i), zero, err)
+				}
+			}
+			return out, nil
 		},
 		Recovers: true, // run fails the item whose work panicked, alone
 		// The parallel and adaptive agents' evolve keeps no Done's results
@@ -103,24 +112,11 @@ func (p Agent[S, In, Out, R, V]) runner() *runner[In, Out, R] {
 	return &runner[In, Out, R]{name: p.Name, work: p.Work, timeout: p.Timeout, result: p.Result}
 }
 
-// run does the work on each item in turn and returns one result per item,
-// in order, in out, which holds one per item. A panic fails its item
-// alone, with an *agent.PanicError. Once ctx has ended, the items not yet
-// begun fail with its cause.
-func (r *runner[In, Out, R]) run(ctx context.Context, seq uint64, items []In, out []R) []R {
-	for i := 0; i < len(items); i++ {
-		if err := r.runFrom(ctx, seq, items, out, &i); err != nil {
-			var zero Out
-			out[i] = r.result(seq+uint64(i), zero, err)
-		}
-	}
-	return out
-}
-
 // runFrom does the work on items from index *i on, putting each result in
 // out, until the last, or until an item's work panics: it then returns the
-// panic as an error, *i at that item. So a batch pays for one deferred
-// recover, not one per item.
+// panic as an error, *i at that item, which fails alone; the caller goes
+// on from the next. So a batch pays for one deferred recover, not one per
+// item. Once ctx has ended, the items not yet begun fail with its cause.
 func (r *runner[In, Out, R]) runFrom(ctx context.Context, seq uint64, items []In, out []R, i *int) (err error) {
 	defer safe.Recover(&err)
 	done := ctx.Done()

@@ -33,46 +33,38 @@ type crew[W, R any] struct {
 }
 
 // work runs s and then every Start handed to it, until the agent halts.
-// Its own frame is kept small, and the work runs in run's: an agent with
-// thousands of workers keeps thousands of stacks, which stay at the
-// smallest size only while the work's calls fit in it.
+// The work runs in its own frame, which holds no more than the work's
+// result and its timing, and no call of the runtime's but the work's is
+// under way meanwhile: an agent with thousands of workers keeps thousands
+// of stacks, which stay at the smallest size only while the work's calls
+// fit in it.
 func (c *cell[S, I, W, R, O, V]) work(s agent.Start[W]) {
 	var woke []relayed // the worker's own, for the rounds it takes in (see finished)
+	h := c.h
 	for {
+		var r R
+		var err error
+		began := h.rt.Clock.Now()
+		if c.spec.Recovers {
+			r, err = c.spec.Work(h.workCtx, s.ID, s.Work)
+		} else {
+			r, err = safely(h.workCtx, c.spec.Work, s.ID, s.Work)
+		}
+		end := h.rt.Clock.Now()
 		var ok bool
-		d, end := c.run(s)
-		if woke, ok = c.finished(d, end, woke); !ok {
+		if woke, ok = c.finished(s.ID, r, err, end.Sub(began), end, woke); !ok {
 			return // halted while it took the inbox in: counted gone already
 		}
 		if s, ok = <-c.crew.jobs; !ok {
-			c.h.worked()
+			h.worked()
 			return
 		}
 	}
 }
 
-// run runs the work of s and returns its Done, timed, and the instant it
-// ended.
-func (c *cell[S, I, W, R, O, V]) run(s agent.Start[W]) (agent.Done[R], time.Time) {
-	h := c.h
-	began := h.rt.Clock.Now()
-	var r R
-	var err error
-	if c.spec.Recovers {
-		r, err = c.spec.Work(h.workCtx, s.ID, s.Work)
-	} else {
-		r, err = safely(h.workCtx, c.spec.Work, s.ID, s.Work)
-	}
-	end := h.rt.Clock.Now()
-	took := end.Sub(began)
-	if h.gauges != nil {
-		h.gauges.Worked(took)
-	}
-	return agent.Done[R]{ID: s.ID, Result: r, Err: err, Took: took}, end
-}
-
-// finished puts a work result in the inbox, unless the agent has stopped;
-// end is the instant the work ended.
+// finished puts the result of the work of Start id in the inbox, unless
+// the agent has stopped: r and err, the time it took, and end, the instant
+// it ended.
 // When that wakes the agent, the worker takes its inbox in itself, and the
 // inboxes of the neighbours that wakes in turn (see relay), rather than
 // handing the round to the agent's mailbox: one hand-over less per batch
@@ -82,8 +74,12 @@ func (c *cell[S, I, W, R, O, V]) run(s agent.Start[W]) (agent.Done[R], time.Time
 // Meanwhile it is counted visiting, not running (see Agent.stepOut). It
 // returns woke, emptied, for reuse, and false when the agent halted
 // meanwhile: the worker is then counted gone and must return.
-func (c *cell[S, I, W, R, O, V]) finished(d agent.Done[R], end time.Time, woke []relayed) ([]relayed, bool) {
+func (c *cell[S, I, W, R, O, V]) finished(id uint64, r R, err error, took time.Duration, end time.Time, woke []relayed) ([]relayed, bool) {
 	h := c.h
+	if h.gauges != nil {
+		h.gauges.Worked(took)
+	}
+	d := agent.Done[R]{ID: id, Result: r, Err: err, Took: took}
 	in := &h.in
 	in.mu.Lock()
 	if in.stopped {
