@@ -41,7 +41,9 @@ type Config struct {
 	// JetStream: a cluster, when one machine is not enough.
 	URL string
 	// Replicas is how many servers of the cluster keep a copy of the
-	// queue, with URL (at most 5). Default 1.
+	// queue, its dead letters and its consumer, with URL (at most 5, and
+	// no more than the cluster has servers with JetStream; a server that
+	// is not part of a cluster keeps one). Default 1.
 	Replicas int
 	// Creds is a NATS credentials file, with URL.
 	Creds string

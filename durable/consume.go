@@ -59,6 +59,10 @@ const idleWait = 250 * time.Millisecond
 // An item handed out more than Config.MaxAttempts times, or whose bytes
 // the codec cannot decode, goes to the dead letters without entering the
 // chain.
+//
+// Errors of the queue's servers, such as a cluster's while it elects a
+// new leader, are waited out: Consume asks again, and returns the error
+// only once they have lasted more than 30 seconds.
 func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], opts ...Option) error {
 	o := options{fetch: DefaultFetch}
 	for _, f := range opts {
@@ -93,7 +97,7 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 	for _, left := range q.ledger.drain() {
 		_ = left.msg.Nak()
 	}
-	if errors.Is(feedErr, context.Canceled) || errors.Is(feedErr, context.DeadlineExceeded) {
+	if feedErr != nil && errors.Is(feedErr, ctx.Err()) {
 		feedErr = nil // the ordinary end of a chain that runs until told
 	}
 	return errors.Join(feedErr, waitErr)
@@ -101,50 +105,99 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 
 // feed takes items from q and posts them to h until ctx ends, h takes no
 // more, or, with o.untilEmpty, the queue is empty.
+//
+// An error of the queue's servers does not end it at once: a cluster that
+// lost the server leading the queue answers with errors, or not at all,
+// until it has elected another, and a connection to a server that went
+// away moves to another meanwhile. feed tries again every idleWait, and
+// gives up only once the errors have lasted longer than outage.
 func feed[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], o options) error {
-	var buf []jetstream.Msg
-	var mds []*jetstream.MsgMetadata
+	var failing time.Time // when the errors began; zero while the queue answers
+	var room scratch
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		// Whatever is ready, at once; when nothing is, and the queue holds
-		// no more than the chain does, the run is over; otherwise wait for
-		// the next item a while.
-		got, err := fetch(ctx, q, h, o.fetch, 0, &buf, &mds)
-		if err != nil || got > 0 {
-			if err != nil {
-				return err
-			}
+		over, err := step(ctx, q, h, o, &room)
+		var u unavailable
+		switch {
+		case over:
+			return nil
+		case err == nil:
+			failing = time.Time{}
 			continue
-		}
-		if o.untilEmpty {
-			if over, err := drained(ctx, q); err != nil || over {
-				return err
-			}
-		}
-		if _, err := fetch(ctx, q, h, 1, idleWait, &buf, &mds); err != nil {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case !errors.As(err, &u):
 			return err
+		case failing.IsZero():
+			failing = time.Now()
+		case time.Since(failing) > outage:
+			return fmt.Errorf("%w (for more than %v)", err, outage)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(idleWait):
 		}
 	}
 }
 
+// scratch is the room a feed keeps between its fetches: the messages of
+// one, and their metadata.
+type scratch struct {
+	msgs []jetstream.Msg
+	mds  []*jetstream.MsgMetadata
+}
+
+// outage is how long feed rides out errors of the queue's servers before
+// it gives up: longer than a cluster takes to elect a new leader.
+const outage = 30 * time.Second
+
+// unavailable is an error of the queue's servers, which may pass.
+type unavailable struct{ error }
+
+// Unwrap returns the error of the servers.
+func (u unavailable) Unwrap() error { return u.error }
+
+// step takes what is ready of q and posts it to h; when nothing is, it
+// reports with o.untilEmpty whether the run is over, and otherwise waits
+// for the next item a while.
+func step[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], o options, room *scratch) (bool, error) {
+	got, err := fetch(ctx, q, h, o.fetch, 0, room)
+	if err != nil || got > 0 {
+		return false, err
+	}
+	if o.untilEmpty {
+		// The queue holds no more than the chain does.
+		if over, err := drained(ctx, q); err != nil || over {
+			return over, err
+		}
+	}
+	_, err = fetch(ctx, q, h, 1, idleWait, room)
+	return false, err
+}
+
 // drained reports whether q holds nothing but what this process holds.
 func drained[T any](ctx context.Context, q *Queue[T]) (bool, error) {
-	n, err := q.Len(ctx)
+	// A request the servers lost, as a cluster changes leaders, would wait
+	// as long as ctx does: it is asked again instead.
+	ask, cancel := context.WithTimeout(ctx, q.cfg.ConnectTimeout)
+	defer cancel()
+	n, err := q.Len(ask)
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
-		return false, fmt.Errorf("durable: reading the length of queue %s: %w", q.cfg.Name, err)
+		return false, unavailable{fmt.Errorf("durable: reading the length of queue %s: %w", q.cfg.Name, err)}
 	}
 	return n <= q.ledger.len(), nil
 }
 
 // fetch takes up to n items from q, those ready now if wait is 0 and
 // otherwise waiting at most wait for them, posts them to h, and returns
-// how many it took. buf and mdBuf are room it may keep between calls.
-func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], n int, wait time.Duration, buf *[]jetstream.Msg, mdBuf *[]*jetstream.MsgMetadata) (int, error) {
+// how many it took, with room kept between calls.
+func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], n int, wait time.Duration, room *scratch) (int, error) {
 	var batch jetstream.MessageBatch
 	var err error
 	if wait == 0 {
@@ -162,13 +215,12 @@ func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S
 		if errors.Is(err, nats.ErrConnectionClosed) || q.isClosed() {
 			return 0, ErrClosed
 		}
-		return 0, fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)
+		return 0, unavailable{fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)}
 	}
 	// The batch is taken whole before the chain gets any of it, so that
 	// an embedded queue records once for all of it how far this run has
 	// handed out items (see crashes).
-	msgs := (*buf)[:0]
-	mds := (*mdBuf)[:0]
+	msgs, mds := room.msgs[:0], room.mds[:0]
 	var last uint64
 	for msg := range batch.Messages() {
 		md, err := msg.Metadata()
@@ -180,7 +232,7 @@ func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S
 	defer func() {
 		clear(msgs)
 		clear(mds)
-		*buf, *mdBuf = msgs[:0], mds[:0]
+		room.msgs, room.mds = msgs[:0], mds[:0]
 	}()
 	if err := q.crash.handOut(last); err != nil {
 		for _, m := range msgs {
@@ -202,7 +254,7 @@ func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S
 		if ctx.Err() != nil {
 			return got, ctx.Err()
 		}
-		return got, fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)
+		return got, unavailable{fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)}
 	}
 	return got, nil
 }

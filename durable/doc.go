@@ -47,6 +47,30 @@
 // rate stage of 100 a second make 200 a second at the API: give each
 // process its share of the limit.
 //
+// # Clusters
+//
+// With Config.URL listing the servers of a NATS cluster and
+// Config.Replicas 3, the queue's stream, its dead letters and its
+// consumer each have three copies, on three servers, one of which leads
+// it. A server that shuts down hands what it leads to another at once: a
+// chain running on the queue goes on, and the items whose
+// acknowledgements were on their way come back after their lease, to
+// reach the sink a second time. A cluster that loses the majority of a
+// queue's servers answers nothing about it until one of them returns:
+// [Consume] waits that out (see its doc), renewing its leases, but what
+// its sink acknowledges meanwhile is lost, and comes back to the sink
+// once the cluster does: in tests with 2,000 items, as many items as the
+// chain held came twice. A queue with more replicas than the cluster has
+// servers with JetStream, or with replicas on a server that is not part
+// of a cluster, is refused by [Open] with an ErrConfig.
+//
+// A request the cluster loses as it changes leaders is answered by
+// nothing: [Queue.Add] and [Queue.Len] wait for an answer as long as their
+// context allows (five seconds for a context with no deadline), and
+// [Queue.AddMany] as long as its context allows. Give them a context with
+// a timeout, and try again: adding an item again within Config.Dedupe
+// adds nothing.
+//
 // # What the disk keeps
 //
 // By default the NATS server hands each message to the operating system at

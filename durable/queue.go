@@ -40,7 +40,8 @@ const consumerName = "chain"
 // Open opens the queue cfg says, creating it if it does not exist: with
 // cfg.Dir, an embedded NATS server in this process keeps it in that
 // directory; with cfg.URL, the NATS servers there do. It returns an
-// ErrConfig for settings out of range, an ErrStore for a directory that
+// ErrConfig for settings out of range, or cfg.Replicas more than the
+// servers at cfg.URL can keep, an ErrStore for a directory that
 // cannot be written or whose store cannot be opened, and an
 // ErrUnreachable for servers that do not answer within
 // cfg.ConnectTimeout or refuse the credentials.
@@ -100,6 +101,9 @@ func (q *Queue[T]) declare() error {
 	}
 	q.js = js
 	fail := func(what string, err error) error {
+		if why := tooFewServers(err, redact(q.cfg.URL), q.cfg.Replicas); why != "" {
+			return invalid("replicas %d: %s (%s: %v)", q.cfg.Replicas, why, what, err)
+		}
 		if q.srv != nil {
 			return fmt.Errorf("%w: %s: %s: %v", ErrStore, q.cfg.Dir, what, err)
 		}
@@ -133,6 +137,9 @@ func (q *Queue[T]) declare() error {
 		MaxDeliver:    -1, // attempts are counted here, to send the last to the dead letters
 		MaxAckPending: q.cfg.MaxHeld,
 		FilterSubject: q.items,
+		// As many copies as the stream's, and said: a consumer left to
+		// inherit them has as many, but its configuration says 0.
+		Replicas: q.cfg.Replicas,
 	}
 	if q.srv != nil {
 		// Only this process reaches the server before Open returns, so any
@@ -150,6 +157,29 @@ func (q *Queue[T]) declare() error {
 		return fail("the queue's consumer", err)
 	}
 	return nil
+}
+
+// The JetStream errors of a stream with more replicas than the servers
+// can keep.
+const (
+	errCodeReplicasNotSupported = 10074 // the server is not clustered
+	errCodeNoPeers              = 10005 // the cluster has too few servers
+)
+
+// tooFewServers says, if err is the servers at url refusing a stream for
+// want of servers to keep its replicas, why, and otherwise returns "".
+func tooFewServers(err error, url string, replicas int) string {
+	var api *jetstream.APIError
+	if !errors.As(err, &api) {
+		return ""
+	}
+	switch api.ErrorCode {
+	case errCodeReplicasNotSupported:
+		return fmt.Sprintf("the server at %s is not part of a cluster, and keeps one copy: give the URL of a JetStream cluster, or Replicas 1", url)
+	case errCodeNoPeers:
+		return fmt.Sprintf("the cluster at %s has fewer than %d servers with JetStream to keep the copies", url, replicas)
+	}
+	return ""
 }
 
 // Add adds v to the queue under key, and returns once the queue has it:
