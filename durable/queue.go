@@ -95,7 +95,10 @@ func Open[T any](cfg Config) (*Queue[T], error) {
 func (q *Queue[T]) declare() error {
 	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
 	defer cancel()
-	js, err := jetstream.New(q.nc)
+	// A publish of AddMany whose confirmation the servers lost, as a
+	// cluster changes leaders, fails after the connect timeout rather than
+	// waiting for ever.
+	js, err := jetstream.New(q.nc, jetstream.WithPublishAsyncTimeout(q.cfg.ConnectTimeout))
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
@@ -207,7 +210,8 @@ type Entry[T any] struct {
 // AddMany adds entries as Add does, without waiting for each before
 // sending the next: it returns once the queue has them all, or with the
 // first error (the entries before it may have been added; adding them all
-// again adds only those that were not).
+// again adds only those that were not). A confirmation the servers do not
+// send within Config.ConnectTimeout is an error.
 func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 	// At most addWindow entries are on their way at once: the server
 	// confirms slowly when it syncs every write, and the client refuses to
