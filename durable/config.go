@@ -43,7 +43,9 @@ type Config struct {
 	// Replicas is how many servers of the cluster keep a copy of the
 	// queue, with URL (at most 5). Default 1.
 	Replicas int
-	// Creds is a NATS credentials file, with URL.
+	// Creds is a NATS credentials file, with URL: a user's JWT and
+	// seed, as nsc writes them. The file is read each time the client
+	// connects, reconnections included.
 	Creds string
 	// User and Password authenticate with URL.
 	User, Password string
