@@ -45,7 +45,9 @@ type Config struct {
 	// no more than the cluster has servers with JetStream; a server that
 	// is not part of a cluster keeps one). Default 1.
 	Replicas int
-	// Creds is a NATS credentials file, with URL.
+	// Creds is a NATS credentials file, with URL: a user's JWT and
+	// seed, as nsc writes them. The file is read each time the client
+	// connects, reconnections included.
 	Creds string
 	// User and Password authenticate with URL.
 	User, Password string

@@ -3,9 +3,11 @@ package durable
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 )
 
 // connect reaches the NATS servers at cfg.URL with the credentials cfg
@@ -26,10 +28,30 @@ func connect(cfg Config) (*nats.Conn, error) {
 		opts = append(opts, nats.Secure(cfg.TLS.Clone()))
 	}
 	nc, err := nats.Connect(cfg.URL, opts...)
+	if err != nil && cfg.Creds != "" {
+		if bad := unusable(err); bad != "" {
+			return nil, fmt.Errorf("%w: creds file %s %s", ErrConfig, cfg.Creds, bad)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %s", ErrUnreachable, redact(cfg.URL), why(err))
 	}
 	return nc, nil
+}
+
+// unusable says what is wrong with the credentials file, if err is one
+// that could not be read or holds no key to sign with, and "" otherwise:
+// the client reads the file as it connects, so its errors come back from
+// the connection.
+func unusable(err error) string {
+	var path *fs.PathError
+	switch {
+	case errors.As(err, &path):
+		return "cannot be read: " + path.Err.Error()
+	case errors.Is(err, nkeys.ErrNoSeedFound):
+		return "holds no user seed: it is not a NATS credentials file"
+	}
+	return ""
 }
 
 // why says in words why a connection failed.

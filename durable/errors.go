@@ -4,7 +4,8 @@ import "errors"
 
 // The errors of package durable. Each is wrapped with what went wrong.
 var (
-	// ErrConfig is a Config, or an option, out of range.
+	// ErrConfig is a Config, or an option, out of range, or a
+	// credentials file that cannot be used.
 	ErrConfig = errors.New("durable: invalid setting")
 	// ErrStore is an embedded server's directory that cannot be used: it
 	// cannot be written, or what it holds is not a queue's store.

@@ -40,11 +40,11 @@ const consumerName = "chain"
 // Open opens the queue cfg says, creating it if it does not exist: with
 // cfg.Dir, an embedded NATS server in this process keeps it in that
 // directory; with cfg.URL, the NATS servers there do. It returns an
-// ErrConfig for settings out of range, or cfg.Replicas more than the
-// servers at cfg.URL can keep, an ErrStore for a directory that
-// cannot be written or whose store cannot be opened, and an
-// ErrUnreachable for servers that do not answer within
-// cfg.ConnectTimeout or refuse the credentials.
+// ErrConfig for settings out of range, cfg.Replicas more than the servers
+// at cfg.URL can keep, or a Creds file that cannot be read or holds no
+// seed; an ErrStore for a directory that cannot be written or whose store
+// cannot be opened; and an ErrUnreachable for servers that do not answer
+// within cfg.ConnectTimeout or refuse the credentials.
 //
 // An embedded queue that opens hands out again at once the items a
 // process held when it died (a crash of this process killed its server
