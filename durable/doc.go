@@ -67,9 +67,23 @@
 // A request the cluster loses as it changes leaders is answered by
 // nothing: [Queue.Add] and [Queue.Len] wait for an answer as long as their
 // context allows (five seconds for a context with no deadline), and
-// [Queue.AddMany] as long as its context allows. Give them a context with
-// a timeout, and try again: adding an item again within Config.Dedupe
-// adds nothing.
+// [Queue.AddMany] no longer than Config.ConnectTimeout for each item.
+// Give them a context with a timeout, and try again: adding an item again
+// within Config.Dedupe adds nothing.
+//
+// # Credentials
+//
+// At a URL, a queue takes what a NATS user has: user and password, TLS
+// certificates (mutual TLS included), or a creds file, on a server in
+// operator mode (accounts and users as signed JWTs). There, JetStream on
+// the server is not enough: the account's JWT must enable it in its
+// limits, or [Open] fails creating the stream ("JetStream not enabled for
+// account"). The creds file is read at every connection, the reconnects
+// included: it may be replaced while a queue is open, and one deleted
+// breaks the next reconnect. A user the server does not trust, whether its
+// account is unknown or signed by another operator, is refused alike. A
+// creds file that cannot be read, or holds no user seed, is an ErrConfig
+// naming it.
 //
 // # What the disk keeps
 //
