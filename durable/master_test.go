@@ -66,7 +66,11 @@ func runMaster(dir, addr, sink, run string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("bound 0")
+	st, err := chain.Status(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Println("bound", st.Bound)
 	// Once both workers have joined this master, say so in a file: a
 	// worker that never joined a master takes its death as final, so the
 	// test kills a master only after that.
@@ -113,12 +117,14 @@ func runWorker(addr string) error {
 }
 
 // TestKilledMasterLosesNothing runs a remote stage whose master consumes a
-// durable queue of 5,000 items and whose two workers are processes of
-// their own; it kills the master with SIGKILL at three random moments and
+// durable queue of 20,000 items and whose two workers are processes of
+// their own; it kills the master with SIGKILL at five random moments and
 // starts it again on the same address and directory; the workers rejoin
-// it. Every item reaches the sink, and the queue ends empty.
+// it. Every item reaches the sink, the queue ends empty, and the items
+// written again after each crash are within what the master's chain may
+// hold: its Bound, a batch in its sink, and one fetch.
 func TestKilledMasterLosesNothing(t *testing.T) {
-	const items, kills = 5000, 3
+	const items, kills = 20_000, 5
 	dir, sink := t.TempDir(), t.TempDir()
 	ctx := context.Background()
 	q, err := durable.Open[int](durable.Config{Dir: dir})
@@ -136,11 +142,14 @@ func TestKilledMasterLosesNothing(t *testing.T) {
 
 	r := rand.New(rand.NewPCG(3, 5))
 	var workers []*chainChild
+	bound := 0
 	for run := range kills + 1 {
 		m := startChild(t, "master", dir, addr, sink, strconv.Itoa(run))
-		if _, err := m.bound(); err != nil {
+		b, err := m.bound()
+		if err != nil {
 			t.Fatal(err)
 		}
+		bound = b + killBatch + durable.DefaultFetch
 		if run == 0 {
 			for range 2 {
 				w := startChild(t, "worker", addr)
@@ -156,7 +165,7 @@ func TestKilledMasterLosesNothing(t *testing.T) {
 			}
 			break
 		}
-		target := 3 + r.IntN(8)
+		target := 5 + r.IntN(21)
 		deadline := time.Now().Add(time.Minute)
 		// A worker that never joined a master takes its death as final, so
 		// the first master is killed only once both workers have joined it;
@@ -210,10 +219,24 @@ func TestKilledMasterLosesNothing(t *testing.T) {
 		}
 	}
 	per := make([]string, len(runs))
+	wrote := map[string]bool{}
 	for i, keys := range runs {
-		per[i] = strconv.Itoa(len(keys))
+		again := 0
+		for k := range keys {
+			if wrote[k] {
+				again++
+			}
+		}
+		for k := range keys {
+			wrote[k] = true
+		}
+		per[i] = fmt.Sprintf("%d (%d again)", len(keys), again)
+		if again > bound {
+			t.Errorf("run %d wrote %d items that earlier runs had written; the bound is %d", i, again, bound)
+		}
 	}
-	t.Logf("%d items, %d SIGKILLs of the master, %d written in all (%d again), by run: %s", items, kills, done, done-len(count), strings.Join(per, ", "))
+	t.Logf("%d items, %d SIGKILLs of the master, %d written in all (%d again), by run: %s; bound %d (the chain's Bound, a batch, a fetch)",
+		items, kills, done, done-len(count), strings.Join(per, ", "), bound)
 	q, err = durable.Open[int](durable.Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
