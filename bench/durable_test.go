@@ -195,6 +195,26 @@ func durableRaw(b *testing.B) {
 			got++
 		}
 	}
+	// An acknowledgement is sent without waiting for the server, which
+	// then deletes the message: the run ends once it has deleted them all,
+	// as durable's ends once the queue is empty.
+	stream, err := js.Stream(ctx, "raw")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; {
+		info, err := stream.Info(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if info.State.Msgs == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d messages still in the stream a minute after their acknowledgements", info.State.Msgs)
+		}
+		time.Sleep(time.Millisecond)
+	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "items/s")
 	s.check(b)

@@ -37,8 +37,15 @@ func FetchSize(n int) Option { return func(o *options) { o.fetch = n } }
 // DefaultFetch is how many items Consume asks the queue for at once.
 const DefaultFetch = 256
 
-// idleWait is how long one fetch waits for items when the queue has none.
-const idleWait = 250 * time.Millisecond
+// idleWait is the longest one fetch waits for items when the queue has
+// none ready. The first wait after items came is firstWait, and each after
+// it twice as long, up to idleWait: at the end of a run, what keeps the
+// queue from looking empty is often acknowledgements on their way, which
+// the server takes within a few milliseconds.
+const (
+	idleWait  = 250 * time.Millisecond
+	firstWait = 5 * time.Millisecond
+)
 
 // Consume feeds the chain h with the items of q, each as an [Item] whose
 // ticket the chain's sink ([Sink], [Batches]) or dead letters
@@ -143,11 +150,13 @@ func feed[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S]
 	}
 }
 
-// scratch is the room a feed keeps between its fetches: the messages of
-// one, and their metadata.
+// scratch is what a feed keeps between its fetches: room for the
+// messages of one, and their metadata, and how long the last waited for
+// items (0 once items came).
 type scratch struct {
 	msgs []jetstream.Msg
 	mds  []*jetstream.MsgMetadata
+	wait time.Duration
 }
 
 // outage is how long feed rides out errors of the queue's servers before
@@ -166,6 +175,7 @@ func (u unavailable) Unwrap() error { return u.error }
 func step[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], o options, room *scratch) (bool, error) {
 	got, err := fetch(ctx, q, h, o.fetch, 0, room)
 	if err != nil || got > 0 {
+		room.wait = 0
 		return false, err
 	}
 	if o.untilEmpty {
@@ -174,7 +184,11 @@ func step[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S]
 			return over, err
 		}
 	}
-	_, err = fetch(ctx, q, h, 1, idleWait, room)
+	room.wait = min(max(2*room.wait, firstWait), idleWait)
+	got, err = fetch(ctx, q, h, 1, room.wait, room)
+	if got > 0 {
+		room.wait = 0
+	}
 	return false, err
 }
 

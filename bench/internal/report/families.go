@@ -182,7 +182,8 @@ var families = []family{
 			"is empty, every item acknowledged after its batch reached the sink. durable-sync: the\n" +
 			"same with every write synced to the disk. memory: the same chain fed with Post, no\n" +
 			"queue. raw: raw JetStream on the same kind of embedded server, the messages published\n" +
-			"before the timer, then fetched 256 at a time with a pull consumer and each acknowledged.\n" +
+			"before the timer, then fetched 256 at a time with a pull consumer and each acknowledged,\n" +
+			"until the server has deleted them all (an acknowledgement is sent without waiting).\n" +
 			"add: q.AddMany of b.N items.",
 		table: durableTable,
 	},
