@@ -21,8 +21,10 @@ import (
 // that wait: they are kept in a persistent balanced tree); reading
 // or evolving an earlier State costs, once, time in proportion to the
 // changes made since. Two States evolved from one share memory, so they
-// must not be used on two goroutines at once. The zero State is not usable;
-// build one with [NewState].
+// must not be used on two goroutines at once. The runtime, which keeps
+// nothing but the newest State, runs an owned one ([State.Owned]): it
+// changes in place, and a change costs no allocation. The zero State is
+// not usable; build one with [NewState].
 type State[In, Out any] struct {
 	limit     int
 	queue     int // the input bound, reported in Status
