@@ -90,6 +90,10 @@ func TestWorkReturnsAfterItsGraceThoughWorkIgnoresItsContext(t *testing.T) {
 	}()
 	post(t, h, 0, 3)
 	c.await(t, 1, 10*time.Second)
+	// Item 2's result comes from the other slot too, and waits behind item
+	// 1's: only then is item 1 the one item the worker holds, and the one
+	// it hands back.
+	eventually(t, h, 10*time.Second, "item 2's result is held", func(s remote.Status) bool { return s.Held == 1 })
 	select {
 	case <-stuck:
 	case <-time.After(10 * time.Second):
