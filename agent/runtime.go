@@ -105,6 +105,7 @@ func NewRuntime(opts ...Option) *Runtime {
 	rt.parts.System = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(handler)
 	}))
+	shrinkRegistry(rt.parts.System)
 	rt.parts.Dispatch = rt.dispatch
 	rt.parts.Adopt, rt.parts.Release = rt.adopt, rt.release
 	rt.parts.ID, rt.parts.Free = rt.id, rt.free
