@@ -61,18 +61,7 @@ func TestClusterQueueWaitsOutALostQuorum(t *testing.T) {
 // part of a cluster, and Replicas 5 at a cluster of three, are refused
 // with an ErrConfig naming the replicas and saying why.
 func TestReplicasNeedServersToKeepThem(t *testing.T) {
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Start()
-	defer func() {
-		srv.Shutdown()
-		srv.WaitForShutdown()
-	}()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("the server did not start")
-	}
+	srv := startServer(t, server.Options{})
 	q, err := durable.Open[int](durable.Config{URL: srv.ClientURL(), Replicas: 3})
 	if err == nil {
 		q.Close()

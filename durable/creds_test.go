@@ -163,20 +163,7 @@ func TestCredsFilesAreRefusedOrTaken(t *testing.T) {
 	// An account the server has never heard of.
 	unknownKP, _ := newAccount(t, op.kp, "UNKNOWN", true)
 
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
-		TrustedOperators: []*jwt.OperatorClaims{op.claim}, SystemAccount: sysPub, AccountResolver: resolver,
-		NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Start()
-	defer func() {
-		srv.Shutdown()
-		srv.WaitForShutdown()
-	}()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("the server did not start")
-	}
+	srv := startServer(t, server.Options{TrustedOperators: []*jwt.OperatorClaims{op.claim}, SystemAccount: sysPub, AccountResolver: resolver})
 	url := srv.ClientURL()
 
 	for _, c := range []struct {

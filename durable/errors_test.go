@@ -130,21 +130,9 @@ func TestAURLWhereNothingAnswersIsRefusedInTime(t *testing.T) {
 // credentials were refused; the right ones open the queue, which takes
 // and hands out items.
 func TestCredentialsAreRefusedOrTaken(t *testing.T) {
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
-		Username: "loader", Password: "s3cret", NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Start()
-	defer func() {
-		srv.Shutdown()
-		srv.WaitForShutdown()
-	}()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("the server did not start")
-	}
+	srv := startServer(t, server.Options{Username: "loader", Password: "s3cret"})
 	url := srv.ClientURL()
-	_, err = durable.Open[int](durable.Config{URL: url, User: "loader", Password: "wrong", ConnectTimeout: 2 * time.Second})
+	_, err := durable.Open[int](durable.Config{URL: url, User: "loader", Password: "wrong", ConnectTimeout: 2 * time.Second})
 	if !errors.Is(err, durable.ErrUnreachable) || !strings.Contains(err.Error(), "refused the credentials") {
 		t.Errorf("Open with a wrong password = %v; want an ErrUnreachable saying the credentials were refused", err)
 	}

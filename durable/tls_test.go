@@ -76,22 +76,9 @@ func (ca testCA) issue(t *testing.T) tls.Certificate {
 func TestAQueueAtAURLOverMutualTLS(t *testing.T) {
 	ca := newCA(t)
 	srvCert := ca.issue(t)
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
-		TLS: true, TLSVerify: true, TLSTimeout: 2,
+	srv := startServer(t, server.Options{TLS: true, TLSVerify: true, TLSTimeout: 2,
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{srvCert}, ClientCAs: ca.pool,
-			ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12},
-		NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Start()
-	defer func() {
-		srv.Shutdown()
-		srv.WaitForShutdown()
-	}()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("the server did not start")
-	}
+			ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12}})
 	url := strings.Replace(srv.ClientURL(), "nats://", "tls://", 1)
 
 	client := &tls.Config{RootCAs: ca.pool, Certificates: []tls.Certificate{ca.issue(t)}, MinVersion: tls.VersionTLS12}
