@@ -69,7 +69,11 @@
 // of the limit; conc submits one task per item to
 // pool.New().WithMaxGoroutines(limit). It reports items/s, of-ideal (items/s
 // over limit ÷ mean sleep) and peak-MB, the highest reading of the heap's
-// object bytes plus the goroutine stacks, sampled every millisecond.
+// object bytes plus the goroutine stacks, sampled every millisecond. The
+// evolve variants share one runtime, made before the first run.
+//
+// BenchmarkNewRuntime makes a runtime and shuts it down: B/op is what that
+// allocates, kept-KB what an open runtime with no agent keeps on the heap.
 //
 // BenchmarkAdaptiveCPU/{adaptive,fixed-1,fixed-2,fixed-4,fixed-8}: 10,000
 // jobs, each the factorisation by trial division of the prime 200,000,000,041

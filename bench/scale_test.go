@@ -50,11 +50,20 @@ func scaleLimits(b *testing.B) []int {
 // divided by the mean sleep), and peak-MB: the highest reading, every
 // millisecond from a GC'd start, of the heap's object bytes plus the
 // goroutine stacks.
+//
+// The evolve variants run on one runtime, made before the first run, as a
+// program makes one for all its agents: a run measures an agent, not the
+// making of a runtime. (Making one allocates about 3 MB that protoactor's
+// actor system lets go of at once, and keeps about 50 KB: see
+// BenchmarkNewRuntime.) A run's agent has gone by the run's end, so the runs
+// leave one another nothing.
 func BenchmarkScale(b *testing.B) {
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(context.Background())
 	for _, limit := range scaleLimits(b) {
 		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {
-			b.Run("evolve", func(b *testing.B) { scaleRun(b, limit, scaleEvolve(false)) })
-			b.Run("evolve-unordered", func(b *testing.B) { scaleRun(b, limit, scaleEvolve(true)) })
+			b.Run("evolve", func(b *testing.B) { scaleRun(b, limit, scaleEvolve(rt, false)) })
+			b.Run("evolve-unordered", func(b *testing.B) { scaleRun(b, limit, scaleEvolve(rt, true)) })
 			b.Run("goroutines", func(b *testing.B) { scaleRun(b, limit, scaleGoroutines) })
 			b.Run("conc", func(b *testing.B) { scaleRun(b, limit, scaleConc) })
 		})
@@ -103,11 +112,9 @@ func scaleRun(b *testing.B, limit int, program func(limit int, sleeps []time.Dur
 }
 
 // scaleEvolve returns the program that runs the items through a parallel
-// agent, in input order or not.
-func scaleEvolve(unordered bool) func(limit int, sleeps []time.Duration, sink func(int)) error {
+// agent on rt, in input order or not.
+func scaleEvolve(rt *agent.Runtime, unordered bool) func(limit int, sleeps []time.Duration, sink func(int)) error {
 	return func(limit int, sleeps []time.Duration, sink func(int)) error {
-		rt := agent.NewRuntime()
-		defer rt.Shutdown(context.Background())
 		work := func(_ context.Context, i int) (int, error) {
 			time.Sleep(sleeps[i])
 			return i, nil
@@ -197,4 +204,35 @@ func (m *memorySampler) stop() uint64 {
 	close(m.quit)
 	m.wg.Wait()
 	return max(m.peak, memoryInUse())
+}
+
+// BenchmarkNewRuntime makes runtimes and shuts them down: B/op is what
+// making and shutting one allocates, and kept-KB what a runtime with no
+// agent keeps on the heap (the live heap with b.N runtimes open, over b.N,
+// less the live heap before).
+func BenchmarkNewRuntime(b *testing.B) {
+	b.ReportAllocs()
+	runtime.GC()
+	before := liveHeap()
+	var rts []*agent.Runtime
+	for b.Loop() {
+		rts = append(rts, agent.NewRuntime())
+	}
+	b.StopTimer()
+	runtime.GC()
+	kept := float64(liveHeap()-before) / float64(len(rts))
+	for _, rt := range rts {
+		if err := rt.Shutdown(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(kept/1024, "kept-KB")
+}
+
+// liveHeap returns the heap's object bytes: after a runtime.GC, what is
+// live.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: heapMetric}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

@@ -98,7 +98,9 @@ var families = []family{
 			"of twice it, in input order, and evolve-unordered; goroutines: a goroutine per item\n" +
 			"behind a semaphore of the limit; conc: pool.New().WithMaxGoroutines(limit). of-ideal is\n" +
 			"items/s over limit ÷ mean sleep; peak-MB the highest reading of the heap's object bytes\n" +
-			"plus the goroutine stacks, sampled every millisecond.",
+			"plus the goroutine stacks, sampled every millisecond. The evolve runs share one runtime,\n" +
+			"made before them as a program makes one for all its agents (NewRuntime below says what\n" +
+			"making one costs).",
 		ratio: &ratio{
 			header: "items/s ÷ goroutines items/s",
 			about:  "The target for evolve is at least 0.9× goroutines and a semaphore at every limit.",
@@ -112,6 +114,13 @@ var families = []family{
 				return Ratio(x / g)
 			},
 		},
+	},
+	{
+		name: "NewRuntime",
+		per:  "runtime",
+		about: "Making an agent.Runtime and shutting it down: B/runtime is what that allocates (most of\n" +
+			"it protoactor's process registry, which NewRuntime replaces with a small one at once, so\n" +
+			"the next GC collects it); kept-KB what an open runtime with no agent keeps on the heap.",
 	},
 	{
 		name: "AdaptiveCPU",
