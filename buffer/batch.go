@@ -4,12 +4,12 @@ import "time"
 
 // take adds items that weigh nothing to the open batch, at instant at. The
 // items are copied: the message's slice is never kept.
-func (s State[T]) take(items []T, at time.Time) State[T] {
+func (s *State[T]) take(items []T, at time.Time) {
 	if s.maxWeight > 0 {
 		for _, v := range items {
 			s.add(v, 0, at)
 		}
-		return s
+		return
 	}
 	// Without weights, a batch is full at a count: the items are copied
 	// into it in runs, each batch made once at its full size.
@@ -28,18 +28,16 @@ func (s State[T]) take(items []T, at time.Time) State[T] {
 		s.open = append(s.open, items[:k]...)
 		items = items[k:]
 		if s.full() {
-			s = s.cut()
+			s.cut()
 		}
 	}
-	return s
 }
 
 // takeWeighed adds weighed items to the open batch, at instant at.
-func (s State[T]) takeWeighed(items []Item[T], at time.Time) State[T] {
+func (s *State[T]) takeWeighed(items []Item[T], at time.Time) {
 	for _, it := range items {
 		s.add(it.Value, it.Weight, at)
 	}
-	return s
 }
 
 // add puts v, weighing w, into the open batch at instant at. With a maximum
@@ -52,7 +50,7 @@ func (s *State[T]) add(v T, w int, at time.Time) {
 	// w > maxWeight-weight is weight+w > maxWeight, without overflow:
 	// the open batch weighs less than maxWeight.
 	if s.maxWeight > 0 && len(s.open) > 0 && w > s.maxWeight-s.weight {
-		*s = s.cut()
+		s.cut()
 	}
 	if len(s.open) == 0 {
 		s.openedAt = at
@@ -60,7 +58,7 @@ func (s *State[T]) add(v T, w int, at time.Time) {
 	s.open = append(s.open, v)
 	s.weight += w
 	if s.full() {
-		*s = s.cut()
+		s.cut()
 	}
 }
 
@@ -79,9 +77,9 @@ func (s State[T]) full() bool {
 // cut closes the open batch, if it holds anything, and queues it for its
 // flush. The next batch gets a new generation, so the linger timer of this
 // one is stale from now on; settle disarms it.
-func (s State[T]) cut() State[T] {
+func (s *State[T]) cut() {
 	if len(s.open) == 0 {
-		return s
+		return
 	}
 	if s.armed {
 		s.stale, s.staleTag = true, s.gen
@@ -89,5 +87,4 @@ func (s State[T]) cut() State[T] {
 	s.ready = append(s.ready, s.open)
 	s.open, s.weight, s.openedAt = nil, 0, time.Time{}
 	s.gen, s.armed = s.gen+1, false
-	return s
 }

@@ -20,20 +20,20 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 	var fx []agent.Effect
 	switch m := m.(type) {
 	case agent.Input[T]:
-		s = s.take(m.Items, m.At)
+		s.take(m.Items, m.At)
 	case agent.Input[Item[T]]:
-		s = s.takeWeighed(m.Items, m.At)
+		s.takeWeighed(m.Items, m.At)
 	case agent.Tick:
 		if m.Tag != s.gen || !s.armed {
 			return s, nil
 		}
 		s.armed = false // this timer has fired: nothing to disarm
-		s = s.cut()
+		s.cut()
 	case agent.Done[struct{}]:
 		if s.flight == nil || m.ID != s.started {
 			return s, nil
 		}
-		s, fx = s.flushed(m)
+		fx = s.flushed(m)
 	case agent.Pull:
 		if m.N < 1 {
 			return s, nil
@@ -46,29 +46,30 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 	default:
 		return s, []agent.Effect{agent.Unhandled{}}
 	}
-	return s.settle(fx)
+	fx = s.settle(fx)
+	return s, fx
 }
 
 // settle runs after every message that may change what is due: it cuts the
 // open batch once input has closed, disarms the linger timer of a batch
 // cut early, arms the one of the open batch, starts the next flush, and
 // finishes.
-func (s State[T]) settle(fx []agent.Effect) (State[T], []agent.Effect) {
+func (s *State[T]) settle(fx []agent.Effect) []agent.Effect {
 	if s.closed {
-		s = s.cut()
+		s.cut()
 	}
-	s, fx = s.disarm(fx)
-	s, fx = s.arm(fx)
-	s, fx = s.flush(fx)
+	fx = s.disarm(fx)
+	fx = s.arm(fx)
+	fx = s.flush(fx)
 	return s.finish(fx)
 }
 
 // finish returns Finish, once, when input has closed and every accepted item
 // has been flushed and emitted or has failed.
-func (s State[T]) finish(fx []agent.Effect) (State[T], []agent.Effect) {
+func (s *State[T]) finish(fx []agent.Effect) []agent.Effect {
 	if !s.closed || s.finished || s.busy() {
-		return s, fx
+		return fx
 	}
 	s.finished = true
-	return s, append(fx, agent.Finish{Err: s.err})
+	return append(fx, agent.Finish{Err: s.err})
 }

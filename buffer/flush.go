@@ -5,13 +5,13 @@ import "github.com/evolvekit/evolve/agent"
 // flush starts the flush of the oldest batch waiting, if none runs and
 // downstream will take one more batch. The batch's items leave the input
 // queue now, so their slots are given back.
-func (s State[T]) flush(fx []agent.Effect) (State[T], []agent.Effect) {
+func (s *State[T]) flush(fx []agent.Effect) []agent.Effect {
 	if s.flight != nil || len(s.ready) == 0 || s.demand < 1 {
-		return s, fx
+		return fx
 	}
 	s.flight, s.ready = s.ready[0], s.ready[1:]
 	s.started++
-	return s, append(fx,
+	return append(fx,
 		agent.Start[[]T]{ID: s.started, Work: s.flight},
 		agent.Demand{N: len(s.flight)})
 }
@@ -21,7 +21,7 @@ func (s State[T]) flush(fx []agent.Effect) (State[T], []agent.Effect) {
 // counted, the first failure is kept for Finish, and each of its items
 // goes to the dead letters, with its position among the items the agent
 // took as its Seq.
-func (s State[T]) flushed(m agent.Done[struct{}]) (State[T], []agent.Effect) {
+func (s *State[T]) flushed(m agent.Done[struct{}]) []agent.Effect {
 	batch := s.flight
 	s.flight = nil
 	first := s.done
@@ -36,9 +36,9 @@ func (s State[T]) flushed(m agent.Done[struct{}]) (State[T], []agent.Effect) {
 		for i, v := range batch {
 			fx[i] = agent.DeadLetter{Seq: uint64(first + i), Item: v, Err: m.Err, Attempts: 1}
 		}
-		return s, fx
+		return fx
 	}
 	s.emitted++
 	s.demand--
-	return s, []agent.Effect{agent.Emit[[]T]{Values: [][]T{batch}}}
+	return []agent.Effect{agent.Emit[[]T]{Values: [][]T{batch}}}
 }

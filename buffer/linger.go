@@ -6,20 +6,20 @@ import "github.com/evolvekit/evolve/agent"
 // MaxWait is set and no timer runs for it yet. The timer carries the batch's
 // generation: when its Tick arrives after the batch was cut by size or by
 // Close, the generation has moved on and the Tick is ignored.
-func (s State[T]) arm(fx []agent.Effect) (State[T], []agent.Effect) {
+func (s *State[T]) arm(fx []agent.Effect) []agent.Effect {
 	if s.maxWait == 0 || s.armed || len(s.open) == 0 {
-		return s, fx
+		return fx
 	}
 	s.armed = true
-	return s, append(fx, agent.Timer{Tag: s.gen, Delay: s.maxWait})
+	return append(fx, agent.Timer{Tag: s.gen, Delay: s.maxWait})
 }
 
 // disarm cancels the linger timer of a batch that was cut before its timer
 // fired, so the runtime keeps no timer for a batch that is gone.
-func (s State[T]) disarm(fx []agent.Effect) (State[T], []agent.Effect) {
+func (s *State[T]) disarm(fx []agent.Effect) []agent.Effect {
 	if !s.stale {
-		return s, fx
+		return fx
 	}
 	s.stale = false
-	return s, append(fx, agent.Disarm{Tag: s.staleTag})
+	return append(fx, agent.Disarm{Tag: s.staleTag})
 }

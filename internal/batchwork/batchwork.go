@@ -119,15 +119,14 @@ func (p Agent[S, In, Out, R, V]) runner() *runner[In, Out, R] {
 // item. Once ctx has ended, the items not yet begun fail with its cause.
 func (r *runner[In, Out, R]) runFrom(ctx context.Context, seq uint64, items []In, out []R, i *int) (err error) {
 	defer safe.Recover(&err)
-	done := ctx.Done()
 	for ; *i < len(items); *i++ {
 		at := seq + uint64(*i)
-		select {
-		case <-done:
+		// Err is nil until Done is closed, and costs an atomic load rather
+		// than a receive that must not block.
+		if ctx.Err() != nil {
 			var zero Out
 			out[*i] = r.result(at, zero, context.Cause(ctx))
 			continue
-		default:
 		}
 		var v Out
 		var err error

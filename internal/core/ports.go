@@ -37,11 +37,22 @@ func sinkDeliver[O any](sink func(O)) func([]O) (int, error) {
 	}
 	return func(values []O) (int, error) {
 		var first error
-		for _, v := range values {
-			if err := safe.Do(func() { sink(v) }); err != nil && first == nil {
+		for i := 0; i < len(values); i++ {
+			if err := sinkFrom(sink, values, &i); err != nil && first == nil {
 				first = err
 			}
 		}
 		return 0, first
 	}
+}
+
+// sinkFrom hands values to sink from *i on, under one deferred recover
+// rather than one a value. A panic leaves *i at the value whose call
+// panicked, and returns it as an error.
+func sinkFrom[O any](sink func(O), values []O, i *int) (err error) {
+	defer safe.Recover(&err)
+	for ; *i < len(values); *i++ {
+		sink(values[*i])
+	}
+	return nil
 }
