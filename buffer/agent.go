@@ -80,6 +80,7 @@ func spec[T any](cfg Config[T], flush Flush[T]) core.Spec[State[T], []T, struct{
 		Name:   cfg.Name,
 		State:  s,
 		Evolve: Evolve[T],
+		Step:   (*State[T]).step,
 		Queue:  cfg.Queue,
 		Inline: inline,
 		// The dead letters of failed flushes.

@@ -17,6 +17,13 @@ import "github.com/evolvekit/evolve/agent"
 //
 // It returns [agent.Unhandled] for any other message.
 func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
+	fx := s.step(m)
+	return s, fx
+}
+
+// step is Evolve on s, changed in place: the runtime's way in, which
+// copies no State in or out.
+func (s *State[T]) step(m agent.Msg) []agent.Effect {
 	var fx []agent.Effect
 	switch m := m.(type) {
 	case agent.Input[T]:
@@ -25,29 +32,28 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 		s.takeWeighed(m.Items, m.At)
 	case agent.Tick:
 		if m.Tag != s.gen || !s.armed {
-			return s, nil
+			return nil
 		}
 		s.armed = false // this timer has fired: nothing to disarm
 		s.cut()
 	case agent.Done[struct{}]:
 		if s.flight == nil || m.ID != s.started {
-			return s, nil
+			return nil
 		}
 		fx = s.flushed(m)
 	case agent.Pull:
 		if m.N < 1 {
-			return s, nil
+			return nil
 		}
 		s.demand += min(m.N, agent.Unbounded-s.demand)
 	case agent.Close:
 		s.closed = true
 	case agent.Query:
-		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
+		return []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
 	default:
-		return s, []agent.Effect{agent.Unhandled{}}
+		return []agent.Effect{agent.Unhandled{}}
 	}
-	fx = s.settle(fx)
-	return s, fx
+	return s.settle(fx)
 }
 
 // settle runs after every message that may change what is due: it cuts the

@@ -23,6 +23,13 @@ import (
 // costs besides O(log n) time and small allocations, for the n items
 // waiting for their retry, and so does starting it.
 func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent.Effect) {
+	fx := s.step(m)
+	return s, fx
+}
+
+// step is Evolve on s, changed in place: the runtime's way in, which
+// copies no State in or out.
+func (s *State[In, Out]) step(m agent.Msg) []agent.Effect {
 	var at time.Time
 	var fx []agent.Effect
 	switch m := m.(type) {
@@ -35,26 +42,26 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 	case agent.Done[[]Result[Out]]:
 		f, ok := s.running.Get(m.ID)
 		if !ok {
-			return s, nil
+			return nil
 		}
 		fx = s.complete(m, f)
 		at = m.At
 	case agent.Pull:
 		if m.N < 1 {
-			return s, nil
+			return nil
 		}
 		s.demand = min(s.demand+m.N, agent.Unbounded)
 		at = m.At
 	case agent.Set[Limit]:
 		if m.Value < 1 {
-			return s, nil
+			return nil
 		}
 		s.limit, at = int(m.Value), m.At
 	case agent.Close:
 		s.closed, s.open, at = true, 0, m.At
 	case agent.Tick:
 		if m.Tag != retryTag {
-			return s, []agent.Effect{agent.Unhandled{}}
+			return []agent.Effect{agent.Unhandled{}}
 		}
 		s.armed, at = time.Time{}, m.At
 	case agent.Event[pace.Pass]:
@@ -65,12 +72,11 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 	case agent.Event[pace.Paced]:
 		s.paced, at = true, m.At
 	case agent.Query:
-		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
+		return []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
 	default:
-		return s, []agent.Effect{agent.Unhandled{}}
+		return []agent.Effect{agent.Unhandled{}}
 	}
-	fx = s.settle(fx, at)
-	return s, fx
+	return s.settle(fx, at)
 }
 
 // The methods below change the State they are called on: Evolve calls

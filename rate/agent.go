@@ -130,6 +130,7 @@ func spec[T any](cfg Config[T]) core.Spec[State[T], struct{}, struct{}, T] {
 		Name:   cfg.Name,
 		State:  newState(cfg),
 		Evolve: Evolve[T],
+		Step:   (*State[T]).step,
 		Queue:  cfg.Queue,
 		Paces:  true,
 		Takes:  []agent.Msg{agent.Set[Limit]{}},

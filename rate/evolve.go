@@ -35,6 +35,13 @@ import (
 // Each step costs O(items emitted) plus, when a timer is asked for, a few
 // float64 operations to find its nanosecond.
 func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
+	fx := s.step(m)
+	return s, fx
+}
+
+// step is Evolve on s, changed in place: the runtime's way in, which
+// copies no State in or out. The methods below change s too.
+func (s *State[T]) step(m agent.Msg) []agent.Effect {
 	switch m := m.(type) {
 	case agent.Input[Item[T]]:
 		s.queue = s.queue.PushAll(m.Items...)
@@ -53,24 +60,24 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 	case agent.Event[pace.Reservation]:
 		return s.reserve(m.At, m.Value)
 	case agent.Query:
-		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status(m.At)}}
+		return []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status(m.At)}}
 	}
-	return s, []agent.Effect{agent.Unhandled{}}
+	return []agent.Effect{agent.Unhandled{}}
 }
 
 // pull adds the demand m grants; a Pull of less than 1 changes nothing.
-func (s State[T]) pull(m agent.Pull) (State[T], []agent.Effect) {
+func (s *State[T]) pull(m agent.Pull) []agent.Effect {
 	if m.N < 1 {
-		return s, nil
+		return nil
 	}
 	s.demand += min(m.N, agent.Unbounded-s.demand)
 	return s.settle(m.At)
 }
 
 // tick handles the pending timer's Tick, and ignores a stale one.
-func (s State[T]) tick(m agent.Tick) (State[T], []agent.Effect) {
+func (s *State[T]) tick(m agent.Tick) []agent.Effect {
 	if !s.armed || m.Tag != s.tag {
-		return s, nil
+		return nil
 	}
 	s.armed = false
 	// A timer may fire late. What was due at s.due passes as of s.due, so
@@ -79,16 +86,16 @@ func (s State[T]) tick(m agent.Tick) (State[T], []agent.Effect) {
 	// otherwise cost every token of that millisecond but one).
 	var early []agent.Effect
 	if s.due.Before(m.At) {
-		s, early = s.pass(s.due)
+		early = s.pass(s.due)
 	}
-	s, fx := s.settle(m.At)
-	return s, append(early, fx...)
+	fx := s.settle(m.At)
+	return append(early, fx...)
 }
 
 // reserve takes the reservation m, at instant at: passes owed to the agent
 // after this one, or the news that it has ended, after which nothing more
 // is owed.
-func (s State[T]) reserve(at time.Time, m pace.Reservation) (State[T], []agent.Effect) {
+func (s *State[T]) reserve(at time.Time, m pace.Reservation) []agent.Effect {
 	s.paced = true
 	switch {
 	case m.Last:
@@ -100,9 +107,9 @@ func (s State[T]) reserve(at time.Time, m pace.Reservation) (State[T], []agent.E
 }
 
 // reshape switches the bucket to the Limit m carries, if it is valid.
-func (s State[T]) reshape(m agent.Set[Limit]) (State[T], []agent.Effect) {
+func (s *State[T]) reshape(m agent.Set[Limit]) []agent.Effect {
 	if m.Value.check() != nil {
-		return s, nil
+		return nil
 	}
 	s.bucket = s.bucket.reshape(m.At, m.Value)
 	return s.settle(m.At)
@@ -110,26 +117,26 @@ func (s State[T]) reshape(m agent.Set[Limit]) (State[T], []agent.Effect) {
 
 // settle brings s up to date at instant at: it emits what it can, asks for a
 // timer if the oldest item must wait, and finishes if it is done.
-func (s State[T]) settle(at time.Time) (State[T], []agent.Effect) {
-	s, fx := s.pass(at)
-	s, fx = s.arm(at, fx)
+func (s *State[T]) settle(at time.Time) []agent.Effect {
+	fx := s.pass(at)
+	fx = s.arm(at, fx)
 	return s.finish(fx)
 }
 
 // finish returns [agent.Finish] once input has ended and nothing waits.
 // While the agent after it may still reserve passes, it says it drained
 // instead, once, and finishes when that agent has ended.
-func (s State[T]) finish(fx []agent.Effect) (State[T], []agent.Effect) {
+func (s *State[T]) finish(fx []agent.Effect) []agent.Effect {
 	if !s.closed || s.finished || s.queue.Len() > 0 {
-		return s, fx
+		return fx
 	}
 	if s.paced && !s.last {
 		if !s.drained {
 			s.drained = true
 			fx = append(fx, pace.Out(pace.Drained{}))
 		}
-		return s, fx
+		return fx
 	}
 	s.finished = true
-	return s, append(fx, agent.Finish{})
+	return append(fx, agent.Finish{})
 }

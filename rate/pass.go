@@ -15,22 +15,22 @@ import (
 // wait with it, and so do they behind an owed pass. The emitted values are
 // copied into a new slice, and their input slots given back with
 // [agent.Demand].
-func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
+func (s *State[T]) pass(at time.Time) []agent.Effect {
 	var fx []agent.Effect
 	if s.owed > 0 {
-		s, fx = s.grant(at)
+		fx = s.grant(at)
 		if s.owed > 0 {
-			return s, fx
+			return fx
 		}
 	}
 	most := min(s.queue.Len(), s.demand)
 	if most <= 0 {
-		return s, fx
+		return fx
 	}
 	burst := s.bucket.limit.Burst
 	cost := s.queue.At(0).price(burst)
 	if !covers(s.bucket.level(at), cost) {
-		return s, fx
+		return fx
 	}
 	s.bucket = s.bucket.take(at, cost)
 	// The bucket is anchored at instant at now, so the items after the
@@ -51,7 +51,7 @@ func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
 		out[i] = s.queue.At(i).Value
 	}
 	s.queue, s.passed = s.queue.Drop(n), s.passed+n
-	return s, append(fx, agent.Emit[T]{Values: out}, agent.Demand{N: n})
+	return append(fx, agent.Emit[T]{Values: out}, agent.Demand{N: n})
 }
 
 // admit takes items of cost 1 at instant at. With none waiting before
@@ -59,7 +59,7 @@ func (s State[T]) pass(at time.Time) (State[T], []agent.Effect) {
 // message's own slice, which the runtime lets an agent emit in the step it
 // came in; the rest wait. It is what queuing them and settling does, with
 // neither copy.
-func (s State[T]) admit(items []T, at time.Time) (State[T], []agent.Effect) {
+func (s *State[T]) admit(items []T, at time.Time) []agent.Effect {
 	if s.queue.Len() > 0 || s.owed > 0 {
 		s.queue = pushValues(s.queue, items)
 		return s.settle(at)
@@ -72,7 +72,7 @@ func (s State[T]) admit(items []T, at time.Time) (State[T], []agent.Effect) {
 		items = items[n:]
 	}
 	s.queue = pushValues(s.queue, items)
-	s, fx = s.arm(at, fx)
+	fx = s.arm(at, fx)
 	return s.finish(fx)
 }
 
@@ -102,15 +102,15 @@ func pushValues[T any](q fifo.Queue[Item[T]], values []T) fifo.Queue[Item[T]] {
 
 // grant grants as many of the passes owed as the bucket holds tokens for
 // at instant at, one a pass.
-func (s State[T]) grant(at time.Time) (State[T], []agent.Effect) {
+func (s *State[T]) grant(at time.Time) []agent.Effect {
 	n := 0
 	for ; n < s.owed && covers(s.bucket.level(at), 1); n++ {
 		s.bucket = s.bucket.take(at, 1)
 	}
 	if n == 0 {
-		return s, nil
+		return nil
 	}
 	s.owed -= n
 	s.granted += n
-	return s, []agent.Effect{pace.Out(pace.Grant{N: n})}
+	return []agent.Effect{pace.Out(pace.Grant{N: n})}
 }

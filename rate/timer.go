@@ -15,7 +15,7 @@ import (
 // tokens, the pending timer is disarmed. So at most one timer counts at a
 // time, its Tick always lets an item through, and an agent with waiting items
 // and demand always has one.
-func (s State[T]) arm(at time.Time, fx []agent.Effect) (State[T], []agent.Effect) {
+func (s *State[T]) arm(at time.Time, fx []agent.Effect) []agent.Effect {
 	var due time.Time
 	switch {
 	case s.owed > 0:
@@ -26,21 +26,21 @@ func (s State[T]) arm(at time.Time, fx []agent.Effect) (State[T], []agent.Effect
 		due = s.bucket.due(s.head())
 	}
 	if s.armed && due.Equal(s.due) {
-		return s, fx
+		return fx
 	}
-	s, fx = s.disarm(fx)
+	fx = s.disarm(fx)
 	s.tag, s.due, s.armed = s.tag+1, due, true
 	// due is after at, unless last is so far back that at.Sub(last)
 	// saturates (292 years); then the Tick comes at once and arms again.
 	delay := max(due.Sub(at), time.Nanosecond)
-	return s, append(fx, agent.Timer{Tag: s.tag, Delay: delay})
+	return append(fx, agent.Timer{Tag: s.tag, Delay: delay})
 }
 
 // disarm cancels the pending timer, if any.
-func (s State[T]) disarm(fx []agent.Effect) (State[T], []agent.Effect) {
+func (s *State[T]) disarm(fx []agent.Effect) []agent.Effect {
 	if !s.armed {
-		return s, fx
+		return fx
 	}
 	s.armed = false
-	return s, append(fx, agent.Disarm{Tag: s.tag})
+	return append(fx, agent.Disarm{Tag: s.tag})
 }

@@ -24,7 +24,9 @@ type Agent[S, In, Out, R, V any] struct {
 	Name   string
 	State  S
 	Evolve agent.Evolve[S]
-	Queue  int
+	// Step is Evolve in place, or nil (see core.Spec).
+	Step  func(s *S, m agent.Msg) []agent.Effect
+	Queue int
 	// Work is the user's work on one item.
 	Work func(ctx context.Context, in In) (Out, error)
 	// Timeout, when positive, ends each item's context after it; an item
@@ -73,6 +75,7 @@ func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		Name:        p.Name,
 		State:       p.State,
 		Evolve:      p.Evolve,
+		Step:        p.Step,
 		Queue:       p.Queue,
 		DeadLetters: p.DeadLetters,
 		Reserves:    p.Reserves,

@@ -263,7 +263,7 @@ func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) {
 	if c.ports.tape != nil {
 		c.ports.tape.Before(m)
 	}
-	c.state, effects = c.spec.Evolve(c.state, m)
+	effects = c.spec.step(&c.state, m)
 	if c.ports.tape != nil {
 		c.ports.tape.After(effects)
 	}

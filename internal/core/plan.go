@@ -170,9 +170,7 @@ type outcome[R any] struct {
 }
 
 func (m *machine[S, I, W, R, O, V]) Step(msg agent.Msg) []agent.Effect {
-	var fx []agent.Effect
-	m.state, fx = m.spec.Evolve(m.state, msg)
-	return fx
+	return m.spec.step(&m.state, msg)
 }
 
 func (m *machine[S, I, W, R, O, V]) Input(at time.Time, items any) agent.Msg {

@@ -44,6 +44,13 @@ type Spec[S, W, R, O any] struct {
 	State S
 	// Evolve is the agent's behaviour.
 	Evolve agent.Evolve[S]
+	// Step, when not nil, is Evolve on a state it changes in place: the
+	// runtime and a Plan's machines call it rather than Evolve, and so
+	// copy no state in and out of each step. It must do to *s what Evolve
+	// does to its own copy, and return the same effects. A Step that
+	// panics may leave *s half changed; the agent has failed then, and
+	// only its status is read from it.
+	Step func(s *S, m agent.Msg) []agent.Effect
 	// Queue bounds the items accepted but not yet taken up (given back
 	// with Demand); at least 1.
 	Queue int
@@ -110,6 +117,16 @@ func (s Spec[S, W, R, O]) initial() S {
 		st = o.Owned()
 	}
 	return st
+}
+
+// step runs the agent's behaviour on *st and m: Step, or else Evolve.
+func (s *Spec[S, W, R, O]) step(st *S, m agent.Msg) []agent.Effect {
+	if s.Step != nil {
+		return s.Step(st, m)
+	}
+	var fx []agent.Effect
+	*st, fx = s.Evolve(*st, m)
+	return fx
 }
 
 // Port is what an agent's Open connected it to.
