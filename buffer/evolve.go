@@ -17,14 +17,13 @@ import "github.com/evolvekit/evolve/agent"
 //
 // It returns [agent.Unhandled] for any other message.
 func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
-	fx := s.step(m)
+	fx := s.step(m, nil)
 	return s, fx
 }
 
-// step is Evolve on s, changed in place: the runtime's way in, which
-// copies no State in or out.
-func (s *State[T]) step(m agent.Msg) []agent.Effect {
-	var fx []agent.Effect
+// step is Evolve on s, changed in place, with the effects appended to fx:
+// the runtime's way in, which copies no State in or out.
+func (s *State[T]) step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 	switch m := m.(type) {
 	case agent.Input[T]:
 		s.take(m.Items, m.At)
@@ -32,26 +31,26 @@ func (s *State[T]) step(m agent.Msg) []agent.Effect {
 		s.takeWeighed(m.Items, m.At)
 	case agent.Tick:
 		if m.Tag != s.gen || !s.armed {
-			return nil
+			return fx
 		}
 		s.armed = false // this timer has fired: nothing to disarm
 		s.cut()
 	case agent.Done[struct{}]:
 		if s.flight == nil || m.ID != s.started {
-			return nil
+			return fx
 		}
-		fx = s.flushed(m)
+		fx = s.flushed(m, fx)
 	case agent.Pull:
 		if m.N < 1 {
-			return nil
+			return fx
 		}
 		s.demand += min(m.N, agent.Unbounded-s.demand)
 	case agent.Close:
 		s.closed = true
 	case agent.Query:
-		return []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
+		return append(fx, agent.Reply[Status]{To: m.ID, Value: s.Status()})
 	default:
-		return []agent.Effect{agent.Unhandled{}}
+		return append(fx, agent.Unhandled{})
 	}
 	return s.settle(fx)
 }

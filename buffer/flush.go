@@ -21,7 +21,7 @@ func (s *State[T]) flush(fx []agent.Effect) []agent.Effect {
 // counted, the first failure is kept for Finish, and each of its items
 // goes to the dead letters, with its position among the items the agent
 // took as its Seq.
-func (s *State[T]) flushed(m agent.Done[struct{}]) []agent.Effect {
+func (s *State[T]) flushed(m agent.Done[struct{}], fx []agent.Effect) []agent.Effect {
 	batch := s.flight
 	s.flight = nil
 	first := s.done
@@ -32,13 +32,12 @@ func (s *State[T]) flushed(m agent.Done[struct{}]) []agent.Effect {
 		if s.err == nil {
 			s.err = m.Err
 		}
-		fx := make([]agent.Effect, len(batch))
 		for i, v := range batch {
-			fx[i] = agent.DeadLetter{Seq: uint64(first + i), Item: v, Err: m.Err, Attempts: 1}
+			fx = append(fx, agent.DeadLetter{Seq: uint64(first + i), Item: v, Err: m.Err, Attempts: 1})
 		}
 		return fx
 	}
 	s.emitted++
 	s.demand--
-	return []agent.Effect{agent.Emit[[]T]{Values: [][]T{batch}}}
+	return append(fx, agent.Emit[[]T]{Values: [][]T{batch}})
 }

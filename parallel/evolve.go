@@ -23,15 +23,14 @@ import (
 // costs besides O(log n) time and small allocations, for the n items
 // waiting for their retry, and so does starting it.
 func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent.Effect) {
-	fx := s.step(m)
+	fx := s.step(m, nil)
 	return s, fx
 }
 
-// step is Evolve on s, changed in place: the runtime's way in, which
-// copies no State in or out.
-func (s *State[In, Out]) step(m agent.Msg) []agent.Effect {
+// step is Evolve on s, changed in place, with the effects appended to fx:
+// the runtime's way in, which copies no State in or out.
+func (s *State[In, Out]) step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 	var at time.Time
-	var fx []agent.Effect
 	switch m := m.(type) {
 	case agent.Input[In]:
 		s.accept(m.Items, m.At)
@@ -42,26 +41,26 @@ func (s *State[In, Out]) step(m agent.Msg) []agent.Effect {
 	case agent.Done[[]Result[Out]]:
 		f, ok := s.running.Get(m.ID)
 		if !ok {
-			return nil
+			return fx
 		}
-		fx = s.complete(m, f)
+		fx = s.complete(m, f, fx)
 		at = m.At
 	case agent.Pull:
 		if m.N < 1 {
-			return nil
+			return fx
 		}
 		s.demand = min(s.demand+m.N, agent.Unbounded)
 		at = m.At
 	case agent.Set[Limit]:
 		if m.Value < 1 {
-			return nil
+			return fx
 		}
 		s.limit, at = int(m.Value), m.At
 	case agent.Close:
 		s.closed, s.open, at = true, 0, m.At
 	case agent.Tick:
 		if m.Tag != retryTag {
-			return []agent.Effect{agent.Unhandled{}}
+			return append(fx, agent.Unhandled{})
 		}
 		s.armed, at = time.Time{}, m.At
 	case agent.Event[pace.Pass]:
@@ -72,9 +71,9 @@ func (s *State[In, Out]) step(m agent.Msg) []agent.Effect {
 	case agent.Event[pace.Paced]:
 		s.paced, at = true, m.At
 	case agent.Query:
-		return []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
+		return append(fx, agent.Reply[Status]{To: m.ID, Value: s.Status()})
 	default:
-		return []agent.Effect{agent.Unhandled{}}
+		return append(fx, agent.Unhandled{})
 	}
 	return s.settle(fx, at)
 }
@@ -98,7 +97,7 @@ func (s *State[In, Out]) accept(items []In, at time.Time) {
 // complete takes the batch f, which m reports, out of flight, counts its results and emits them at once if they are next and
 // demand allows, or else holds them. The first failure cancels the rest
 // when the agent was configured so.
-func (s *State[In, Out]) complete(m agent.Done[[]Result[Out]], f flight[In]) []agent.Effect {
+func (s *State[In, Out]) complete(m agent.Done[[]Result[Out]], f flight[In], fx []agent.Effect) []agent.Effect {
 	_, _, s.running = s.running.Take(f.id)
 	s.assigned -= f.n
 	took := m.Took // the work's own time, when the runtime measured it
@@ -107,7 +106,6 @@ func (s *State[In, Out]) complete(m agent.Done[[]Result[Out]], f flight[In]) []a
 	}
 	s.measured(took, f.n)
 	rs, failed := results(m.Result, m.Err, f)
-	var fx []agent.Effect
 	if failed == 0 {
 		s.done += len(rs) // the common case: nothing to retry, count or send to the dead letters
 	} else {

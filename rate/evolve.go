@@ -35,13 +35,14 @@ import (
 // Each step costs O(items emitted) plus, when a timer is asked for, a few
 // float64 operations to find its nanosecond.
 func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
-	fx := s.step(m)
+	fx := s.step(m, nil)
 	return s, fx
 }
 
 // step is Evolve on s, changed in place: the runtime's way in, which
-// copies no State in or out. The methods below change s too.
-func (s *State[T]) step(m agent.Msg) []agent.Effect {
+// copies no State in or out. The methods below change s too. It makes its
+// own slice of effects rather than append to fx.
+func (s *State[T]) step(m agent.Msg, _ []agent.Effect) []agent.Effect {
 	switch m := m.(type) {
 	case agent.Input[Item[T]]:
 		s.queue = s.queue.PushAll(m.Items...)

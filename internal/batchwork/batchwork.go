@@ -25,7 +25,7 @@ type Agent[S, In, Out, R, V any] struct {
 	State  S
 	Evolve agent.Evolve[S]
 	// Step is Evolve in place, or nil (see core.Spec).
-	Step  func(s *S, m agent.Msg) []agent.Effect
+	Step  func(s *S, m agent.Msg, fx []agent.Effect) []agent.Effect
 	Queue int
 	// Work is the user's work on one item.
 	Work func(ctx context.Context, in In) (Out, error)

@@ -22,6 +22,7 @@ type cell[S, I, W, R, O, V any] struct {
 	ports  ports[O]
 	crew   crew[W, R]
 	inline []agent.Done[R]  // the results of inline work done this round, for evolve before the round ends
+	fx     []agent.Effect   // the effects slice of the last step, emptied, for the next (see spec.Step)
 	round  bool             // a round is being taken in: inline work's results go to inline
 	fresh  time.Time        // when not zero, a clock reading just taken, for the next takeIn's first round
 	spare  []other          // the others slice the inbox takes next
@@ -259,11 +260,13 @@ func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) {
 		return
 	}
 	defer c.caught()
-	var effects []agent.Effect
 	if c.ports.tape != nil {
 		c.ports.tape.Before(m)
 	}
-	effects = c.spec.step(&c.state, m)
+	// The slice of the step before, unless a step runs within this one.
+	fx := c.fx
+	c.fx = nil
+	effects := c.spec.step(&c.state, m, fx[:0])
 	if c.ports.tape != nil {
 		c.ports.tape.After(effects)
 	}
@@ -273,6 +276,8 @@ func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) {
 		}
 		c.perform(e, m)
 	}
+	clear(effects) // holds nothing the effects carried
+	c.fx = effects[:0]
 }
 
 // caught, deferred by step, breaks the agent when its evolve or the

@@ -170,7 +170,7 @@ type outcome[R any] struct {
 }
 
 func (m *machine[S, I, W, R, O, V]) Step(msg agent.Msg) []agent.Effect {
-	return m.spec.step(&m.state, msg)
+	return m.spec.step(&m.state, msg, nil)
 }
 
 func (m *machine[S, I, W, R, O, V]) Input(at time.Time, items any) agent.Msg {

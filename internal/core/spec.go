@@ -47,10 +47,12 @@ type Spec[S, W, R, O any] struct {
 	// Step, when not nil, is Evolve on a state it changes in place: the
 	// runtime and a Plan's machines call it rather than Evolve, and so
 	// copy no state in and out of each step. It must do to *s what Evolve
-	// does to its own copy, and return the same effects. A Step that
-	// panics may leave *s half changed; the agent has failed then, and
-	// only its status is read from it.
-	Step func(s *S, m agent.Msg) []agent.Effect
+	// does to its own copy, and return the same effects. It may append
+	// them to fx, which has no length: the runtime hands it the slice of
+	// the step before, once done with it, to save an allocation. A Step
+	// that panics may leave *s half changed; the agent has failed then,
+	// and only its status is read from it.
+	Step func(s *S, m agent.Msg, fx []agent.Effect) []agent.Effect
 	// Queue bounds the items accepted but not yet taken up (given back
 	// with Demand); at least 1.
 	Queue int
@@ -119,12 +121,12 @@ func (s Spec[S, W, R, O]) initial() S {
 	return st
 }
 
-// step runs the agent's behaviour on *st and m: Step, or else Evolve.
-func (s *Spec[S, W, R, O]) step(st *S, m agent.Msg) []agent.Effect {
+// step runs the agent's behaviour on *st and m: Step, which may append
+// to fx, or else Evolve.
+func (s *Spec[S, W, R, O]) step(st *S, m agent.Msg, fx []agent.Effect) []agent.Effect {
 	if s.Step != nil {
-		return s.Step(st, m)
+		return s.Step(st, m, fx)
 	}
-	var fx []agent.Effect
 	*st, fx = s.Evolve(*st, m)
 	return fx
 }
