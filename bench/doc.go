@@ -72,7 +72,7 @@
 // object bytes plus the goroutine stacks, sampled every millisecond. The
 // evolve variants share one runtime, made before the first run.
 //
-// BenchmarkNewRuntime makes a runtime and shuts it down: B/op is what that
+// BenchmarkNewRuntime/open-and-shut makes a runtime and shuts it down: B/op is what that
 // allocates, kept-KB what an open runtime with no agent keeps on the heap.
 //
 // BenchmarkAdaptiveCPU/{adaptive,fixed-1,fixed-2,fixed-4,fixed-8}: 10,000
@@ -108,7 +108,7 @@
 // writes docs/benchmarks.md (the medians, evolve's ratios to its peers, and
 // the targets met or not) and the raw output in docs/benchmarks.txt:
 //
-//	bench/run                         # about 7 minutes on 2 cores
+//	bench/run                         # about 27 minutes on 2 cores
 //	bench/run -count 1 -bench Chain   # one family, once
 //
 // By hand, in this directory:
