@@ -23,66 +23,73 @@ import (
 // Evolve is pure; it costs what parallel.Evolve costs, plus one call of the
 // controller per Done.
 func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent.Effect) {
+	fx := s.step(m, nil)
+	return s, fx
+}
+
+// step is Evolve on s, changed in place, with the effects appended to fx:
+// the runtime's way in, which copies no State in or out. The methods below
+// change s too.
+func (s *State[In, Out]) step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 	switch m := m.(type) {
 	case agent.Input[In]:
-		return s.account(m.At).pass(m)
+		s.account(m.At)
+		return s.p.Step(m, fx)
 	case agent.Pull:
 		if m.N < 1 {
-			return s, nil
+			return fx
 		}
-		return s.account(m.At).pass(m)
+		s.account(m.At)
+		return s.p.Step(m, fx)
 	case agent.Close:
-		return s.account(m.At).pass(m)
+		s.account(m.At)
+		return s.p.Step(m, fx)
 	case agent.Event[pace.Pass]:
-		return s.account(m.At).pass(m)
+		s.account(m.At)
+		return s.p.Step(m, fx)
 	case agent.Event[pace.Paced]:
-		return s.account(m.At).pass(m)
+		s.account(m.At)
+		return s.p.Step(m, fx)
 	case agent.Tick:
 		// Only the retry timer of the parallel part ticks: it says whether
 		// it takes this one. account reads the parallel part as it was
 		// before the tick, so it is evolved once, and kept afterwards.
-		p, fx := parallel.Evolve(s.p, m)
-		if len(fx) == 1 && fx[0] == agent.Effect(agent.Unhandled{}) {
-			return s, fx
+		p, tfx := parallel.Evolve(s.p, m)
+		if len(tfx) == 1 && tfx[0] == agent.Effect(agent.Unhandled{}) {
+			return append(fx, tfx...)
 		}
-		s = s.account(m.At)
+		s.account(m.At)
 		s.p = p
-		return s, fx
+		return append(fx, tfx...)
 	case agent.Done[[]parallel.Result[Out]]:
 		f, ok := s.p.Flight(m.ID)
 		if !ok {
-			return s, nil
+			return fx
 		}
-		return s.account(m.At).complete(m, f)
+		s.account(m.At)
+		return s.complete(m, f, fx)
 	case agent.Set[Limit]:
 		if m.Value < 1 {
-			return s, nil
+			return fx
 		}
-		return s.account(m.At).limit(int(m.Value), m.At, nil)
+		s.account(m.At)
+		return s.limit(int(m.Value), m.At, fx)
 	case agent.Query:
-		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status()}}
+		return append(fx, agent.Reply[Status]{To: m.ID, Value: s.Status()})
 	}
-	return s, []agent.Effect{agent.Unhandled{}}
-}
-
-// pass hands m to the parallel part.
-func (s State[In, Out]) pass(m agent.Msg) (State[In, Out], []agent.Effect) {
-	var fx []agent.Effect
-	s.p, fx = parallel.Evolve(s.p, m)
-	return s, fx
+	return append(fx, agent.Unhandled{})
 }
 
 // complete lets the controller observe the work m reports, which started as
 // f says, sets the limit it asks for, and then finishes the work.
-func (s State[In, Out]) complete(m agent.Done[[]parallel.Result[Out]], f parallel.Flight) (State[In, Out], []agent.Effect) {
+func (s *State[In, Out]) complete(m agent.Done[[]parallel.Result[Out]], f parallel.Flight, fx []agent.Effect) []agent.Effect {
 	smp := s.sample(m, f)
 	s.busy, s.since = 0, m.At
 	pcg := s.rng
 	ctl, want := s.ctl.Observe(smp, rand.New(&pcg))
 	s.ctl, s.rng = ctl, pcg
-	s, fx := s.limit(want, m.At, nil)
-	s, more := s.pass(m)
-	return s, append(fx, more...)
+	fx = s.limit(want, m.At, fx)
+	return s.p.Step(m, fx)
 }
 
 // sample describes the work m finishes, which started as f says.
@@ -106,13 +113,12 @@ func (s State[In, Out]) sample(m agent.Done[[]parallel.Result[Out]], f parallel.
 
 // limit sets the limit to n, within the bounds, appending to fx the effects
 // of the work that starts.
-func (s State[In, Out]) limit(n int, at time.Time, fx []agent.Effect) (State[In, Out], []agent.Effect) {
+func (s *State[In, Out]) limit(n int, at time.Time, fx []agent.Effect) []agent.Effect {
 	n = clamp(n, s.min, s.max)
 	if n == s.current() {
-		return s, fx
+		return fx
 	}
-	s, more := s.pass(agent.Set[parallel.Limit]{At: at, Value: parallel.Limit(n)})
-	return s, append(fx, more...)
+	return s.p.Step(agent.Set[parallel.Limit]{At: at, Value: parallel.Limit(n)}, fx)
 }
 
 // failed reports whether an item of the batch f that m finishes failed, as

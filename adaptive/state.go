@@ -81,17 +81,16 @@ func (s State[In, Out]) saturated() bool {
 
 // account counts the time since the last message as busy if the agent was
 // saturated all along, and moves the clock to at.
-func (s State[In, Out]) account(at time.Time) State[In, Out] {
+func (s *State[In, Out]) account(at time.Time) {
 	if !s.ticked {
 		s.last, s.since, s.ticked = at, at, true
-		return s
+		return
 	}
 	if !at.After(s.last) {
-		return s
+		return
 	}
 	if s.saturated() {
 		s.busy += at.Sub(s.last)
 	}
 	s.last = at
-	return s
 }

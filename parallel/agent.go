@@ -74,7 +74,7 @@ func build[In, Out any](cfg Config, work Work[In, Out]) (batchwork.Agent[State[I
 		Name:        cfg.Name,
 		State:       s,
 		Evolve:      Evolve[In, Out],
-		Step:        (*State[In, Out]).step,
+		Step:        (*State[In, Out]).Step,
 		Queue:       cfg.Queue,
 		Work:        work,
 		Timeout:     cfg.Timeout,

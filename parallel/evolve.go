@@ -23,13 +23,15 @@ import (
 // costs besides O(log n) time and small allocations, for the n items
 // waiting for their retry, and so does starting it.
 func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent.Effect) {
-	fx := s.step(m, nil)
+	fx := s.Step(m, nil)
 	return s, fx
 }
 
-// step is Evolve on s, changed in place, with the effects appended to fx:
-// the runtime's way in, which copies no State in or out.
-func (s *State[In, Out]) step(m agent.Msg, fx []agent.Effect) []agent.Effect {
+// Step is [Evolve] on s, changed in place, with the effects appended to fx
+// (which may be nil): for a driver that keeps nothing but the newest State,
+// as the runtime does, it copies no State in or out of a step. An agent
+// built on this one, as package adaptive's, steps its part with it.
+func (s *State[In, Out]) Step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 	var at time.Time
 	switch m := m.(type) {
 	case agent.Input[In]:
