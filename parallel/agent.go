@@ -75,6 +75,7 @@ func build[In, Out any](cfg Config, work Work[In, Out]) (batchwork.Agent[State[I
 		State:       s,
 		Evolve:      Evolve[In, Out],
 		Step:        (*State[In, Out]).Step,
+		StepDone:    (*State[In, Out]).stepDone,
 		Queue:       cfg.Queue,
 		Work:        work,
 		Timeout:     cfg.Timeout,

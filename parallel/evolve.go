@@ -41,12 +41,7 @@ func (s *State[In, Out]) Step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 			s.open = max(s.open-len(m.Items), 0)
 		}
 	case agent.Done[[]Result[Out]]:
-		f, ok := s.running.Get(m.ID)
-		if !ok {
-			return fx
-		}
-		fx = s.complete(m, f, fx)
-		at = m.At
+		return s.stepDone(&m, fx)
 	case agent.Pull:
 		if m.N < 1 {
 			return fx
@@ -78,6 +73,16 @@ func (s *State[In, Out]) Step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 		return append(fx, agent.Unhandled{})
 	}
 	return s.settle(fx, at)
+}
+
+// stepDone is Step for the Done *m, which the runtime hands it unboxed.
+func (s *State[In, Out]) stepDone(m *agent.Done[[]Result[Out]], fx []agent.Effect) []agent.Effect {
+	f, ok := s.running.Get(m.ID)
+	if !ok {
+		return fx
+	}
+	fx = s.complete(*m, f, fx)
+	return s.settle(fx, m.At)
 }
 
 // The methods below change the State they are called on: Evolve calls

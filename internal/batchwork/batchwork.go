@@ -25,8 +25,10 @@ type Agent[S, In, Out, R, V any] struct {
 	State  S
 	Evolve agent.Evolve[S]
 	// Step is Evolve in place, or nil (see core.Spec).
-	Step  func(s *S, m agent.Msg, fx []agent.Effect) []agent.Effect
-	Queue int
+	Step func(s *S, m agent.Msg, fx []agent.Effect) []agent.Effect
+	// StepDone is Step for a Done, or nil (see core.Spec).
+	StepDone func(s *S, d *agent.Done[[]R], fx []agent.Effect) []agent.Effect
+	Queue    int
 	// Work is the user's work on one item.
 	Work func(ctx context.Context, in In) (Out, error)
 	// Timeout, when positive, ends each item's context after it; an item
@@ -76,6 +78,7 @@ func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		State:       p.State,
 		Evolve:      p.Evolve,
 		Step:        p.Step,
+		StepDone:    p.StepDone,
 		Queue:       p.Queue,
 		DeadLetters: p.DeadLetters,
 		Reserves:    p.Reserves,

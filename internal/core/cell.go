@@ -166,9 +166,9 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		if pull > 0 {
 			c.step(agent.Pull{At: now, N: pull})
 		}
-		for _, d := range results {
-			d.At = now
-			c.step(d)
+		for i := range results {
+			results[i].At = now
+			c.stepDone(&results[i])
 		}
 		// Items and other messages keep the order they came in: the items
 		// between two other messages make one Input.
@@ -220,9 +220,11 @@ func (c *cell[S, I, W, R, O, V]) instant(fresh time.Time) time.Time {
 // leave them to a round of their own.
 func (c *cell[S, I, W, R, O, V]) stepInline(now time.Time) {
 	for i := 0; i < len(c.inline); i++ {
-		d := c.inline[i]
+		// A step may append to c.inline: d points into the array as it
+		// was, which holds the Done still.
+		d := &c.inline[i]
 		d.At = now
-		c.step(d)
+		c.stepDone(d)
 	}
 }
 
@@ -255,7 +257,20 @@ func (c *cell[S, I, W, R, O, V]) receive(o any, now time.Time) {
 // step runs evolve on one stamped message and performs its effects. A panic
 // in evolve or in the runtime breaks the agent: it is logged with its stack
 // and becomes the agent's error.
-func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) {
+func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) { c.stepOn(m, nil) }
+
+// stepDone is step for the Done *d: handed to the spec's StepDone, when it
+// has one and the agent records nothing, with no box made for it.
+func (c *cell[S, I, W, R, O, V]) stepDone(d *agent.Done[R]) {
+	if c.spec.StepDone == nil || c.ports.tape != nil {
+		c.step(*d)
+		return
+	}
+	c.stepOn(nil, d)
+}
+
+// stepOn is step for m, or for *d when d is not nil.
+func (c *cell[S, I, W, R, O, V]) stepOn(m agent.Msg, d *agent.Done[R]) {
 	if c.over {
 		return
 	}
@@ -266,7 +281,12 @@ func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) {
 	// The slice of the step before, unless a step runs within this one.
 	fx := c.fx
 	c.fx = nil
-	effects := c.spec.step(&c.state, m, fx[:0])
+	var effects []agent.Effect
+	if d != nil {
+		effects = c.spec.StepDone(&c.state, d, fx[:0])
+	} else {
+		effects = c.spec.step(&c.state, m, fx[:0])
+	}
 	if c.ports.tape != nil {
 		c.ports.tape.After(effects)
 	}
@@ -324,6 +344,9 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 	case agent.Send[pace.Drained]:
 		c.end()
 	case agent.Unhandled:
+		if m == nil { // a Done handed over unboxed
+			m = agent.Done[R]{}
+		}
 		c.fail(fmt.Errorf("agent %s: evolve did not handle %T", c.spec.Name, m))
 	default:
 		if c.port.Send != nil && c.port.Send(e) {

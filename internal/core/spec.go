@@ -53,6 +53,12 @@ type Spec[S, W, R, O any] struct {
 	// that panics may leave *s half changed; the agent has failed then,
 	// and only its status is read from it.
 	Step func(s *S, m agent.Msg, fx []agent.Effect) []agent.Effect
+	// StepDone, when not nil, is Step for a Done, which the runtime hands
+	// it by pointer rather than boxed in an agent.Msg: a Done is the
+	// message an agent with work takes most, one per Start, and boxing it
+	// costs an allocation. It must do what Step does with *d. The runtime
+	// does not call it for an agent that records its steps.
+	StepDone func(s *S, d *agent.Done[R], fx []agent.Effect) []agent.Effect
 	// Queue bounds the items accepted but not yet taken up (given back
 	// with Demand); at least 1.
 	Queue int
