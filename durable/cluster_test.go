@@ -106,15 +106,7 @@ func runThroughFault(t *testing.T, fault func(ctx context.Context, c *cluster, l
 	}
 	defer q.Close()
 
-	nc, err := nats.Connect(cl.url, nats.MaxReconnects(-1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := jetStream(t, cl.url, nats.MaxReconnects(-1))
 	var leader string // of the queue's stream
 	for _, s := range []string{name, name + "_dead"} {
 		info, err := streamInfo(ctx, js, s)
@@ -142,7 +134,7 @@ func runThroughFault(t *testing.T, fault func(ctx context.Context, c *cluster, l
 	// The consumer's leader moves to the stream's, so that the server
 	// shut down leads both: fetches and acknowledgements fail too, until
 	// the consumer has a new leader.
-	if err := leadConsumer(ctx, nc, c, name, leader); err != nil {
+	if err := leadConsumer(ctx, js.Conn(), c, name, leader); err != nil {
 		t.Fatal(err)
 	}
 	lead := -1
@@ -156,12 +148,7 @@ func runThroughFault(t *testing.T, fault func(ctx context.Context, c *cluster, l
 	}
 
 	const n = 2000
-	if err := q.AddMany(ctx, keyed(n)); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := q.Len(ctx); err != nil || got != n {
-		t.Fatalf("Len = %d, %v; want %d", got, err, n)
-	}
+	fill(ctx, t, q, n)
 
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(ctx)

@@ -208,12 +208,7 @@ func TestCredsFilesAreRefusedOrTaken(t *testing.T) {
 	defer q.Close()
 	ctx := context.Background()
 	const n = 100
-	if err := q.AddMany(ctx, keyed(n)); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := q.Len(ctx); err != nil || got != n {
-		t.Fatalf("Len = %d, %v; want %d", got, err, n)
-	}
+	fill(ctx, t, q, n)
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(ctx)
 	pass, err := rate.Stage(rate.Config[durable.Item[int]]{Rate: 1e6, Burst: 1000})

@@ -16,7 +16,6 @@ import (
 	"github.com/evolvekit/evolve/durable"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // The poison test's queue: the item that kills its process, and the
@@ -161,15 +160,7 @@ func TestAnItemThatKillsItsProcessGoesToTheDeadLetters(t *testing.T) {
 // deadLetter returns the one dead letter of the queue name at url.
 func deadLetter(t *testing.T, url, name string) *nats.Msg {
 	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := jetStream(t, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	s, err := js.Stream(ctx, name+"_dead")
