@@ -72,7 +72,28 @@ func (p Agent[S, In, Out, R, V]) Stage() agent.Stage[In, Out] {
 // spec is the agent's spec: its Start effects carry a batch of items, whose
 // ID is the input position of the first.
 func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
-	free, r := newSpares[R](), p.runner()
+	r := p.runner()
+	// reuse does the work on the batch of items whose first is at input
+	// position seq, and returns their results: in spare, if it has room
+	// for them, else in a new slice. The loop over the items is in this
+	// frame rather than one of its own: the stack of a worker holds it
+	// while the work runs, and a frame more takes thousands of workers'
+	// stacks past their smallest size.
+	reuse := func(ctx context.Context, seq uint64, items []In, spare []R) ([]R, error) {
+		out := spare[:0]
+		if cap(out) >= len(items) {
+			out = out[:len(items)]
+		} else {
+			out = make([]R, len(items))
+		}
+		for i := 0; i < len(items); i++ {
+			if err := r.runFrom(ctx, seq, items, out, &i); err != nil {
+				var zero Out
+				out[i] = r.result(seq+uint64(i), zero, err)
+			}
+		}
+		return out, nil
+	}
 	return core.Spec[S, []In, []R, R]{
 		Name:        p.Name,
 		State:       p.State,
@@ -86,22 +107,21 @@ func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		Share:       p.Share,
 		Takes:       p.Takes,
 		Work: func(ctx context.Context, seq uint64, items []In) ([]R, error) {
-			// The loop of run, in this frame rather than one of its own:
-			// the stack of a worker holds it while the work runs.
-			out := free.get(len(items))
-			for i := 0; i < len(items); i++ {
-				if err := r.runFrom(ctx, seq, items, out, &i); err != nil {
-					var zero Out
-					out[i] = r.result(seq+uint64(i), zero, err)
-				}
-			}
-			return out, nil
+			return reuse(ctx, seq, items, nil)
 		},
+		Reuse:    reuse,
 		Recovers: true, // run fails the item whose work panicked, alone
 		// The parallel and adaptive agents' evolve keeps no Done's results
 		// and emits them in its round only, so their slices are reused.
-		Recycle: free.put,
+		Recycle: recycle[R],
 	}
+}
+
+// recycle empties the results of a batch, so that they hold nothing, for
+// the results of a later one.
+func recycle[R any](rs []R) []R {
+	clear(rs)
+	return rs[:0]
 }
 
 // runner is what the work on a batch needs of an Agent: a pointer to it

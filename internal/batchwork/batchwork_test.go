@@ -179,3 +179,23 @@ func runAll(p Agent[struct{}, int, int, result, struct{}], ctx context.Context, 
 	}
 	return rs
 }
+
+func TestSpecRecyclesResultsForTheNextBatch(t *testing.T) {
+	p := testAgent(0, func(_ context.Context, v int) (int, error) { return v + 1, nil })
+	sp := p.spec()
+	ctx := context.Background()
+	first, err := sp.Reuse(ctx, 0, []int{1, 2}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []result{{Seq: 0, Value: 2}, {Seq: 1, Value: 3}}, first)
+	spare := sp.Recycle(first)
+	assert.Empty(t, spare, "taken back empty")
+	assert.Equal(t, []result{{}, {}}, first[:2], "and cleared: it holds no result")
+	next, err := sp.Reuse(ctx, 2, []int{5}, spare)
+	require.NoError(t, err)
+	assert.Same(t, &first[0], &next[0], "the next batch's results reuse the slice taken back")
+	assert.Equal(t, []result{{Seq: 2, Value: 6}}, next)
+	big, err := sp.Reuse(ctx, 3, []int{7, 8, 9}, sp.Recycle(next))
+	require.NoError(t, err)
+	assert.NotSame(t, &first[0], &big[0], "a spare too small is not used")
+	assert.Equal(t, []result{{Seq: 3, Value: 8}, {Seq: 4, Value: 9}, {Seq: 5, Value: 10}}, big)
+}

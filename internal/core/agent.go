@@ -12,6 +12,7 @@ import (
 	"github.com/evolvekit/evolve/internal/fields"
 	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/rs/zerolog"
+	"golang.org/x/sys/cpu"
 )
 
 // Agent is one running agent: the agent.Handle[I, V] a program holds, and
@@ -30,15 +31,24 @@ type Agent[I, V any] struct {
 	name string
 	log  zerolog.Logger
 
+	// The inbox, the relay and the lock below are written by the
+	// workers, the poster and the agent's goroutine each all the time:
+	// each has cache lines of its own, away from one another and from the
+	// fields that are only read once set (a worker that read rt, say, on a
+	// line the inbox's lock shares would take a cache miss at each turn).
+	_  cpu.CacheLinePad
 	in inbox[I] // what waits for the actor, and the input queue's credits
+	_  cpu.CacheLinePad
 
 	// relay notes the idle neighbours the agent wakes as it takes in its
 	// inbox (see relay); started says its actor has handled Started, so
 	// another goroutine may take its inbox in; takeIn does that, given the
 	// token: it is the cell's.
-	relay   relay
 	started atomic.Bool
 	takeIn  func(woke []relayed) ([]relayed, pause)
+	_       cpu.CacheLinePad
+	relay   relay
+	_       cpu.CacheLinePad
 
 	gauges *meter.Gauges // where the agent publishes its metrics; nil for none
 
@@ -50,6 +60,7 @@ type Agent[I, V any] struct {
 	cancel  context.CancelCauseFunc
 	dismiss func() // closes the workers' line once no work may start: idle workers go (see crew)
 
+	_         cpu.CacheLinePad
 	mu        sync.Mutex
 	outcome   error // what Wait returns, once ended
 	ended     bool

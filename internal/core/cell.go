@@ -229,13 +229,17 @@ func (c *cell[S, I, W, R, O, V]) stepInline(now time.Time) {
 }
 
 // recycle hands the results of the round's Dones back to the spec's
-// Recycle, if it has one and the agent does not record its steps.
+// Recycle, if it has one and the agent does not record its steps, and
+// keeps what it returns for the next Starts, up to keptSpares.
 func (c *cell[S, I, W, R, O, V]) recycle(results []agent.Done[R]) {
 	if c.spec.Recycle == nil || c.ports.tape != nil {
 		return
 	}
 	for _, d := range results {
-		c.spec.Recycle(d.Result)
+		spare := c.spec.Recycle(d.Result)
+		if len(c.crew.spares) < keptSpares {
+			c.crew.spares = append(c.crew.spares, spare)
+		}
 	}
 }
 
@@ -428,8 +432,14 @@ func (c *cell[S, I, W, R, O, V]) start(s agent.Start[W]) {
 		h.mu.Unlock()
 		return
 	}
+	j := job[W, R]{s: s}
+	if n := len(c.crew.spares); n > 0 {
+		var zero R
+		j.spare, c.crew.spares[n-1] = c.crew.spares[n-1], zero
+		c.crew.spares = c.crew.spares[:n-1]
+	}
 	select {
-	case c.crew.jobs <- s:
+	case c.crew.jobs <- j:
 		h.mu.Unlock()
 		return
 	default:
@@ -440,7 +450,7 @@ func (c *cell[S, I, W, R, O, V]) start(s agent.Start[W]) {
 		if c.crew.started++; c.crew.started > fewWorkers {
 			c.crew.many.Store(true)
 		}
-		go c.work(s)
+		go c.work(c.kit(), h, j)
 	}
 }
 

@@ -1,10 +1,12 @@
 package core
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"golang.org/x/sys/cpu"
 )
 
 // fewWorkers is how many workers an agent may have for one of them to take
@@ -23,47 +25,113 @@ const fewWorkers = 256
 // An idle worker waits on jobs alone, not in a select with a second
 // channel, which thousands of idle workers would all contend for.
 type crew[W, R any] struct {
-	jobs chan agent.Start[W] // unbuffered: a Start for a worker that waits; closed once halted
+	jobs chan job[W, R] // unbuffered: a Start for a worker that waits; closed once halted
+	// spares are results Recycle emptied, for the next Starts' work (see
+	// Spec.Reuse); the cell's.
+	spares []R
+	kit    *kit[W, R] // what the workers read at each turn; made as the first starts
 
+	// results is written by every worker: it has cache lines of its own,
+	// away from what the workers and the cell only read.
+	_       cpu.CacheLinePad
 	results []agent.Done[R] // finished work not yet taken in; the inbox's mu guards it
+	_       cpu.CacheLinePad
 	spare   []agent.Done[R] // the cell's: the results slice the inbox takes next
 
 	started int         // workers started, by the cell
 	many    atomic.Bool // started is above fewWorkers
 }
 
-// work runs s and then every Start handed to it, until the agent halts.
-// The work runs in its own frame, which holds no more than the work's
-// result and its timing, and no call of the runtime's but the work's is
-// under way meanwhile: an agent with thousands of workers keeps thousands
-// of stacks, which stay at the smallest size only while the work's calls
-// fit in it.
-func (c *cell[S, I, W, R, O, V]) work(s agent.Start[W]) {
+// keptSpares is how many emptied results a cell keeps for reuse at most:
+// about the batches one round of a busy agent finishes, and so starts
+// again, with a limit in the thousands and work that waits.
+const keptSpares = 1024
+
+// job is what a worker is handed: a Start, and a spare result for its
+// work (see Spec.Reuse).
+type job[W, R any] struct {
+	s     agent.Start[W]
+	spare R
+}
+
+// kit is what a worker reads of its agent at each turn: read from the cell
+// and the handle once, as the first worker starts, into a block of its own
+// that nothing writes after. Where those fields are, they share cache
+// lines with others that the agent's goroutine writes all the time (its
+// state, its handle's lock), and a worker that read them there after each
+// work would take a cache miss for each.
+type kit[W, R any] struct {
+	_        cpu.CacheLinePad
+	jobs     chan job[W, R]
+	ctx      context.Context
+	work     func(ctx context.Context, id uint64, w W) (R, error)
+	reuse    func(ctx context.Context, id uint64, w W, spare R) (R, error)
+	recovers bool
+	clock    agent.Clock
+	since    func(time.Time) time.Duration
+	_        cpu.CacheLinePad
+}
+
+// kit returns the workers' kit, made on the first call. It is called on
+// the agent's goroutine, before the worker it is for starts.
+func (c *cell[S, I, W, R, O, V]) kit() *kit[W, R] {
+	if c.crew.kit == nil {
+		h := c.h
+		c.crew.kit = &kit[W, R]{
+			jobs: c.crew.jobs, ctx: h.workCtx, work: c.spec.Work, reuse: c.spec.Reuse,
+			recovers: c.spec.Recovers, clock: h.rt.Clock, since: sinceOn(h.rt.Clock),
+		}
+	}
+	return c.crew.kit
+}
+
+// work runs j and then every job handed to it, until the agent halts,
+// with what k holds. The work runs in its own frame, which holds no more
+// than the work's result and its timing, and no call of the runtime's but
+// the work's is under way meanwhile: an agent with thousands of workers
+// keeps thousands of stacks, which stay at the smallest size only while the
+// work's calls fit in it.
+func (c *cell[S, I, W, R, O, V]) work(k *kit[W, R], h *Agent[I, V], j job[W, R]) {
 	var woke []relayed // the worker's own, for the rounds it takes in (see finished)
-	h := c.h
 	for {
 		var r R
 		var err error
-		began := h.rt.Clock.Now()
-		if c.spec.Recovers {
-			r, err = c.spec.Work(h.workCtx, s.ID, s.Work)
-		} else {
-			r, err = safely(h.workCtx, c.spec.Work, s.ID, s.Work)
+		began := k.clock.Now()
+		switch {
+		case k.reuse != nil && k.recovers:
+			r, err = k.reuse(k.ctx, j.s.ID, j.s.Work, j.spare)
+		case k.reuse != nil:
+			r, err = safelyReuse(k.ctx, k.reuse, j.s.ID, j.s.Work, j.spare)
+		case k.recovers:
+			r, err = k.work(k.ctx, j.s.ID, j.s.Work)
+		default:
+			r, err = safely(k.ctx, k.work, j.s.ID, j.s.Work)
 		}
-		end := h.rt.Clock.Now()
+		took := k.since(began)
 		var ok bool
-		if woke, ok = c.finished(s.ID, r, err, end.Sub(began), end, woke); !ok {
+		if woke, ok = c.finished(h, j.s.ID, r, err, took, began.Add(took), woke); !ok {
 			return // halted while it took the inbox in: counted gone already
 		}
-		if s, ok = <-c.crew.jobs; !ok {
+		if j, ok = <-k.jobs; !ok {
 			h.worked()
 			return
 		}
 	}
 }
 
+// sinceOn returns the time elapsed since an instant read from clock: the
+// clock's own Since, if it has one, which reads less than Now does (the
+// system clock's reads the monotonic clock alone), else its Now less the
+// instant.
+func sinceOn(clock agent.Clock) func(time.Time) time.Duration {
+	if s, ok := clock.(interface{ Since(time.Time) time.Duration }); ok {
+		return s.Since
+	}
+	return func(t time.Time) time.Duration { return clock.Now().Sub(t) }
+}
+
 // finished puts the result of the work of Start id in the inbox, unless
-// the agent has stopped: r and err, the time it took, and end, the instant
+// the agent has stopped (h is the cell's handle): r and err, the time it took, and end, the instant
 // it ended.
 // When that wakes the agent, the worker takes its inbox in itself, and the
 // inboxes of the neighbours that wakes in turn (see relay), rather than
@@ -74,8 +142,7 @@ func (c *cell[S, I, W, R, O, V]) work(s agent.Start[W]) {
 // Meanwhile it is counted visiting, not running (see Agent.stepOut). It
 // returns woke, emptied, for reuse, and false when the agent halted
 // meanwhile: the worker is then counted gone and must return.
-func (c *cell[S, I, W, R, O, V]) finished(id uint64, r R, err error, took time.Duration, end time.Time, woke []relayed) ([]relayed, bool) {
-	h := c.h
+func (c *cell[S, I, W, R, O, V]) finished(h *Agent[I, V], id uint64, r R, err error, took time.Duration, end time.Time, woke []relayed) ([]relayed, bool) {
 	if h.gauges != nil {
 		h.gauges.Worked(took)
 	}

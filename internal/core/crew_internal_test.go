@@ -2,7 +2,10 @@ package core
 
 import (
 	"context"
+	"fmt"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/evolvekit/evolve/agent"
 
@@ -84,14 +87,27 @@ func TestRecycleTakesEachResultBackOnceDelivered(t *testing.T) {
 	defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
 	seen := map[int]bool{}
 	back := 0
+	var reused atomic.Int64
+	work := func(_ context.Context, _ uint64, v int, spare []int) ([]int, error) {
+		if spare == nil {
+			return []int{v, -v - 1}, nil
+		}
+		if len(spare) != 0 || cap(spare) < 2 {
+			return nil, fmt.Errorf("spare of length %d and room %d: not one Recycle emptied", len(spare), cap(spare))
+		}
+		reused.Add(1)
+		return append(spare, v, -v-1), nil
+	}
 	h, err := Spawn[int, struct{}](rt, Spec[pool, int, []int, int]{
 		Name: "pool", Evolve: emitResults, Queue: 8,
-		Work: func(_ context.Context, _ uint64, v int) ([]int, error) { return []int{v, -v - 1}, nil },
-		Recycle: func(r []int) {
+		Work:  func(ctx context.Context, id uint64, v int) ([]int, error) { return work(ctx, id, v, nil) },
+		Reuse: work,
+		Recycle: func(r []int) []int {
 			// On the agent's goroutine, after the round delivered r.
 			assert.True(t, seen[r[0]] && seen[r[1]], "result %v taken back before it was delivered", r)
 			back++
 			r[0], r[1] = 0, 0 // what Work reuses it for changes nothing delivered
+			return r[:0]
 		},
 	}, func(v int) {
 		assert.False(t, seen[v], "value %d delivered twice", v)
@@ -107,6 +123,7 @@ func TestRecycleTakesEachResultBackOnceDelivered(t *testing.T) {
 	require.NoError(t, h.Wait(ctx))
 	assert.Len(t, seen, 2*n)
 	assert.Equal(t, n, back, "every result is taken back once")
+	assert.Positive(t, reused.Load(), "and handed to later work as its spare")
 }
 
 // startFirst starts work 100 as it starts, before any item comes, then
@@ -141,3 +158,23 @@ func TestInlineWorkRunsWithNoWorker(t *testing.T) {
 	assert.Equal(t, want, got, "the work started as the actor starts is taken in too, and every item's in order")
 	assert.Zero(t, WorkersForTest(h), "no worker started")
 }
+
+// nowClock is a Clock whose Now is fixed and that has no Since.
+type nowClock struct{ now time.Time }
+
+func (c nowClock) Now() time.Time { return c.now }
+
+func (nowClock) AfterFunc(time.Duration, func()) func() bool { return func() bool { return false } }
+
+func TestWorkIsTimedOnTheClockOfTheRuntime(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	assert.Equal(t, 5*time.Second, sinceOn(nowClock{now: t0.Add(5 * time.Second)})(t0),
+		"a clock with no Since of its own: its Now less the instant")
+	assert.Equal(t, 7*time.Second, sinceOn(sinceClock{nowClock{now: t0.Add(5 * time.Second)}})(t0),
+		"a clock with a Since of its own: that, not a second reading of Now")
+}
+
+// sinceClock is a nowClock whose Since says 7s, whatever the instant.
+type sinceClock struct{ nowClock }
+
+func (sinceClock) Since(time.Time) time.Duration { return 7 * time.Second }

@@ -21,7 +21,7 @@ func Spawn[I, V, S, W, R, O any](rt *agent.Runtime, spec Spec[S, W, R, O], sink 
 func spawn[I, V, S, W, R, O any](rt *agent.Runtime, spec Spec[S, W, R, O], wire func(*Agent[I, V]) ports[O]) (*Agent[I, V], error) {
 	parts := bridge.Runtime(rt)
 	h := newAgent[I, V](parts, spec.Name, spec.Queue)
-	jobs := make(chan agent.Start[W])
+	jobs := make(chan job[W, R])
 	h.dismiss = func() { close(jobs) }
 	if err := parts.Adopt(h); err != nil {
 		return nil, err

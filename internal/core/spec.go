@@ -76,11 +76,18 @@ type Spec[S, W, R, O any] struct {
 	Recovers bool
 	// Recycle, when not nil, takes back the result of each Done once the
 	// round that handed it to evolve has ended and delivered what it
-	// emitted, for Work to reuse: for an agent whose evolve keeps no
-	// result in its state, and emits none but in that round. It is called
-	// on the agent's goroutine, and not at all for an agent that records
-	// its steps, whose tape may hold the results.
-	Recycle func(r R)
+	// emitted, and returns it emptied, for the work of a later Start to
+	// reuse: for an agent whose evolve keeps no result in its state, and
+	// emits none but in that round. It is called on the agent's goroutine,
+	// and not at all for an agent that records its steps, whose tape may
+	// hold the results. The runtime keeps what it returns (up to
+	// keptSpares) and hands one to each Start's work, through Reuse.
+	Recycle func(r R) R
+	// Reuse, when not nil, is Work given spare: a result Recycle emptied,
+	// which it may fill rather than make one, or the zero R when none is
+	// kept. The runtime's workers call it rather than Work. A spare rides
+	// with its Start to the worker, so that no two workers share a pool.
+	Reuse func(ctx context.Context, id uint64, w W, spare R) (R, error)
 	// Open, when not nil, connects the agent to something outside the
 	// runtime, such as the workers of a remote stage. It is called once,
 	// before the agent's actor starts, with post, which hands the agent a
