@@ -77,11 +77,12 @@ func (s *State[In, Out]) Step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 
 // stepDone is Step for the Done *m, which the runtime hands it unboxed.
 func (s *State[In, Out]) stepDone(m *agent.Done[[]Result[Out]], fx []agent.Effect) []agent.Effect {
-	f, ok := s.running.Get(m.ID)
-	if !ok {
+	var f flight[In]
+	var ok bool
+	if f, ok, s.running = s.running.Take(m.ID); !ok {
 		return fx
 	}
-	fx = s.complete(*m, f, fx)
+	fx = s.complete(m, f, fx)
 	return s.settle(fx, m.At)
 }
 
@@ -101,11 +102,11 @@ func (s *State[In, Out]) accept(items []In, at time.Time) {
 	s.arrivals = s.arrivals.Push(arrival{at: at, end: s.accepted})
 }
 
-// complete takes the batch f, which m reports, out of flight, counts its results and emits them at once if they are next and
-// demand allows, or else holds them. The first failure cancels the rest
-// when the agent was configured so.
-func (s *State[In, Out]) complete(m agent.Done[[]Result[Out]], f flight[In], fx []agent.Effect) []agent.Effect {
-	_, _, s.running = s.running.Take(f.id)
+// complete counts the results of the batch f, which m reports and which
+// the caller took out of flight, and emits them at once if they are next
+// and demand allows, or else holds them. The first failure cancels the
+// rest when the agent was configured so.
+func (s *State[In, Out]) complete(m *agent.Done[[]Result[Out]], f flight[In], fx []agent.Effect) []agent.Effect {
 	s.assigned -= f.n
 	took := m.Took // the work's own time, when the runtime measured it
 	if took <= 0 {

@@ -51,8 +51,8 @@ func (n *Numbered[V]) Clear() {
 // Numbered must not change while it runs.
 func (n *Numbered[V]) All() iter.Seq2[uint64, V] {
 	return func(yield func(uint64, V) bool) {
-		for _, c := range n.t.cells {
-			if c.has && !yield(c.key, c.val) {
+		for i := range n.t.cells {
+			if c := &n.t.cells[i]; !c.empty() && !yield(c.key(), c.val) {
 				return
 			}
 		}

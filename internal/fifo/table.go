@@ -13,12 +13,26 @@ type table[V any] struct {
 	n     int // values held, in cells and far
 }
 
-// cell is one cell of a table: the place it holds, if has, and its value.
+// cell is one cell of a table: the place it holds, plus one (0 for none),
+// and its value. With no flag of its own beside the value, a cell of a
+// 56-byte value fills one cache line. The last place, whose mark would be
+// 0, always goes to the map.
 type cell[V any] struct {
-	key uint64
-	val V
-	has bool
+	mark uint64
+	val  V
 }
+
+// lastPlace is the one place no cell holds.
+const lastPlace = ^uint64(0)
+
+// holds reports whether the cell holds place k.
+func (c *cell[V]) holds(k uint64) bool { return c.mark == k+1 && k != lastPlace }
+
+// empty reports whether the cell holds no place.
+func (c *cell[V]) empty() bool { return c.mark == 0 }
+
+// key returns the place the cell holds, which it must.
+func (c *cell[V]) key() uint64 { return c.mark - 1 }
 
 // newTable returns an empty table.
 func newTable[V any]() *table[V] {
@@ -27,8 +41,7 @@ func newTable[V any]() *table[V] {
 
 // get returns the value at place k, and whether there is one.
 func (t *table[V]) get(k uint64) (V, bool) {
-	c := &t.cells[k&uint64(len(t.cells)-1)]
-	if c.has && c.key == k {
+	if c := &t.cells[k&uint64(len(t.cells)-1)]; c.holds(k) {
 		return c.val, true
 	}
 	v, ok := t.far[k] // a nil map holds nothing
@@ -39,7 +52,7 @@ func (t *table[V]) get(k uint64) (V, bool) {
 func (t *table[V]) set(k uint64, v V) (old V, had bool) {
 	c := &t.cells[k&uint64(len(t.cells)-1)]
 	switch {
-	case c.has && c.key == k:
+	case c.holds(k):
 		old, c.val = c.val, v
 		return old, true
 	case t.far != nil:
@@ -49,8 +62,8 @@ func (t *table[V]) set(k uint64, v V) (old V, had bool) {
 		}
 	}
 	t.n++
-	if !c.has {
-		*c = cell[V]{key: k, val: v, has: true}
+	if c.empty() && k != lastPlace {
+		*c = cell[V]{mark: k + 1, val: v}
 	} else {
 		if t.far == nil {
 			t.far = make(map[uint64]V)
@@ -66,7 +79,7 @@ func (t *table[V]) set(k uint64, v V) (old V, had bool) {
 // del removes the value at place k, and returns it, if had.
 func (t *table[V]) del(k uint64) (old V, had bool) {
 	c := &t.cells[k&uint64(len(t.cells)-1)]
-	if c.has && c.key == k {
+	if c.holds(k) {
 		old = c.val
 		*c = cell[V]{} // let go of what the value holds
 		t.n--
@@ -86,9 +99,9 @@ func (t *table[V]) del(k uint64) (old V, had bool) {
 func (t *table[V]) grow() {
 	cells, far := t.cells, t.far
 	t.cells, t.far, t.n = make([]cell[V], 2*len(cells)), nil, 0
-	for _, c := range cells {
-		if c.has {
-			t.place(c.key, c.val)
+	for i := range cells {
+		if c := &cells[i]; !c.empty() {
+			t.place(c.key(), c.val)
 		}
 	}
 	for k, v := range far {
@@ -100,8 +113,8 @@ func (t *table[V]) grow() {
 func (t *table[V]) place(k uint64, v V) {
 	t.n++
 	c := &t.cells[k&uint64(len(t.cells)-1)]
-	if !c.has {
-		*c = cell[V]{key: k, val: v, has: true}
+	if c.empty() && k != lastPlace {
+		*c = cell[V]{mark: k + 1, val: v}
 		return
 	}
 	if t.far == nil {
