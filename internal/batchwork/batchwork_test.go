@@ -170,8 +170,7 @@ func TestWorkCancelledBeforeItsTimeoutKeepsItsOwnResult(t *testing.T) {
 	})
 }
 
-// runAll runs items as a Start of p's agent does, on a result slice its
-// spares give.
+// runAll runs items as a Start of p's agent does, on a new result slice.
 func runAll(p Agent[struct{}, int, int, result, struct{}], ctx context.Context, seq uint64, items []int) []result {
 	rs, err := p.spec().Work(ctx, seq, items)
 	if err != nil {
