@@ -76,6 +76,7 @@ func build[In, Out any](cfg Config, work Work[In, Out]) (batchwork.Agent[State[I
 		Evolve:      Evolve[In, Out],
 		Step:        (*State[In, Out]).Step,
 		StepDone:    (*State[In, Out]).stepDone,
+		StepDones:   (*State[In, Out]).stepDones,
 		Queue:       cfg.Queue,
 		Work:        work,
 		Timeout:     cfg.Timeout,

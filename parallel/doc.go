@@ -32,7 +32,9 @@
 // on average so far (the time the work ran, as agent.Done's Took reports
 // it; or, when it is zero, the time from the message that started a batch
 // to the one that brought its results), at most [Config.MaxBatch]. The
-// items that may start are shared evenly among the free places, but no
+// items that may start are shared evenly among the free places (the
+// runtime hands the agent the results that came since its last round
+// all at once, and they free their places together), but no
 // batch holds fewer than took [ShareSpan] (while that many may start): work
 // too small to gain from running in parallel goes to one worker at once. So
 // work of BatchSpan or more always goes one item at a time, and work of

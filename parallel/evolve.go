@@ -75,6 +75,29 @@ func (s *State[In, Out]) Step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 	return s.settle(fx, at)
 }
 
+// stepDones is stepDone for each of ds, the Dones of one of the runtime's
+// rounds, in turn, with what follows a message (settle) done once, after
+// the last: the items that may start are shared over all the places the
+// Dones freed, and the round pays once for what it would pay for each.
+func (s *State[In, Out]) stepDones(ds []agent.Done[[]Result[Out]], fx []agent.Effect) []agent.Effect {
+	var at time.Time
+	took := false
+	for i := range ds {
+		m := &ds[i]
+		var f flight[In]
+		var ok bool
+		if f, ok, s.running = s.running.Take(m.ID); !ok {
+			continue
+		}
+		fx = s.complete(m, f, fx)
+		at, took = m.At, true
+	}
+	if !took {
+		return fx // none was in flight
+	}
+	return s.settle(fx, at)
+}
+
 // stepDone is Step for the Done *m, which the runtime hands it unboxed.
 func (s *State[In, Out]) stepDone(m *agent.Done[[]Result[Out]], fx []agent.Effect) []agent.Effect {
 	var f flight[In]

@@ -28,7 +28,10 @@ type Agent[S, In, Out, R, V any] struct {
 	Step func(s *S, m agent.Msg, fx []agent.Effect) []agent.Effect
 	// StepDone is Step for a Done, or nil (see core.Spec).
 	StepDone func(s *S, d *agent.Done[[]R], fx []agent.Effect) []agent.Effect
-	Queue    int
+	// StepDones is StepDone for the Dones of a round, or nil (see
+	// core.Spec).
+	StepDones func(s *S, ds []agent.Done[[]R], fx []agent.Effect) []agent.Effect
+	Queue     int
 	// Work is the user's work on one item.
 	Work func(ctx context.Context, in In) (Out, error)
 	// Timeout, when positive, ends each item's context after it; an item
@@ -100,6 +103,7 @@ func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		Evolve:      p.Evolve,
 		Step:        p.Step,
 		StepDone:    p.StepDone,
+		StepDones:   p.StepDones,
 		Queue:       p.Queue,
 		DeadLetters: p.DeadLetters,
 		Reserves:    p.Reserves,

@@ -168,8 +168,8 @@ func (c *cell[S, I, W, R, O, V]) takeIn(woke []relayed) ([]relayed, pause) {
 		}
 		for i := range results {
 			results[i].At = now
-			c.stepDone(&results[i])
 		}
+		c.stepDones(results)
 		// Items and other messages keep the order they came in: the items
 		// between two other messages make one Input.
 		next := 0
@@ -261,7 +261,7 @@ func (c *cell[S, I, W, R, O, V]) receive(o any, now time.Time) {
 // step runs evolve on one stamped message and performs its effects. A panic
 // in evolve or in the runtime breaks the agent: it is logged with its stack
 // and becomes the agent's error.
-func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) { c.stepOn(m, nil) }
+func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) { c.stepOn(m, nil, nil) }
 
 // stepDone is step for the Done *d: handed to the spec's StepDone, when it
 // has one and the agent records nothing, with no box made for it.
@@ -270,11 +270,24 @@ func (c *cell[S, I, W, R, O, V]) stepDone(d *agent.Done[R]) {
 		c.step(*d)
 		return
 	}
-	c.stepOn(nil, d)
+	c.stepOn(nil, d, nil)
 }
 
-// stepOn is step for m, or for *d when d is not nil.
-func (c *cell[S, I, W, R, O, V]) stepOn(m agent.Msg, d *agent.Done[R]) {
+// stepDones is stepDone for each of ds, the results a round takes in, in
+// turn: handed to the spec's StepDones all at once, when it has one, there
+// are two or more and the agent records nothing.
+func (c *cell[S, I, W, R, O, V]) stepDones(ds []agent.Done[R]) {
+	if c.spec.StepDones == nil || c.ports.tape != nil || len(ds) < 2 {
+		for i := range ds {
+			c.stepDone(&ds[i])
+		}
+		return
+	}
+	c.stepOn(nil, nil, ds)
+}
+
+// stepOn is step for m; for *d when d is not nil; for ds, when not nil.
+func (c *cell[S, I, W, R, O, V]) stepOn(m agent.Msg, d *agent.Done[R], ds []agent.Done[R]) {
 	if c.over {
 		return
 	}
@@ -286,9 +299,12 @@ func (c *cell[S, I, W, R, O, V]) stepOn(m agent.Msg, d *agent.Done[R]) {
 	fx := c.fx
 	c.fx = nil
 	var effects []agent.Effect
-	if d != nil {
+	switch {
+	case ds != nil:
+		effects = c.spec.StepDones(&c.state, ds, fx[:0])
+	case d != nil:
 		effects = c.spec.StepDone(&c.state, d, fx[:0])
-	} else {
+	default:
 		effects = c.spec.step(&c.state, m, fx[:0])
 	}
 	if c.ports.tape != nil {

@@ -59,6 +59,18 @@ type Spec[S, W, R, O any] struct {
 	// costs an allocation. It must do what Step does with *d. The runtime
 	// does not call it for an agent that records its steps.
 	StepDone func(s *S, d *agent.Done[R], fx []agent.Effect) []agent.Effect
+	// StepDones, when not nil, is StepDone for the Dones of one round, ds,
+	// all at once: it does with each Done, in turn, what StepDone does,
+	// but may do once, after the last, what StepDone does after each (emit
+	// what may go out, start what may start). So the effects may come
+	// grouped otherwise than StepDone's would: the same values emitted in
+	// the same order, the same work started, with batches shared over all
+	// the places the Dones freed. An agent with thousands of Starts in
+	// flight takes in tens of Dones a round, and so pays for that once.
+	// The runtime calls it, rather than StepDone, for the results a round
+	// takes in, when there are two or more and the agent records nothing;
+	// a Plan's machines step each Done alone.
+	StepDones func(s *S, ds []agent.Done[R], fx []agent.Effect) []agent.Effect
 	// Queue bounds the items accepted but not yet taken up (given back
 	// with Demand); at least 1.
 	Queue int

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/evolvekit/evolve/agent"
@@ -68,4 +69,56 @@ func TestADoneStepDoneLeavesUnhandledIsNamed(t *testing.T) {
 	err = h.Wait(context.Background())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "did not handle agent.Done[int]")
+}
+
+// TestTheRuntimeHandsTheDonesOfARoundAtOnce runs work that waits for a
+// gate, then ends all at once, through an agent whose StepDones and
+// StepDone count the Dones they take: each Done is stepped once, by one
+// or the other, and StepDones only ever gets two or more.
+func TestTheRuntimeHandsTheDonesOfARoundAtOnce(t *testing.T) {
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(context.Background())
+	const n = 64
+	gate := make(chan struct{})
+	var started sync.WaitGroup
+	started.Add(n)
+	sp := echoSpec(n, func(_ context.Context, v int) (int, error) {
+		started.Done()
+		<-gate
+		return -v, nil
+	})
+	var one, many, most int
+	stepDone := func(s *echo, d *agent.Done[int], fx []agent.Effect) []agent.Effect {
+		var more []agent.Effect
+		*s, more = echoEvolve(*s, *d)
+		return append(fx, more...)
+	}
+	sp.StepDone = func(s *echo, d *agent.Done[int], fx []agent.Effect) []agent.Effect {
+		one++
+		return stepDone(s, d, fx)
+	}
+	sp.StepDones = func(s *echo, ds []agent.Done[int], fx []agent.Effect) []agent.Effect {
+		if len(ds) < 2 {
+			t.Errorf("StepDones got %d Dones: one goes to StepDone", len(ds))
+		}
+		many += len(ds)
+		most = max(most, len(ds))
+		for i := range ds {
+			fx = stepDone(s, &ds[i], fx)
+		}
+		return fx
+	}
+	var got []int
+	h, err := core.Spawn[int, echoStatus](rt, sp, func(v int) { got = append(got, v) })
+	require.NoError(t, err)
+	for i := range n {
+		require.NoError(t, h.Post(context.Background(), -(i+1)))
+	}
+	started.Wait()
+	close(gate)
+	h.Close()
+	require.NoError(t, h.Wait(context.Background()))
+	assert.Len(t, got, n, "every result delivered")
+	t.Logf("%d Dones alone, %d in rounds of up to %d", one, many, most)
+	assert.Equal(t, n, one+many, "each Done stepped once")
 }
