@@ -130,9 +130,9 @@ func sinceOn(clock agent.Clock) func(time.Time) time.Duration {
 	return func(t time.Time) time.Duration { return clock.Now().Sub(t) }
 }
 
-// finished puts the result of the work of Start id in the inbox, unless
-// the agent has stopped (h is the cell's handle): r and err, the time it took, and end, the instant
-// it ended.
+// finished puts the result of the work of Start id in the inbox of h, the
+// cell's handle, unless the agent has stopped: r and err, the time it
+// took, and end, the instant it ended.
 // When that wakes the agent, the worker takes its inbox in itself, and the
 // inboxes of the neighbours that wakes in turn (see relay), rather than
 // handing the round to the agent's mailbox: one hand-over less per batch
