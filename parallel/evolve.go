@@ -83,14 +83,10 @@ func (s *State[In, Out]) stepDones(ds []agent.Done[[]Result[Out]], fx []agent.Ef
 	var at time.Time
 	took := false
 	for i := range ds {
-		m := &ds[i]
-		var f flight[In]
 		var ok bool
-		if f, ok, s.running = s.running.Take(m.ID); !ok {
-			continue
+		if fx, ok = s.land(&ds[i], fx); ok {
+			at, took = ds[i].At, true
 		}
-		fx = s.complete(m, f, fx)
-		at, took = m.At, true
 	}
 	if !took {
 		return fx // none was in flight
@@ -100,13 +96,22 @@ func (s *State[In, Out]) stepDones(ds []agent.Done[[]Result[Out]], fx []agent.Ef
 
 // stepDone is Step for the Done *m, which the runtime hands it unboxed.
 func (s *State[In, Out]) stepDone(m *agent.Done[[]Result[Out]], fx []agent.Effect) []agent.Effect {
-	var f flight[In]
-	var ok bool
-	if f, ok, s.running = s.running.Take(m.ID); !ok {
+	fx, ok := s.land(m, fx)
+	if !ok {
 		return fx
 	}
-	fx = s.complete(m, f, fx)
 	return s.settle(fx, m.At)
+}
+
+// land takes the batch *m reports out of flight and completes it, and
+// reports false, doing nothing, when no such batch is in flight.
+func (s *State[In, Out]) land(m *agent.Done[[]Result[Out]], fx []agent.Effect) ([]agent.Effect, bool) {
+	f, ok, running := s.running.Take(m.ID)
+	if !ok {
+		return fx, false
+	}
+	s.running = running
+	return s.complete(m, f, fx), true
 }
 
 // The methods below change the State they are called on: Evolve calls

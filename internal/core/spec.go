@@ -64,8 +64,10 @@ type Spec[S, W, R, O any] struct {
 	// but may do once, after the last, what StepDone does after each (emit
 	// what may go out, start what may start). So the effects may come
 	// grouped otherwise than StepDone's would: the same values emitted in
-	// the same order, the same work started, with batches shared over all
-	// the places the Dones freed. An agent with thousands of Starts in
+	// the same order, but work started in batches shared over all the
+	// places the Dones freed, and, where a bound of the state is heeded
+	// once the round is in rather than between its Dones, perhaps a round
+	// later. An agent with thousands of Starts in
 	// flight takes in tens of Dones a round, and so pays for that once.
 	// The runtime calls it, rather than StepDone, for the results a round
 	// takes in, when there are two or more and the agent records nothing;
