@@ -178,3 +178,37 @@ func TestWorkIsTimedOnTheClockOfTheRuntime(t *testing.T) {
 type sinceClock struct{ nowClock }
 
 func (sinceClock) Since(time.Time) time.Duration { return 7 * time.Second }
+
+// TestARoundsDonesGoToStepDonesAtOnce hands a cell's stepDones the Dones
+// of a round: two or more go to the spec's StepDones in one call; one goes
+// to StepDone; a spec without StepDones gets a StepDone for each.
+func TestARoundsDonesGoToStepDonesAtOnce(t *testing.T) {
+	var calls []string
+	spec := Spec[int, int, int, int]{
+		StepDone: func(s *int, d *agent.Done[int], fx []agent.Effect) []agent.Effect {
+			calls = append(calls, fmt.Sprintf("one %d", d.ID))
+			return fx
+		},
+		StepDones: func(s *int, ds []agent.Done[int], fx []agent.Effect) []agent.Effect {
+			calls = append(calls, fmt.Sprintf("all %d", len(ds)))
+			return fx
+		},
+	}
+	dones := func(n int) []agent.Done[int] {
+		ds := make([]agent.Done[int], n)
+		for i := range ds {
+			ds[i].ID = uint64(i + 1)
+		}
+		return ds
+	}
+	c := &cell[int, int, int, int, int, int]{spec: spec}
+	c.stepDones(dones(3))
+	c.stepDones(dones(1))
+	c.stepDones(nil)
+	assert.Equal(t, []string{"all 3", "one 1"}, calls, "a round of three at once, a round of one alone, none not at all")
+
+	calls = nil
+	c.spec.StepDones = nil
+	c.stepDones(dones(3))
+	assert.Equal(t, []string{"one 1", "one 2", "one 3"}, calls, "a spec with no StepDones: each alone, in turn")
+}

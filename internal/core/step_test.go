@@ -71,11 +71,13 @@ func TestADoneStepDoneLeavesUnhandledIsNamed(t *testing.T) {
 	assert.Contains(t, err.Error(), "did not handle agent.Done[int]")
 }
 
-// TestTheRuntimeHandsTheDonesOfARoundAtOnce runs work that waits for a
-// gate, then ends all at once, through an agent whose StepDones and
-// StepDone count the Dones they take: each Done is stepped once, by one
-// or the other, and StepDones only ever gets two or more.
-func TestTheRuntimeHandsTheDonesOfARoundAtOnce(t *testing.T) {
+// TestEachDoneOfARoundIsSteppedOnce runs work that waits for a gate, then
+// ends all at once, through an agent whose StepDones and StepDone count
+// the Dones they take: each Done is stepped once, by one or the other, and
+// StepDones only ever gets two or more. Whether a round takes in several
+// or each alone is the scheduler's to say (some runs take each alone);
+// TestARoundsDonesGoToStepDonesAtOnce shows which way a round goes.
+func TestEachDoneOfARoundIsSteppedOnce(t *testing.T) {
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(context.Background())
 	const n = 64
