@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+
+	"github.com/evolvekit/evolve/codec"
 )
 
 // Config says where a queue lives and how its items are leased. Exactly
@@ -80,8 +82,8 @@ type Config struct {
 	// [DefaultMaxHeld].
 	MaxHeld int
 
-	// Codec turns items into bytes and back. Default [JSON].
-	Codec Codec
+	// Codec turns items into bytes and back. Default codec.JSON.
+	Codec codec.Codec
 }
 
 // The defaults of Config.
@@ -155,7 +157,7 @@ func (c Config) withDefaults() Config {
 		c.MaxHeld = DefaultMaxHeld
 	}
 	if c.Codec == nil {
-		c.Codec = JSON
+		c.Codec = codec.JSON
 	}
 	return c
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evolvekit/evolve/internal/loopback"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 )
@@ -38,8 +39,8 @@ func embedded(cfg Config) (*server.Server, *nats.Conn, error) {
 		if p == 0 {
 			p = server.RANDOM_PORT
 		}
-		if cfg.TLS == nil && !cfg.AllowInsecure && !loopback(host) {
-			return nil, nil, invalid("listen %q is off the loopback: give TLS, or set AllowInsecure", cfg.Listen)
+		if err := loopback.Require(ErrConfig, "durable", cfg.Listen, host, cfg.TLS != nil, cfg.AllowInsecure); err != nil {
+			return nil, nil, err
 		}
 		opts.Host, opts.Port = host, p
 		if cfg.TLS != nil {
@@ -105,15 +106,6 @@ func writable(dir string) error {
 	name := f.Name()
 	f.Close()
 	return os.Remove(filepath.Clean(name))
-}
-
-// loopback reports whether host names the loopback only.
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // serverLog keeps the last warnings and errors an embedded NATS server

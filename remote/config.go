@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"github.com/evolvekit/evolve/codec"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
@@ -78,8 +79,8 @@ type Config[I any] struct {
 	// grants none.
 	MaxPrefetch int
 	// Codec turns items into bytes for the wire and results back; workers
-	// must use the same. Default JSON.
-	Codec Codec
+	// must use the same. Default codec.JSON.
+	Codec codec.Codec
 	// DeadLetters, when not nil, takes each item that failed for good, as
 	// parallel.Config's DeadLetters does; a stage without one hands its
 	// dead letters to its chain's.
@@ -162,7 +163,7 @@ func (c Config[I]) withDefaults() Config[I] {
 		c.Heartbeat = DefaultHeartbeat
 	}
 	if c.Codec == nil {
-		c.Codec = JSON
+		c.Codec = codec.JSON
 	}
 	return c
 }

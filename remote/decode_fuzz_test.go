@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"github.com/evolvekit/evolve/codec"
 	"testing"
 
 	"github.com/evolvekit/evolve/remote/internal/wire"
@@ -24,7 +25,7 @@ func FuzzDecodeResults(f *testing.F) {
 		if proto.Unmarshal(data, &m) != nil {
 			return
 		}
-		out, ok := decodeResults[int](&m, JSON, "w")
+		out, ok := decodeResults[int](&m, codec.JSON, "w")
 		if !ok {
 			return
 		}

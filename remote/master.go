@@ -2,6 +2,7 @@ package remote
 
 import (
 	"fmt"
+	"github.com/evolvekit/evolve/codec"
 	"sync"
 	"time"
 
@@ -62,7 +63,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		return spec[I, O]{}, err
 	}
 	cfg = cfg.withDefaults()
-	node, name, codec, most, grant, heartbeat := cfg.Node, cfg.Name, cfg.Codec, cfg.MaxSlots, cfg.grant(), cfg.Heartbeat
+	node, name, cdc, most, grant, heartbeat := cfg.Node, cfg.Name, cfg.Codec, cfg.MaxSlots, cfg.grant(), cfg.Heartbeat
 	return spec[I, O]{
 		Name:        name,
 		State:       b,
@@ -72,7 +73,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		Measure:     measure,
 		Takes:       []agent.Msg{agent.Event[joined]{}, agent.Event[asked]{}, agent.Event[returned[O]]{}, agent.Event[left]{}, agent.Event[lost]{}, agent.Event[refused]{}, agent.Event[beat]{}},
 		Open: func(post func(agent.Msg) bool) (core.Port, error) {
-			return open[I, O](node, name, codec, most, grant, heartbeat, post)
+			return open[I, O](node, name, cdc, most, grant, heartbeat, post)
 		},
 	}, nil
 }
@@ -93,7 +94,7 @@ func (e *WorkError) Error() string { return e.Text }
 type link[I, O any] struct {
 	node      *Node
 	name      string
-	codec     Codec
+	codec     codec.Codec
 	most      int // the slots a worker may claim
 	grant     int // the prefetch each worker is granted
 	heartbeat time.Duration
@@ -109,11 +110,11 @@ type link[I, O any] struct {
 }
 
 // open puts a master named name on node, with a new incarnation.
-func open[I, O any](node *Node, name string, codec Codec, most, grant int, heartbeat time.Duration, post func(agent.Msg) bool) (core.Port, error) {
+func open[I, O any](node *Node, name string, cdc codec.Codec, most, grant int, heartbeat time.Duration, post func(agent.Msg) bool) (core.Port, error) {
 	if err := node.claim(name, heartbeat, func(n int) { post(agent.Event[refused]{Value: refused{N: n}}) }); err != nil {
 		return core.Port{}, err
 	}
-	l := &link[I, O]{node: node, name: name, codec: codec, most: most, grant: grant, heartbeat: heartbeat, inc: incarnation(), post: post,
+	l := &link[I, O]{node: node, name: name, codec: cdc, most: most, grant: grant, heartbeat: heartbeat, inc: incarnation(), post: post,
 		workers: make(map[workerID]*actor.PID), ids: make(map[string]workerID)}
 	pid, err := node.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return l }), name)
 	if err != nil {
@@ -232,7 +233,7 @@ func (l *link[I, O]) returned(id workerID, m *wire.Results) {
 
 // decodeResults decodes the outcomes m brings from the worker at addr, or
 // reports false if m is malformed.
-func decodeResults[O any](m *wire.Results, codec Codec, addr string) ([]outcome[O], bool) {
+func decodeResults[O any](m *wire.Results, cdc codec.Codec, addr string) ([]outcome[O], bool) {
 	n := len(m.Items)
 	if len(m.Attempts) != n || len(m.Sizes) != n || len(m.Failed) != len(m.Errors) {
 		return nil, false
@@ -257,7 +258,7 @@ func decodeResults[O any](m *wire.Results, codec Codec, addr string) ([]outcome[
 		o.Item, o.Attempt = item, int(m.Attempts[i])
 		if text, bad := lookup(failed, uint32(i)); bad {
 			o.Err = &WorkError{Worker: addr, Text: text}
-		} else if err := codec.Decode(data, &o.Value); err != nil {
+		} else if err := cdc.Decode(data, &o.Value); err != nil {
 			o.Err = fmt.Errorf("remote: decoding the result of item %d: %w", item, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/evolvekit/evolve/codec"
 	"log/slog"
 	"runtime"
 	"sync"
@@ -39,8 +40,8 @@ type WorkerConfig struct {
 	// worker at, if not Listen's: a proxy's or a NAT's, which forwards to
 	// Listen. A host and port, such as "10.0.0.7:7071".
 	Advertise string
-	// Codec must be the master's. Default JSON.
-	Codec Codec
+	// Codec must be the master's. Default codec.JSON.
+	Codec codec.Codec
 	// Connect bounds how long the worker tries to reach the master and be
 	// registered before Work fails with ErrUnreachable. Default
 	// DefaultConnect.
@@ -127,7 +128,7 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 		c.Listen = "127.0.0.1:0"
 	}
 	if c.Codec == nil {
-		c.Codec = JSON
+		c.Codec = codec.JSON
 	}
 	if c.Connect == 0 {
 		c.Connect = DefaultConnect

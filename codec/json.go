@@ -1,21 +1,16 @@
-// Package jsoncodec is the default codec of packages remote and durable:
-// encoding/json, with the values tiny items are made of written and read
-// directly, since a round trip through reflection costs more than the rest
-// of their trip.
-package jsoncodec
+package codec
 
 import (
 	"encoding/json"
 	"strconv"
 )
 
-// Codec is encoding/json, with the integers, floats and booleans written
-// and read directly, as encoding/json would write them. Its zero value is
-// ready to use and safe for concurrent use.
-type Codec struct{}
+// jsonCodec is [JSON]: encoding/json, with the integers, floats and
+// booleans written and read directly, as encoding/json would write them.
+type jsonCodec struct{}
 
 // Append appends the JSON of the value v points to to dst.
-func (Codec) Append(dst []byte, v any) ([]byte, error) {
+func (jsonCodec) Append(dst []byte, v any) ([]byte, error) {
 	switch p := v.(type) {
 	case *int:
 		return strconv.AppendInt(dst, int64(*p), 10), nil
@@ -36,7 +31,7 @@ func (Codec) Append(dst []byte, v any) ([]byte, error) {
 }
 
 // Decode decodes the JSON data into the value v points to.
-func (Codec) Decode(data []byte, v any) error {
+func (jsonCodec) Decode(data []byte, v any) error {
 	if plainInt(data) {
 		switch p := v.(type) {
 		case *int:

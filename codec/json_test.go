@@ -1,11 +1,11 @@
-package remote_test
+package codec_test
 
 import (
 	"encoding/json"
 	"math"
 	"testing"
 
-	"github.com/evolvekit/evolve/remote"
+	"github.com/evolvekit/evolve/codec"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -14,13 +14,13 @@ import (
 // back.
 func roundTrip[T any](t *testing.T, v T) {
 	t.Helper()
-	got, err := remote.JSON.Append([]byte("prefix"), &v)
+	got, err := codec.JSON.Append([]byte("prefix"), &v)
 	require.NoError(t, err)
 	want, err := json.Marshal(v)
 	require.NoError(t, err)
 	assert.Equal(t, "prefix"+string(want), string(got))
 	var back T
-	require.NoError(t, remote.JSON.Decode(got[len("prefix"):], &back))
+	require.NoError(t, codec.JSON.Decode(got[len("prefix"):], &back))
 	assert.Equal(t, v, back)
 }
 
@@ -44,14 +44,14 @@ func TestJSONWritesAsEncodingJSONAndReadsBack(t *testing.T) {
 func TestJSONReadsWhatEncodingJSONReads(t *testing.T) {
 	for _, text := range []string{"1e3", "+5", "007", "-", "", "x", "1.5", "99999999999999999999", " 1"} {
 		var n, m int
-		got := remote.JSON.Decode([]byte(text), &n)
+		got := codec.JSON.Decode([]byte(text), &n)
 		want := json.Unmarshal([]byte(text), &m)
 		assert.Equal(t, want == nil, got == nil, "%q into an int", text)
 		assert.Equal(t, m, n, "%q into an int", text)
 	}
 	for _, text := range []string{"1", "t", "T", "True", "TRUE", "0", "f", "null"} {
 		var b, c bool
-		got := remote.JSON.Decode([]byte(text), &b)
+		got := codec.JSON.Decode([]byte(text), &b)
 		want := json.Unmarshal([]byte(text), &c)
 		assert.Equal(t, want == nil, got == nil, "%q into a bool", text)
 		assert.Equal(t, c, b, "%q into a bool", text)

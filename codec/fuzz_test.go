@@ -1,10 +1,10 @@
-package jsoncodec_test
+package codec_test
 
 import (
 	"encoding/json"
 	"testing"
 
-	"github.com/evolvekit/evolve/internal/jsoncodec"
+	"github.com/evolvekit/evolve/codec"
 )
 
 // FuzzDecode decodes any bytes, as they come from the wire or a queue,
@@ -16,7 +16,7 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range []string{"0", "-1", "007", "12345678901234567890", "true", "false", "null", `"x"`, `{"Key":"k","Value":3,"Ticket":9}`, "1e3", "-", ""} {
 		f.Add([]byte(s))
 	}
-	c := jsoncodec.Codec{}
+	c := codec.JSON
 	f.Fuzz(func(t *testing.T, data []byte) {
 		check(t, c, data, new(int), new(int))
 		check(t, c, data, new(int64), new(int64))
@@ -34,7 +34,7 @@ func FuzzDecode(f *testing.F) {
 
 // check decodes data into got with the codec and into want with
 // encoding/json, and compares.
-func check[T comparable](t *testing.T, c jsoncodec.Codec, data []byte, got, want *T) {
+func check[T comparable](t *testing.T, c codec.Codec, data []byte, got, want *T) {
 	t.Helper()
 	err := c.Decode(data, got)
 	jerr := json.Unmarshal(data, want)
