@@ -3,6 +3,7 @@ package remote
 import (
 	"fmt"
 	"github.com/evolvekit/evolve/codec"
+	"github.com/rs/zerolog"
 	"sync"
 	"time"
 
@@ -72,7 +73,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		DeadLetters: cfg.DeadLetters,
 		Measure:     measure,
 		Takes:       []agent.Msg{agent.Event[joined]{}, agent.Event[asked]{}, agent.Event[returned[O]]{}, agent.Event[left]{}, agent.Event[lost]{}, agent.Event[refused]{}, agent.Event[beat]{}},
-		Open: func(post func(agent.Msg) bool) (core.Port, error) {
+		Open: func(post func(agent.Msg) bool, _ zerolog.Logger) (core.Port, error) {
 			return open[I, O](node, name, cdc, most, grant, heartbeat, post)
 		},
 	}, nil

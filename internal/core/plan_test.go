@@ -10,6 +10,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/stretchr/testify/assert"
+	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 )
 
@@ -115,7 +116,7 @@ func TestEachPlanIsANewOne(t *testing.T) {
 // An agent that connects outside the runtime says so.
 func TestAPlanSaysWhichAgentsConnectOutside(t *testing.T) {
 	spec := echoSpec(2, nil)
-	spec.Open = func(func(agent.Msg) bool) (core.Port, error) { return core.Port{}, nil }
+	spec.Open = func(func(agent.Msg) bool, zerolog.Logger) (core.Port, error) { return core.Port{}, nil }
 	p := core.NewStage[int, echoStatus](spec).Plan()
 	assert.True(t, p.Agents[0].Outside)
 }

@@ -39,7 +39,7 @@ func spawn[I, V, S, W, R, O any](rt *agent.Runtime, spec Spec[S, W, R, O], wire 
 	c.crew.jobs = jobs
 	h.takeIn = c.takeIn
 	if spec.Open != nil {
-		port, err := spec.Open(func(m agent.Msg) bool { return h.post(m) })
+		port, err := spec.Open(func(m agent.Msg) bool { return h.post(m) }, h.log)
 		if err != nil {
 			h.cancel(err)
 			parts.Release(h)

@@ -27,6 +27,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/budget"
 	"github.com/evolvekit/evolve/internal/meter"
+	"github.com/rs/zerolog"
 )
 
 // Spec describes an agent: its initial state, its evolve function, the
@@ -105,9 +106,11 @@ type Spec[S, W, R, O any] struct {
 	// Open, when not nil, connects the agent to something outside the
 	// runtime, such as the workers of a remote stage. It is called once,
 	// before the agent's actor starts, with post, which hands the agent a
-	// message (an agent.Event) and reports false once the agent has ended.
-	// Open returns the Port that performs the agent's agent.Send effects.
-	Open func(post func(agent.Msg) bool) (Port, error)
+	// message (an agent.Event) and reports false once the agent has ended,
+	// and with the agent's logger, for what it has to say outside its
+	// evolve. Open returns the Port that performs the agent's agent.Send
+	// effects.
+	Open func(post func(agent.Msg) bool, log zerolog.Logger) (Port, error)
 	// DeadLetters, when not nil, takes the agent.DeadLetter effects of
 	// the agent: its own sink, ahead of that of the chain it runs in.
 	DeadLetters func(agent.DeadLetter)
