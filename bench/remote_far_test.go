@@ -58,7 +58,7 @@ func BenchmarkRemoteFar(b *testing.B) {
 
 // remoteFarRun runs one call of BenchmarkRemoteFar.
 func remoteFarRun(b *testing.B, delay time.Duration, prefetch int) {
-	node, err := remote.Listen("127.0.0.1:0")
+	node, err := remote.Listen(remote.NodeConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func BenchmarkRemote(b *testing.B) {
 // remoteStageRun runs one call of BenchmarkRemote with the given number of
 // worker processes.
 func remoteStageRun(b *testing.B, workers int) {
-	node, err := remote.Listen("127.0.0.1:0")
+	node, err := remote.Listen(remote.NodeConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}

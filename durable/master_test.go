@@ -43,7 +43,7 @@ func runMaster(dir, addr, sink, run string) error {
 		return err
 	}
 	defer q.Close()
-	node, err := remote.Listen(addr)
+	node, err := remote.Listen(remote.NodeConfig{Addr: addr})
 	if err != nil {
 		return err
 	}

@@ -62,21 +62,15 @@ type Config[I any] struct {
 	// window. Default DefaultMaxSlots.
 	MaxSlots int
 	// Heartbeat is how often master and workers hear from each other when
-	// nothing else passes between them: a worker that has sent or heard
-	// nothing for an interval sends a beat, which the master answers, and
-	// items and results count as beats, so a busy worker sends none. A
-	// worker silent for three intervals is lost, its items queued again,
-	// and a worker that has not heard from the master for as long rejoins
-	// it. Workers learn the interval as they register.
-	// Default DefaultHeartbeat; at least a millisecond.
+	// nothing else passes between them; the package doc, under Failures,
+	// says what silence does. Default DefaultHeartbeat; at least a
+	// millisecond.
 	Heartbeat time.Duration
-	// MaxPrefetch is the most items a worker may hold beyond its slots,
-	// waiting for one, so that its slots need not wait a round trip for
-	// their next item: the master grants it to each worker as it
-	// registers, and a worker asks for what it wants of it
-	// (WorkerConfig.Prefetch). An item's lease starts once a slot frees
-	// for it, not as it is sent. Default DefaultMaxPrefetch; NoPrefetch
-	// grants none.
+	// MaxPrefetch is the most tasks a worker may hold beyond its slots,
+	// waiting for one (see the package doc, under Prefetch): the master
+	// grants it to each worker as it registers, and a worker asks for what
+	// it wants of it (WorkerConfig.Prefetch). Default DefaultMaxPrefetch;
+	// NoPrefetch grants none.
 	MaxPrefetch int
 	// Codec turns items into bytes for the wire and results back; workers
 	// must use the same. Default codec.JSON.
@@ -98,10 +92,6 @@ const (
 	DefaultHeartbeat   = time.Second
 	DefaultMaxPrefetch = 256
 )
-
-// heartbeatMisses is how many heartbeat intervals of silence make a master
-// give a worker up, or a worker its master: see Config.Heartbeat.
-const heartbeatMisses = 3
 
 // NoPrefetch, as Config.MaxPrefetch, grants workers no prefetch, and as
 // WorkerConfig.Prefetch asks for none: a worker then holds no more items
@@ -166,4 +156,15 @@ func (c Config[I]) withDefaults() Config[I] {
 		c.Codec = codec.JSON
 	}
 	return c
+}
+
+// grant returns the prefetch a master with c grants each worker.
+func (c Config[I]) grant() int {
+	switch c.MaxPrefetch {
+	case NoPrefetch:
+		return 0
+	case 0:
+		return DefaultMaxPrefetch
+	}
+	return c.MaxPrefetch
 }

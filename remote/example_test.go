@@ -13,7 +13,7 @@ import (
 // until its items are done; workers that join it, in this process or others,
 // pull them.
 func Example() {
-	node, err := remote.Listen("127.0.0.1:7070")
+	node, err := remote.Listen(remote.NodeConfig{Addr: "127.0.0.1:7070"})
 	if err != nil {
 		log.Fatal(err)
 	}

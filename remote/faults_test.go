@@ -110,7 +110,7 @@ func TestWorkEndsPromptlyWhileItsConnectionIsInItsHandshake(t *testing.T) {
 }
 
 func TestNodeClosesPromptlyWhileAConnectionIsInItsHandshake(t *testing.T) {
-	node, err := remote.Listen("127.0.0.1:0")
+	node, err := remote.Listen(remote.NodeConfig{})
 	require.NoError(t, err)
 	rt := agent.NewRuntime()
 	_, err = remote.New[int, job](rt, remote.Config[int]{Node: node}, nil)

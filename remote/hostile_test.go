@@ -174,7 +174,7 @@ func TestForgedResultsAreRefused(t *testing.T) {
 	p := newPeer(t)
 	welcome := p.register(t, node.Addr(), 1)
 	require.Empty(t, welcome.Refused)
-	forged := &wire.Results{Values: []byte{}}
+	forged := &wire.Outcomes{Values: []byte{}}
 	for i := range n {
 		value := []byte(`{"V":-1,"Worker":"forger"}`)
 		forged.Items = append(forged.Items, uint64(i))
@@ -182,8 +182,8 @@ func TestForgedResultsAreRefused(t *testing.T) {
 		forged.Sizes = append(forged.Sizes, uint32(len(value)))
 		forged.Values = append(forged.Values, value...)
 	}
-	naming := func(id uint64) *wire.Results {
-		m := proto.Clone(forged).(*wire.Results)
+	naming := func(id uint64) *wire.Outcomes {
+		m := proto.Clone(forged).(*wire.Outcomes)
 		m.Worker, m.Incarnation = id, welcome.Incarnation
 		return m
 	}

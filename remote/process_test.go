@@ -215,7 +215,7 @@ func (c *collector) checkOnce(t *testing.T, n int) {
 // master starts a node and a master on it for the test.
 func master(t *testing.T, cfg remote.Config[int]) (*remote.Node, agent.Handle[int, remote.Status], *collector) {
 	t.Helper()
-	node, err := remote.Listen("127.0.0.1:0")
+	node, err := remote.Listen(remote.NodeConfig{})
 	require.NoError(t, err)
 	rt := agent.NewRuntime()
 	cfg.Node = node
@@ -290,7 +290,7 @@ func TestKilledWorkerLosesNothing(t *testing.T) {
 }
 
 func TestWorkerSeesTheMasterGone(t *testing.T) {
-	node, err := remote.Listen("127.0.0.1:0")
+	node, err := remote.Listen(remote.NodeConfig{})
 	require.NoError(t, err)
 	rt := agent.NewRuntime()
 	h, err := remote.New[int, job](rt, remote.Config[int]{Node: node}, nil)
@@ -393,7 +393,7 @@ func TestLeavingWorkerHandsBackWithoutFailing(t *testing.T) {
 
 func TestStageInAChain(t *testing.T) {
 	const n = 1000
-	node, err := remote.Listen("127.0.0.1:0")
+	node, err := remote.Listen(remote.NodeConfig{})
 	require.NoError(t, err)
 	rt := agent.NewRuntime()
 	t.Cleanup(func() {
@@ -436,7 +436,7 @@ func TestStageInAChain(t *testing.T) {
 }
 
 func TestAStageStartsAfreshEachRun(t *testing.T) {
-	node, err := remote.Listen("127.0.0.1:0")
+	node, err := remote.Listen(remote.NodeConfig{})
 	require.NoError(t, err)
 	rt := agent.NewRuntime()
 	t.Cleanup(func() {
@@ -464,7 +464,7 @@ func TestAStageStartsAfreshEachRun(t *testing.T) {
 }
 
 func TestWorkerForAStageNobodyRuns(t *testing.T) {
-	node, err := remote.Listen("127.0.0.1:0")
+	node, err := remote.Listen(remote.NodeConfig{})
 	require.NoError(t, err)
 	defer node.Close()
 	start := time.Now()

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/remote"
+	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 )
 
@@ -35,7 +35,7 @@ const workerOptsEnv = "EVOLVE_REMOTE_TEST_WORKER_OPTS"
 // workerOptions sets what workerOptsEnv asks of cfg, and sends the
 // worker's logs to its standard output, where the test reads them.
 func workerOptions(cfg remote.WorkerConfig) remote.WorkerConfig {
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	cfg.Log = zerolog.New(os.Stdout).Level(zerolog.DebugLevel)
 	for _, kv := range strings.Split(os.Getenv(workerOptsEnv), ",") {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
@@ -107,7 +107,7 @@ func runMaster(spec string) int {
 	n, _ := strconv.Atoi(f[2])
 	base, _ := strconv.Atoi(f[3])
 	heartbeat, _ := time.ParseDuration(f[4])
-	node, err := remote.Listen(f[0])
+	node, err := remote.Listen(remote.NodeConfig{Addr: f[0]})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

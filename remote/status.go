@@ -4,6 +4,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/remote/internal/book"
 )
 
 // Result is what a remote stage emits for each item, as a parallel agent
@@ -81,4 +82,20 @@ func measure(v any) meter.Extra {
 		slots += w.Slots
 	}
 	return meter.Extra{Limit: int64(slots), Retried: int64(st.Retried)}
+}
+
+// statusOf returns the Status of what a master's book knows.
+func statusOf(s book.Snapshot) Status {
+	st := Status{
+		Load: s.Load, Tags: s.Tags, Waiting: s.Waiting, Held: s.Held,
+		Requeued: s.Requeued, Retried: s.Retried, Duplicates: s.Duplicates, Refused: s.Refused,
+		Accepted: s.Accepted, Emitted: s.Emitted, Closed: s.Closed,
+	}
+	if len(s.Workers) > 0 {
+		st.Workers = make([]WorkerStatus, len(s.Workers))
+	}
+	for i, w := range s.Workers {
+		st.Workers[i] = WorkerStatus(w)
+	}
+	return st
 }

@@ -28,9 +28,9 @@ import (
 )
 
 // secureMaster starts a node with files as its TLS, and a master on it.
-func secureMaster(t *testing.T, files remote.TLS) (*remote.Node, agent.Handle[int, remote.Status], *collector) {
+func secureMaster(t *testing.T, files *tls.Config) (*remote.Node, agent.Handle[int, remote.Status], *collector) {
 	t.Helper()
-	node, err := remote.Listen("127.0.0.1:0", remote.WithTLS(files))
+	node, err := remote.Listen(remote.NodeConfig{TLS: files})
 	require.NoError(t, err)
 	rt := agent.NewRuntime()
 	c := newCollector()
@@ -47,7 +47,7 @@ func secureMaster(t *testing.T, files remote.TLS) (*remote.Node, agent.Handle[in
 
 // secureWorker runs a worker in this process, with files as its TLS, and
 // returns where Work's error comes; t's cleanup ends it.
-func secureWorker(t *testing.T, master string, files remote.TLS, label string) <-chan error {
+func secureWorker(t *testing.T, master string, files *tls.Config, label string) <-chan error {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done, ended := make(chan error, 1), make(chan struct{})
@@ -116,14 +116,9 @@ func TestTLSMasterTheWorkerDoesNotTrustIsRefused(t *testing.T) {
 func TestTLSPeersWithoutTheRightCertificateGetNothingThrough(t *testing.T) {
 	ca, other := newAuthority(t, "ca"), newAuthority(t, "other")
 	node, h, _ := secureMaster(t, ca.node(t, ca, "master", nil))
-	pool := x509.NewCertPool()
-	pool.AddCert(ca.cert)
-	certPEM, keyPEM := ca.issue(t, "client", nil)
-	trusted, err := tls.X509KeyPair(certPEM, keyPEM)
-	require.NoError(t, err)
-	certPEM, keyPEM = other.issue(t, "stranger", nil)
-	stranger, err := tls.X509KeyPair(certPEM, keyPEM)
-	require.NoError(t, err)
+	pool := ca.Pool()
+	trusted := ca.Pair(t, "client", nil)
+	stranger := other.Pair(t, "stranger", nil)
 	over := func(cert ...tls.Certificate) grpc.DialOption {
 		return grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool, Certificates: cert}))
 	}
@@ -181,7 +176,7 @@ func sendBadBatch(t *testing.T, addr string, creds grpc.DialOption, sent func())
 func TestTLSCertificateMustNameTheHostItListensAt(t *testing.T) {
 	ca := newAuthority(t, "ca")
 	elsewhere := ca.node(t, ca, "elsewhere", func(c *x509.Certificate) { c.IPAddresses = []net.IP{net.IPv4(10, 0, 0, 1)} })
-	_, err := remote.Listen("127.0.0.1:0", remote.WithTLS(elsewhere))
+	_, err := remote.Listen(remote.NodeConfig{TLS: elsewhere})
 	require.ErrorIs(t, err, remote.ErrConfig)
 	assert.ErrorContains(t, err, `does not name "127.0.0.1"`)
 
@@ -202,12 +197,12 @@ func TestTLSCertificateMustNameTheHostItListensAt(t *testing.T) {
 func TestTLSOnOneSideOnlyIsReportedAtOnce(t *testing.T) {
 	ca := newAuthority(t, "ca")
 	node, h, _ := secureMaster(t, ca.node(t, ca, "master", nil))
-	err := workError(t, secureWorker(t, node.Addr(), remote.TLS{}, "clear"), 10*time.Second)
+	err := workError(t, secureWorker(t, node.Addr(), nil, "clear"), 10*time.Second)
 	require.ErrorIs(t, err, remote.ErrUnreachable)
 	assert.ErrorContains(t, err, "does it expect TLS?")
 	assert.Empty(t, status(t, h).Workers)
 
-	clear, err := remote.Listen("127.0.0.1:0")
+	clear, err := remote.Listen(remote.NodeConfig{})
 	require.NoError(t, err)
 	defer clear.Close()
 	err = workError(t, secureWorker(t, clear.Addr(), ca.node(t, ca, "worker", nil), "tls"), 10*time.Second)

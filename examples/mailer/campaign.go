@@ -65,7 +65,7 @@ type outcome struct {
 func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) {
 	stdout, stderr = zerolog.SyncWriter(stdout), zerolog.SyncWriter(stderr)
 	c := &campaign{cfg: cfg, out: stdout, join: make(chan struct{}, 1), receipts: make(map[string]int)}
-	if c.node, err = remote.Listen(cfg.listen); err != nil {
+	if c.node, err = remote.Listen(remote.NodeConfig{Addr: cfg.listen}); err != nil {
 		return asFlagError(fmt.Errorf("-listen: %w", err))
 	}
 	defer c.node.Close()

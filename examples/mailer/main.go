@@ -129,7 +129,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case cfg.worker:
-		return work(ctx, cfg, stdout)
+		return work(ctx, cfg, stdout, stderr)
 	case cfg.role == "mail":
 		return serveMail(ctx, stdout)
 	case cfg.role == "master":

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evolvekit/evolve/durable"
 	"github.com/evolvekit/evolve/remote"
+	"github.com/rs/zerolog"
 )
 
 // stageName is the remote stage's name on the master's node: what workers
@@ -19,8 +20,8 @@ const stageName = "send"
 // each email it is given to the email's mail server until the campaign has
 // finished (nil), ctx ends (it leaves gracefully, handing back what it
 // holds: nil), or the master goes away or cannot be reached (an error that
-// says so).
-func work(ctx context.Context, cfg config, stdout io.Writer) error {
+// says so). That it lost its master and rejoins it goes to stderr.
+func work(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	name := cfg.name
 	if name == "" {
 		name = fmt.Sprintf("worker-%d", os.Getpid())
@@ -36,7 +37,8 @@ func work(ctx context.Context, cfg config, stdout io.Writer) error {
 		}
 		return r, err
 	}
-	wcfg := remote.WorkerConfig{Master: cfg.master, Stage: stageName, Slots: cfg.slots, Listen: cfg.listen}
+	log := zerolog.New(zerolog.SyncWriter(stderr)).Level(zerolog.WarnLevel).With().Timestamp().Str("worker", name).Logger()
+	wcfg := remote.WorkerConfig{Master: cfg.master, Stage: stageName, Slots: cfg.slots, Listen: cfg.listen, Log: log}
 	var err error
 	if cfg.items {
 		// The master's emails come from a durable queue: each with its key

@@ -1,0 +1,74 @@
+package book
+
+import (
+	"slices"
+
+	"github.com/evolvekit/evolve/agent"
+)
+
+// Snapshot is what a book knows, counted: package remote's Status, whose
+// doc says what each count is.
+type Snapshot struct {
+	agent.Load
+	Workers                                []Worker
+	Tags                                   map[string]int
+	Waiting, Held                          int
+	Requeued, Retried, Duplicates, Refused int
+	Accepted, Emitted                      int
+	Closed                                 bool
+}
+
+// Worker is what a book knows of one worker: package remote's
+// WorkerStatus.
+type Worker struct {
+	ID                                        uint64
+	Addr                                      string
+	Tags                                      []string
+	Slots, Free, InFlight, Done, Failed, Hung int
+}
+
+// Snapshot returns what b knows, as package remote reports it in its
+// Status.
+func (b *Book[I, O, R]) Snapshot() Snapshot {
+	st := Snapshot{
+		Load: agent.Load{
+			Queued:   b.queued,
+			InFlight: b.leased,
+			Done:     b.done,
+			Failed:   b.failed,
+			Demand:   agent.Credit(b.demand),
+		},
+		Held:       b.nHeld,
+		Requeued:   b.requeued,
+		Retried:    b.retried,
+		Duplicates: b.duplicates,
+		Refused:    b.refused,
+		Accepted:   int(b.accepted),
+		Emitted:    b.emitted,
+		Closed:     b.closed,
+	}
+	for i := range b.lines {
+		l := &b.lines[i]
+		n := l.seqs.Len()
+		if n == 0 {
+			continue
+		}
+		if st.Tags == nil {
+			st.Tags = map[string]int{}
+		}
+		st.Tags[l.tag] = n
+		if b.capable(i) == 0 {
+			st.Waiting += n
+		}
+	}
+	if len(b.workers) > 0 {
+		st.Workers = make([]Worker, len(b.workers))
+	}
+	for i, w := range b.workers {
+		st.Workers[i] = Worker{
+			ID: uint64(w.id), Addr: w.addr, Tags: slices.Clone(w.tags), Slots: w.slots,
+			Free: w.free, InFlight: w.flight, Done: w.done, Failed: w.failed, Hung: len(w.hung),
+		}
+	}
+	return st
+}

@@ -1,0 +1,44 @@
+package master
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/evolvekit/evolve/codec"
+
+	"github.com/evolvekit/evolve/remote/internal/wire"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+)
+
+// FuzzDecode decodes the fuzzer's bytes as a worker's Outcomes, as the
+// master's link does: it must never panic, and what it accepts has
+// one outcome per item, each failed one with its error's text.
+func FuzzDecode(f *testing.F) {
+	ok, err := proto.Marshal(&wire.Outcomes{Worker: 1, Items: []uint64{0, 1}, Attempts: []uint32{1, 1},
+		Sizes: []uint32{1, 0}, Values: []byte("7"), Failed: []uint32{1}, Errors: []string{"boom"}, Ask: 2})
+	require.NoError(f, err)
+	f.Add(ok)
+	bad, err := proto.Marshal(&wire.Outcomes{Items: []uint64{0}, Attempts: []uint32{1}, Sizes: []uint32{9}, Values: []byte("7"), Failed: []uint32{5}, Errors: []string{"x"}})
+	require.NoError(f, err)
+	f.Add(bad)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m wire.Outcomes
+		if proto.Unmarshal(data, &m) != nil {
+			return
+		}
+		out, ok := decode[int](&m, codec.JSON.Decode, "w", func(addr, text string) error { return errors.New(text) })
+		if !ok {
+			return
+		}
+		require.Len(t, out, len(m.Items))
+		for i, o := range out {
+			require.Equal(t, m.Items[i], o.Item)
+		}
+		for k, i := range m.Failed {
+			if int(i) < len(out) && k == len(m.Failed)-1 {
+				require.EqualError(t, out[i].Err, m.Errors[k])
+			}
+		}
+	})
+}

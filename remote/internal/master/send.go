@@ -1,0 +1,95 @@
+package master
+
+import (
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/remote/internal/book"
+	"github.com/evolvekit/evolve/remote/internal/wire"
+)
+
+// send performs an effect of the book: a Dispatch, whose tasks it encodes
+// and sends to their worker, or an Expel. A task whose item cannot be
+// encoded comes back to the book as a failed attempt, with its slot. A
+// worker that is gone is sent nothing: the book queues its tasks again
+// when it hears it was lost.
+func (l *link[I, O]) send(e agent.Effect) bool {
+	d, ok := e.(agent.Send[book.Dispatch[I]])
+	if !ok {
+		x, ok := e.(agent.Send[book.Expel])
+		if ok {
+			l.expel(x.Value.Worker)
+		}
+		return ok
+	}
+	l.mu.Lock()
+	pid := l.workers[d.Value.Worker]
+	l.mu.Unlock()
+	if pid == nil {
+		return true
+	}
+	msg, bad := l.encode(d.Value)
+	if len(msg.Items) > 0 {
+		l.node.System().Root.Send(pid, msg)
+	}
+	if len(bad) > 0 {
+		l.post(agent.Event[book.Outcomes[O]]{Value: book.Outcomes[O]{Worker: d.Value.Worker, Outcomes: bad, Asked: len(bad)}})
+	}
+	return true
+}
+
+// encode lays d's tasks out in a Tasks message, and returns the failed
+// outcomes of those whose items could not be encoded.
+func (l *link[I, O]) encode(d book.Dispatch[I]) (*wire.Tasks, []book.Outcome[O]) {
+	tasks := d.Tasks
+	msg := &wire.Tasks{
+		Incarnation: l.inc,
+		Worker:      uint64(d.Worker),
+		Items:       make([]uint64, 0, len(tasks)),
+		Attempts:    make([]uint32, 0, len(tasks)),
+		Sizes:       make([]uint32, 0, len(tasks)),
+		Values:      make([]byte, 0, 8*len(tasks)),
+	}
+	var bad []book.Outcome[O]
+	for i := range tasks {
+		t := &tasks[i]
+		before := len(msg.Values)
+		values, err := l.cfg.Append(msg.Values, &t.Value)
+		if err != nil {
+			msg.Values = msg.Values[:before]
+			bad = append(bad, book.Outcome[O]{Item: t.Item, Attempt: t.Attempt, Err: fmt.Errorf("remote: encoding item %d: %w", t.Item, err)})
+			continue
+		}
+		msg.Values = values
+		msg.Items = append(msg.Items, t.Item)
+		msg.Attempts = append(msg.Attempts, uint32(t.Attempt))
+		msg.Sizes = append(msg.Sizes, uint32(len(values)-before))
+	}
+	return msg, bad
+}
+
+// close tells the workers the stage has finished, waits a little for them
+// to take the news, and takes the master off its node. Waiting for their
+// answers means that a node closed at once after the stage does not lose
+// the news on its way; the workers are then dropped from those watching the
+// link, so that its end is not sent to workers that have already left.
+func (l *link[I, O]) close() {
+	l.mu.Lock()
+	l.closed = true
+	workers := l.workers
+	l.workers, l.ids = map[book.WorkerID]*actor.PID{}, map[string]book.WorkerID{}
+	l.mu.Unlock()
+	futures := make([]*actor.Future, 0, len(workers))
+	for _, pid := range workers {
+		futures = append(futures, l.node.System().Root.RequestFuture(pid, &wire.Finished{}, wire.FinishWait))
+	}
+	for _, f := range futures {
+		_ = f.Wait()
+	}
+	for _, pid := range workers {
+		l.forget(pid)
+	}
+	_ = l.node.System().Root.StopFuture(l.pid).Wait()
+	l.node.Free(l.cfg.Name)
+}

@@ -1,0 +1,88 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/evolvekit/evolve/internal/safe"
+)
+
+// task is one task as the worker's slots take it, its item's bytes not yet
+// decoded: with the generation it came in, and the context its work runs
+// under, which ends when the worker loses its master.
+type task struct {
+	item    uint64
+	attempt uint32
+	data    []byte
+	gen     uint64
+	ctx     context.Context
+}
+
+// slot runs the work on one task at a time until the worker ends; once
+// the work's context has ended, it starts none: the worker hands back the
+// items it has not done. Slot i notes in live[i] the item it is at. It
+// decodes items and encodes values through values of its own, reused, so
+// that a task of a small type costs no allocation.
+func (w *worker[I, O]) slot(i int) {
+	defer w.slotReturned()
+	wake := make(chan struct{}, 1)
+	in, out := new(I), new(O)
+	var buf []byte
+	for {
+		t, ok := w.line.take(wake)
+		if !ok {
+			return
+		}
+		o := outcome{item: t.item, attempt: t.attempt, gen: t.gen}
+		if err := t.ctx.Err(); err != nil {
+			// The worker leaves, or lost its master: the item goes back,
+			// and this outcome, never sent, only frees its place.
+			o.failed, o.err = true, err.Error()
+			w.running.Add(-1)
+			w.done(o, nil)
+			continue
+		}
+		buf = w.run(i, t, in, out, buf[:0], &o)
+		w.running.Add(-1)
+		w.done(o, buf)
+		if cap(buf) > slotBuffer {
+			buf = nil
+		}
+	}
+}
+
+// slotBuffer bounds the memory a slot keeps to encode values in.
+const slotBuffer = 64 << 10
+
+// run decodes t's item into in, runs the work on it in slot i and encodes
+// its value, through out, into buf, which it returns; a failure goes in o,
+// with no bytes.
+func (w *worker[I, O]) run(i int, t task, in *I, out *O, buf []byte, o *outcome) []byte {
+	var noIn I
+	var noOut O
+	*in = noIn
+	if err := w.cfg.Decode(t.data, in); err != nil {
+		o.failed, o.err = true, fmt.Sprintf("remote: decoding item %d: %v", t.item, err)
+		return buf
+	}
+	w.live[i].Store(t.item + 1)
+	v, err := w.call(t.ctx, *in)
+	w.live[i].Store(0)
+	*in = noIn
+	if err == nil {
+		*out = v
+		buf, err = w.cfg.Append(buf, out)
+		*out = noOut
+	}
+	if err != nil {
+		o.failed, o.err = true, err.Error()
+		return buf[:0]
+	}
+	return buf
+}
+
+// call runs the work on one item, turning a panic into an error.
+func (w *worker[I, O]) call(ctx context.Context, in I) (v O, err error) {
+	defer safe.Recover(&err)
+	return w.work(ctx, in)
+}
