@@ -93,7 +93,7 @@ func durableRun(b *testing.B, sync bool) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
-	if err := durable.Consume(ctx, q, chain, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(ctx, q, chain, durable.WithUntilEmpty()); err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()

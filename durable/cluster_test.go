@@ -194,7 +194,7 @@ func runThroughFault(t *testing.T, fault func(ctx context.Context, c *cluster, l
 		took = time.Since(start)
 	}()
 	start := time.Now()
-	err = durable.Consume(ctx, q, chain, durable.UntilEmpty())
+	err = durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 	wg.Wait()
 	if err != nil {
 		t.Fatalf("Consume = %v; want nil", err)

@@ -26,7 +26,7 @@ const (
 // Consume feeds the chain h with the items of q, each as an [Item] whose
 // ticket the chain's sink ([Sink], [Batches]) or dead letters
 // ([Queue.DeadLetters]) acknowledges, until ctx ends or, with
-// [UntilEmpty], the queue is empty. It posts with backpressure: it takes
+// [WithUntilEmpty], the queue is empty. It posts with backpressure: it takes
 // from the queue only what the chain accepts, so what a process holds is
 // bounded by the chain's Bound and one fetch. While it runs, it renews the
 // lease of every item the process holds, however long the chain keeps it.

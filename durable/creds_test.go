@@ -225,7 +225,7 @@ func TestCredsFilesAreRefusedOrTaken(t *testing.T) {
 	}
 	run, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := durable.Consume(run, q, chain, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(run, q, chain, durable.WithUntilEmpty()); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range keyed(n) {

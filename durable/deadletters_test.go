@@ -48,7 +48,7 @@ func deadChain(t *testing.T, q *durable.Queue[int], n int, dead func(*durable.Qu
 	}
 	run, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	err = durable.Consume(run, q, chain, durable.UntilEmpty())
+	err = durable.Consume(run, q, chain, durable.WithUntilEmpty())
 	var dl *agent.DeadLettersError
 	if err != nil && !errors.As(err, &dl) {
 		t.Fatalf("Consume: %v", err)
@@ -153,7 +153,7 @@ func TestLeasesAreRenewedWhileTheChainHoldsItems(t *testing.T) {
 	}
 	run, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := durable.Consume(run, q, chain, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(run, q, chain, durable.WithUntilEmpty()); err != nil {
 		t.Fatal(err)
 	}
 	if len(seen) != n {

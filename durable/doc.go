@@ -4,7 +4,7 @@
 //	q, err := durable.Open[Record](durable.Config{Dir: "state"})
 //	err = q.AddMany(ctx, entries)                 // from this process or another
 //	chain, err := compose.Start(rt, stages, durable.Batches(q, write), compose.WithDeadLetters(q.DeadLetters))
-//	err = durable.Consume(ctx, q, chain, durable.UntilEmpty())
+//	err = durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 //
 // A queue is embedded by default: a NATS server runs in the process and
 // keeps the queue in a directory, and nothing else is needed. The same code

@@ -69,7 +69,7 @@ func TestChainAcknowledgesEveryItem(t *testing.T) {
 	}
 	run, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := durable.Consume(run, q, chain, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(run, q, chain, durable.WithUntilEmpty()); err != nil {
 		t.Fatal(err)
 	}
 	if len(seen) != n {
@@ -105,7 +105,7 @@ func TestConsumeRefusesADroppingChain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = durable.Consume(ctx, q, chain, durable.UntilEmpty())
+		err = durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 		if !errors.Is(err, durable.ErrConfig) || !strings.Contains(err.Error(), o.String()) {
 			t.Errorf("Consume on a chain with overflow %s = %v; want an ErrConfig naming the policy", o, err)
 		}

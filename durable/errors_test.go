@@ -164,7 +164,7 @@ func TestCredentialsAreRefusedOrTaken(t *testing.T) {
 	}
 	run, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := durable.Consume(run, q, chain, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(run, q, chain, durable.WithUntilEmpty()); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0] != "one" {
@@ -203,8 +203,8 @@ func TestBadInputIsRefusedByName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := durable.Consume(ctx, q, chain, durable.FetchSize(0)); !errors.Is(err, durable.ErrConfig) || !strings.Contains(err.Error(), "fetch") {
-		t.Errorf("Consume with FetchSize(0) = %v; want an ErrConfig about the fetch size", err)
+	if err := durable.Consume(ctx, q, chain, durable.WithFetchSize(0)); !errors.Is(err, durable.ErrConfig) || !strings.Contains(err.Error(), "fetch") {
+		t.Errorf("Consume with WithFetchSize(0) = %v; want an ErrConfig about the fetch size", err)
 	}
 	chain.Close()
 	_ = chain.Wait(ctx)

@@ -65,7 +65,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("consume:", durable.Consume(ctx, q, chain, durable.UntilEmpty()))
+	fmt.Println("consume:", durable.Consume(ctx, q, chain, durable.WithUntilEmpty()))
 	slices.Sort(written)
 	for _, l := range written {
 		fmt.Println(l)

@@ -119,7 +119,7 @@ func runChain(dir, sink, run string) error {
 		return err
 	}
 	fmt.Println("bound", st.Bound)
-	return durable.Consume(ctx, q, chain, durable.UntilEmpty())
+	return durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 }
 
 // keyNumber returns the number in a key "k<n>".

@@ -95,7 +95,7 @@ func runMaster(dir, addr, sink, run string) error {
 			}
 		}
 	}()
-	err = durable.Consume(ctx, q, chain, durable.UntilEmpty())
+	err = durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 	close(stop)
 	<-watched
 	return err

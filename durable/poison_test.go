@@ -70,7 +70,7 @@ func runPoison(dir, sink string) error {
 		return err
 	}
 	fmt.Println("bound 0")
-	return durable.Consume(ctx, q, chain, durable.UntilEmpty())
+	return durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 }
 
 // TestAnItemThatKillsItsProcessGoesToTheDeadLetters adds 50 items to an

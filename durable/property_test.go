@@ -132,7 +132,7 @@ func propRun(t *testing.T, c propCase, items int) (int, bool) {
 		})
 		run, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
-		go func() { done <- durable.Consume(run, q, chain, durable.UntilEmpty()) }()
+		go func() { done <- durable.Consume(run, q, chain, durable.WithUntilEmpty()) }()
 		select {
 		case err := <-done:
 			cancel()

@@ -110,7 +110,7 @@ func TestReopenedQueueHandsBackAtOnce(t *testing.T) {
 	}
 	run2, cancel2 := context.WithTimeout(ctx, lease/2)
 	defer cancel2()
-	if err := durable.Consume(run2, q2, chain2, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(run2, q2, chain2, durable.WithUntilEmpty()); err != nil {
 		t.Fatalf("Consume after the crash: %v", err)
 	}
 	took := time.Since(start)

@@ -62,7 +62,7 @@ func shareChain(q *durable.Queue[int], sink, who string) error {
 	if err != nil {
 		return err
 	}
-	return durable.Consume(ctx, q, chain, durable.UntilEmpty())
+	return durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 }
 
 // TestProcessesShareAQueue runs the same chain in this process, on an

@@ -81,7 +81,7 @@ func runQueuedMaster(ctx context.Context, cfg config, stdout, stderr io.Writer) 
 		return err
 	}
 	fmt.Fprintf(stdout, "mailer: master (pid %d) at %s, on the queue in %s\n", os.Getpid(), node.Addr(), cfg.state)
-	if err := durable.Consume(ctx, q, chain, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(ctx, q, chain, durable.WithUntilEmpty()); err != nil {
 		return err
 	}
 	dead, err := q.DeadLen(context.Background())

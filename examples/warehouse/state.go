@@ -298,7 +298,7 @@ func (l *loader) loadDurable(ctx context.Context, rt *agent.Runtime, s *state, s
 	if err != nil {
 		return err
 	}
-	err = durable.Consume(ctx, q, c, durable.UntilEmpty())
+	err = durable.Consume(ctx, q, c, durable.WithUntilEmpty())
 	var dl *agent.DeadLettersError
 	if err != nil && !errors.As(err, &dl) {
 		return err
