@@ -60,7 +60,7 @@ func deadChain(t *testing.T, q *durable.Queue[int], n int, dead func(*durable.Qu
 // the queue's dead letters, are acknowledged, and leave the queue.
 func TestFailedItemsGoToTheDeadLetters(t *testing.T) {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: t.TempDir()})
+	q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir()}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestFailedItemsGoToTheDeadLetters(t *testing.T) {
 // queue's dead letters; those it fails do.
 func TestADeadLetterSinkOfTheChainsOwn(t *testing.T) {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: t.TempDir()})
+	q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir()}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestADeadLetterSinkOfTheChainsOwn(t *testing.T) {
 // process renews the lease of what it holds.
 func TestLeasesAreRenewedWhileTheChainHoldsItems(t *testing.T) {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: t.TempDir(), Lease: 300 * time.Millisecond})
+	q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir()}, durable.Config{Lease: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 // key once, and the queue ends empty.
 func TestChainAcknowledgesEveryItem(t *testing.T) {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: t.TempDir()})
+	q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir()}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestChainAcknowledgesEveryItem(t *testing.T) {
 // items would lose durable ones, so Consume refuses it.
 func TestConsumeRefusesADroppingChain(t *testing.T) {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: t.TempDir()})
+	q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir()}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,40 +2,36 @@ package durable
 
 import (
 	"context"
-	"os"
 	"sync"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Queue is a durable queue of items of type T on NATS JetStream: a
 // work-queue stream, whose items a process adds with [Queue.Add] and
-// chains take with [Consume], from this process or others. Its methods
-// are safe for concurrent use.
+// chains take with [Consume], from this process or others. [Open] makes
+// one; the zero Queue is not usable. Its methods are safe for concurrent
+// use.
 type Queue[T any] struct {
+	site     // where it lives
 	cfg      Config
-	srv      *server.Server // the embedded server, or nil
-	nc       *nats.Conn
 	js       jetstream.JetStream
 	stream   jetstream.Stream
 	consumer jetstream.Consumer
 	items    string // the subject items are added on
 	dead     string // the subject of the dead letters
 	ledger   *ledger
-	lock     *os.File // an embedded queue's lock on its directory, or nil
 	crash    *crashes // an embedded queue's record of the runs that died, or nil
 
 	mu     sync.Mutex
 	closed bool
 }
 
-// Open opens the queue cfg says, creating it if it does not exist: with
-// cfg.Dir, an embedded NATS server in this process keeps it in that
-// directory; with cfg.URL, the NATS servers there do. It returns an
-// ErrConfig for settings out of range, cfg.Replicas more than the servers
-// at cfg.URL can keep, or a Creds file that cannot be read or holds no
+// Open opens the queue of cfg.Name in store, creating it if it does not
+// exist: with [Embedded], a NATS server in this process keeps it in a
+// directory; with [Server], the NATS servers at a URL do. It returns an
+// ErrConfig for settings out of range, a Server's Replicas more than its
+// servers can keep, or a Creds file that cannot be read or holds no
 // seed; an ErrStore for a directory that cannot be written or whose store
 // cannot be opened; and an ErrUnreachable for servers that do not answer
 // within cfg.ConnectTimeout or refuse the credentials.
@@ -43,41 +39,30 @@ type Queue[T any] struct {
 // An embedded queue that opens hands out again at once the items a
 // process held when it died (a crash of this process killed its server
 // too): its consumer is made anew, and starts from the first item not
-// acknowledged. With a queue at a URL they come back as their lease ends.
-// An embedded queue also keeps, beside its store, a record of the runs
-// that died, so that an item that kills its process every time goes to the
+// acknowledged. On a Server they come back as their lease ends. An
+// embedded queue also keeps, beside its store, a record of the runs that
+// died, so that an item that kills its process every time goes to the
 // dead letters (see the package doc).
-func Open[T any](cfg Config) (*Queue[T], error) {
+func Open[T any](store Store, cfg Config) (*Queue[T], error) {
+	if store == nil {
+		return nil, invalid("a queue needs a store: Embedded or Server")
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	q := &Queue[T]{cfg: cfg, items: cfg.Name + ".items", dead: cfg.Name + ".dead", ledger: newLedger()}
-	var err error
-	if cfg.Dir != "" {
-		if err := writable(cfg.Dir); err != nil {
-			return nil, err
-		}
-		if q.lock, err = lockDir(cfg.Dir); err != nil {
-			return nil, err
-		}
-		q.srv, q.nc, err = embedded(cfg)
-		if err != nil {
-			q.unlock()
-		}
-	} else {
-		q.nc, err = connect(cfg)
-	}
+	s, err := store.open(cfg.ConnectTimeout)
 	if err != nil {
 		return nil, err
 	}
+	q := &Queue[T]{site: *s, cfg: cfg, items: cfg.Name + ".items", dead: cfg.Name + ".dead", ledger: newLedger()}
 	if err := q.declare(); err != nil {
 		q.shut()
 		return nil, err
 	}
 	if q.srv != nil {
 		info := q.stream.CachedInfo()
-		if q.crash, err = openCrashes(cfg.Dir, info.Created, info.State.FirstSeq); err != nil {
+		if q.crash, err = openCrashes(q.dir, info.Created, info.State.FirstSeq); err != nil {
 			q.shut()
 			return nil, err
 		}
@@ -96,17 +81,9 @@ func (q *Queue[T]) Len(ctx context.Context) (int, error) {
 }
 
 // URL returns the address other processes reach the queue at: the
-// embedded server's client URL when it listens (Config.Listen), the URL
-// given otherwise, and "" for an embedded server that listens on no port.
-func (q *Queue[T]) URL() string {
-	if q.srv != nil {
-		if q.cfg.Listen == "" {
-			return ""
-		}
-		return q.srv.ClientURL()
-	}
-	return q.cfg.URL
-}
+// embedded server's client URL when it listens (Embedded.Listen), the
+// Server's URL, and "" for an embedded server that listens on no port.
+func (q *Queue[T]) URL() string { return q.url }
 
 // Name returns the queue's name.
 func (q *Queue[T]) Name() string { return q.cfg.Name }
@@ -130,26 +107,11 @@ func (q *Queue[T]) Close() error {
 	return nil
 }
 
-// shut drains the connection and stops the embedded server.
+// shut lets go of the record of this run, without removing it, and of
+// the store.
 func (q *Queue[T]) shut() {
 	q.crash.close(false)
-	if q.nc != nil {
-		_ = q.nc.Drain()
-		q.nc.Close()
-	}
-	if q.srv != nil {
-		q.srv.Shutdown()
-		q.srv.WaitForShutdown()
-	}
-	q.unlock()
-}
-
-// unlock lets go of the directory's lock, if q holds it.
-func (q *Queue[T]) unlock() {
-	if q.lock != nil {
-		q.lock.Close()
-		q.lock = nil
-	}
+	q.site.close()
 }
 
 // isClosed reports whether Close was called.

@@ -25,20 +25,20 @@ func (q *Queue[T]) declare() error {
 	}
 	q.js = js
 	fail := func(what string, err error) error {
-		if why := tooFewServers(err, redact(q.cfg.URL), q.cfg.Replicas); why != "" {
-			return invalid("replicas %d: %s (%s: %v)", q.cfg.Replicas, why, what, err)
+		if why := tooFewServers(err, redact(q.url), q.replicas); why != "" {
+			return invalid("replicas %d: %s (%s: %v)", q.replicas, why, what, err)
 		}
 		if q.srv != nil {
-			return fmt.Errorf("%w: %s: %s: %v", ErrStore, q.cfg.Dir, what, err)
+			return fmt.Errorf("%w: %s: %s: %v", ErrStore, q.dir, what, err)
 		}
-		return fmt.Errorf("%w: %s: %s: %v", ErrUnreachable, redact(q.cfg.URL), what, err)
+		return fmt.Errorf("%w: %s: %s: %v", ErrUnreachable, redact(q.url), what, err)
 	}
 	q.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:       q.cfg.Name,
 		Subjects:   []string{q.items},
 		Retention:  jetstream.WorkQueuePolicy,
 		Storage:    jetstream.FileStorage,
-		Replicas:   q.cfg.Replicas,
+		Replicas:   q.replicas,
 		Duplicates: q.cfg.Dedupe,
 	})
 	if err != nil {
@@ -49,7 +49,7 @@ func (q *Queue[T]) declare() error {
 		Subjects:   []string{q.dead},
 		Retention:  jetstream.LimitsPolicy,
 		Storage:    jetstream.FileStorage,
-		Replicas:   q.cfg.Replicas,
+		Replicas:   q.replicas,
 		Duplicates: q.cfg.Dedupe,
 	}); err != nil {
 		return fail("the dead letters' stream "+q.cfg.Name+"_dead", err)
@@ -63,7 +63,7 @@ func (q *Queue[T]) declare() error {
 		FilterSubject: q.items,
 		// As many copies as the stream's, and said: a consumer left to
 		// inherit them has as many, but its configuration says 0.
-		Replicas: q.cfg.Replicas,
+		Replicas: q.replicas,
 	}
 	if q.srv != nil {
 		// Only this process reaches the server before Open returns, so any

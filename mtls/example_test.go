@@ -14,7 +14,7 @@ func ExampleLoad() {
 	if err != nil {
 		log.Fatal(err) // mtls: CA file: open ca.pem: no such file or directory
 	}
-	q, err := durable.Open[string](durable.Config{Dir: "state", Listen: "10.0.0.5:4222", TLS: cfg})
+	q, err := durable.Open[string](durable.Embedded{Dir: "state", Listen: "10.0.0.5:4222", TLS: cfg}, durable.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
