@@ -84,7 +84,7 @@ const addWindow = 1024
 
 // encode checks key and encodes the value v points to.
 func (q *Queue[T]) encode(key string, v *T) ([]byte, error) {
-	if q.isClosed() {
+	if q.closed.Load() {
 		return nil, ErrClosed
 	}
 	if key == "" {
@@ -102,7 +102,7 @@ func (q *Queue[T]) failed(ctx context.Context, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case q.isClosed(), errors.Is(err, nats.ErrConnectionClosed):
+	case q.closed.Load(), errors.Is(err, nats.ErrConnectionClosed):
 		return ErrClosed
 	}
 	return fmt.Errorf("durable: adding to queue %s: %w", q.cfg.Name, err)

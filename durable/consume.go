@@ -57,7 +57,7 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 	if h == nil {
 		return invalid("Consume needs a chain")
 	}
-	if q.isClosed() {
+	if q.closed.Load() {
 		return ErrClosed
 	}
 	if err := blocks(ctx, h); err != nil {
@@ -65,11 +65,7 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		q.renew(stop)
-	}()
+	wg.Go(func() { q.renew(stop) })
 	feedErr := (&feeder[T, S]{q: q, h: h, o: o}).feed(ctx)
 	h.Close()
 	waitErr := h.Wait(context.WithoutCancel(ctx))
@@ -208,7 +204,7 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		if errors.Is(err, nats.ErrConnectionClosed) || q.isClosed() {
+		if errors.Is(err, nats.ErrConnectionClosed) || q.closed.Load() {
 			return 0, ErrClosed
 		}
 		return 0, unavailable{fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)}

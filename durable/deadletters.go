@@ -99,14 +99,4 @@ func DeadLetterSink[T any](q *Queue[T], f func(agent.DeadLetter) error) func(age
 }
 
 // DeadLen returns the number of items in the queue's dead letters.
-func (q *Queue[T]) DeadLen(ctx context.Context) (int, error) {
-	s, err := q.js.Stream(ctx, q.cfg.Name+"_dead")
-	if err != nil {
-		return 0, err
-	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return int(info.State.Msgs), nil
-}
+func (q *Queue[T]) DeadLen(ctx context.Context) (int, error) { return count(ctx, q.deadStream) }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/evolvekit/evolve/internal/loopback"
@@ -44,7 +46,7 @@ type Embedded struct {
 
 // open checks e, locks its directory, and starts the server.
 func (e Embedded) open(timeout time.Duration) (*site, error) {
-	host, port, err := e.listen()
+	opts, err := e.options()
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +57,7 @@ func (e Embedded) open(timeout time.Duration) (*site, error) {
 	if s.lock, err = lockDir(e.Dir); err != nil {
 		return nil, err
 	}
-	if s.srv, s.nc, err = e.start(host, port, timeout); err != nil {
+	if s.srv, s.nc, err = start(opts, timeout); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -65,54 +67,43 @@ func (e Embedded) open(timeout time.Duration) (*site, error) {
 	return s, nil
 }
 
-// listen checks e, and returns the host and port to listen at, if any.
-func (e Embedded) listen() (string, int, error) {
+// options checks e, and returns the options of its server.
+func (e Embedded) options() (*server.Options, error) {
 	if e.Dir == "" {
-		return "", 0, invalid("an Embedded store needs Dir, the directory it keeps the queue in")
+		return nil, invalid("an Embedded store needs Dir, the directory it keeps the queue in")
 	}
+	opts := &server.Options{ServerName: "evolve-durable", JetStream: true, StoreDir: e.Dir, SyncAlways: e.Sync,
+		NoLog: true, NoSigs: true, DontListen: e.Listen == ""}
 	if e.Listen == "" {
-		return "", 0, nil
+		return opts, nil
 	}
 	host, port, err := net.SplitHostPort(e.Listen)
 	if err != nil {
-		return "", 0, invalid("listen %q: %v", e.Listen, err)
+		return nil, invalid("listen %q: %v", e.Listen, err)
 	}
 	p, err := strconv.Atoi(port)
 	if err != nil || p < 0 || p > 65535 {
-		return "", 0, invalid("listen %q: the port must be a number from 0 to 65535", e.Listen)
+		return nil, invalid("listen %q: the port must be a number from 0 to 65535", e.Listen)
 	}
 	if err := loopback.Require(ErrConfig, "durable", e.Listen, host, e.TLS != nil, e.AllowInsecure); err != nil {
-		return "", 0, err
+		return nil, err
 	}
 	if p == 0 {
 		p = server.RANDOM_PORT
 	}
-	return host, p, nil
+	opts.Host, opts.Port = host, p
+	if e.TLS != nil {
+		opts.TLSConfig, opts.TLS, opts.TLSVerify = e.TLS.Clone(), true, e.TLS.ClientCAs != nil
+	}
+	return opts, nil
 }
 
-// start starts the server, listening at host and port with e.Listen, and
-// returns it with a connection to it.
-func (e Embedded) start(host string, port int, timeout time.Duration) (*server.Server, *nats.Conn, error) {
-	opts := &server.Options{
-		ServerName: "evolve-durable",
-		JetStream:  true,
-		StoreDir:   e.Dir,
-		SyncAlways: e.Sync,
-		NoLog:      true,
-		NoSigs:     true,
-		DontListen: e.Listen == "",
-	}
-	if e.Listen != "" {
-		opts.Host, opts.Port = host, port
-		if e.TLS != nil {
-			opts.TLSConfig = e.TLS.Clone()
-			opts.TLS = true
-			opts.TLSVerify = e.TLS.ClientCAs != nil
-		}
-	}
+// start starts a server of opts, and returns it with a connection to it.
+func start(opts *server.Options, timeout time.Duration) (*server.Server, *nats.Conn, error) {
+	dir := opts.StoreDir
 	srv, err := server.NewServer(opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %v", ErrStore, e.Dir, err)
+		return nil, nil, fmt.Errorf("%w: %s: %v", ErrStore, dir, err)
 	}
 	log := &serverLog{}
 	srv.SetLogger(log, false, false)
@@ -124,18 +115,18 @@ func (e Embedded) start(host string, port int, timeout time.Duration) (*server.S
 	if !ready(srv, log, timeout) {
 		stop()
 		if log.failed() {
-			return nil, nil, fmt.Errorf("%w: %s: the embedded server did not start: %s", ErrStore, e.Dir, log)
+			return nil, nil, fmt.Errorf("%w: %s: the embedded server did not start: %s", ErrStore, dir, log)
 		}
-		return nil, nil, fmt.Errorf("%w: %s: the embedded server did not start within %v (is the directory in use by another process, or its store corrupt?)%s", ErrStore, e.Dir, timeout, log.suffix())
+		return nil, nil, fmt.Errorf("%w: %s: the embedded server did not start within %v (is the directory in use by another process, or its store corrupt?)%s", ErrStore, dir, timeout, log.suffix())
 	}
 	if !srv.JetStreamEnabled() {
 		stop()
-		return nil, nil, fmt.Errorf("%w: %s: the embedded server could not open its store%s", ErrStore, e.Dir, log.suffix())
+		return nil, nil, fmt.Errorf("%w: %s: the embedded server could not open its store%s", ErrStore, dir, log.suffix())
 	}
 	nc, err := nats.Connect("", nats.InProcessServer(srv), nats.Name("evolve-durable"), nats.MaxReconnects(-1))
 	if err != nil {
 		stop()
-		return nil, nil, fmt.Errorf("%w: %s: connecting to the embedded server: %v", ErrStore, e.Dir, err)
+		return nil, nil, fmt.Errorf("%w: %s: connecting to the embedded server: %v", ErrStore, dir, err)
 	}
 	return srv, nc, nil
 }
@@ -169,3 +160,59 @@ func writable(dir string) error {
 	f.Close()
 	return os.Remove(filepath.Clean(name))
 }
+
+// serverLog keeps the last warnings and errors an embedded NATS server
+// logged, so that an Open that fails can say why; the server logs nothing
+// else anywhere.
+type serverLog struct {
+	mu    sync.Mutex
+	lines []string
+	fatal bool
+}
+
+// keptLines is how many of the server's last warnings and errors a
+// serverLog keeps.
+const keptLines = 4
+
+// keep keeps a line the server logged, and whether it was fatal.
+func (l *serverLog) keep(fatal bool, format string, v ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lines) == keptLines {
+		l.lines = append(l.lines[:0], l.lines[1:]...)
+	}
+	l.lines = append(l.lines, fmt.Sprintf(format, v...))
+	l.fatal = l.fatal || fatal
+}
+
+// failed reports whether the server logged a fatal error: it will not
+// start.
+func (l *serverLog) failed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.fatal
+}
+
+// suffix returns ": " and the lines kept, or "" for none.
+func (l *serverLog) suffix() string {
+	if s := l.String(); s != "" {
+		return ": " + s
+	}
+	return ""
+}
+
+// String returns the lines kept, most recent last, or "" for none.
+func (l *serverLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "; ")
+}
+
+// Warnf, Errorf and Fatalf keep what the server says, as the
+// server.Logger they make; Noticef, Debugf and Tracef drop it.
+func (l *serverLog) Warnf(format string, v ...any)  { l.keep(false, format, v...) }
+func (l *serverLog) Errorf(format string, v ...any) { l.keep(false, format, v...) }
+func (l *serverLog) Fatalf(format string, v ...any) { l.keep(true, format, v...) }
+func (l *serverLog) Noticef(string, ...any)         {}
+func (l *serverLog) Debugf(string, ...any)          {}
+func (l *serverLog) Tracef(string, ...any)          {}

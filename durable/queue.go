@@ -2,7 +2,7 @@ package durable
 
 import (
 	"context"
-	"sync"
+	"sync/atomic"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -13,18 +13,18 @@ import (
 // one; the zero Queue is not usable. Its methods are safe for concurrent
 // use.
 type Queue[T any] struct {
-	site     // where it lives
-	cfg      Config
-	js       jetstream.JetStream
-	stream   jetstream.Stream
-	consumer jetstream.Consumer
-	items    string // the subject items are added on
-	dead     string // the subject of the dead letters
-	ledger   *ledger
-	crash    *crashes // an embedded queue's record of the runs that died, or nil
+	site       // where it lives
+	cfg        Config
+	js         jetstream.JetStream
+	stream     jetstream.Stream // the queue's
+	deadStream jetstream.Stream // the dead letters'
+	consumer   jetstream.Consumer
+	items      string // the subject items are added on
+	dead       string // the subject of the dead letters
+	ledger     *ledger
+	crash      *crashes // an embedded queue's record of the runs that died, or nil
 
-	mu     sync.Mutex
-	closed bool
+	closed atomic.Bool
 }
 
 // Open opens the queue of cfg.Name in store, creating it if it does not
@@ -72,8 +72,11 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 
 // Len returns the number of items in the queue: added and not yet
 // acknowledged (those chains hold included) nor sent to the dead letters.
-func (q *Queue[T]) Len(ctx context.Context) (int, error) {
-	info, err := q.stream.Info(ctx)
+func (q *Queue[T]) Len(ctx context.Context) (int, error) { return count(ctx, q.stream) }
+
+// count returns the number of messages in stream s.
+func count(ctx context.Context, s jetstream.Stream) (int, error) {
+	info, err := s.Info(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -92,13 +95,9 @@ func (q *Queue[T]) Name() string { return q.cfg.Name }
 // closes the connection, and stops the embedded server, if any. Calling it
 // again does nothing.
 func (q *Queue[T]) Close() error {
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
+	if q.closed.Swap(true) {
 		return nil
 	}
-	q.closed = true
-	q.mu.Unlock()
 	for _, h := range q.ledger.drain() {
 		_ = h.msg.Nak()
 	}
@@ -112,11 +111,4 @@ func (q *Queue[T]) Close() error {
 func (q *Queue[T]) shut() {
 	q.crash.close(false)
 	q.site.close()
-}
-
-// isClosed reports whether Close was called.
-func (q *Queue[T]) isClosed() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.closed
 }

@@ -35,7 +35,8 @@ type Server struct {
 	TLS *tls.Config
 }
 
-// open checks s and connects to its servers.
+// open checks s and connects to its servers, with the credentials s
+// gives.
 func (s Server) open(timeout time.Duration) (*site, error) {
 	switch {
 	case s.URL == "":
@@ -43,20 +44,7 @@ func (s Server) open(timeout time.Duration) (*site, error) {
 	case s.Replicas < 0 || s.Replicas > 5:
 		return nil, invalid("replicas must be 1 to 5, got %d", s.Replicas)
 	}
-	nc, err := s.connect(timeout)
-	if err != nil {
-		return nil, err
-	}
-	return &site{nc: nc, url: s.URL, replicas: max(s.Replicas, 1)}, nil
-}
-
-// connect reaches the NATS servers at s.URL with the credentials s gives.
-func (s Server) connect(timeout time.Duration) (*nats.Conn, error) {
-	opts := []nats.Option{
-		nats.Name("evolve-durable"),
-		nats.Timeout(timeout),
-		nats.MaxReconnects(-1),
-	}
+	opts := []nats.Option{nats.Name("evolve-durable"), nats.Timeout(timeout), nats.MaxReconnects(-1)}
 	if s.Creds != "" {
 		opts = append(opts, nats.UserCredentials(s.Creds))
 	}
@@ -75,7 +63,7 @@ func (s Server) connect(timeout time.Duration) (*nats.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %s", ErrUnreachable, redact(s.URL), why(err))
 	}
-	return nc, nil
+	return &site{nc: nc, url: s.URL, replicas: max(s.Replicas, 1)}, nil
 }
 
 // unusable says what is wrong with the credentials file, if err is one

@@ -24,37 +24,40 @@ func (q *Queue[T]) declare() error {
 		return fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	q.js = js
-	fail := func(what string, err error) error {
-		if why := tooFewServers(err, redact(q.url), q.replicas); why != "" {
-			return invalid("replicas %d: %s (%s: %v)", q.replicas, why, what, err)
+	if q.stream, err = js.CreateOrUpdateStream(ctx, q.streamConfig(q.cfg.Name, q.items, jetstream.WorkQueuePolicy)); err != nil {
+		return q.refused("the queue's stream "+q.cfg.Name, err)
+	}
+	dead := q.cfg.Name + "_dead"
+	if q.deadStream, err = js.CreateOrUpdateStream(ctx, q.streamConfig(dead, q.dead, jetstream.LimitsPolicy)); err != nil {
+		return q.refused("the dead letters' stream "+dead, err)
+	}
+	if q.srv != nil {
+		// Only this process reaches the server before Open returns, so any
+		// item held was held by a process that died with it. The stream is
+		// what the crash left for sure: the consumer's own state is written
+		// apart from it, and may be behind it or ahead. A consumer made
+		// anew on a work queue starts from its first message, that is from
+		// every item not acknowledged, and hands them all out at once.
+		if err := js.DeleteConsumer(ctx, q.cfg.Name, consumerName); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return q.refused("handing out again what a dead process held", err)
 		}
-		if q.srv != nil {
-			return fmt.Errorf("%w: %s: %s: %v", ErrStore, q.dir, what, err)
-		}
-		return fmt.Errorf("%w: %s: %s: %v", ErrUnreachable, redact(q.url), what, err)
 	}
-	q.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:       q.cfg.Name,
-		Subjects:   []string{q.items},
-		Retention:  jetstream.WorkQueuePolicy,
-		Storage:    jetstream.FileStorage,
-		Replicas:   q.replicas,
-		Duplicates: q.cfg.Dedupe,
-	})
-	if err != nil {
-		return fail("the queue's stream "+q.cfg.Name, err)
+	if q.consumer, err = js.CreateOrUpdateConsumer(ctx, q.cfg.Name, q.consumerConfig()); err != nil {
+		return q.refused("the queue's consumer", err)
 	}
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:       q.cfg.Name + "_dead",
-		Subjects:   []string{q.dead},
-		Retention:  jetstream.LimitsPolicy,
-		Storage:    jetstream.FileStorage,
-		Replicas:   q.replicas,
-		Duplicates: q.cfg.Dedupe,
-	}); err != nil {
-		return fail("the dead letters' stream "+q.cfg.Name+"_dead", err)
-	}
-	cc := jetstream.ConsumerConfig{
+	return nil
+}
+
+// streamConfig is the configuration of the queue's stream name, which
+// keeps what is published on subject with retention r.
+func (q *Queue[T]) streamConfig(name, subject string, r jetstream.RetentionPolicy) jetstream.StreamConfig {
+	return jetstream.StreamConfig{Name: name, Subjects: []string{subject}, Retention: r,
+		Storage: jetstream.FileStorage, Replicas: q.replicas, Duplicates: q.cfg.Dedupe}
+}
+
+// consumerConfig is the configuration of the queue's consumer.
+func (q *Queue[T]) consumerConfig() jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
 		Durable:       consumerName,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       q.cfg.Lease,
@@ -65,22 +68,19 @@ func (q *Queue[T]) declare() error {
 		// inherit them has as many, but its configuration says 0.
 		Replicas: q.replicas,
 	}
-	if q.srv != nil {
-		// Only this process reaches the server before Open returns, so any
-		// item held was held by a process that died with it. The stream is
-		// what the crash left for sure: the consumer's own state is written
-		// apart from it, and may be behind it or ahead. A consumer made
-		// anew on a work queue starts from its first message, that is from
-		// every item not acknowledged, and hands them all out at once.
-		if err := js.DeleteConsumer(ctx, q.cfg.Name, consumerName); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
-			return fail("handing out again what a dead process held", err)
-		}
+}
+
+// refused returns the error of Open when the servers refuse what, with
+// err: an ErrConfig for replicas they cannot keep, and otherwise an
+// ErrStore for an embedded server, an ErrUnreachable for a Server.
+func (s *site) refused(what string, err error) error {
+	if why := tooFewServers(err, redact(s.url), s.replicas); why != "" {
+		return invalid("replicas %d: %s (%s: %v)", s.replicas, why, what, err)
 	}
-	q.consumer, err = js.CreateOrUpdateConsumer(ctx, q.cfg.Name, cc)
-	if err != nil {
-		return fail("the queue's consumer", err)
+	if s.srv != nil {
+		return fmt.Errorf("%w: %s: %s: %v", ErrStore, s.dir, what, err)
 	}
-	return nil
+	return fmt.Errorf("%w: %s: %s: %v", ErrUnreachable, redact(s.url), what, err)
 }
 
 // The JetStream errors of a stream with more replicas than the servers
