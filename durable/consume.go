@@ -34,14 +34,11 @@ const (
 // whatever the chain did not acknowledge, and returns h's error, joined
 // with its own.
 //
-// The chain must block its Post when full (compose.Block, the default): a
-// chain whose overflow policy drops or fails items is refused with an
-// ErrConfig, since an item the queue handed out and the chain dropped
-// would be neither done nor handed back until the chain ended.
-//
-// An item handed out more than Config.MaxAttempts times, or whose bytes
-// the codec cannot decode, goes to the dead letters without entering the
-// chain.
+// The chain must block its Post when full (compose.Block, the default):
+// one whose overflow policy drops or fails items is refused with an
+// ErrConfig (see Drops in the package doc). An item handed out more than
+// Config.MaxAttempts times, or whose bytes the codec cannot decode, goes
+// to the dead letters without entering the chain.
 //
 // Errors of the queue's servers, such as a cluster's while it elects a
 // new leader, are waited out: Consume asks again, and returns the error
@@ -267,9 +264,9 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 		killed := q.crash.killed(md.Sequence.Stream)
 		if n := int(md.NumDelivered) + killed; n > q.cfg.MaxAttempts {
 			hd, _ := q.ledger.take(t)
-			why := fmt.Sprintf("handed out %d times, more than the %d attempts allowed", n, q.cfg.MaxAttempts)
+			why := fmt.Errorf("handed out %d times, more than the %d attempts allowed", n, q.cfg.MaxAttempts)
 			if killed > 0 {
-				why = fmt.Sprintf("handed out %d times, more than the %d attempts allowed (%d of them killed the process that worked on it alone)", n, q.cfg.MaxAttempts, killed)
+				why = fmt.Errorf("%w (%d of them killed the process that worked on it alone)", why, killed)
 			}
 			q.bury(hd, why, n-1)
 			return nil
@@ -280,7 +277,7 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 	}
 	if err := q.cfg.Codec.Decode(msg.Data(), &it.Value); err != nil {
 		hd, _ := q.ledger.take(t)
-		q.bury(hd, fmt.Sprintf("%v: decoding: %v", ErrCodec, err), 0)
+		q.bury(hd, fmt.Errorf("%w: decoding: %v", ErrCodec, err), 0)
 		return nil
 	}
 	err := f.h.Post(ctx, it)
@@ -297,7 +294,7 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 	// The chain refused this one item (a check it makes of each): it
 	// would refuse it again.
 	if ok {
-		q.bury(hd, err.Error(), 0)
+		q.bury(hd, err, 0)
 	}
 	return nil
 }

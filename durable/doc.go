@@ -53,11 +53,10 @@
 //
 // On a [Server] whose URL lists the servers of a NATS cluster, with
 // Replicas 3, the queue's stream, its dead letters and its consumer each
-// have three copies, on three servers, one of which leads
-// it. A server that shuts down hands what it leads to another at once: a
-// chain running on the queue goes on, and the items whose
-// acknowledgements were on their way come back after their lease, to
-// reach the sink a second time. A cluster that loses the majority of a
+// have three copies, on three servers, one of which leads it. A server
+// that shuts down hands what it leads to another at once: a chain running
+// on the queue goes on, and the items whose acknowledgements were on
+// their way come back after their lease, to reach the sink a second time. A cluster that loses the majority of a
 // queue's servers answers nothing about it until one of them returns:
 // [Consume] waits that out (see its doc), renewing its leases, but what
 // its sink acknowledges meanwhile is lost, and comes back to the sink
@@ -88,6 +87,15 @@
 // creds file that cannot be read, or holds no user seed, is an ErrConfig
 // naming it.
 //
+// # Dead letters
+//
+// The dead letters are a stream of their own, named after the queue with
+// "_dead", that any NATS client reads. Each holds the item's bytes as
+// they were added, and says in headers its key (Evolve-Key), why it
+// failed (Evolve-Error), after how many attempts (Evolve-Attempts), and,
+// if a panic failed it, in work or in a sink, the stack of the goroutine
+// that panicked (Evolve-Stack, a value a line: a header value is one).
+//
 // # What the disk keeps
 //
 // By default the NATS server hands each message to the operating system at
@@ -96,10 +104,10 @@
 // power loss, or a crash of the operating system, may lose what was
 // written since the last sync. Embedded.Sync syncs every write, at a
 // large cost in speed. A cluster with Server.Replicas guards against the
-// loss of a machine. NATS has limits of its own: Jepsen's analysis of NATS 2.12.1
-// (December 2025) found acknowledged writes lost under coordinated power
-// failure, or an OS crash combined with partitions or pauses, partly
-// because of the two-minute default.
+// loss of a machine. NATS has limits of its own: Jepsen's analysis of
+// NATS 2.12.1 (December 2025) found acknowledged writes lost under
+// coordinated power failure, or an OS crash combined with partitions or
+// pauses, partly because of the two-minute default.
 //
 // # An item that kills its process
 //
@@ -131,7 +139,8 @@
 // neither done nor handed back. An item the chain's Post refuses (a check
 // its first stage makes of each, such as a rate stage's Cost) goes to the
 // dead letters at once: it would be refused again. An item a later stage
-// drops for a reason of its own, or fails without dead letters, is not
+// drops for a reason of its own, or fails in a chain without a dead-letter
+// sink that acknowledges ([Queue.DeadLetters], [DeadLetterSink]), is not
 // acknowledged: it goes back to the queue when Consume ends, and is tried
 // again, up to Config.MaxAttempts, after which it goes to the dead
 // letters.
