@@ -21,7 +21,8 @@
 // buffer's batches are slices of items. The sink acknowledges an item once
 // what came of it has reached the sink ([Sink], or [Batches] for a
 // buffer's batches), and the chain's dead letters acknowledge it once it
-// is in the queue's dead letters ([Queue.DeadLetters]). Nothing inside an
+// is in the queue's dead letters ([Queue.DeadLetters]), or a dead-letter
+// sink of the chain's own took it ([DeadLetterSink]). Nothing inside an
 // evolve function knows of tickets: they travel in the values.
 //
 // # Guarantees
