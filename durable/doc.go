@@ -108,7 +108,11 @@
 // loss of a machine. NATS has limits of its own: Jepsen's analysis of
 // NATS 2.12.1 (December 2025) found acknowledged writes lost under
 // coordinated power failure, or an OS crash combined with partitions or
-// pauses, partly because of the two-minute default.
+// pauses, partly because of the two-minute default. And NATS recovers a
+// damaged store as best it can and says little: message files
+// overwritten or cut short open with the items it could read, the others
+// gone without an error. Keep the directory on a disk you trust, and
+// replicas on a cluster for what matters.
 //
 // # An item that kills its process
 //
@@ -125,13 +129,6 @@
 // the dead letters, and the run goes on. An item that kills its process
 // outside work lifted with Map, in a sink say, is not found this way, and
 // is tried at every restart.
-//
-// # Known limits
-//
-//   - NATS recovers a damaged store as best it can and says little: message
-//     files overwritten or cut short open with the items it could read,
-//     the others gone without an error. Keep the directory on a disk you
-//     trust, and replicas on a cluster for what matters.
 //
 // # Drops
 //
