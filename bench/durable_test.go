@@ -28,7 +28,7 @@ import (
 //   - durable: the items are added (AddMany) before the timer starts; the
 //     timer runs durable.Consume until the queue is empty, every item
 //     acknowledged after its batch reached the sink.
-//   - durable-sync: the same with Config.Sync: every write synced to the
+//   - durable-sync: the same with Embedded.Sync: every write synced to the
 //     disk.
 //   - memory: the chain fed with Post, no queue.
 //   - raw: b.N messages published before the timer; the timer runs a pull
@@ -68,11 +68,11 @@ func durableStages(b *testing.B) agent.Stage[durable.Item[int], []durable.Item[i
 	return compose.Pipe3(limit, work, batches)
 }
 
-// durableRun is one call of BenchmarkDurable/durable, with Config.Sync as
+// durableRun is one call of BenchmarkDurable/durable, with Embedded.Sync as
 // sync says.
 func durableRun(b *testing.B, sync bool) {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: b.TempDir(), Sync: sync})
+	q, err := durable.Open[int](durable.Embedded{Dir: b.TempDir(), Sync: sync}, durable.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func durableRun(b *testing.B, sync bool) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
-	if err := durable.Consume(ctx, q, chain, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(ctx, q, chain, durable.WithUntilEmpty()); err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()
@@ -223,7 +223,7 @@ func durableRaw(b *testing.B) {
 // durableAdd times q.AddMany of b.N items.
 func durableAdd(b *testing.B) {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: b.TempDir()})
+	q, err := durable.Open[int](durable.Embedded{Dir: b.TempDir()}, durable.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func TestClusterQueueWaitsOutALostQuorum(t *testing.T) {
 // with an ErrConfig naming the replicas and saying why.
 func TestReplicasNeedServersToKeepThem(t *testing.T) {
 	srv := startServer(t, server.Options{})
-	q, err := durable.Open[int](durable.Config{URL: srv.ClientURL(), Replicas: 3})
+	q, err := durable.Open[int](durable.Server{URL: srv.ClientURL(), Replicas: 3}, durable.Config{})
 	if err == nil {
 		q.Close()
 	}
@@ -73,7 +73,7 @@ func TestReplicasNeedServersToKeepThem(t *testing.T) {
 		return
 	}
 	c := startCluster(t, 3)
-	q, err = durable.Open[int](durable.Config{URL: c.url, Replicas: 5})
+	q, err = durable.Open[int](durable.Server{URL: c.url, Replicas: 5}, durable.Config{})
 	if err == nil {
 		q.Close()
 	}
@@ -100,7 +100,7 @@ func runThroughFault(t *testing.T, fault func(ctx context.Context, c *cluster, l
 	defer cancel()
 
 	const name = "cluster"
-	q, err := durable.Open[int](durable.Config{URL: cl.url, Name: name, Replicas: 3})
+	q, err := durable.Open[int](durable.Server{URL: cl.url, Replicas: 3}, durable.Config{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func runThroughFault(t *testing.T, fault func(ctx context.Context, c *cluster, l
 		took = time.Since(start)
 	}()
 	start := time.Now()
-	err = durable.Consume(ctx, q, chain, durable.UntilEmpty())
+	err = durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 	wg.Wait()
 	if err != nil {
 		t.Fatalf("Consume = %v; want nil", err)

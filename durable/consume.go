@@ -13,30 +13,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Option changes how Consume runs.
-type Option func(*options)
-
-// options are Consume's settings.
-type options struct {
-	untilEmpty bool
-	fetch      int
-}
-
-// UntilEmpty makes Consume end once the queue holds nothing but what its
-// chain holds: then it closes the chain, which drains. Items held by other
-// processes are waited for, since they come back if those die. Items the
-// chain fails go back to the queue, for the next run. Without it, Consume
-// runs until its context ends.
-func UntilEmpty() Option { return func(o *options) { o.untilEmpty = true } }
-
-// FetchSize sets how many items Consume asks the queue for at once, at
-// least 1; default DefaultFetch. Items fetched and not yet posted are held
-// too: they count in the re-work after a crash.
-func FetchSize(n int) Option { return func(o *options) { o.fetch = n } }
-
-// DefaultFetch is how many items Consume asks the queue for at once.
-const DefaultFetch = 256
-
 // idleWait is the longest one fetch waits for items when the queue has
 // none ready. The first wait after items came is firstWait, and each after
 // it twice as long, up to idleWait: at the end of a run, what keeps the
@@ -50,7 +26,7 @@ const (
 // Consume feeds the chain h with the items of q, each as an [Item] whose
 // ticket the chain's sink ([Sink], [Batches]) or dead letters
 // ([Queue.DeadLetters]) acknowledges, until ctx ends or, with
-// [UntilEmpty], the queue is empty. It posts with backpressure: it takes
+// [WithUntilEmpty], the queue is empty. It posts with backpressure: it takes
 // from the queue only what the chain accepts, so what a process holds is
 // bounded by the chain's Bound and one fetch. While it runs, it renews the
 // lease of every item the process holds, however long the chain keeps it.
@@ -58,14 +34,11 @@ const (
 // whatever the chain did not acknowledge, and returns h's error, joined
 // with its own.
 //
-// The chain must block its Post when full (compose.Block, the default): a
-// chain whose overflow policy drops or fails items is refused with an
-// ErrConfig, since an item the queue handed out and the chain dropped
-// would be neither done nor handed back until the chain ended.
-//
-// An item handed out more than Config.MaxAttempts times, or whose bytes
-// the codec cannot decode, goes to the dead letters without entering the
-// chain.
+// The chain must block its Post when full (compose.Block, the default):
+// one whose overflow policy drops or fails items is refused with an
+// ErrConfig (see Drops in the package doc). An item handed out more than
+// Config.MaxAttempts times, or whose bytes the codec cannot decode, goes
+// to the dead letters without entering the chain.
 //
 // Errors of the queue's servers, such as a cluster's while it elects a
 // new leader, are waited out: Consume asks again, and returns the error
@@ -81,7 +54,7 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 	if h == nil {
 		return invalid("Consume needs a chain")
 	}
-	if q.isClosed() {
+	if q.closed.Load() {
 		return ErrClosed
 	}
 	if err := blocks(ctx, h); err != nil {
@@ -89,12 +62,8 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		q.renew(stop)
-	}()
-	feedErr := feed(ctx, q, h, o)
+	wg.Go(func() { q.renew(stop) })
+	feedErr := (&feeder[T, S]{q: q, h: h, o: o}).feed(ctx)
 	h.Close()
 	waitErr := h.Wait(context.WithoutCancel(ctx))
 	close(stop)
@@ -110,22 +79,36 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 	return errors.Join(feedErr, waitErr)
 }
 
-// feed takes items from q and posts them to h until ctx ends, h takes no
-// more, or, with o.untilEmpty, the queue is empty.
+// feeder takes items from a queue and posts them to a chain, for one
+// Consume: its methods read the queue, the chain and the options from it,
+// and keep between fetches room for the messages of one, their metadata,
+// and how long the last waited for items (0 once items came). It is used
+// by one goroutine.
+type feeder[T, S any] struct {
+	q    *Queue[T]
+	h    agent.Handle[Item[T], S]
+	o    options
+	msgs []jetstream.Msg
+	mds  []*jetstream.MsgMetadata
+	wait time.Duration
+}
+
+// feed takes items from the queue and posts them to the chain until ctx
+// ends, the chain takes no more, or, with o.untilEmpty, the queue is
+// empty.
 //
 // An error of the queue's servers does not end it at once: a cluster that
 // lost the server leading the queue answers with errors, or not at all,
 // until it has elected another, and a connection to a server that went
 // away moves to another meanwhile. feed tries again every idleWait, and
 // gives up only once the errors have lasted longer than outage.
-func feed[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], o options) error {
+func (f *feeder[T, S]) feed(ctx context.Context) error {
 	var failing time.Time // when the errors began; zero while the queue answers
-	var room scratch
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		over, err := step(ctx, q, h, o, &room)
+		over, err := f.step(ctx)
 		var u unavailable
 		switch {
 		case over:
@@ -150,15 +133,6 @@ func feed[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S]
 	}
 }
 
-// scratch is what a feed keeps between its fetches: room for the
-// messages of one, and their metadata, and how long the last waited for
-// items (0 once items came).
-type scratch struct {
-	msgs []jetstream.Msg
-	mds  []*jetstream.MsgMetadata
-	wait time.Duration
-}
-
 // outage is how long feed rides out errors of the queue's servers before
 // it gives up: longer than a cluster takes to elect a new leader.
 const outage = 30 * time.Second
@@ -169,31 +143,31 @@ type unavailable struct{ error }
 // Unwrap returns the error of the servers.
 func (u unavailable) Unwrap() error { return u.error }
 
-// step takes what is ready of q and posts it to h; when nothing is, it
-// reports with o.untilEmpty whether the run is over, and otherwise waits
-// for the next item a while.
-func step[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], o options, room *scratch) (bool, error) {
-	got, err := fetch(ctx, q, h, o.fetch, 0, room)
+// step takes what is ready of the queue and posts it; when nothing is,
+// it reports with o.untilEmpty whether the run is over, and otherwise
+// waits for the next item a while.
+func (f *feeder[T, S]) step(ctx context.Context) (bool, error) {
+	got, err := f.fetch(ctx, f.o.fetch, 0)
 	if err != nil || got > 0 {
-		room.wait = 0
+		f.wait = 0
 		return false, err
 	}
-	if o.untilEmpty {
+	if f.o.untilEmpty {
 		// The queue holds no more than the chain does.
-		if over, err := drained(ctx, q); err != nil || over {
+		if over, err := f.q.drained(ctx); err != nil || over {
 			return over, err
 		}
 	}
-	room.wait = min(max(2*room.wait, firstWait), idleWait)
-	got, err = fetch(ctx, q, h, 1, room.wait, room)
+	f.wait = min(max(2*f.wait, firstWait), idleWait)
+	got, err = f.fetch(ctx, 1, f.wait)
 	if got > 0 {
-		room.wait = 0
+		f.wait = 0
 	}
 	return false, err
 }
 
 // drained reports whether q holds nothing but what this process holds.
-func drained[T any](ctx context.Context, q *Queue[T]) (bool, error) {
+func (q *Queue[T]) drained(ctx context.Context) (bool, error) {
 	// A request the servers lost, as a cluster changes leaders, would wait
 	// as long as ctx does: it is asked again instead.
 	ask, cancel := context.WithTimeout(ctx, q.cfg.ConnectTimeout)
@@ -208,10 +182,11 @@ func drained[T any](ctx context.Context, q *Queue[T]) (bool, error) {
 	return n <= q.ledger.len(), nil
 }
 
-// fetch takes up to n items from q, those ready now if wait is 0 and
-// otherwise waiting at most wait for them, posts them to h, and returns
-// how many it took, with room kept between calls.
-func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], n int, wait time.Duration, room *scratch) (int, error) {
+// fetch takes up to n items from the queue, those ready now if wait is 0
+// and otherwise waiting at most wait for them, posts them to the chain,
+// and returns how many it took.
+func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (int, error) {
+	q := f.q
 	var batch jetstream.MessageBatch
 	var err error
 	if wait == 0 {
@@ -226,7 +201,7 @@ func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		if errors.Is(err, nats.ErrConnectionClosed) || q.isClosed() {
+		if errors.Is(err, nats.ErrConnectionClosed) || q.closed.Load() {
 			return 0, ErrClosed
 		}
 		return 0, unavailable{fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)}
@@ -234,7 +209,7 @@ func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S
 	// The batch is taken whole before the chain gets any of it, so that
 	// an embedded queue records once for all of it how far this run has
 	// handed out items (see crashes).
-	msgs, mds := room.msgs[:0], room.mds[:0]
+	msgs, mds := f.msgs[:0], f.mds[:0]
 	var last uint64
 	for msg := range batch.Messages() {
 		md, err := msg.Metadata()
@@ -246,7 +221,7 @@ func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S
 	defer func() {
 		clear(msgs)
 		clear(mds)
-		room.msgs, room.mds = msgs[:0], mds[:0]
+		f.msgs, f.mds = msgs[:0], mds[:0]
 	}()
 	if err := q.crash.handOut(last); err != nil {
 		for _, m := range msgs {
@@ -255,7 +230,7 @@ func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S
 		return 0, err
 	}
 	for i, msg := range msgs {
-		if err := post(ctx, q, h, msg, mds[i]); err != nil {
+		if err := f.post(ctx, msg, mds[i]); err != nil {
 			// Hand back what this fetch brought and was not posted.
 			for _, rest := range msgs[i+1:] {
 				_ = rest.Nak()
@@ -274,10 +249,11 @@ func fetch[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S
 }
 
 // post decodes msg, whose metadata is md (nil if it has none), and posts
-// it to h as an Item, holding it in the ledger; an item past its
+// it to the chain as an Item, holding it in the ledger; an item past its
 // attempts, or that cannot be decoded, goes to the dead letters instead.
-// An error means h takes no more: msg was handed back.
-func post[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S], msg jetstream.Msg, md *jetstream.MsgMetadata) error {
+// An error means the chain takes no more: msg was handed back.
+func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata) error {
+	q := f.q
 	key := msg.Headers().Get(nats.MsgIdHdr)
 	now := time.Now()
 	t := q.ledger.add(msg, key, now)
@@ -288,9 +264,9 @@ func post[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S]
 		killed := q.crash.killed(md.Sequence.Stream)
 		if n := int(md.NumDelivered) + killed; n > q.cfg.MaxAttempts {
 			hd, _ := q.ledger.take(t)
-			why := fmt.Sprintf("handed out %d times, more than the %d attempts allowed", n, q.cfg.MaxAttempts)
+			why := fmt.Errorf("handed out %d times, more than the %d attempts allowed", n, q.cfg.MaxAttempts)
 			if killed > 0 {
-				why = fmt.Sprintf("handed out %d times, more than the %d attempts allowed (%d of them killed the process that worked on it alone)", n, q.cfg.MaxAttempts, killed)
+				why = fmt.Errorf("%w (%d of them killed the process that worked on it alone)", why, killed)
 			}
 			q.bury(hd, why, n-1)
 			return nil
@@ -301,10 +277,10 @@ func post[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S]
 	}
 	if err := q.cfg.Codec.Decode(msg.Data(), &it.Value); err != nil {
 		hd, _ := q.ledger.take(t)
-		q.bury(hd, fmt.Sprintf("%v: decoding: %v", ErrCodec, err), 0)
+		q.bury(hd, fmt.Errorf("%w: decoding: %v", ErrCodec, err), 0)
 		return nil
 	}
-	err := h.Post(ctx, it)
+	err := f.h.Post(ctx, it)
 	if err == nil {
 		return nil
 	}
@@ -318,7 +294,7 @@ func post[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T], S]
 	// The chain refused this one item (a check it makes of each): it
 	// would refuse it again.
 	if ok {
-		q.bury(hd, err.Error(), 0)
+		q.bury(hd, err, 0)
 	}
 	return nil
 }

@@ -173,7 +173,7 @@ func TestCredsFilesAreRefusedOrTaken(t *testing.T) {
 		{"a user of an account the server does not know", newCreds(t, unknownKP, "stranger")},
 		{"a user of an account another operator signed", newCreds(t, forgedKP, "forger")},
 	} {
-		_, err := durable.Open[int](durable.Config{URL: url, Creds: c.creds, ConnectTimeout: 2 * time.Second})
+		_, err := durable.Open[int](durable.Server{URL: url, Creds: c.creds}, durable.Config{ConnectTimeout: 2 * time.Second})
 		if !errors.Is(err, durable.ErrUnreachable) || !strings.Contains(err.Error(), "refused the credentials") {
 			t.Errorf("Open with the creds of %s = %v; want an ErrUnreachable saying the credentials were refused", c.what, err)
 		}
@@ -189,19 +189,19 @@ func TestCredsFilesAreRefusedOrTaken(t *testing.T) {
 		{missing, "cannot be read"},
 		{garbage, "holds no user seed"},
 	} {
-		_, err := durable.Open[int](durable.Config{URL: url, Creds: c.path, ConnectTimeout: 2 * time.Second})
+		_, err := durable.Open[int](durable.Server{URL: url, Creds: c.path}, durable.Config{ConnectTimeout: 2 * time.Second})
 		if !errors.Is(err, durable.ErrConfig) || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("Open with the creds file %s = %v; want an ErrConfig naming the file and saying it %s", c.path, err, c.says)
 		}
 	}
 	// A user the server takes, of an account whose limits have no
 	// JetStream: connected, but the queue's streams cannot be made.
-	_, err = durable.Open[int](durable.Config{URL: url, Creds: newCreds(t, plainKP, "plain"), ConnectTimeout: 2 * time.Second})
+	_, err = durable.Open[int](durable.Server{URL: url, Creds: newCreds(t, plainKP, "plain")}, durable.Config{ConnectTimeout: 2 * time.Second})
 	if !errors.Is(err, durable.ErrUnreachable) || !strings.Contains(err.Error(), "JetStream not enabled") {
 		t.Errorf("Open with the creds of an account without JetStream = %v; want an ErrUnreachable saying JetStream is not enabled", err)
 	}
 
-	q, err := durable.Open[int](durable.Config{URL: url, Creds: newCreds(t, appKP, "loader")})
+	q, err := durable.Open[int](durable.Server{URL: url, Creds: newCreds(t, appKP, "loader")}, durable.Config{})
 	if err != nil {
 		t.Fatalf("Open with the creds of a user of the account: %v", err)
 	}
@@ -225,7 +225,7 @@ func TestCredsFilesAreRefusedOrTaken(t *testing.T) {
 	}
 	run, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := durable.Consume(run, q, chain, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(run, q, chain, durable.WithUntilEmpty()); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range keyed(n) {

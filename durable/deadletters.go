@@ -1,27 +1,110 @@
 package durable
 
 import (
+	"cmp"
+	"context"
+	"errors"
 	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/nats-io/nats.go"
 )
+
+// DeadLetters sends what failed for good in a chain to the queue's dead
+// letters and acknowledges it: give it to the chain as
+// compose.WithDeadLetters(q.DeadLetters). It finds the item in d.Item,
+// an Item of any type or a slice of them; a dead letter with no ticket of
+// this process is ignored. For a chain without it, see Drops in the
+// package doc.
+func (q *Queue[T]) DeadLetters(d agent.DeadLetter) {
+	err := cmp.Or(d.Err, errFailed)
+	for _, t := range tickets(d.Item) {
+		if h, ok := q.ledger.take(t); ok {
+			q.bury(h, fmt.Errorf("%s: %w", d.Agent, err), d.Attempts)
+		}
+	}
+}
 
 // DeadLetterSink returns a chain's dead-letter sink of the user's own: f
 // takes each dead letter (its Item is an Item, or a slice of them), and
-// once f returns nil the items are acknowledged; if f fails, they go to
-// the queue's dead letters instead. Give it to the chain as
-// compose.WithDeadLetters(durable.DeadLetterSink(q, f)). A chain without a
-// dead-letter sink that acknowledges (this one, or [Queue.DeadLetters])
-// hands back what it fails only when [Consume] ends.
+// once f returns nil the items are acknowledged; if f fails or panics,
+// they go to the queue's dead letters instead. Give it to the chain as
+// compose.WithDeadLetters(durable.DeadLetterSink(q, f)).
 func DeadLetterSink[T any](q *Queue[T], f func(agent.DeadLetter) error) func(agent.DeadLetter) {
 	return func(d agent.DeadLetter) {
-		if err := call(func() error { return f(d) }); err != nil {
-			d.Err = fmt.Errorf("%v (and the dead-letter sink failed: %v)", d.Err, err)
+		if err := guard(func() error { return f(d) }); err != nil {
+			d.Err = fmt.Errorf("%w (and the dead-letter sink failed: %w)", cmp.Or(d.Err, errFailed), err)
 			q.DeadLetters(d)
 			return
 		}
 		for _, t := range tickets(d.Item) {
 			q.ackConfirmed(t)
 		}
+	}
+}
+
+// DeadLen returns the number of items in the queue's dead letters.
+func (q *Queue[T]) DeadLen(ctx context.Context) (int, error) { return count(ctx, q.deadStream) }
+
+// tickets returns the tickets of an Item of any type, or of a slice of
+// them.
+func tickets(v any) []Ticket {
+	if it, ok := v.(ticketed); ok {
+		return []Ticket{it.ticket()}
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Slice {
+		return nil
+	}
+	var out []Ticket
+	for i := range rv.Len() {
+		if it, ok := rv.Index(i).Interface().(ticketed); ok {
+			out = append(out, it.ticket())
+		}
+	}
+	return out
+}
+
+// errFailed is the reason of a dead letter that gives none.
+var errFailed = errors.New("failed")
+
+// The headers of a dead letter (see the package doc).
+const (
+	headerError    = "Evolve-Error"
+	headerAttempts = "Evolve-Attempts"
+	headerKey      = "Evolve-Key"
+	headerStack    = "Evolve-Stack"
+)
+
+// bury puts the item h holds in the dead letters, with err, why it
+// failed, and the stack of the panic err holds, if any; and acknowledges
+// the item once they have it. If they cannot take it, the item goes back
+// to the queue.
+func (q *Queue[T]) bury(h *hold, err error, attempts int) {
+	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
+	defer cancel()
+	m := nats.NewMsg(q.dead)
+	m.Data = h.msg.Data()
+	m.Header.Set(headerError, err.Error())
+	m.Header.Set(headerAttempts, strconv.Itoa(attempts))
+	m.Header.Set(headerKey, h.key)
+	m.Header.Set(nats.MsgIdHdr, h.key)
+	// A header value is one line: the stack takes one value a line.
+	if p := (*agent.PanicError)(nil); errors.As(err, &p) {
+		for line := range strings.Lines(string(p.Stack)) {
+			if line = strings.TrimSpace(line); line != "" {
+				m.Header.Add(headerStack, line)
+			}
+		}
+	}
+	if _, err := q.js.PublishMsg(ctx, m); err != nil {
+		_ = h.msg.Nak()
+		return
+	}
+	if err := h.msg.DoubleAck(ctx); err != nil {
+		_ = h.msg.Ack()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/durable"
 	"github.com/evolvekit/evolve/parallel"
+	"github.com/nats-io/nats.go"
 )
 
 // deadChain runs a parallel stage that fails the items whose value is a
@@ -48,7 +50,7 @@ func deadChain(t *testing.T, q *durable.Queue[int], n int, dead func(*durable.Qu
 	}
 	run, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	err = durable.Consume(run, q, chain, durable.UntilEmpty())
+	err = durable.Consume(run, q, chain, durable.WithUntilEmpty())
 	var dl *agent.DeadLettersError
 	if err != nil && !errors.As(err, &dl) {
 		t.Fatalf("Consume: %v", err)
@@ -60,7 +62,7 @@ func deadChain(t *testing.T, q *durable.Queue[int], n int, dead func(*durable.Qu
 // the queue's dead letters, are acknowledged, and leave the queue.
 func TestFailedItemsGoToTheDeadLetters(t *testing.T) {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: t.TempDir()})
+	q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir()}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +81,10 @@ func TestFailedItemsGoToTheDeadLetters(t *testing.T) {
 
 // TestADeadLetterSinkOfTheChainsOwn: with a dead-letter sink of the
 // user's own, the items it takes are acknowledged and do not go to the
-// queue's dead letters; those it fails do.
+// queue's dead letters; those it fails, or panics on, do.
 func TestADeadLetterSinkOfTheChainsOwn(t *testing.T) {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: t.TempDir()})
+	q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir()}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +94,11 @@ func TestADeadLetterSinkOfTheChainsOwn(t *testing.T) {
 	seen := deadChain(t, q, 200, func(q *durable.Queue[int]) func(agent.DeadLetter) {
 		return durable.DeadLetterSink(q, func(d agent.DeadLetter) error {
 			it := d.Item.(durable.Item[int])
-			if it.Value == 50 {
+			switch it.Value {
+			case 50:
 				return errors.New("the dead-letter table is full")
+			case 60:
+				panic("the dead-letter table is gone")
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -101,14 +106,14 @@ func TestADeadLetterSinkOfTheChainsOwn(t *testing.T) {
 			return nil
 		})
 	})
-	if len(seen) != 180 || len(mine) != 19 {
-		t.Errorf("the sink saw %d items and the chain's dead letters %d; want 180 and 19", len(seen), len(mine))
+	if len(seen) != 180 || len(mine) != 18 {
+		t.Errorf("the sink saw %d items and the chain's dead letters %d; want 180 and 18", len(seen), len(mine))
 	}
 	if n, err := q.Len(ctx); err != nil || n != 0 {
 		t.Errorf("Len = %d, %v; want 0", n, err)
 	}
-	if n, err := q.DeadLen(ctx); err != nil || n != 1 {
-		t.Errorf("DeadLen = %d, %v; want 1: the dead letter the chain's sink failed", n, err)
+	if n, err := q.DeadLen(ctx); err != nil || n != 2 {
+		t.Errorf("DeadLen = %d, %v; want 2: the dead letters the chain's sink failed", n, err)
 	}
 }
 
@@ -117,7 +122,7 @@ func TestADeadLetterSinkOfTheChainsOwn(t *testing.T) {
 // process renews the lease of what it holds.
 func TestLeasesAreRenewedWhileTheChainHoldsItems(t *testing.T) {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: t.TempDir(), Lease: 300 * time.Millisecond})
+	q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir()}, durable.Config{Lease: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +158,7 @@ func TestLeasesAreRenewedWhileTheChainHoldsItems(t *testing.T) {
 	}
 	run, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := durable.Consume(run, q, chain, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(run, q, chain, durable.WithUntilEmpty()); err != nil {
 		t.Fatal(err)
 	}
 	if len(seen) != n {
@@ -164,4 +169,97 @@ func TestLeasesAreRenewedWhileTheChainHoldsItems(t *testing.T) {
 			t.Errorf("key %s reached the sink %d times: its lease ran out while the chain held it", k, c)
 		}
 	}
+}
+
+// TestPanicsLeaveTheirStackInTheDeadLetters runs a chain whose work
+// panics on one item, and whose sink panics on another every time it
+// meets it, with MaxAttempts 2: both items go to the dead letters,
+// the sink's on its second attempt, each saying why it failed and
+// carrying, one header value a line, the stack of the goroutine that
+// panicked; every other item reaches the sink once.
+func TestPanicsLeaveTheirStackInTheDeadLetters(t *testing.T) {
+	ctx := context.Background()
+	q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir(), Listen: "127.0.0.1:0"}, durable.Config{MaxAttempts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if err := q.AddMany(ctx, keyed(20)); err != nil {
+		t.Fatal(err)
+	}
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(ctx)
+	work, err := parallel.Stage(parallel.Config{Limit: 4}, durable.Map(func(_ context.Context, v int) (int, error) {
+		if v == 3 {
+			panic("the work trips on 3")
+		}
+		return v, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	sinkTries := 0
+	chain, err := compose.Start(rt, work, durable.Sink(q, func(it durable.Item[int]) error {
+		if it.Value == 5 {
+			sinkTries++
+			panic("the sink trips on 5")
+		}
+		seen[it.Key]++
+		return nil
+	}), compose.WithDeadLetters(q.DeadLetters))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := durable.Consume(run, q, chain, durable.WithUntilEmpty()); err != nil && !errors.As(err, new(*agent.DeadLettersError)) {
+		t.Fatalf("Consume: %v", err)
+	}
+	if len(seen) != 18 || sinkTries != 2 {
+		t.Errorf("the sink took %d items and tried k5 %d times; want 18 and 2", len(seen), sinkTries)
+	}
+	dead := deadLetters(t, q.URL(), q.Name())
+	for key, want := range map[string]string{"k3": "panic: the work trips on 3", "k5": "sink, attempt 2 of 2: panic: the sink trips on 5"} {
+		msg, ok := dead[key]
+		if !ok {
+			t.Errorf("%s is not in the dead letters", key)
+			continue
+		}
+		if why := msg.Header.Get("Evolve-Error"); !strings.Contains(why, want) {
+			t.Errorf("%s's dead letter says %q; want it to say %q", key, why, want)
+		}
+		stack := strings.Join(msg.Header.Values("Evolve-Stack"), "\n")
+		if !strings.Contains(stack, "TestPanicsLeaveTheirStackInTheDeadLetters.func") || !strings.Contains(stack, ".go:") {
+			t.Errorf("%s's dead letter carries the stack\n%s\nwant the stack of the function that panicked, with its files and lines", key, stack)
+		}
+	}
+	if got := dead["k5"].Header.Get("Evolve-Attempts"); got != "2" {
+		t.Errorf("k5's dead letter says %s attempts; want 2", got)
+	}
+}
+
+// deadLetters returns the dead letters of the queue name at url, by key.
+func deadLetters(t *testing.T, url, name string) map[string]*nats.Msg {
+	t.Helper()
+	js := jetStream(t, url)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := js.Stream(ctx, name+"_dead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*nats.Msg{}
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		raw, err := s.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[raw.Header.Get("Evolve-Key")] = &nats.Msg{Subject: raw.Subject, Header: raw.Header, Data: raw.Data}
+	}
+	return out
 }

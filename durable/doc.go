@@ -1,15 +1,17 @@
 // Package durable runs chains on a durable queue, on NATS JetStream, so
 // that a crash of any process loses nothing the queue accepted.
 //
-//	q, err := durable.Open[Record](durable.Config{Dir: "state"})
+//	q, err := durable.Open[Record](durable.Embedded{Dir: "state"}, durable.Config{})
 //	err = q.AddMany(ctx, entries)                 // from this process or another
 //	chain, err := compose.Start(rt, stages, durable.Batches(q, write), compose.WithDeadLetters(q.DeadLetters))
-//	err = durable.Consume(ctx, q, chain, durable.UntilEmpty())
+//	err = durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 //
-// A queue is embedded by default: a NATS server runs in the process and
-// keeps the queue in a directory, and nothing else is needed. The same code
-// at a URL uses a NATS cluster, with replicas, when one machine is not
-// enough.
+// A queue lives in a [Store]. [Embedded] runs a NATS server in the
+// process, which keeps the queue in a directory: nothing else is needed.
+// [Server] reaches the NATS servers at a URL: a cluster, with replicas,
+// when one machine is not enough. Each holds the settings that are its
+// own; [Config] those of the queue, the same on both, and the rest of the
+// code does not change.
 //
 // # Tickets
 //
@@ -19,7 +21,8 @@
 // buffer's batches are slices of items. The sink acknowledges an item once
 // what came of it has reached the sink ([Sink], or [Batches] for a
 // buffer's batches), and the chain's dead letters acknowledge it once it
-// is in the queue's dead letters ([Queue.DeadLetters]). Nothing inside an
+// is in the queue's dead letters ([Queue.DeadLetters]), or a dead-letter
+// sink of the chain's own took it ([DeadLetterSink]). Nothing inside an
 // evolve function knows of tickets: they travel in the values.
 //
 // # Guarantees
@@ -40,7 +43,7 @@
 //
 // Two or more processes running the same chain on one queue share its
 // items: each item goes to one of them and is acknowledged once (an
-// embedded queue with Config.Listen lets the others reach it at
+// embedded queue with Embedded.Listen lets the others reach it at
 // [Queue.URL]). The queue, its dead letters and its dedupe window are
 // shared; everything about a chain is per process: a rate stage's bucket,
 // a parallel stage's limit, the chain's Bound. Two processes each with a
@@ -49,13 +52,12 @@
 //
 // # Clusters
 //
-// With Config.URL listing the servers of a NATS cluster and
-// Config.Replicas 3, the queue's stream, its dead letters and its
-// consumer each have three copies, on three servers, one of which leads
-// it. A server that shuts down hands what it leads to another at once: a
-// chain running on the queue goes on, and the items whose
-// acknowledgements were on their way come back after their lease, to
-// reach the sink a second time. A cluster that loses the majority of a
+// On a [Server] whose URL lists the servers of a NATS cluster, with
+// Replicas 3, the queue's stream, its dead letters and its consumer each
+// have three copies, on three servers, one of which leads it. A server
+// that shuts down hands what it leads to another at once: a chain running
+// on the queue goes on, and the items whose acknowledgements were on
+// their way come back after their lease, to reach the sink a second time. A cluster that loses the majority of a
 // queue's servers answers nothing about it until one of them returns:
 // [Consume] waits that out (see its doc), renewing its leases, but what
 // its sink acknowledges meanwhile is lost, and comes back to the sink
@@ -73,8 +75,9 @@
 //
 // # Credentials
 //
-// At a URL, a queue takes what a NATS user has: user and password, TLS
-// certificates (mutual TLS included), or a creds file, on a server in
+// On a [Server], a queue takes what a NATS user has: user and password,
+// TLS certificates (mutual TLS included: mtls.Load makes the
+// configuration from three PEM files), or a creds file, on a server in
 // operator mode (accounts and users as signed JWTs). There, JetStream on
 // the server is not enough: the account's JWT must enable it in its
 // limits, or [Open] fails creating the stream ("JetStream not enabled for
@@ -85,22 +88,35 @@
 // creds file that cannot be read, or holds no user seed, is an ErrConfig
 // naming it.
 //
+// # Dead letters
+//
+// The dead letters are a stream of their own, named after the queue with
+// "_dead", that any NATS client reads. Each holds the item's bytes as
+// they were added, and says in headers its key (Evolve-Key), why it
+// failed (Evolve-Error), after how many attempts (Evolve-Attempts), and,
+// if a panic failed it, in work or in a sink, the stack of the goroutine
+// that panicked (Evolve-Stack, a value a line: a header value is one).
+//
 // # What the disk keeps
 //
 // By default the NATS server hands each message to the operating system at
 // once and syncs its files to the disk every two minutes: a crash of the
 // process, the master's included, loses nothing the queue confirmed; a
 // power loss, or a crash of the operating system, may lose what was
-// written since the last sync. Config.Sync syncs every write, at a large
-// cost in speed. A cluster with Config.Replicas guards against the loss of
-// a machine. NATS has limits of its own: Jepsen's analysis of NATS 2.12.1
-// (December 2025) found acknowledged writes lost under coordinated power
-// failure, or an OS crash combined with partitions or pauses, partly
-// because of the two-minute default.
+// written since the last sync. Embedded.Sync syncs every write, at a
+// large cost in speed. A cluster with Server.Replicas guards against the
+// loss of a machine. NATS has limits of its own: Jepsen's analysis of
+// NATS 2.12.1 (December 2025) found acknowledged writes lost under
+// coordinated power failure, or an OS crash combined with partitions or
+// pauses, partly because of the two-minute default. And NATS recovers a
+// damaged store as best it can and says little: message files
+// overwritten or cut short open with the items it could read, the others
+// gone without an error. Keep the directory on a disk you trust, and
+// replicas on a cluster for what matters.
 //
 // # An item that kills its process
 //
-// A queue at a URL counts an item's attempts in its consumer, which
+// A queue on a [Server] counts an item's attempts in its consumer, which
 // outlives any process: an item held by a process that died comes back
 // when its lease ends, and that delivery spends an attempt. An embedded
 // queue makes its consumer anew at each open (the consumer's own state is
@@ -114,13 +130,6 @@
 // outside work lifted with Map, in a sink say, is not found this way, and
 // is tried at every restart.
 //
-// # Known limits
-//
-//   - NATS recovers a damaged store as best it can and says little: message
-//     files overwritten or cut short open with the items it could read,
-//     the others gone without an error. Keep the directory on a disk you
-//     trust, and replicas on a cluster for what matters.
-//
 // # Drops
 //
 // A chain whose overflow policy drops or fails items (compose.WithOverflow
@@ -128,7 +137,8 @@
 // neither done nor handed back. An item the chain's Post refuses (a check
 // its first stage makes of each, such as a rate stage's Cost) goes to the
 // dead letters at once: it would be refused again. An item a later stage
-// drops for a reason of its own, or fails without dead letters, is not
+// drops for a reason of its own, or fails in a chain without a dead-letter
+// sink that acknowledges ([Queue.DeadLetters], [DeadLetterSink]), is not
 // acknowledged: it goes back to the queue when Consume ends, and is tried
 // again, up to Config.MaxAttempts, after which it goes to the dead
 // letters.

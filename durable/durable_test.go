@@ -22,7 +22,7 @@ import (
 // key once, and the queue ends empty.
 func TestChainAcknowledgesEveryItem(t *testing.T) {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: t.TempDir()})
+	q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir()}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestChainAcknowledgesEveryItem(t *testing.T) {
 	}
 	run, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := durable.Consume(run, q, chain, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(run, q, chain, durable.WithUntilEmpty()); err != nil {
 		t.Fatal(err)
 	}
 	if len(seen) != n {
@@ -89,7 +89,7 @@ func TestChainAcknowledgesEveryItem(t *testing.T) {
 // items would lose durable ones, so Consume refuses it.
 func TestConsumeRefusesADroppingChain(t *testing.T) {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: t.TempDir()})
+	q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir()}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestConsumeRefusesADroppingChain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = durable.Consume(ctx, q, chain, durable.UntilEmpty())
+		err = durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 		if !errors.Is(err, durable.ErrConfig) || !strings.Contains(err.Error(), o.String()) {
 			t.Errorf("Consume on a chain with overflow %s = %v; want an ErrConfig naming the policy", o, err)
 		}

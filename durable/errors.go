@@ -4,14 +4,15 @@ import "errors"
 
 // The errors of package durable. Each is wrapped with what went wrong.
 var (
-	// ErrConfig is a Config, or an option, out of range, or a
-	// credentials file that cannot be used.
+	// ErrConfig is a setting out of range, of a Config, a Store or an
+	// option; a missing Store, chain or key; or a credentials file that
+	// cannot be used.
 	ErrConfig = errors.New("durable: invalid setting")
-	// ErrStore is an embedded server's directory that cannot be used: it
+	// ErrStore is an Embedded store's directory that cannot be used: it
 	// cannot be written, or what it holds is not a queue's store.
 	ErrStore = errors.New("durable: the store cannot be used")
-	// ErrUnreachable is a server at a URL that did not answer, or refused
-	// the credentials.
+	// ErrUnreachable is a Server's NATS servers that did not answer, or
+	// refused the credentials.
 	ErrUnreachable = errors.New("durable: the NATS server cannot be reached")
 	// ErrCodec is an item the codec cannot encode, or bytes it cannot
 	// decode.

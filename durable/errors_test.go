@@ -18,34 +18,38 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
-// TestBadConfigsAreRefusedByName: each setting out of range gets an
-// ErrConfig naming it, before anything starts.
+// TestBadConfigsAreRefusedByName: each setting out of range, of the
+// store or of the queue, gets an ErrConfig naming it, before anything
+// starts.
 func TestBadConfigsAreRefusedByName(t *testing.T) {
 	dir := t.TempDir()
+	url := "nats://127.0.0.1:4222"
 	for _, c := range []struct {
-		cfg  durable.Config
-		says string
+		store durable.Store
+		cfg   durable.Config
+		says  string
 	}{
-		{durable.Config{}, "one of Dir"},
-		{durable.Config{Dir: dir, URL: "nats://127.0.0.1:4222"}, "both set"},
-		{durable.Config{Dir: dir, Name: "a.b"}, "name"},
-		{durable.Config{URL: "nats://127.0.0.1:4222", Listen: "127.0.0.1:0"}, "listen needs Dir"},
-		{durable.Config{Dir: dir, Replicas: 3}, "replicas 3"},
-		{durable.Config{Dir: dir, Replicas: 6}, "replicas must be 1 to 5"},
-		{durable.Config{Dir: dir, Lease: time.Millisecond}, "lease"},
-		{durable.Config{Dir: dir, MaxAttempts: -1}, "max attempts"},
-		{durable.Config{Dir: dir, Dedupe: -time.Second}, "dedupe"},
-		{durable.Config{Dir: dir, User: "u"}, "credentials"},
-		{durable.Config{URL: "nats://127.0.0.1:4222", Sync: true}, "sync"},
-		{durable.Config{Dir: dir, Listen: "0.0.0.0:0"}, "off the loopback"},
-		{durable.Config{Dir: dir, Listen: "127.0.0.1:x"}, "port"},
+		{nil, durable.Config{}, "needs a store"},
+		{durable.Embedded{}, durable.Config{}, "needs Dir"},
+		{durable.Server{}, durable.Config{}, "needs a URL"},
+		{durable.Embedded{Dir: dir}, durable.Config{Name: "a.b"}, "name"},
+		{durable.Server{URL: url, Replicas: 6}, durable.Config{}, "replicas must be 1 to 5"},
+		{durable.Server{URL: url, Replicas: -1}, durable.Config{}, "replicas must be 1 to 5"},
+		{durable.Embedded{Dir: dir}, durable.Config{ConnectTimeout: -time.Second}, "connect timeout"},
+		{durable.Embedded{Dir: dir}, durable.Config{Lease: time.Millisecond}, "lease"},
+		{durable.Embedded{Dir: dir}, durable.Config{MaxAttempts: -1}, "max attempts"},
+		{durable.Embedded{Dir: dir}, durable.Config{Dedupe: -time.Second}, "dedupe"},
+		{durable.Embedded{Dir: dir}, durable.Config{MaxHeld: -1}, "max held"},
+		{durable.Embedded{Dir: dir, Listen: "0.0.0.0:0"}, durable.Config{}, "off the loopback"},
+		{durable.Embedded{Dir: dir, Listen: "127.0.0.1:x"}, durable.Config{}, "port"},
+		{durable.Embedded{Dir: dir, Listen: "127.0.0.1"}, durable.Config{}, "listen"},
 	} {
-		q, err := durable.Open[int](c.cfg)
+		q, err := durable.Open[int](c.store, c.cfg)
 		if err == nil {
 			q.Close()
 		}
 		if !errors.Is(err, durable.ErrConfig) || !strings.Contains(err.Error(), c.says) {
-			t.Errorf("Open(%+v) = %v; want an ErrConfig saying %q", c.cfg, err, c.says)
+			t.Errorf("Open(%+v, %+v) = %v; want an ErrConfig saying %q", c.store, c.cfg, err, c.says)
 		}
 	}
 }
@@ -57,7 +61,7 @@ func TestAStoreThatCannotBeWrittenIsRefused(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := durable.Open[int](durable.Config{Dir: filepath.Join(file, "queue")})
+	_, err := durable.Open[int](durable.Embedded{Dir: filepath.Join(file, "queue")}, durable.Config{})
 	if !errors.Is(err, durable.ErrStore) || !strings.Contains(err.Error(), "file") {
 		t.Errorf("Open under a file = %v; want an ErrStore naming the path", err)
 	}
@@ -69,7 +73,7 @@ func TestAStoreThatCannotBeWrittenIsRefused(t *testing.T) {
 // timeout and nothing panics.
 func TestACorruptStoreIsRefusedOrRecovered(t *testing.T) {
 	dir := t.TempDir()
-	q, err := durable.Open[int](durable.Config{Dir: dir})
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +93,7 @@ func TestACorruptStoreIsRefusedOrRecovered(t *testing.T) {
 		t.Fatalf("corrupting %d files: %v", n, err)
 	}
 	start := time.Now()
-	q, err = durable.Open[int](durable.Config{Dir: dir, ConnectTimeout: 2 * time.Second})
+	q, err = durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{ConnectTimeout: 2 * time.Second})
 	took := time.Since(start)
 	if err != nil {
 		if !errors.Is(err, durable.ErrStore) {
@@ -116,7 +120,7 @@ func TestAURLWhereNothingAnswersIsRefusedInTime(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	start := time.Now()
-	_, err = durable.Open[int](durable.Config{URL: "nats://" + addr, ConnectTimeout: time.Second})
+	_, err = durable.Open[int](durable.Server{URL: "nats://" + addr}, durable.Config{ConnectTimeout: time.Second})
 	if !errors.Is(err, durable.ErrUnreachable) || !strings.Contains(err.Error(), addr) {
 		t.Errorf("Open at a closed port = %v; want an ErrUnreachable naming %s", err, addr)
 	}
@@ -132,14 +136,14 @@ func TestAURLWhereNothingAnswersIsRefusedInTime(t *testing.T) {
 func TestCredentialsAreRefusedOrTaken(t *testing.T) {
 	srv := startServer(t, server.Options{Username: "loader", Password: "s3cret"})
 	url := srv.ClientURL()
-	_, err := durable.Open[int](durable.Config{URL: url, User: "loader", Password: "wrong", ConnectTimeout: 2 * time.Second})
+	_, err := durable.Open[int](durable.Server{URL: url, User: "loader", Password: "wrong"}, durable.Config{ConnectTimeout: 2 * time.Second})
 	if !errors.Is(err, durable.ErrUnreachable) || !strings.Contains(err.Error(), "refused the credentials") {
 		t.Errorf("Open with a wrong password = %v; want an ErrUnreachable saying the credentials were refused", err)
 	}
 	if err != nil && strings.Contains(err.Error(), "wrong") {
 		t.Errorf("the error shows the password: %v", err)
 	}
-	q, err := durable.Open[int](durable.Config{URL: url, User: "loader", Password: "s3cret"})
+	q, err := durable.Open[int](durable.Server{URL: url, User: "loader", Password: "s3cret"}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +168,7 @@ func TestCredentialsAreRefusedOrTaken(t *testing.T) {
 	}
 	run, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := durable.Consume(run, q, chain, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(run, q, chain, durable.WithUntilEmpty()); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0] != "one" {
@@ -177,7 +181,7 @@ func TestCredentialsAreRefusedOrTaken(t *testing.T) {
 // none.
 func TestBadInputIsRefusedByName(t *testing.T) {
 	ctx := context.Background()
-	q, err := durable.Open[float64](durable.Config{Dir: t.TempDir()})
+	q, err := durable.Open[float64](durable.Embedded{Dir: t.TempDir()}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,8 +207,8 @@ func TestBadInputIsRefusedByName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := durable.Consume(ctx, q, chain, durable.FetchSize(0)); !errors.Is(err, durable.ErrConfig) || !strings.Contains(err.Error(), "fetch") {
-		t.Errorf("Consume with FetchSize(0) = %v; want an ErrConfig about the fetch size", err)
+	if err := durable.Consume(ctx, q, chain, durable.WithFetchSize(0)); !errors.Is(err, durable.ErrConfig) || !strings.Contains(err.Error(), "fetch") {
+		t.Errorf("Consume with WithFetchSize(0) = %v; want an ErrConfig about the fetch size", err)
 	}
 	chain.Close()
 	_ = chain.Wait(ctx)
@@ -219,16 +223,16 @@ func TestBadInputIsRefusedByName(t *testing.T) {
 // server on the same store; once the first closes, it opens.
 func TestADirectoryInUseIsRefused(t *testing.T) {
 	dir := t.TempDir()
-	q, err := durable.Open[int](durable.Config{Dir: dir})
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = durable.Open[int](durable.Config{Dir: dir})
+	_, err = durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
 	if !errors.Is(err, durable.ErrStore) || !strings.Contains(err.Error(), "in use") {
 		t.Errorf("a second Open of %s = %v; want an ErrStore saying it is in use", dir, err)
 	}
 	q.Close()
-	q, err = durable.Open[int](durable.Config{Dir: dir})
+	q, err = durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
 	if err != nil {
 		t.Fatalf("Open after the first queue closed: %v", err)
 	}

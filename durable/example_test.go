@@ -27,7 +27,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 
-	q, err := durable.Open[string](durable.Config{Dir: dir})
+	q, err := durable.Open[string](durable.Embedded{Dir: dir}, durable.Config{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -65,7 +65,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("consume:", durable.Consume(ctx, q, chain, durable.UntilEmpty()))
+	fmt.Println("consume:", durable.Consume(ctx, q, chain, durable.WithUntilEmpty()))
 	slices.Sort(written)
 	for _, l := range written {
 		fmt.Println(l)
@@ -78,4 +78,31 @@ func Example() {
 	// THE LAZY DOG
 	// THE QUICK BROWN
 	// left: 0 <nil>
+}
+
+// A program picks where its queue lives at run time: embedded in a
+// directory by default, on the NATS servers at a URL when one is given.
+// Everything after Open is the same for both.
+func ExampleStore() {
+	dir, err := os.MkdirTemp("", "durable-store")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	url := "" // a flag, say: -nats nats://a:4222,nats://b:4222,nats://c:4222
+
+	var store durable.Store = durable.Embedded{Dir: dir}
+	if url != "" {
+		store = durable.Server{URL: url, Replicas: 3}
+	}
+	q, err := durable.Open[string](store, durable.Config{Name: "orders"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer q.Close()
+	fmt.Printf("queue %s, reached at %q\n", q.Name(), q.URL())
+	// Output:
+	// queue orders, reached at ""
 }

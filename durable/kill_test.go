@@ -75,7 +75,7 @@ const (
 // prints the chain's Bound first.
 func runChain(dir, sink, run string) error {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: dir})
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func runChain(dir, sink, run string) error {
 		return err
 	}
 	fmt.Println("bound", st.Bound)
-	return durable.Consume(ctx, q, chain, durable.UntilEmpty())
+	return durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 }
 
 // keyNumber returns the number in a key "k<n>".
@@ -138,7 +138,7 @@ func TestKilledChainLosesNothing(t *testing.T) {
 	const items, kills = 20_000, 5
 	dir, sink := t.TempDir(), t.TempDir()
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: dir})
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestKilledChainLosesNothing(t *testing.T) {
 	t.Logf("%d items, %d SIGKILLs, %d worked on and %d written in all; re-work after each crash: %s; bound %d (the chain's Bound, a batch, a fetch)",
 		items, kills, work, done, strings.Join(reworks, ", "), bound)
 
-	q, err = durable.Open[int](durable.Config{Dir: dir})
+	q, err = durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ const masterStage = "double"
 // after run.
 func runMaster(dir, addr, sink, run string) error {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: dir})
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func runMaster(dir, addr, sink, run string) error {
 			}
 		}
 	}()
-	err = durable.Consume(ctx, q, chain, durable.UntilEmpty())
+	err = durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 	close(stop)
 	<-watched
 	return err
@@ -127,7 +127,7 @@ func TestKilledMasterLosesNothing(t *testing.T) {
 	const items, kills = 20_000, 5
 	dir, sink := t.TempDir(), t.TempDir()
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: dir})
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestKilledMasterLosesNothing(t *testing.T) {
 	}
 	t.Logf("%d items, %d SIGKILLs of the master, %d written in all (%d again), by run: %s; bound %d (the chain's Bound, a batch, a fetch)",
 		items, kills, done, done-len(count), strings.Join(per, ", "), bound)
-	q, err = durable.Open[int](durable.Config{Dir: dir})
+	q, err = durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func init() {
 // other items' keys go to the file "reached" in sink, a line each.
 func runPoison(dir, sink string) error {
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: dir, MaxAttempts: poisonAttempts})
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{MaxAttempts: poisonAttempts})
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func runPoison(dir, sink string) error {
 		return err
 	}
 	fmt.Println("bound 0")
-	return durable.Consume(ctx, q, chain, durable.UntilEmpty())
+	return durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 }
 
 // TestAnItemThatKillsItsProcessGoesToTheDeadLetters adds 50 items to an
@@ -85,7 +85,7 @@ func runPoison(dir, sink string) error {
 func TestAnItemThatKillsItsProcessGoesToTheDeadLetters(t *testing.T) {
 	dir, sink := t.TempDir(), t.TempDir()
 	ctx := context.Background()
-	q, err := durable.Open[int](durable.Config{Dir: dir})
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestAnItemThatKillsItsProcessGoesToTheDeadLetters(t *testing.T) {
 	}
 
 	// The dead letters hold the poison item, and say why.
-	q, err = durable.Open[int](durable.Config{Dir: dir, Listen: "127.0.0.1:0"})
+	q, err = durable.Open[int](durable.Embedded{Dir: dir, Listen: "127.0.0.1:0"}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

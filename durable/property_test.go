@@ -83,8 +83,8 @@ func TestPropertyAcknowledgedOnlyOnceDone(t *testing.T) {
 func propRun(t *testing.T, c propCase, items int) (int, bool) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	cfg := durable.Config{Dir: dir, MaxAttempts: 3}
-	q, err := durable.Open[int](cfg)
+	store, cfg := durable.Embedded{Dir: dir}, durable.Config{MaxAttempts: 3}
+	q, err := durable.Open[int](store, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func propRun(t *testing.T, c propCase, items int) (int, bool) {
 		})
 		run, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
-		go func() { done <- durable.Consume(run, q, chain, durable.UntilEmpty()) }()
+		go func() { done <- durable.Consume(run, q, chain, durable.WithUntilEmpty()) }()
 		select {
 		case err := <-done:
 			cancel()
@@ -150,7 +150,7 @@ func propRun(t *testing.T, c propCase, items int) (int, bool) {
 			stop()
 			cancel()
 			<-done
-			if q, err = durable.Open[int](cfg); err != nil {
+			if q, err = durable.Open[int](store, cfg); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -21,7 +21,7 @@ func TestReopenedQueueHandsBackAtOnce(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	const lease = time.Minute // far longer than the test may take
-	q, err := durable.Open[int](durable.Config{Dir: dir, Lease: lease})
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{Lease: lease})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestReopenedQueueHandsBackAtOnce(t *testing.T) {
 	_ = rt.Shutdown(ctx)
 
 	start := time.Now()
-	q2, err := durable.Open[int](durable.Config{Dir: dir, Lease: lease})
+	q2, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{Lease: lease})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestReopenedQueueHandsBackAtOnce(t *testing.T) {
 	}
 	run2, cancel2 := context.WithTimeout(ctx, lease/2)
 	defer cancel2()
-	if err := durable.Consume(run2, q2, chain2, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(run2, q2, chain2, durable.WithUntilEmpty()); err != nil {
 		t.Fatalf("Consume after the crash: %v", err)
 	}
 	took := time.Since(start)

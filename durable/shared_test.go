@@ -25,7 +25,7 @@ func init() {
 // url until it is empty, writing each batch's keys to a file in sink named
 // after who.
 func runShare(url, sink, who string) error {
-	q, err := durable.Open[int](durable.Config{URL: url})
+	q, err := durable.Open[int](durable.Server{URL: url}, durable.Config{})
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func shareChain(q *durable.Queue[int], sink, who string) error {
 	if err != nil {
 		return err
 	}
-	return durable.Consume(ctx, q, chain, durable.UntilEmpty())
+	return durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
 }
 
 // TestProcessesShareAQueue runs the same chain in this process, on an
@@ -77,7 +77,7 @@ func TestProcessesShareAQueue(t *testing.T) {
 	const items = 5000
 	ctx := context.Background()
 	sink := t.TempDir()
-	q, err := durable.Open[int](durable.Config{Dir: t.TempDir(), Listen: "127.0.0.1:0"})
+	q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir(), Listen: "127.0.0.1:0"}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,24 +3,24 @@ package durable
 import (
 	"context"
 	"fmt"
-	"reflect"
-	"strconv"
 	"time"
 
-	"github.com/evolvekit/evolve/agent"
-	"github.com/nats-io/nats.go"
+	"github.com/evolvekit/evolve/internal/safe"
 )
 
 // Sink returns a chain's sink for items: it calls f with each item that
 // reaches it and acknowledges the item once f returns nil, waiting until
 // the queue has the acknowledgement (a round trip an item: a buffer stage
-// and [Batches] cost one a batch). An item f
-// fails goes back to the queue, to be taken again after a backoff (an
-// attempt spent). f runs in the chain's last stage, one item at a time.
+// and [Batches] cost one a batch). An item f fails goes back to the
+// queue, to be taken again after a backoff (an attempt spent); on its
+// last attempt it goes to the dead letters, with f's error. A panic in f
+// is such an error: an *agent.PanicError, whose stack the dead letter
+// keeps (see the package doc). f runs in the chain's last stage, one
+// item at a time.
 func Sink[T, U any](q *Queue[T], f func(Item[U]) error) func(Item[U]) {
 	return func(it Item[U]) {
-		if err := call(func() error { return f(it) }); err != nil {
-			q.retry(it.Ticket)
+		if err := guard(func() error { return f(it) }); err != nil {
+			q.retry(it.Ticket, err)
 			return
 		}
 		q.ackConfirmed(it.Ticket)
@@ -29,15 +29,15 @@ func Sink[T, U any](q *Queue[T], f func(Item[U]) error) func(Item[U]) {
 
 // Batches returns a chain's sink for batches of items, as a buffer stage
 // emits them: it calls f with each batch and acknowledges every item of
-// it once f returns nil. A batch f fails goes back to the queue, item by
-// item, each to be taken again after a backoff. f should write a batch
-// all or nothing, so that a crash while it runs leaves no half batch: the
-// items of a batch not acknowledged come back.
+// it once f returns nil. A batch f fails, or panics on, goes back to the
+// queue item by item, as [Sink] hands back an item. f should write a
+// batch all or nothing, so that a crash while it runs leaves no half
+// batch: the items of a batch not acknowledged come back.
 func Batches[T, U any](q *Queue[T], f func([]Item[U]) error) func([]Item[U]) {
 	return func(batch []Item[U]) {
-		if err := call(func() error { return f(batch) }); err != nil {
+		if err := guard(func() error { return f(batch) }); err != nil {
 			for _, it := range batch {
-				q.retry(it.Ticket)
+				q.retry(it.Ticket, err)
 			}
 			return
 		}
@@ -51,13 +51,10 @@ func Batches[T, U any](q *Queue[T], f func([]Item[U]) error) func([]Item[U]) {
 	}
 }
 
-// call runs f, turning a panic into an error.
-func call(f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("durable: the sink panicked: %v", r)
-		}
-	}()
+// guard calls f, and returns its error, or the *agent.PanicError, stack
+// and all, that its panic became.
+func guard(f func() error) (err error) {
+	defer safe.Recover(&err)
 	return f()
 }
 
@@ -85,18 +82,23 @@ func (q *Queue[T]) ackConfirmed(t Ticket) {
 	}
 }
 
-// retry hands the item of ticket t back to the queue, to be taken again
-// after a backoff that grows with its attempts.
-func (q *Queue[T]) retry(t Ticket) {
+// retry hands the item of ticket t, which the sink failed with err, back
+// to the queue, to be taken again after a backoff that grows with its
+// attempts; if it has none left, it goes to the dead letters instead.
+func (q *Queue[T]) retry(t Ticket, err error) {
 	h, ok := q.ledger.take(t)
 	if !ok {
 		return
 	}
-	n := uint64(1)
+	delivered, killed := uint64(1), 0
 	if md, err := h.msg.Metadata(); err == nil {
-		n = md.NumDelivered
+		delivered, killed = md.NumDelivered, q.crash.killed(md.Sequence.Stream)
 	}
-	_ = h.msg.NakWithDelay(backoff(n))
+	if n := int(delivered) + killed; n >= q.cfg.MaxAttempts {
+		q.bury(h, fmt.Errorf("sink, attempt %d of %d: %w", n, q.cfg.MaxAttempts, err), n)
+		return
+	}
+	_ = h.msg.NakWithDelay(backoff(delivered))
 }
 
 // backoff is the delay before attempt n+1 of an item that failed: 100 ms
@@ -107,72 +109,4 @@ func backoff(n uint64) time.Duration {
 		d *= 2
 	}
 	return min(d, 10*time.Second)
-}
-
-// DeadLetters sends what failed for good in a chain to the queue's dead
-// letters and acknowledges it: give it to the chain as
-// compose.WithDeadLetters(q.DeadLetters). It finds the item in d.Item,
-// an Item of any type or a slice of them; a dead letter with no ticket of
-// this process is ignored. Without it, an item a chain failed goes back
-// to the queue once the chain ends, and is tried again until
-// Config.MaxAttempts.
-func (q *Queue[T]) DeadLetters(d agent.DeadLetter) {
-	for _, t := range tickets(d.Item) {
-		h, ok := q.ledger.take(t)
-		if !ok {
-			continue
-		}
-		reason := "failed"
-		if d.Err != nil {
-			reason = d.Err.Error()
-		}
-		q.bury(h, fmt.Sprintf("%s: %s", d.Agent, reason), d.Attempts)
-	}
-}
-
-// tickets returns the tickets of an Item of any type, or of a slice of
-// them.
-func tickets(v any) []Ticket {
-	if it, ok := v.(ticketed); ok {
-		return []Ticket{it.ticket()}
-	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Slice {
-		return nil
-	}
-	var out []Ticket
-	for i := range rv.Len() {
-		if it, ok := rv.Index(i).Interface().(ticketed); ok {
-			out = append(out, it.ticket())
-		}
-	}
-	return out
-}
-
-// The headers of a dead letter.
-const (
-	headerError    = "Evolve-Error"
-	headerAttempts = "Evolve-Attempts"
-	headerKey      = "Evolve-Key"
-)
-
-// bury puts the item h holds in the dead letters, with why it failed,
-// and acknowledges it once they have it. If they cannot take it, the
-// item goes back to the queue.
-func (q *Queue[T]) bury(h *hold, why string, attempts int) {
-	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
-	defer cancel()
-	m := nats.NewMsg(q.dead)
-	m.Data = h.msg.Data()
-	m.Header.Set(headerError, why)
-	m.Header.Set(headerAttempts, strconv.Itoa(attempts))
-	m.Header.Set(headerKey, h.key)
-	m.Header.Set(nats.MsgIdHdr, h.key)
-	if _, err := q.js.PublishMsg(ctx, m); err != nil {
-		_ = h.msg.Nak()
-		return
-	}
-	if err := h.msg.DoubleAck(ctx); err != nil {
-		_ = h.msg.Ack()
-	}
 }

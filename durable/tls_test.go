@@ -82,7 +82,7 @@ func TestAQueueAtAURLOverMutualTLS(t *testing.T) {
 	url := strings.Replace(srv.ClientURL(), "nats://", "tls://", 1)
 
 	client := &tls.Config{RootCAs: ca.pool, Certificates: []tls.Certificate{ca.issue(t)}, MinVersion: tls.VersionTLS12}
-	q, err := durable.Open[int](durable.Config{URL: url, TLS: client})
+	q, err := durable.Open[int](durable.Server{URL: url, TLS: client}, durable.Config{})
 	if err != nil {
 		t.Fatalf("Open with a certificate of the server's CA: %v", err)
 	}
@@ -97,10 +97,10 @@ func TestAQueueAtAURLOverMutualTLS(t *testing.T) {
 
 	other := newCA(t)
 	stranger := &tls.Config{RootCAs: ca.pool, Certificates: []tls.Certificate{other.issue(t)}, MinVersion: tls.VersionTLS12}
-	if _, err := durable.Open[int](durable.Config{URL: url, TLS: stranger, ConnectTimeout: 2 * time.Second}); !errors.Is(err, durable.ErrUnreachable) {
+	if _, err := durable.Open[int](durable.Server{URL: url, TLS: stranger}, durable.Config{ConnectTimeout: 2 * time.Second}); !errors.Is(err, durable.ErrUnreachable) {
 		t.Errorf("Open with a certificate another CA signed = %v; want ErrUnreachable", err)
 	}
-	if _, err := durable.Open[int](durable.Config{URL: srv.ClientURL(), ConnectTimeout: 2 * time.Second}); !errors.Is(err, durable.ErrUnreachable) {
+	if _, err := durable.Open[int](durable.Server{URL: srv.ClientURL()}, durable.Config{ConnectTimeout: 2 * time.Second}); !errors.Is(err, durable.ErrUnreachable) {
 		t.Errorf("Open without TLS = %v; want ErrUnreachable", err)
 	}
 }

@@ -22,7 +22,7 @@ func ExampleLoad() {
 		log.Fatal(err)
 	}
 	defer node.Close()
-	q, err := durable.Open[string](durable.Config{Dir: "state", Listen: "10.0.0.5:4222", TLS: creds})
+	q, err := durable.Open[string](durable.Embedded{Dir: "state", Listen: "10.0.0.5:4222", TLS: creds}, durable.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -41,7 +41,7 @@ const addChunk = 10_000
 // on the same state and address, it goes on: the emails it held come back
 // from the queue, and the workers rejoin it.
 func runQueuedMaster(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
-	q, err := durable.Open[email](durable.Config{Dir: filepath.Join(cfg.state, queueDir), Name: "mailer"})
+	q, err := durable.Open[email](durable.Embedded{Dir: filepath.Join(cfg.state, queueDir)}, durable.Config{Name: "mailer"})
 	if err != nil {
 		return fmt.Errorf("-state: %w", err)
 	}
@@ -81,7 +81,7 @@ func runQueuedMaster(ctx context.Context, cfg config, stdout, stderr io.Writer) 
 		return err
 	}
 	fmt.Fprintf(stdout, "mailer: master (pid %d) at %s, on the queue in %s\n", os.Getpid(), node.Addr(), cfg.state)
-	if err := durable.Consume(ctx, q, chain, durable.UntilEmpty()); err != nil {
+	if err := durable.Consume(ctx, q, chain, durable.WithUntilEmpty()); err != nil {
 		return err
 	}
 	dead, err := q.DeadLen(context.Background())

@@ -267,7 +267,7 @@ func (l *loader) durableChain(s *state) (agent.Stage[durable.Item[int], []durabl
 // for good is acknowledged too, once it is in the state's dead letters'
 // file, and listed.
 func (l *loader) loadDurable(ctx context.Context, rt *agent.Runtime, s *state, stdout io.Writer) error {
-	q, err := durable.Open[int](durable.Config{Dir: s.queue, Name: "warehouse"})
+	q, err := durable.Open[int](durable.Embedded{Dir: s.queue}, durable.Config{Name: "warehouse"})
 	if err != nil {
 		return err
 	}
@@ -298,7 +298,7 @@ func (l *loader) loadDurable(ctx context.Context, rt *agent.Runtime, s *state, s
 	if err != nil {
 		return err
 	}
-	err = durable.Consume(ctx, q, c, durable.UntilEmpty())
+	err = durable.Consume(ctx, q, c, durable.WithUntilEmpty())
 	var dl *agent.DeadLettersError
 	if err != nil && !errors.As(err, &dl) {
 		return err

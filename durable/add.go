@@ -1,0 +1,109 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Add adds v to the queue under key, and returns once the queue has it:
+// it is then in the store, and a chain will take it. Adding the same key
+// again within Config.Dedupe adds nothing. It returns an ErrConfig for an
+// empty key, an ErrCodec for a value the codec cannot encode, ctx.Err()
+// if ctx ends first, and ErrClosed after Close.
+func (q *Queue[T]) Add(ctx context.Context, key string, v T) error {
+	data, err := q.encode(key, &v)
+	if err != nil {
+		return err
+	}
+	if _, err := q.js.Publish(ctx, q.items, data, jetstream.WithMsgID(key)); err != nil {
+		return q.failed(ctx, err)
+	}
+	return nil
+}
+
+// Entry is an item to add, with its key.
+type Entry[T any] struct {
+	Key   string
+	Value T
+}
+
+// AddMany adds entries as Add does, without waiting for each before
+// sending the next: it returns once the queue has them all, or with the
+// first error (the entries before it may have been added; adding them all
+// again adds only those that were not). A confirmation the servers do not
+// send within Config.ConnectTimeout is an error.
+func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
+	// At most addWindow entries are on their way at once: the server
+	// confirms slowly when it syncs every write, and the client refuses to
+	// queue without bound.
+	acks := make([]jetstream.PubAckFuture, 0, min(len(entries), 2*addWindow))
+	head := 0 // acks before it are confirmed
+	confirmed := func(a jetstream.PubAckFuture) error {
+		select {
+		case <-a.Ok():
+			return nil
+		case err := <-a.Err():
+			return q.failed(ctx, err)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	for i := range entries {
+		data, err := q.encode(entries[i].Key, &entries[i].Value)
+		if err != nil {
+			return err
+		}
+		if len(acks)-head == addWindow {
+			if err := confirmed(acks[head]); err != nil {
+				return err
+			}
+			if head++; head == addWindow {
+				acks, head = append(acks[:0], acks[head:]...), 0
+			}
+		}
+		a, err := q.js.PublishAsync(q.items, data, jetstream.WithMsgID(entries[i].Key))
+		if err != nil {
+			return q.failed(ctx, err)
+		}
+		acks = append(acks, a)
+	}
+	for _, a := range acks[head:] {
+		if err := confirmed(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addWindow is the most entries AddMany has on their way at once.
+const addWindow = 1024
+
+// encode checks key and encodes the value v points to.
+func (q *Queue[T]) encode(key string, v *T) ([]byte, error) {
+	if q.closed.Load() {
+		return nil, ErrClosed
+	}
+	if key == "" {
+		return nil, invalid("an item needs a key")
+	}
+	data, err := q.cfg.Codec.Append(nil, v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: encoding the item of key %q: %v", ErrCodec, key, err)
+	}
+	return data, nil
+}
+
+// failed turns an error of a publish into the error Add returns.
+func (q *Queue[T]) failed(ctx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case q.closed.Load(), errors.Is(err, nats.ErrConnectionClosed):
+		return ErrClosed
+	}
+	return fmt.Errorf("durable: adding to queue %s: %w", q.cfg.Name, err)
+}

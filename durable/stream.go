@@ -1,0 +1,107 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// consumerName is the durable consumer every process running a chain on a
+// queue shares, so that each item goes to one of them.
+const consumerName = "chain"
+
+// declare creates or updates the queue's streams and consumer.
+func (q *Queue[T]) declare() error {
+	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
+	defer cancel()
+	// A publish of AddMany whose confirmation the servers lost, as a
+	// cluster changes leaders, fails after the connect timeout rather than
+	// waiting for ever.
+	js, err := jetstream.New(q.nc, jetstream.WithPublishAsyncTimeout(q.cfg.ConnectTimeout))
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUnreachable, err)
+	}
+	q.js = js
+	if q.stream, err = js.CreateOrUpdateStream(ctx, q.streamConfig(q.cfg.Name, q.items, jetstream.WorkQueuePolicy)); err != nil {
+		return q.refused("the queue's stream "+q.cfg.Name, err)
+	}
+	dead := q.cfg.Name + "_dead"
+	if q.deadStream, err = js.CreateOrUpdateStream(ctx, q.streamConfig(dead, q.dead, jetstream.LimitsPolicy)); err != nil {
+		return q.refused("the dead letters' stream "+dead, err)
+	}
+	if q.srv != nil {
+		// Only this process reaches the server before Open returns, so any
+		// item held was held by a process that died with it. The stream is
+		// what the crash left for sure: the consumer's own state is written
+		// apart from it, and may be behind it or ahead. A consumer made
+		// anew on a work queue starts from its first message, that is from
+		// every item not acknowledged, and hands them all out at once.
+		if err := js.DeleteConsumer(ctx, q.cfg.Name, consumerName); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return q.refused("handing out again what a dead process held", err)
+		}
+	}
+	if q.consumer, err = js.CreateOrUpdateConsumer(ctx, q.cfg.Name, q.consumerConfig()); err != nil {
+		return q.refused("the queue's consumer", err)
+	}
+	return nil
+}
+
+// streamConfig is the configuration of the queue's stream name, which
+// keeps what is published on subject with retention r.
+func (q *Queue[T]) streamConfig(name, subject string, r jetstream.RetentionPolicy) jetstream.StreamConfig {
+	return jetstream.StreamConfig{Name: name, Subjects: []string{subject}, Retention: r,
+		Storage: jetstream.FileStorage, Replicas: q.replicas, Duplicates: q.cfg.Dedupe}
+}
+
+// consumerConfig is the configuration of the queue's consumer.
+func (q *Queue[T]) consumerConfig() jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:       consumerName,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       q.cfg.Lease,
+		MaxDeliver:    -1, // attempts are counted here, to send the last to the dead letters
+		MaxAckPending: q.cfg.MaxHeld,
+		FilterSubject: q.items,
+		// As many copies as the stream's, and said: a consumer left to
+		// inherit them has as many, but its configuration says 0.
+		Replicas: q.replicas,
+	}
+}
+
+// refused returns the error of Open when the servers refuse what, with
+// err: an ErrConfig for replicas they cannot keep, and otherwise an
+// ErrStore for an embedded server, an ErrUnreachable for a Server.
+func (s *site) refused(what string, err error) error {
+	if why := tooFewServers(err, redact(s.url), s.replicas); why != "" {
+		return invalid("replicas %d: %s (%s: %v)", s.replicas, why, what, err)
+	}
+	if s.srv != nil {
+		return fmt.Errorf("%w: %s: %s: %v", ErrStore, s.dir, what, err)
+	}
+	return fmt.Errorf("%w: %s: %s: %v", ErrUnreachable, redact(s.url), what, err)
+}
+
+// The JetStream errors of a stream with more replicas than the servers
+// can keep.
+const (
+	errCodeReplicasNotSupported = 10074 // the server is not clustered
+	errCodeNoPeers              = 10005 // the cluster has too few servers
+)
+
+// tooFewServers says, if err is the servers at url refusing a stream for
+// want of servers to keep its replicas, why, and otherwise returns "".
+func tooFewServers(err error, url string, replicas int) string {
+	var api *jetstream.APIError
+	if !errors.As(err, &api) {
+		return ""
+	}
+	switch api.ErrorCode {
+	case errCodeReplicasNotSupported:
+		return fmt.Sprintf("the server at %s is not part of a cluster, and keeps one copy: give the URL of a JetStream cluster, or Replicas 1", url)
+	case errCodeNoPeers:
+		return fmt.Sprintf("the cluster at %s has fewer than %d servers with JetStream to keep the copies", url, replicas)
+	}
+	return ""
+}
