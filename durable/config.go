@@ -1,11 +1,11 @@
 package durable
 
 import (
-	"fmt"
 	"regexp"
 	"time"
 
 	"github.com/evolvekit/evolve/codec"
+	"github.com/evolvekit/evolve/internal/errs"
 )
 
 // Config holds a queue's settings that do not depend on its [Store]: its
@@ -109,5 +109,5 @@ func (c Config) withDefaults() Config {
 
 // invalid returns an ErrConfig saying what is wrong.
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+	return errs.Invalid(ErrConfig, "durable", format, args...)
 }

@@ -57,7 +57,7 @@ func (s Server) open(timeout time.Duration) (*site, error) {
 	nc, err := nats.Connect(s.URL, opts...)
 	if err != nil && s.Creds != "" {
 		if bad := unusable(err); bad != "" {
-			return nil, fmt.Errorf("%w: creds file %s %s", ErrConfig, s.Creds, bad)
+			return nil, invalid("creds file %s %s", s.Creds, bad)
 		}
 	}
 	if err != nil {
