@@ -50,9 +50,11 @@ type Config[I any] struct {
 	// it back and hands it to another: it bounds the time one item's work
 	// may take. Default DefaultLease.
 	Lease time.Duration
-	// TagWait is how long an item waits while no registered worker has its
-	// tag (or, for an item with no tag, while no worker is registered at
-	// all) before it fails with ErrNoWorker. Default DefaultTagWait.
+	// TagWait is how long items wait while no registered worker may take
+	// them (none has their tag, none is registered at all, or every one
+	// that may has all its slots hung) before they fail with ErrNoWorker;
+	// those that come after fail at once, until a worker may take them
+	// (see the package doc, under Hung work). Default DefaultTagWait.
 	TagWait time.Duration
 	// Tag names the resource an item needs: it goes only to a worker that
 	// registered with that tag. Nil, or "", means any worker will do.

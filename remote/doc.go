@@ -104,9 +104,13 @@
 // hung gets nothing: it counts as no worker, so that items no other worker
 // may take wait for one, counted in [Status].Waiting, and after
 // [Config.TagWait] fail with [ErrNoWorker], saying that every worker that
-// may take them has all its slots hung. So a stage whose workers all hang
-// on some items still finishes, and one where nothing can make progress
-// fails with that error instead of waiting for ever.
+// may take them has all its slots hung. From then on, until a worker that
+// may take them can (a hung slot comes back, or a worker registers), the
+// items that come for them fail at once, with the same error: they would
+// only wait a TagWait each for nothing. So a stage whose workers all hang
+// on some items still finishes, one where nothing can make progress fails
+// quickly with that error instead of waiting for ever, and work resumes by
+// itself once a slot frees.
 //
 // On the worker, [Work] returns at most [WorkerConfig.Grace] after its
 // context ends (or the stage finished, or the master went), even if a work

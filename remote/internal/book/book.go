@@ -88,8 +88,10 @@ type entry[I, O any] struct {
 	waits    bool // leased, and waiting on its worker for a slot: its lease has not started
 }
 
-// tagLine is the queue of the items one tag names, by Seq, and whether it
-// has been stuck (items, and no worker to take them) and since when.
+// tagLine is the queue of the items one tag names, by Seq, whether it has
+// been stuck (items, and no worker to take them) and since when, and
+// whether it is barred: it was stuck for TagWait, and no worker may take
+// its items yet, which then fail as they come.
 type tagLine struct {
 	tag     string
 	seqs    seqs
@@ -97,6 +99,7 @@ type tagLine struct {
 	stalled int // those of them with every slot hung (unused for "")
 	stuck   bool
 	since   time.Time
+	barred  bool
 }
 
 // member is a registered worker.

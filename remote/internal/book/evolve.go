@@ -117,6 +117,7 @@ func (b *Book[I, O, R]) accept(items []I) {
 // settle performs what the last message, at instant at, made possible:
 // emit, dispatch, give input slots back, arm the timers, finish.
 func (b *Book[I, O, R]) settle(at time.Time) []agent.Effect {
+	b.refuse()
 	var fx []agent.Effect
 	if len(b.dead) > 0 {
 		fx = make([]agent.Effect, 0, len(b.dead)+4)

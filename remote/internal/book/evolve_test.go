@@ -397,6 +397,36 @@ func TestWhenEverySlotHangsItemsFailAfterTagWait(t *testing.T) {
 	assert.Equal(t, []agent.Effect{agent.Finish{Err: rs[0].Err}}, tr[6].Effects, "the stage ends, with a clear error")
 }
 
+// A line that gave up stays given up while no worker may take its items:
+// what comes then fails at once, not a TagWait later a queue's worth at a
+// time; once a hung slot comes back, items wait for it as before.
+func TestItemsThatComeWhileEverySlotIsStillHungFailAtOnce(t *testing.T) {
+	wait := 5 * time.Second
+	tr := play(t, options[string]{Lease: lease, MaxAttempts: 3, TagWait: wait, MaxPrefetch: NoPrefetch},
+		pullAll, join(1, 1), ask(1, 1), items("a"), // a leased at 0s
+		after(10*time.Second, tick(leaseTag)), // a hangs its slot
+		after(15*time.Second, tick(waitTag)),  // a fails: the line gives up
+		after(16*time.Second, items("b", "c")),
+		after(30*time.Second, items("d")),
+		after(31*time.Second, ok(1, 0, 1, 10)), // the hung work returns: the slot is free
+		after(32*time.Second, items("e")),
+		after(32*time.Second, ask(1, 1)),
+	)
+	rs := agenttest.Emitted[res](tr[6].Effects)
+	require.Len(t, rs, 2, "b and c fail as they come")
+	for _, r := range rs {
+		assert.ErrorIs(t, r.Err, ErrNoWorker)
+	}
+	assert.EqualError(t, rs[0].Err,
+		"remote: item 1 came after items that waited 5s, and every worker that may take it has all its slots hung: "+ErrNoWorker.Error())
+	assert.Contains(t, tr[6].Effects, agent.Effect(agent.Demand{N: 2}), "their input slots come back at once")
+	assert.NotContains(t, tr[6].Effects, agent.Effect(agent.Timer{Tag: waitTag, Delay: wait}), "no TagWait for them")
+	require.Len(t, agenttest.Emitted[res](tr[7].Effects), 1, "nor for d, however late")
+	assert.Empty(t, agenttest.Emitted[res](tr[8].Effects), "a's late outcome is a duplicate")
+	assert.Empty(t, agenttest.Emitted[res](tr[9].Effects), "e waits for the slot that came back")
+	assert.Equal(t, []agent.Effect{send(1, taskOf(4, 1, "e")), agent.Demand{N: 1}, leaseIn(lease)}, tr[10].Effects)
+}
+
 func TestAHungSlotThatComesBackTakesWorkAgain(t *testing.T) {
 	wait := 5 * time.Second
 	tr := play(t, options[string]{Lease: lease, MaxAttempts: 3, TagWait: wait, MaxPrefetch: NoPrefetch},

@@ -117,7 +117,7 @@ func fzNewMsim(t *testing.T, in *fuzzin.Bytes) *msim {
 		t: t, seed: seed, r: rand.New(rand.NewPCG(seed, 0xf022)), s: s, now: agenttest.T0,
 		queue: cfg.Queue, window: cfg.Window, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts,
 		prefetch: grantOf(cfg.MaxPrefetch), unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagged: cfg.Tag != nil,
-		credits: cfg.Queue, stuck: map[string]time.Time{},
+		credits: cfg.Queue, stuck: map[string]time.Time{}, barred: map[string]bool{},
 	}
 	if m.window == 0 {
 		m.window = DefaultWindow

@@ -149,6 +149,7 @@ type msim struct {
 	finishes   int
 	timers     [3]simTimer // by tag
 	stuck      map[string]time.Time
+	barred     map[string]bool // tags whose items gave up, none of whose workers may take items since
 	back       int // input slots the message must give back
 	last       agent.Msg
 	dispatches int
@@ -195,7 +196,7 @@ func newMsim(t *testing.T, seed uint64) *msim {
 		t: t, seed: seed, r: r, s: s, now: agenttest.T0,
 		queue: cfg.Queue, window: cfg.Window, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts,
 		prefetch: grantOf(cfg.MaxPrefetch), unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait,
-		tagged: cfg.Tag != nil, credits: cfg.Queue, stuck: map[string]time.Time{},
+		tagged: cfg.Tag != nil, credits: cfg.Queue, stuck: map[string]time.Time{}, barred: map[string]bool{},
 	}
 	if m.window == 0 {
 		m.window = DefaultWindow
@@ -561,6 +562,7 @@ func (m *msim) deliver(msg agent.Msg) []agent.Effect {
 	}
 	m.back = 0
 	m.expect(msg)
+	m.refuse()
 	m.effects(fx)
 	m.watch()
 	m.checkTimers()
@@ -807,13 +809,32 @@ func grantOf(p int) int {
 }
 
 // giveUp is the model's tag wait timer: the items of every tag stuck for
-// tagWait fail.
+// tagWait fail, and the tag is barred.
 func (m *msim) giveUp() {
 	for _, it := range m.items {
 		since, stuck := m.stuck[it.tag]
 		if it.phase == simQueued && stuck && !since.Add(m.tagWait).After(m.now) {
 			m.leaveLine(it)
 			m.conclude(it, Result[int]{Seq: it.seq}, ErrNoWorker)
+			m.barred[it.tag] = true
+		}
+	}
+}
+
+// refuse is the model's rule for a barred tag: while no registered worker
+// may take its items, they fail as they come; once one may, it is barred
+// no more.
+func (m *msim) refuse() {
+	for tag := range m.barred {
+		if m.capable(tag) {
+			delete(m.barred, tag)
+			continue
+		}
+		for _, it := range m.items {
+			if it.phase == simQueued && it.tag == tag {
+				m.leaveLine(it)
+				m.conclude(it, Result[int]{Seq: it.seq}, ErrNoWorker)
+			}
 		}
 	}
 }

@@ -123,36 +123,66 @@ func (b *Book[I, O, R]) nextGiveUp() (time.Time, bool) {
 }
 
 // giveUp fails, with [ErrNoWorker], every item of the lines stuck for
-// tagWait by at.
+// tagWait by at, and bars those lines: until a worker may take their
+// items again, the items that come fail at once (see refuse).
 func (b *Book[I, O, R]) giveUp(at time.Time) {
 	for i := range b.lines {
 		l := &b.lines[i]
 		if !l.stuck || b.capable(i) > 0 || l.since.Add(b.tagWait).After(at) {
 			continue
 		}
-		for l.seqs.Len() > 0 {
-			seq := l.seqs.PopFront()
-			e := b.entry(seq)
-			b.queued--
-			b.freeSlot(e)
-			var none O
-			b.conclude(seq, e, none, b.noWorker(seq, i))
+		b.fail(i, false)
+		l.stuck, l.barred = false, true
+	}
+}
+
+// refuse fails, with [ErrNoWorker], the items of every barred line while
+// still no worker may take them: they would wait a TagWait each for
+// nothing. A line that a worker may take from again is no longer barred,
+// and its items wait for it as any do.
+func (b *Book[I, O, R]) refuse() {
+	for i := range b.lines {
+		l := &b.lines[i]
+		switch {
+		case !l.barred:
+		case b.capable(i) > 0:
+			l.barred = false
+		case l.seqs.Len() > 0:
+			b.fail(i, true)
 		}
-		l.stuck = false
+	}
+}
+
+// fail fails every item of line i, which no worker may take: it waited
+// tagWait for one, or came to a barred line.
+func (b *Book[I, O, R]) fail(i int, barred bool) {
+	l := &b.lines[i]
+	for l.seqs.Len() > 0 {
+		seq := l.seqs.PopFront()
+		e := b.entry(seq)
+		b.queued--
+		b.freeSlot(e)
+		var none O
+		b.conclude(seq, e, none, b.noWorker(seq, i, barred))
 	}
 }
 
 // noWorker returns the error of item seq, of line i, which waited tagWait
-// for a worker that may take it.
-func (b *Book[I, O, R]) noWorker(seq uint64, i int) error {
+// for a worker that may take it, or came to the line barred after others
+// did.
+func (b *Book[I, O, R]) noWorker(seq uint64, i int, barred bool) error {
+	waited := fmt.Sprintf("waited %v", b.tagWait)
+	if barred {
+		waited = fmt.Sprintf("came after items that waited %v", b.tagWait)
+	}
 	tag := b.lines[i].tag
 	switch {
 	case b.registered(i) > 0:
-		return fmt.Errorf("remote: item %d waited %v, and every worker that may take it has all its slots hung: %w", seq, b.tagWait, ErrNoWorker)
+		return fmt.Errorf("remote: item %d %s, and every worker that may take it has all its slots hung: %w", seq, waited, ErrNoWorker)
 	case tag == "":
-		return fmt.Errorf("remote: item %d waited %v and no worker registered: %w", seq, b.tagWait, ErrNoWorker)
+		return fmt.Errorf("remote: item %d %s and no worker registered: %w", seq, waited, ErrNoWorker)
 	}
-	return fmt.Errorf("remote: item %d needs tag %q and waited %v, and no worker with it registered: %w", seq, tag, b.tagWait, ErrNoWorker)
+	return fmt.Errorf("remote: item %d needs tag %q and %s, and no worker with it registered: %w", seq, tag, waited, ErrNoWorker)
 }
 
 // arm keeps one timer per tag pending at the earliest instant it is due,
