@@ -119,6 +119,7 @@ func stop(sys *actor.ActorSystem, rem *remote.Remote, out *outlets) {
 	}
 	timer.Stop()
 	out.cut()
+	out.close()
 	sys.Shutdown()
 }
 

@@ -16,7 +16,8 @@ import (
 // (SIGSTOP) or went silent in the middle of its handshake, or that waits
 // for room to send, never ends. So a node waits stopWait for the graceful
 // stop, then ends the streams it opened to its peers (outlets) and stops
-// its gRPC server at once. A connection that fails to open does not make
+// its gRPC server at once, and last closes every connection it opened
+// (see outlets.close). A connection that fails to open does not make
 // protoactor sleep (see failed), so nothing is left for the stop to wait
 // for.
 
@@ -26,12 +27,15 @@ import (
 type outlets struct {
 	ctx context.Context
 	cut context.CancelFunc
+
+	mu    sync.Mutex
+	conns map[*grpc.ClientConn]struct{} // those the streams were opened on
 }
 
 // newOutlets returns outlets not cut yet.
 func newOutlets() *outlets {
 	ctx, cut := context.WithCancel(context.Background())
-	return &outlets{ctx: ctx, cut: cut}
+	return &outlets{ctx: ctx, cut: cut, conns: make(map[*grpc.ClientConn]struct{})}
 }
 
 // dialOption returns the interceptor to give the node's connections.
@@ -42,6 +46,7 @@ func (o *outlets) dialOption() grpc.DialOption {
 // open opens a stream that ends when the outlets are cut, or when its own
 // context does. One that cannot be opened is a failed one (see failed).
 func (o *outlets) open(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	o.keep(cc)
 	ctx, cancel := context.WithCancel(ctx)
 	unhook := context.AfterFunc(o.ctx, cancel)
 	cs, err := streamer(ctx, desc, cc, method, opts...)
@@ -51,6 +56,28 @@ func (o *outlets) open(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.Clie
 		return o.failed(err, false), nil
 	}
 	return &outlet{ClientStream: cs, o: o, done: func() { unhook(); cancel() }}, nil
+}
+
+// keep notes cc, a connection of the node's, for close.
+func (o *outlets) keep(cc *grpc.ClientConn) {
+	o.mu.Lock()
+	o.conns[cc] = struct{}{}
+	o.mu.Unlock()
+}
+
+// close closes every connection the node opened, once its remoting has
+// stopped. protoactor closes a connection as the actor that opened it
+// stops, but an actor that was still connecting, or started as remoting
+// stopped, may outlive the stop, and its connection would go on
+// reconnecting to a peer that is gone, for as long as the process lives.
+func (o *outlets) close() {
+	o.mu.Lock()
+	conns := o.conns
+	o.conns = make(map[*grpc.ClientConn]struct{})
+	o.mu.Unlock()
+	for cc := range conns {
+		_ = cc.Close()
+	}
 }
 
 // outlet is a stream a node opened to a peer.

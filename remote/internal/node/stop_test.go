@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/credentials/insecure"
 )
 
 func TestAStreamThatCannotOpenAnswersTheConnectRequestThenFailsOnceUsed(t *testing.T) {
@@ -36,4 +38,20 @@ func TestAFailedStreamFailsOnceTheOutletsAreCut(t *testing.T) {
 	_, err := f.Header()
 	assert.Error(t, err)
 	assert.Error(t, f.Context().Err())
+}
+
+func TestClosingTheOutletsClosesEveryConnectionAStreamWasOpenedOn(t *testing.T) {
+	o := newOutlets()
+	defer o.cut()
+	cc, err := grpc.Dial("127.0.0.1:1", grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	_, err = o.open(context.Background(), &grpc.StreamDesc{}, cc, "/remote.Remoting/Receive",
+		func(context.Context, *grpc.StreamDesc, *grpc.ClientConn, string, ...grpc.CallOption) (grpc.ClientStream, error) {
+			return nil, errors.New("connection refused")
+		})
+	require.NoError(t, err)
+	cc.Connect() // it would go on reconnecting to the dead peer
+	o.close()
+	assert.Equal(t, connectivity.Shutdown, cc.GetState())
+	o.close() // twice does no harm
 }
