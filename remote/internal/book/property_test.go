@@ -150,7 +150,7 @@ type msim struct {
 	timers     [3]simTimer // by tag
 	stuck      map[string]time.Time
 	barred     map[string]bool // tags whose items gave up, none of whose workers may take items since
-	back       int // input slots the message must give back
+	back       int             // input slots the message must give back
 	last       agent.Msg
 	dispatches int
 
