@@ -112,6 +112,13 @@
 // quickly with that error instead of waiting for ever, and work resumes by
 // itself once a slot frees.
 //
+// A worker whose every slot has run one task for longer than the lease is
+// wedged: the master took those tasks back and gives it nothing, and only
+// a restart of its process frees the slots of work that ignores its
+// context. It says so: in its log, at [WorkerConfig].Health (a 503 for a
+// liveness probe), and, with [WorkerConfig].EndWhenWedged, by ending
+// [Work] with [ErrWedged], so that whatever supervises it restarts it.
+//
 // On the worker, [Work] returns at most [WorkerConfig.Grace] after its
 // context ends (or the stage finished, or the master went), even if a work
 // call ignores its context: the call is abandoned, to run on in its
@@ -185,5 +192,5 @@
 // item's failed [Result] holds a [*WorkError], the error its work returned
 // on a worker, or wraps [ErrWorkerLost], [ErrLeaseExpired] or
 // [ErrNoWorker]; [Work] returns errors that wrap [ErrUnreachable],
-// [ErrMasterGone] or [ErrAbandoned].
+// [ErrMasterGone], [ErrWedged] or [ErrAbandoned].
 package remote

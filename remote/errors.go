@@ -41,6 +41,11 @@ var ErrUnreachable = worker.ErrUnreachable
 // results dropped. The error names their items.
 var ErrAbandoned = worker.ErrAbandoned
 
+// ErrWedged is what [Work] returns, wrapped, when WorkerConfig.EndWhenWedged
+// is set and every slot of the worker has run one task for longer than the
+// master's Config.Lease: the error names the items.
+var ErrWedged = worker.ErrWedged
+
 // invalid returns an [ErrConfig] with the message "remote: " + format.
 func invalid(format string, args ...any) error { return node.Invalid(format, args...) }
 

@@ -44,8 +44,9 @@ type job struct {
 
 // runWorker is a worker process's main: its settings come from the
 // environment as master|stage|slots|tags|label|delay. A negative delay
-// (hangs) makes the work on item hangItem never return, ignoring its
-// context, and the worker's Grace short.
+// makes the work on some items never return, ignoring its context, and the
+// worker's Grace short: hangs on item hangItem, wedges on every
+// wedgeEvery-th.
 func runWorker(spec string) int {
 	f := strings.Split(spec, "|")
 	if len(f) != 6 {
@@ -54,9 +55,9 @@ func runWorker(spec string) int {
 	}
 	slots, _ := strconv.Atoi(f[2])
 	delay, _ := time.ParseDuration(f[5])
-	hang := delay == hangs
+	hang, wedge := delay == hangs, delay == wedges
 	var grace time.Duration
-	if hang {
+	if hang || wedge {
 		grace = hangGrace
 	}
 	var tags []string
@@ -72,7 +73,7 @@ func runWorker(spec string) int {
 	cfg.Grace = grace
 	err := remote.Work(ctx, cfg,
 		func(ctx context.Context, v int) (job, error) {
-			if hang && v == hangItem {
+			if hang && v == hangItem || wedge && v%wedgeEvery == wedgeEvery-1 {
 				select {}
 			}
 			if delay > 0 {

@@ -29,7 +29,7 @@ import (
 func init() { asMaster = runMaster }
 
 // workerOptsEnv holds a test worker's further settings, as
-// "rejoin=1s,listen=127.0.0.1:7071,advertise=127.0.0.1:7072".
+// "rejoin=1s,listen=127.0.0.1:7071,advertise=127.0.0.1:7072,health=127.0.0.1:8081,endwedged=1".
 const workerOptsEnv = "EVOLVE_REMOTE_TEST_WORKER_OPTS"
 
 // workerOptions sets what workerOptsEnv asks of cfg, and sends the
@@ -45,6 +45,10 @@ func workerOptions(cfg remote.WorkerConfig) remote.WorkerConfig {
 			cfg.Listen = v
 		case "advertise":
 			cfg.Advertise = v
+		case "health":
+			cfg.Health = v
+		case "endwedged":
+			cfg.EndWhenWedged = v == "1"
 		}
 	}
 	return cfg

@@ -63,7 +63,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 	cfg = cfg.withDefaults()
 	n := cfg.Node.n
 	link := master.Config{Name: cfg.Name, Append: cfg.Codec.Append, Decode: cfg.Codec.Decode, MaxSlots: cfg.MaxSlots, Prefetch: cfg.grant(),
-		Heartbeat: cfg.Heartbeat, WorkError: workError}
+		Heartbeat: cfg.Heartbeat, Lease: cfg.Lease, WorkError: workError}
 	return spec[I, O]{
 		Name:        cfg.Name,
 		State:       book.New(bookConfig[I, O](cfg)),

@@ -23,7 +23,9 @@ import (
 // back within cfg.Rejoin, and one wrapping ErrUnreachable, naming the
 // address, when it cannot reach the master, the TLS handshake with it
 // fails (saying which side refused which certificate), or it is not
-// registered within cfg.Connect.
+// registered within cfg.Connect; and, with cfg.EndWhenWedged, one wrapping
+// ErrWedged once every slot has run one task for longer than the master's
+// lease.
 //
 // Work returns at most cfg.Grace after ctx ends, or after the stage
 // finished or the master went (or, should the master take longer to
@@ -47,6 +49,6 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 	return worker.Run(ctx, worker.Config{
 		Master: cfg.Master, Stage: cfg.Stage, Slots: cfg.Slots, Prefetch: cfg.Prefetch, Tags: cfg.Tags,
 		Listen: cfg.Listen, Advertise: cfg.Advertise, Append: cfg.Codec.Append, Decode: cfg.Codec.Decode, Connect: cfg.Connect,
-		Rejoin: cfg.Rejoin, Grace: cfg.Grace, TLS: creds, Log: cfg.Log,
+		Rejoin: cfg.Rejoin, Grace: cfg.Grace, Health: cfg.Health, EndWhenWedged: cfg.EndWhenWedged, TLS: creds, Log: cfg.Log,
 	}, work)
 }

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"crypto/tls"
+	"net"
 	"runtime"
 	"time"
 
@@ -60,6 +61,17 @@ type WorkerConfig struct {
 	// ignores its context is abandoned then, and Work returns an error
 	// wrapping ErrAbandoned that names its item. Default DefaultGrace.
 	Grace time.Duration
+	// Health, when not empty, is a host and port at which the worker
+	// serves its health over HTTP, for a supervisor to read: GET /healthz
+	// answers 200 "ok", or 503 and the items once the worker is wedged
+	// (see the package doc, under Hung work), so that a liveness probe
+	// restarts it. It serves only that, in the clear; ":8081" listens on
+	// every interface, as a probe from outside the machine needs.
+	Health string
+	// EndWhenWedged makes Work end, with an error wrapping ErrWedged that
+	// names the hung items, once the worker is wedged, so that the process
+	// can exit and whatever supervises it start it again.
+	EndWhenWedged bool
 	// Log takes what the worker has to say beyond Work's error: that it
 	// lost its master and rejoins it, rejoined it, or refused what a peer
 	// sent. The zero Logger writes nothing.
@@ -97,6 +109,11 @@ func (c WorkerConfig) validate() error {
 		return invalid("prefetch must be NoPrefetch (-1), 0 for the default or positive, got %d", c.Prefetch)
 	case c.Grace < 0:
 		return invalid("grace must not be negative, got %v", c.Grace)
+	}
+	if c.Health != "" {
+		if _, _, err := net.SplitHostPort(c.Health); err != nil {
+			return invalid("health address %q is not host:port: %v", c.Health, err)
+		}
 	}
 	for _, t := range c.Tags {
 		if t == "" {

@@ -30,6 +30,7 @@ type Config struct {
 	MaxSlots  int           // the most slots a worker may register with
 	Prefetch  int           // the prefetch each worker is granted
 	Heartbeat time.Duration // the interval workers learn as they register
+	Lease     time.Duration // how long a task may run, which workers learn too
 	// WorkError makes the error of a task whose work failed on the worker
 	// at addr with text.
 	WorkError func(addr, text string) error

@@ -47,7 +47,7 @@ func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 		refuse(wire.StageFinished)
 		return
 	}
-	ctx.Respond(&wire.Welcome{Worker: uint64(id), Prefetch: uint32(l.cfg.Prefetch), Incarnation: l.inc, Nonce: m.Nonce, Heartbeat: int64(l.cfg.Heartbeat)})
+	ctx.Respond(&wire.Welcome{Worker: uint64(id), Prefetch: uint32(l.cfg.Prefetch), Incarnation: l.inc, Nonce: m.Nonce, Heartbeat: int64(l.cfg.Heartbeat), Lease: int64(l.cfg.Lease)})
 }
 
 // leave lets a worker go gracefully: what it hands back is queued again.

@@ -31,7 +31,7 @@ func (w *worker[I, O]) Receive(ctx actor.Context) {
 		w.step(ctx, Start{})
 	case *wire.Welcome:
 		w.step(ctx, Welcomed{Worker: m.Worker, Incarnation: m.Incarnation, Nonce: m.Nonce, Refused: m.Refused,
-			Heartbeat: time.Duration(m.Heartbeat), Prefetch: int(m.Prefetch), Owed: w.owed})
+			Heartbeat: time.Duration(m.Heartbeat), Lease: time.Duration(m.Lease), Prefetch: int(m.Prefetch), Owed: w.owed})
 	case *wire.Tasks:
 		w.session.Hear()
 		w.take(m)
@@ -41,6 +41,7 @@ func (w *worker[I, O]) Receive(ctx actor.Context) {
 		w.step(ctx, Pulsed{Worker: m.Worker, Incarnation: m.Incarnation, Known: m.Known})
 	case tick:
 		w.step(ctx, Tick{Tag: m.tag})
+		w.checkWedged(w.cfg.Clock.Now())
 	case Probed:
 		w.step(ctx, m)
 	case quit:

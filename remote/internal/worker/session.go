@@ -35,6 +35,7 @@ type Session struct {
 	id, inc  uint64
 	nonce    uint64        // of the latest Register
 	every    time.Duration // the heartbeat interval, as joined
+	lease    time.Duration // how long a task may run, as joined; 0 if not told
 	heard    bool          // from the master, since the last heartbeat
 	sent     bool          // to the master, since the last heartbeat
 	quiet    int           // heartbeats in a row that heard nothing
@@ -96,7 +97,7 @@ type (
 	Welcomed struct {
 		Worker, Incarnation, Nonce uint64
 		Refused                    string
-		Heartbeat                  time.Duration
+		Heartbeat, Lease           time.Duration
 		Prefetch                   int
 		Owed                       int
 	}
@@ -264,6 +265,10 @@ func (s *Session) Reports() bool { return s.phase == joined }
 // ID returns the worker's ID as it joined, and the master's incarnation.
 func (s *Session) ID() (id, inc uint64) { return s.id, s.inc }
 
+// Lease returns how long a task may run before the master takes it back,
+// as the master said as the worker last joined: 0 before that.
+func (s *Session) Lease() time.Duration { return s.lease }
+
 // register asks for a Register with a nonce of its own, after acts: only
 // the Welcome to the latest counts.
 func (s *Session) register(acts []Action) []Action {
@@ -293,7 +298,7 @@ func (s *Session) welcome(at time.Time, m Welcomed) []Action {
 	if s.phase == rejoining {
 		hello.Rejoined, hello.Another, hello.After = true, m.Incarnation != s.inc, at.Sub(s.lost)
 	}
-	s.phase, s.id, s.inc = joined, m.Worker, m.Incarnation
+	s.phase, s.id, s.inc, s.lease = joined, m.Worker, m.Incarnation, max(m.Lease, 0)
 	s.every, s.quiet, s.heard, s.sent = interval(m.Heartbeat), 0, true, false
 	acts := []Action{hello, Quiet{Silence: wire.Misses * s.every}}
 	if free := s.slots + min(s.prefetch, m.Prefetch) - m.Owed; free > 0 {

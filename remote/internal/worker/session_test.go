@@ -326,3 +326,35 @@ func TestAWelcomeWithAHeartbeatOutOfRangeTakesTheFallback(t *testing.T) {
 		assert.Equal(t, fallbackHeartbeat, armOf(t, acts).Delay, "%v", d)
 	}
 }
+
+func TestAWorkerIsWedgedOnlyWhenEverySlotRanOneTaskLongerThanTheLease(t *testing.T) {
+	lease := 10 * time.Second
+	busy := func(item uint64, since time.Duration) running { return running{item: item + 1, since: at(since)} }
+	for _, tc := range []struct {
+		name  string
+		seen  []running
+		lease time.Duration
+		now   time.Duration
+		want  []uint64
+	}{
+		{"every slot past the lease", []running{busy(7, 0), busy(3, 2*time.Second)}, lease, 13 * time.Second, []uint64{3, 7}},
+		{"one slot within it", []running{busy(7, 0), busy(3, 5*time.Second)}, lease, 13 * time.Second, nil},
+		{"one slot idle", []running{busy(7, 0), {}}, lease, time.Hour, nil},
+		{"no lease told yet", []running{busy(7, 0)}, 0, time.Hour, nil},
+		{"exactly the lease", []running{busy(7, 0)}, lease, lease, nil},
+	} {
+		items, wedged := hung(at(tc.now), tc.seen, tc.lease)
+		assert.Equal(t, tc.want != nil, wedged, tc.name)
+		assert.Equal(t, tc.want, items, tc.name)
+	}
+}
+
+func TestAWelcomeTellsTheWorkerTheLease(t *testing.T) {
+	s := newTestSession()
+	s.Step(t0, Start{})
+	assert.Zero(t, s.Lease())
+	m := welcome(s, 1, 1)
+	m.Lease = time.Minute
+	s.Step(t0, m)
+	assert.Equal(t, time.Minute, s.Lease())
+}

@@ -39,6 +39,8 @@ type Config struct {
 	Decode            func(data []byte, v any) error          // the codec's
 	Connect, Rejoin   time.Duration
 	Grace             time.Duration
+	Health            string      // where to serve the worker's health, or ""
+	EndWhenWedged     bool        // end Run with ErrWedged once wedged
 	TLS               *tls.Config // checked, or nil for none
 	Log               zerolog.Logger
 	Clock             agent.Clock // nil for package time's
@@ -59,6 +61,9 @@ func Run[I, O any](ctx context.Context, cfg Config, work func(ctx context.Contex
 	if err := reach(ctx, cfg.Master, cfg.Connect, cfg.TLS); err != nil {
 		return err
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = systemClock{}
+	}
 	tally := guard.NewTally(node.RefusalEvery, func(counts map[string]int, last string) {
 		cfg.Log.Warn().Int("refused", counts[""]).Str("last", last).Msg("remote: the worker refused messages from peers")
 	})
@@ -72,11 +77,13 @@ func Run[I, O any](ctx context.Context, cfg Config, work func(ctx context.Contex
 
 	workCtx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if cfg.Clock == nil {
-		cfg.Clock = systemClock{}
-	}
 	w := newWorker(cfg, work, workCtx, sys, g)
 	defer w.stopTimers()
+	stopHealth, err := w.serveHealth(cfg.Health)
+	if err != nil {
+		return err
+	}
+	defer stopHealth()
 	for i := range cfg.Slots {
 		go w.slot(i)
 	}
@@ -137,6 +144,9 @@ type worker[I, O any] struct {
 	// then ends when the master's link stops, so that its answer to the
 	// news has left before its node closes.
 	over chan struct{}
+
+	seen   []running              // what the actor last saw of each slot (see health.go)
+	wedged atomic.Pointer[string] // why the worker is wedged, or nil
 
 	running atomic.Int64 // tasks handed to the slots and not ended
 	out     outbox       // the outcomes that ended and wait to be sent
