@@ -166,7 +166,12 @@ func (f *feeder[T, S]) step(ctx context.Context) (bool, error) {
 	return false, err
 }
 
-// drained reports whether q holds nothing but what this process holds.
+// drained reports whether q holds nothing but what this process holds:
+// no more messages than the ledger holds, each counted once. A message
+// handed out again while the process held it (its lease ran out as a
+// cluster elected a leader) is held twice; counted twice, it would hide a
+// message that waits to come back (one whose acknowledgement the election
+// lost), and the run would end with that message in the queue.
 func (q *Queue[T]) drained(ctx context.Context) (bool, error) {
 	// A request the servers lost, as a cluster changes leaders, would wait
 	// as long as ctx does: it is asked again instead.
@@ -179,7 +184,7 @@ func (q *Queue[T]) drained(ctx context.Context) (bool, error) {
 		}
 		return false, unavailable{fmt.Errorf("durable: reading the length of queue %s: %w", q.cfg.Name, err)}
 	}
-	return n <= q.ledger.len(), nil
+	return n <= q.ledger.messages(), nil
 }
 
 // fetch takes up to n items from the queue, those ready now if wait is 0
@@ -255,8 +260,11 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata) error {
 	q := f.q
 	key := msg.Headers().Get(nats.MsgIdHdr)
-	now := time.Now()
-	t := q.ledger.add(msg, key, now)
+	var seq uint64
+	if md != nil {
+		seq = md.Sequence.Stream
+	}
+	t := q.ledger.add(msg, key, seq, time.Now())
 	it := Item[T]{Key: key, Ticket: t}
 	if md != nil {
 		// Handed out this many times by this queue's consumer, and killed

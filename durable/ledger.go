@@ -16,23 +16,33 @@ type ledger struct {
 	mu   sync.Mutex
 	next Ticket
 	held map[Ticket]*hold
+	// seqs counts the holds of each stream sequence: a message the queue
+	// handed out again while the process still held it (its lease ran
+	// out, say, while a cluster elected a leader) is held twice, and is
+	// one message of the queue's all the same. unknown counts the holds
+	// of messages with no sequence.
+	seqs    map[uint64]int
+	unknown int
 }
 
-// hold is one item held: its message, and when its lease was last renewed.
+// hold is one item held: its message, its key and stream sequence (0 if
+// unknown), and when its lease was last renewed.
 type hold struct {
 	msg  jetstream.Msg
 	key  string
+	seq  uint64
 	beat time.Time
 }
 
 // newLedger returns an empty ledger whose tickets start at a random
 // number, so that the tickets of two runs of a process hardly ever meet.
 func newLedger() *ledger {
-	return &ledger{next: Ticket(rand.Uint64()>>1 | 1), held: make(map[Ticket]*hold)}
+	return &ledger{next: Ticket(rand.Uint64()>>1 | 1), held: make(map[Ticket]*hold), seqs: make(map[uint64]int)}
 }
 
-// add holds msg, taken at instant at, and returns its ticket.
-func (l *ledger) add(msg jetstream.Msg, key string, at time.Time) Ticket {
+// add holds msg, of stream sequence seq (0 if unknown), taken at instant
+// at, and returns its ticket.
+func (l *ledger) add(msg jetstream.Msg, key string, seq uint64, at time.Time) Ticket {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	t := l.next
@@ -40,8 +50,20 @@ func (l *ledger) add(msg jetstream.Msg, key string, at time.Time) Ticket {
 	if l.next == 0 {
 		l.next = 1
 	}
-	l.held[t] = &hold{msg: msg, key: key, beat: at}
+	l.held[t] = &hold{msg: msg, key: key, seq: seq, beat: at}
+	l.count(seq, 1)
 	return t
+}
+
+// count adds d to the holds of seq. The caller holds mu.
+func (l *ledger) count(seq uint64, d int) {
+	if seq == 0 {
+		l.unknown += d
+		return
+	}
+	if l.seqs[seq] += d; l.seqs[seq] == 0 {
+		delete(l.seqs, seq)
+	}
 }
 
 // take lets the item of ticket t go, and returns it, if it was held.
@@ -51,15 +73,17 @@ func (l *ledger) take(t Ticket) (*hold, bool) {
 	h, ok := l.held[t]
 	if ok {
 		delete(l.held, t)
+		l.count(h.seq, -1)
 	}
 	return h, ok
 }
 
-// len counts the items held.
-func (l *ledger) len() int {
+// messages counts the messages of the queue held: an item held twice, as
+// it was handed out again, counts once.
+func (l *ledger) messages() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.held)
+	return len(l.seqs) + l.unknown
 }
 
 // due returns the messages whose lease was renewed before at - every, and
@@ -86,5 +110,7 @@ func (l *ledger) drain() []*hold {
 		out = append(out, h)
 		delete(l.held, t)
 	}
+	clear(l.seqs)
+	l.unknown = 0
 	return out
 }
