@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/internal/budget"
+	"github.com/evolvekit/evolve/internal/cell"
 	"github.com/evolvekit/evolve/internal/core"
 )
 
@@ -92,7 +93,7 @@ func (r *runner) reallocate() {
 		rd := r.agents[i].Share.Read(at, st)
 		if i > 0 && r.agents[i-1].paces {
 			pst, _ := r.agents[i-1].m.Status(at)
-			rd = budget.Paced(rd, core.LoadOf(pst), r.agents[i].Queue)
+			rd = budget.Paced(rd, cell.LoadOf(pst), r.agents[i].Queue)
 		}
 		w.estimates[j] = w.estimates[j].Observe(rd)
 		w.demand[j], limits[j] = w.estimates[j].Demand(), rd.Limit

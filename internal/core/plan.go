@@ -113,7 +113,7 @@ func planOf[I, V, S, W, R, O any](spec Spec[S, W, R, O]) Plan {
 		Name: spec.Name, Queue: spec.Queue, Paces: spec.Paces, Reserves: spec.Reserves, Outside: spec.Open != nil,
 		Share: spec.Share,
 		New: func() Machine {
-			return &machine[S, I, W, R, O, V]{spec: spec, state: spec.initial(), results: make(map[uint64]outcome[R])}
+			return &machine[S, I, W, R, O, V]{spec: spec, state: spec.Initial(), results: make(map[uint64]outcome[R])}
 		},
 	}}}
 }
@@ -170,7 +170,7 @@ type outcome[R any] struct {
 }
 
 func (m *machine[S, I, W, R, O, V]) Step(msg agent.Msg) []agent.Effect {
-	return m.spec.step(&m.state, msg, nil)
+	return m.spec.Apply(&m.state, msg, nil)
 }
 
 func (m *machine[S, I, W, R, O, V]) Input(at time.Time, items any) agent.Msg {
@@ -184,7 +184,7 @@ func (m *machine[S, I, W, R, O, V]) Start(ctx context.Context, e agent.Effect) (
 	}
 	var o outcome[R]
 	if m.spec.Work != nil {
-		o.r, o.err = safely(ctx, m.spec.Work, s.ID, s.Work)
+		o.r, o.err = safe.Work(ctx, m.spec.Work, s.ID, s.Work)
 	}
 	m.results[s.ID] = o
 	return s.ID, true

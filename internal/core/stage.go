@@ -9,6 +9,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/bridge"
+	"github.com/evolvekit/evolve/internal/cell"
 	"github.com/evolvekit/evolve/internal/safe"
 )
 
@@ -96,9 +97,9 @@ type Run[I any] struct {
 // puller is the last agent of a running stage, as the stage after it sees
 // it: it takes demand, and reservations of passes if it keeps a pace.
 type puller interface {
-	pullVia(n int, r *relay)
+	pullVia(n int, r *cell.Relay)
 	reserve(n int, last bool) bool
-	relayOf() *relay
+	relayOf() *cell.Relay
 }
 
 // Runner is a running agent of a chain, whatever its types.
@@ -120,11 +121,11 @@ type Runner interface {
 // type I and answers queries with a V.
 func NewStage[I, V, S, W, R, O any](spec Spec[S, W, R, O]) Stage[I, O] {
 	start := func(rt *agent.Runtime, in Inlet, out Outlet[O]) (Run[I], error) {
-		h, err := spawn(rt, spec, func(h *Agent[I, V]) ports[O] { return wired(h, in, out) })
+		h, err := cell.Start[I, V](rt, spec, wired(spec.Name, in, out))
 		if err != nil {
 			return Run[I]{}, err
 		}
-		m := &Member[I]{h: h, post: h.Post, tryPost: h.TryPost, feed: h.feed, refused: new(refusals)}
+		m := &Member[I]{h: h, status: erased(h.Status), post: h.Post, tryPost: h.TryPost, feed: h.Feed, refused: new(refusals)}
 		return Run[I]{Head: m, Members: []Runner{m}, last: m}, nil
 	}
 	return Stage[I, O]{name: spec.Name, first: spec.Queue, bound: spec.Queue, paces: spec.Paces, reserves: spec.Reserves, start: start,
@@ -186,7 +187,7 @@ func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 			return Run[I]{}, err
 		}
 		head = rb.Head
-		var from atomic.Pointer[relay]
+		var from atomic.Pointer[cell.Relay]
 		feed := func(values []M) (int, error) {
 			head.feed(values, from.Load())
 			return 0, nil
@@ -248,6 +249,7 @@ func MapIn[I, J, O any](s Stage[J, O], f func(I) (J, error)) Stage[I, O] {
 		}
 		head := &Member[I]{
 			h:       m.h,
+			status:  m.status,
 			refused: m.refused,
 			post: func(ctx context.Context, v I) error {
 				j, err := conv(v)
@@ -263,7 +265,7 @@ func MapIn[I, J, O any](s Stage[J, O], f func(I) (J, error)) Stage[I, O] {
 				}
 				return m.tryPost(j)
 			},
-			feed: func(items []I, r *relay) { m.feed(admit(items, conv, m.refused, giveBack), r) },
+			feed: func(items []I, r *cell.Relay) { m.feed(admit(items, conv, m.refused, giveBack), r) },
 		}
 		members := append([]Runner{head}, r.Members[1:]...)
 		return Run[I]{Head: head, Members: members, last: r.last}, nil
@@ -348,24 +350,22 @@ func keep[O, P any](dst []P, values []O, f func(O) (P, bool)) (kept []P, decline
 	return kept, declined, err
 }
 
-// wired returns the ports of a stage: in and out, with defaults for what they
-// leave nil.
-func wired[I, V, O any](h *Agent[I, V], in Inlet, out Outlet[O]) ports[O] {
-	p := ports[O]{pull: out.Pull, deliver: out.Deliver, demand: in.Demand, upstream: in.Demand != nil, ended: out.Ended, dead: in.DeadLetters,
-		reserve: in.Reserve, room: in.Room, grant: out.Grant, paced: out.Paced, gather: out.Gather, tape: in.Record.open(h.name)}
-	switch {
-	case out.Paced:
-		p.pull = 0 // its demand is the room the agent after it opens
-	case p.pull < 1:
-		p.pull = agent.Unbounded
+// wired returns the wiring of the agent named name that a stage runs,
+// from in and out.
+func wired[O any](name string, in Inlet, out Outlet[O]) cell.Wiring[O] {
+	return cell.Wiring[O]{Pull: out.Pull, Deliver: out.Deliver, Demand: in.Demand, Ended: out.Ended, Dead: in.DeadLetters,
+		Reserve: in.Reserve, Room: in.Room, Grant: out.Grant, Paced: out.Paced, Gather: out.Gather, Tape: in.Record.open(name)}
+}
+
+// erased returns status, a Status of a V, as one of an any.
+func erased[V any](status func(context.Context) (V, error)) func(context.Context) (any, error) {
+	return func(ctx context.Context) (any, error) {
+		v, err := status(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
 	}
-	if p.deliver == nil {
-		p.deliver = sinkDeliver[O](nil)
-	}
-	if p.demand == nil {
-		p.demand = h.grant
-	}
-	return p
 }
 
 // Wrap returns s as the agent.Stage a program holds.

@@ -1,4 +1,4 @@
-package core
+package cell
 
 import (
 	"testing"
@@ -41,12 +41,12 @@ func TestRunRelayedVisitsInTurnThenWakesPastMaxHops(t *testing.T) {
 func TestARelayNotesOnlyWhileOnAndForAStartedAgent(t *testing.T) {
 	var log []string
 	a := &fakeRelayed{name: "a", log: &log}
-	var r relay
+	var r Relay
 	assert.False(t, r.note(a, true), "off: the caller wakes the agent itself")
 	r.on = true
 	assert.False(t, r.note(a, false), "an agent whose actor has not started is woken through its mailbox")
 	assert.True(t, r.note(a, true))
-	var none *relay
+	var none *Relay
 	assert.False(t, none.note(a, true), "no relay: a caller outside any agent")
 	woke := r.handOver(nil)
 	assert.Equal(t, []relayed{a}, woke)

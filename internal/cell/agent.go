@@ -1,4 +1,4 @@
-package core
+package cell
 
 import (
 	"context"
@@ -47,7 +47,7 @@ type Agent[I, V any] struct {
 	started atomic.Bool
 	takeIn  func(woke []relayed) ([]relayed, pause)
 	_       cpu.CacheLinePad
-	relay   relay
+	relay   Relay
 	_       cpu.CacheLinePad
 
 	gauges *meter.Gauges // where the agent publishes its metrics; nil for none
@@ -268,8 +268,9 @@ func (h *Agent[I, V]) Halt() {
 	}
 }
 
-// adjust hands the agent a Set message, unless it has ended.
-func (h *Agent[I, V]) adjust(m agent.Msg) error {
+// send hands the agent m, a message its evolve takes, unless it has
+// ended (see Send).
+func (h *Agent[I, V]) send(m agent.Msg) error {
 	if !h.post(m) {
 		return agent.ErrClosed
 	}
@@ -297,7 +298,7 @@ func (h *Agent[I, V]) notify() {
 // notifyVia is notify for a neighbour's call on its own goroutine: an idle
 // agent is noted in the neighbour's relay r, when r is on, rather than woken
 // through its mailbox.
-func (h *Agent[I, V]) notifyVia(r *relay) {
+func (h *Agent[I, V]) notifyVia(r *Relay) {
 	wake := h.in.schedule()
 	h.in.mu.Unlock()
 	if wake && !r.note(h, h.started.Load()) {
@@ -316,8 +317,9 @@ func (h *Agent[I, V]) visit(woke []relayed) []relayed {
 	return woke
 }
 
-// relayOf returns the agent's relay.
-func (h *Agent[I, V]) relayOf() *relay { return &h.relay }
+// Relay returns the agent's relay, which the agents beside it in a chain
+// hand to its PullVia and Feed, or to theirs, on its goroutine.
+func (h *Agent[I, V]) Relay() *Relay { return &h.relay }
 
 // wake tells the actor to take in its inbox.
 func (h *Agent[I, V]) wake() {
@@ -357,11 +359,11 @@ func (h *Agent[I, V]) grant(n int) {
 }
 
 // pull grants the agent demand for n more values.
-func (h *Agent[I, V]) pull(n int) { h.pullVia(n, nil) }
+func (h *Agent[I, V]) pull(n int) { h.PullVia(n, nil) }
 
-// pullVia is pull from the agent after this one, on its goroutine, whose
+// PullVia is pull from the agent after this one, on its goroutine, whose
 // relay is r.
-func (h *Agent[I, V]) pullVia(n int, r *relay) {
+func (h *Agent[I, V]) PullVia(n int, r *Relay) {
 	h.in.mu.Lock()
 	if h.in.stopped {
 		h.in.mu.Unlock()
@@ -371,9 +373,9 @@ func (h *Agent[I, V]) pullVia(n int, r *relay) {
 	h.notifyVia(r)
 }
 
-// feed passes items on to the agent from the agent before it, which holds
+// Feed passes items on to the agent from the agent before it, which holds
 // demand for them, on its goroutine, whose relay is r: no credit is spent.
-func (h *Agent[I, V]) feed(items []I, r *relay) {
+func (h *Agent[I, V]) Feed(items []I, r *Relay) {
 	if len(items) == 0 {
 		return
 	}
@@ -404,15 +406,6 @@ func (h *Agent[I, V]) answer(id uint64, v V) {
 // rule of package fields.
 func (h *Agent[I, V]) logStatus(v V) {
 	h.log.Info().Object("status", fields.Object(v)).Msg("status")
-}
-
-// status is Status for callers that do not know V.
-func (h *Agent[I, V]) status(ctx context.Context) (any, error) {
-	v, err := h.Status(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
 }
 
 // sinkFailed records the first panic of the sink for Wait.
@@ -496,8 +489,8 @@ func (h *Agent[I, V]) stepIn() (ok bool) {
 	return ok
 }
 
-// whenDone calls f once the agent is done: at once if it is.
-func (h *Agent[I, V]) whenDone(f func()) {
+// WhenDone calls f once the agent is done: at once if it is.
+func (h *Agent[I, V]) WhenDone(f func()) {
 	h.mu.Lock()
 	if h.isDone {
 		h.mu.Unlock()

@@ -1,4 +1,4 @@
-package core
+package cell
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/pace"
 	"github.com/evolvekit/evolve/internal/safe"
+	"github.com/evolvekit/evolve/internal/spec"
 )
 
 // cell is the actor that runs one agent: it takes in its inbox, calls
@@ -16,10 +17,10 @@ import (
 // fields are touched only from Receive, on the actor's goroutine, except
 // crew.results, which the inbox's mutex guards.
 type cell[S, I, W, R, O, V any] struct {
-	spec   Spec[S, W, R, O]
+	spec   spec.Spec[S, W, R, O]
 	state  S
 	h      *Agent[I, V]
-	ports  ports[O]
+	wire   Wiring[O]
 	crew   crew[W, R]
 	inline []agent.Done[R]  // the results of inline work done this round, for evolve before the round ends
 	fx     []agent.Effect   // the effects slice of the last step, emptied, for the next (see spec.Step)
@@ -30,7 +31,7 @@ type cell[S, I, W, R, O, V any] struct {
 	outbox outbox[O]        // the values emitted this round, delivered at its end
 	room   int              // the room opened for the pacer before it this round (see package pace)
 	woke   []relayed        // the agents to take in after a wake's rounds (see relay)
-	port   Port             // where Send effects go, when spec.Open is set
+	port   spec.Port        // where Send effects go, when spec.Open is set
 	dead   int              // dead letters handed to a sink
 	first  agent.DeadLetter // the first of them
 	timers map[uint64]timer // pending timers by tag
@@ -39,7 +40,7 @@ type cell[S, I, W, R, O, V any] struct {
 	over   bool // finished or broken: nothing more is evolved, the actor stops
 	final  bool // the final status was taken
 	asked  bool // the actor was told to stop itself
-	ended  bool // ports.ended was called
+	ended  bool // wire.Ended was called
 }
 
 // timer is one pending timer: seq tells its firing from that of a timer it
@@ -92,10 +93,10 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 	case *actor.Started:
 		now := c.h.rt.Clock.Now()
 		c.now = now
-		if c.ports.pull > 0 {
-			c.step(agent.Pull{At: now, N: c.ports.pull})
+		if c.wire.Pull > 0 {
+			c.step(agent.Pull{At: now, N: c.wire.Pull})
 		}
-		if c.ports.paced {
+		if c.wire.Paced {
 			c.step(agent.Event[pace.Reservation]{At: now})
 		}
 		c.flush()
@@ -112,8 +113,8 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 		if c.port.Close != nil {
 			c.port.Close()
 		}
-		if c.ports.tape != nil {
-			c.ports.tape.Close()
+		if c.wire.Tape != nil {
+			c.wire.Tape.Close()
 		}
 		c.h.actorStopped(v, ok)
 		c.release()
@@ -232,7 +233,7 @@ func (c *cell[S, I, W, R, O, V]) stepInline(now time.Time) {
 // Recycle, if it has one and the agent does not record its steps, and
 // keeps what it returns for the next Starts, up to keptSpares.
 func (c *cell[S, I, W, R, O, V]) recycle(results []agent.Done[R]) {
-	if c.spec.Recycle == nil || c.ports.tape != nil {
+	if c.spec.Recycle == nil || c.wire.Tape != nil {
 		return
 	}
 	for _, d := range results {
@@ -266,7 +267,7 @@ func (c *cell[S, I, W, R, O, V]) step(m agent.Msg) { c.stepOn(m, nil, nil) }
 // stepDone is step for the Done *d: handed to the spec's StepDone, when it
 // has one and the agent records nothing, with no box made for it.
 func (c *cell[S, I, W, R, O, V]) stepDone(d *agent.Done[R]) {
-	if c.spec.StepDone == nil || c.ports.tape != nil {
+	if c.spec.StepDone == nil || c.wire.Tape != nil {
 		c.step(*d)
 		return
 	}
@@ -277,7 +278,7 @@ func (c *cell[S, I, W, R, O, V]) stepDone(d *agent.Done[R]) {
 // turn: handed to the spec's StepDones all at once, when it has one, there
 // are two or more and the agent records nothing.
 func (c *cell[S, I, W, R, O, V]) stepDones(ds []agent.Done[R]) {
-	if c.spec.StepDones == nil || c.ports.tape != nil || len(ds) < 2 {
+	if c.spec.StepDones == nil || c.wire.Tape != nil || len(ds) < 2 {
 		for i := range ds {
 			c.stepDone(&ds[i])
 		}
@@ -292,8 +293,8 @@ func (c *cell[S, I, W, R, O, V]) stepOn(m agent.Msg, d *agent.Done[R], ds []agen
 		return
 	}
 	defer c.caught()
-	if c.ports.tape != nil {
-		c.ports.tape.Before(m)
+	if c.wire.Tape != nil {
+		c.wire.Tape.Before(m)
 	}
 	// The slice of the step before, unless a step runs within this one.
 	fx := c.fx
@@ -305,10 +306,10 @@ func (c *cell[S, I, W, R, O, V]) stepOn(m agent.Msg, d *agent.Done[R], ds []agen
 	case d != nil:
 		effects = c.spec.StepDone(&c.state, d, fx[:0])
 	default:
-		effects = c.spec.step(&c.state, m, fx[:0])
+		effects = c.spec.Apply(&c.state, m, fx[:0])
 	}
-	if c.ports.tape != nil {
-		c.ports.tape.After(effects)
+	if c.wire.Tape != nil {
+		c.wire.Tape.After(effects)
 	}
 	for _, e := range effects {
 		if c.over {
@@ -337,7 +338,7 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 		c.start(e)
 	case agent.Demand:
 		c.left(e.N, c.now)
-		c.ports.demand(e.N)
+		c.wire.Demand(e.N)
 	case agent.Timer:
 		c.arm(e)
 	case agent.Disarm:
@@ -354,12 +355,12 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 	case agent.Send[pace.Reserve]:
 		c.reserve(e.Value.N)
 	case agent.Send[pace.Room]:
-		if c.ports.room != nil && e.Value.N > 0 {
+		if c.wire.Room != nil && e.Value.N > 0 {
 			c.room = min(c.room+e.Value.N, agent.Unbounded) // handed over once a round, by flush
 		}
 	case agent.Send[pace.Grant]:
-		if c.ports.grant != nil && e.Value.N > 0 {
-			c.ports.grant(e.Value.N)
+		if c.wire.Grant != nil && e.Value.N > 0 {
+			c.wire.Grant(e.Value.N)
 		}
 	case agent.Send[pace.Drained]:
 		c.end()
@@ -381,7 +382,7 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 // and handed over at its end (see flush).
 func (c *cell[S, I, W, R, O, V]) emit(values []O) {
 	c.outbox.add(values)
-	if !c.ports.gather {
+	if !c.wire.Gather {
 		c.flush()
 	}
 }
@@ -393,7 +394,7 @@ func (c *cell[S, I, W, R, O, V]) emit(values []O) {
 // it is logged and becomes the agent's error.
 func (c *cell[S, I, W, R, O, V]) flush() {
 	if c.room > 0 {
-		c.ports.room(c.room)
+		c.wire.Room(c.room)
 		c.room = 0
 	}
 	values := c.outbox.take()
@@ -401,7 +402,7 @@ func (c *cell[S, I, W, R, O, V]) flush() {
 		return
 	}
 	defer c.outbox.done(values)
-	refused, err := c.ports.deliver(values)
+	refused, err := c.wire.Deliver(values)
 	c.out += int64(len(values) - refused)
 	if err != nil {
 		ev := c.h.log.Error().Err(err)
@@ -422,8 +423,8 @@ func (c *cell[S, I, W, R, O, V]) flush() {
 func (c *cell[S, I, W, R, O, V]) reserve(n int) {
 	switch {
 	case n < 1:
-	case c.ports.reserve != nil:
-		c.ports.reserve(n)
+	case c.wire.Reserve != nil:
+		c.wire.Reserve(n)
 	default:
 		c.h.post(pace.In(pace.Pass{N: n}))
 	}
@@ -497,7 +498,7 @@ func (c *cell[S, I, W, R, O, V]) disarmAll() {
 // deadLetter hands d to the dead-letter sink, if there is one, and counts
 // it; a panic in the sink is logged and becomes the agent's error.
 func (c *cell[S, I, W, R, O, V]) deadLetter(d agent.DeadLetter) {
-	if c.ports.dead == nil {
+	if c.wire.Dead == nil {
 		return
 	}
 	d.Agent = c.spec.Name
@@ -505,7 +506,7 @@ func (c *cell[S, I, W, R, O, V]) deadLetter(d agent.DeadLetter) {
 		c.first = d
 	}
 	c.dead++
-	if err := safe.Do(func() { c.ports.dead(d) }); err != nil {
+	if err := safe.Do(func() { c.wire.Dead(d) }); err != nil {
 		c.h.log.Error().Err(err).Msg("dead-letter sink panicked")
 		c.h.sinkFailed(err)
 	}
@@ -545,11 +546,11 @@ func (c *cell[S, I, W, R, O, V]) fail(err error) {
 	var zero V
 	c.h.conclude(err, zero, false)
 	c.disarmAll()
-	if c.ports.upstream {
-		c.ports.demand(agent.Unbounded)
+	if c.wire.upstream {
+		c.wire.Demand(agent.Unbounded)
 	}
-	if c.ports.room != nil {
-		c.ports.room(agent.Unbounded) // a pacer before it takes its demand from here
+	if c.wire.Room != nil {
+		c.wire.Room(agent.Unbounded) // a pacer before it takes its demand from here
 	}
 	c.end()
 }
@@ -557,9 +558,9 @@ func (c *cell[S, I, W, R, O, V]) fail(err error) {
 // end passes the agent's completion on to whatever follows it, once.
 func (c *cell[S, I, W, R, O, V]) end() {
 	c.flush()
-	if c.ports.ended != nil && !c.ended {
+	if c.wire.Ended != nil && !c.ended {
 		c.ended = true
-		c.ports.ended()
+		c.wire.Ended()
 	}
 }
 
@@ -568,8 +569,8 @@ func (c *cell[S, I, W, R, O, V]) end() {
 func (c *cell[S, I, W, R, O, V]) finalStatus() (V, bool) {
 	now := c.h.rt.Clock.Now()
 	v, ok := c.statusAt(now)
-	if c.ports.tape != nil {
-		c.ports.tape.Final(now, v, ok)
+	if c.wire.Tape != nil {
+		c.wire.Tape.Final(now, v, ok)
 	}
 	return v, ok
 }
@@ -592,7 +593,7 @@ func (c *cell[S, I, W, R, O, V]) statusAt(now time.Time) (v V, ok bool) {
 func (c *cell[S, I, W, R, O, V]) release() {
 	var zero S
 	c.state = zero
-	c.crew.spare, c.spare, c.timers, c.port, c.first = nil, nil, nil, Port{}, agent.DeadLetter{}
+	c.crew.spare, c.spare, c.timers, c.port, c.first = nil, nil, nil, spec.Port{}, agent.DeadLetter{}
 	c.items, c.outbox, c.woke, c.inline = nil, outbox[O]{}, nil, nil
 	c.waits = nil
 	c.h.unmeter()

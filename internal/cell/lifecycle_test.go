@@ -1,4 +1,4 @@
-package core_test
+package cell_test
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
 	"github.com/evolvekit/evolve/internal/bridge"
-	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/cell"
+	"github.com/evolvekit/evolve/internal/testing/echo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -75,11 +76,11 @@ func TestAfterWaitTheActorIsGoneAndStatusStillAnswers(t *testing.T) {
 	}
 	h.Close()
 	require.NoError(t, h.Wait(context.Background()))
-	assert.Positive(t, core.WorkersForTest(h))
-	assert.Zero(t, core.RunningForTest(h), "every worker has returned")
+	assert.Positive(t, cell.WorkersForTest(h))
+	assert.Zero(t, cell.RunningForTest(h), "every worker has returned")
 	st, err := h.Status(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, echoStatus{Seen: 3}, st)
+	assert.Equal(t, echo.Status{Seen: 3}, st)
 	actors := 0
 	for _, bucket := range registry.LocalPIDs.LocalPIDs {
 		actors += bucket.Count()

@@ -1,4 +1,4 @@
-package core
+package cell
 
 // An agent of a chain that hands values, demand or its end to a neighbour
 // would wake that neighbour through its mailbox when the neighbour is idle:
@@ -16,7 +16,7 @@ package core
 // only by the holder of its own agent's token.
 
 // relay is the idle chain neighbours an agent woke during its rounds.
-type relay struct {
+type Relay struct {
 	on   bool      // the agent is taking in its inbox: the wakes it causes are noted
 	woke []relayed // noted, in the order they were woken
 }
@@ -37,7 +37,7 @@ const maxHops = 8
 
 // note adds h, whose token the caller took, to r, if r is on and h may be
 // taken in on another goroutine; it reports whether it did.
-func (r *relay) note(h relayed, ready bool) bool {
+func (r *Relay) note(h relayed, ready bool) bool {
 	if r == nil || !r.on || !ready {
 		return false
 	}
@@ -47,7 +47,7 @@ func (r *relay) note(h relayed, ready bool) bool {
 
 // handOver moves what r noted to the end of woke and turns r off. The
 // caller holds the token of r's agent and is about to let it go.
-func (r *relay) handOver(woke []relayed) []relayed {
+func (r *Relay) handOver(woke []relayed) []relayed {
 	woke = append(woke, r.woke...)
 	clear(r.woke)
 	r.woke, r.on = r.woke[:0], false

@@ -1,4 +1,4 @@
-package core
+package cell
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/spec"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,7 +33,7 @@ func TestItemsAndOtherMessagesKeepTheirOrderInABatch(t *testing.T) {
 	rt := agent.NewRuntime()
 	defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
 	held, release := make(chan struct{}), make(chan struct{})
-	h, err := Spawn[int, []string](rt, Spec[journal, struct{}, struct{}, int]{
+	h, err := SpawnForTest[int, []string](rt, spec.Spec[journal, struct{}, struct{}, int]{
 		Name: "journal", Evolve: journalEvolve, Queue: 16,
 	}, func(v int) {
 		if v == 0 {
@@ -46,9 +47,9 @@ func TestItemsAndOtherMessagesKeepTheirOrderInABatch(t *testing.T) {
 	<-held
 	require.NoError(t, h.Post(ctx, 1))
 	require.NoError(t, h.Post(ctx, 2))
-	require.NoError(t, Set(h, "a"))
+	require.NoError(t, Send(h, agent.Set[string]{Value: "a"}))
 	require.NoError(t, h.Post(ctx, 3))
-	require.NoError(t, Set(h, "b"))
+	require.NoError(t, Send(h, agent.Set[string]{Value: "b"}))
 	close(release)
 	seen, err := h.Status(ctx)
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package core
+package cell
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/spec"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,7 +50,7 @@ func TestABusyAgentKeepsItsWorkers(t *testing.T) {
 	rt := agent.NewRuntime()
 	defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
 	sum := 0
-	h, err := Spawn[int, struct{}](rt, Spec[pool, int, int, int]{
+	h, err := SpawnForTest[int, struct{}](rt, spec.Spec[pool, int, int, int]{
 		Name: "pool", Evolve: poolEvolve, Queue: 8,
 		Work: func(_ context.Context, _ uint64, v int) (int, error) { return v * 2, nil },
 	}, func(v int) { sum += v })
@@ -98,7 +99,7 @@ func TestRecycleTakesEachResultBackOnceDelivered(t *testing.T) {
 		reused.Add(1)
 		return append(spare, v, -v-1), nil
 	}
-	h, err := Spawn[int, struct{}](rt, Spec[pool, int, []int, int]{
+	h, err := SpawnForTest[int, struct{}](rt, spec.Spec[pool, int, []int, int]{
 		Name: "pool", Evolve: emitResults, Queue: 8,
 		Work:  func(ctx context.Context, id uint64, v int) ([]int, error) { return work(ctx, id, v, nil) },
 		Reuse: work,
@@ -140,7 +141,7 @@ func TestInlineWorkRunsWithNoWorker(t *testing.T) {
 	rt := agent.NewRuntime()
 	defer func() { require.NoError(t, rt.Shutdown(context.Background())) }()
 	var got []int
-	h, err := Spawn[int, struct{}](rt, Spec[pool, int, int, int]{
+	h, err := SpawnForTest[int, struct{}](rt, spec.Spec[pool, int, int, int]{
 		Name: "inline", Evolve: startFirst, Queue: 4, Inline: true,
 		Work: func(_ context.Context, _ uint64, v int) (int, error) { return v * 2, nil },
 	}, func(v int) { got = append(got, v) })
@@ -184,7 +185,7 @@ func (sinceClock) Since(time.Time) time.Duration { return 7 * time.Second }
 // to StepDone; a spec without StepDones gets a StepDone for each.
 func TestARoundsDonesGoToStepDonesAtOnce(t *testing.T) {
 	var calls []string
-	spec := Spec[int, int, int, int]{
+	spec := spec.Spec[int, int, int, int]{
 		StepDone: func(s *int, d *agent.Done[int], fx []agent.Effect) []agent.Effect {
 			calls = append(calls, fmt.Sprintf("one %d", d.ID))
 			return fx

@@ -1,4 +1,4 @@
-package core
+package cell
 
 // outbox gathers the values one round of a cell emits, so that its outlet
 // gets them in one delivery: one hand-over to the next agent of a chain per

@@ -1,4 +1,4 @@
-package core_test
+package cell_test
 
 import (
 	"context"
@@ -8,7 +8,8 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
-	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/cell"
+	"github.com/evolvekit/evolve/internal/spec"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -50,7 +51,7 @@ func lastAt(s time.Time, m agent.Msg) (time.Time, []agent.Effect) {
 func TestTheRuntimeStampsAndArmsWithItsClock(t *testing.T) {
 	clock := newFrozen()
 	rt := agenttest.Runtime(t, agent.WithClock(clock))
-	h, err := core.Spawn[int, time.Time](rt, core.Spec[time.Time, int, int, int]{Name: "at", Evolve: lastAt, Queue: 1}, nil)
+	h, err := cell.SpawnForTest[int, time.Time](rt, spec.Spec[time.Time, int, int, int]{Name: "at", Evolve: lastAt, Queue: 1}, nil)
 	require.NoError(t, err)
 	require.NoError(t, h.Post(context.Background(), 42))
 	seen, err := h.Status(context.Background())
@@ -62,7 +63,7 @@ func TestTheRuntimeStampsAndArmsWithItsClock(t *testing.T) {
 func TestStopDisarmsPendingTimers(t *testing.T) {
 	clock := newFrozen()
 	rt := agenttest.Runtime(t, agent.WithClock(clock))
-	h, err := core.Spawn[int, time.Time](rt, core.Spec[time.Time, int, int, int]{Name: "at", Evolve: lastAt, Queue: 1}, nil)
+	h, err := cell.SpawnForTest[int, time.Time](rt, spec.Spec[time.Time, int, int, int]{Name: "at", Evolve: lastAt, Queue: 1}, nil)
 	require.NoError(t, err)
 	require.NoError(t, h.Post(context.Background(), int(time.Hour)))
 	assert.Equal(t, time.Hour, <-clock.delays)

@@ -1,4 +1,4 @@
-package core_test
+package cell_test
 
 import (
 	"context"
@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/cell"
+	"github.com/evolvekit/evolve/internal/testing/echo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,30 +19,30 @@ func TestTheRuntimeStepsInPlaceAndHandsDonesUnboxed(t *testing.T) {
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(context.Background())
 	var steps, dones int
-	sp := echoSpec(8, func(_ context.Context, v int) (int, error) { return -v, nil })
-	sp.Evolve = func(s echo, m agent.Msg) (echo, []agent.Effect) {
+	sp := echo.Spec(8, func(_ context.Context, v int) (int, error) { return -v, nil })
+	sp.Evolve = func(s echo.State, m agent.Msg) (echo.State, []agent.Effect) {
 		if _, ok := m.(agent.Query); !ok {
 			t.Errorf("Evolve was called with a %T though the spec has Step", m)
 		}
-		return echoEvolve(s, m) // the final status is read from a copy
+		return echo.Evolve(s, m) // the final status is read from a copy
 	}
-	sp.Step = func(s *echo, m agent.Msg, fx []agent.Effect) []agent.Effect {
+	sp.Step = func(s *echo.State, m agent.Msg, fx []agent.Effect) []agent.Effect {
 		steps++
 		if _, ok := m.(agent.Done[int]); ok {
 			t.Error("a Done came boxed to Step though the spec has StepDone")
 		}
 		var more []agent.Effect
-		*s, more = echoEvolve(*s, m)
+		*s, more = echo.Evolve(*s, m)
 		return append(fx, more...)
 	}
-	sp.StepDone = func(s *echo, d *agent.Done[int], fx []agent.Effect) []agent.Effect {
+	sp.StepDone = func(s *echo.State, d *agent.Done[int], fx []agent.Effect) []agent.Effect {
 		dones++
 		var more []agent.Effect
-		*s, more = echoEvolve(*s, *d)
+		*s, more = echo.Evolve(*s, *d)
 		return append(fx, more...)
 	}
 	var got []int
-	h, err := core.Spawn[int, echoStatus](rt, sp, func(v int) { got = append(got, v) })
+	h, err := cell.SpawnForTest[int, echo.Status](rt, sp, func(v int) { got = append(got, v) })
 	require.NoError(t, err)
 	for _, v := range []int{-1, 5, -2, -3} {
 		require.NoError(t, h.Post(context.Background(), v))
@@ -59,11 +60,11 @@ func TestTheRuntimeStepsInPlaceAndHandsDonesUnboxed(t *testing.T) {
 func TestADoneStepDoneLeavesUnhandledIsNamed(t *testing.T) {
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(context.Background())
-	sp := echoSpec(8, func(_ context.Context, v int) (int, error) { return v, nil })
-	sp.StepDone = func(*echo, *agent.Done[int], []agent.Effect) []agent.Effect {
+	sp := echo.Spec(8, func(_ context.Context, v int) (int, error) { return v, nil })
+	sp.StepDone = func(*echo.State, *agent.Done[int], []agent.Effect) []agent.Effect {
 		return []agent.Effect{agent.Unhandled{}}
 	}
-	h, err := core.Spawn[int, echoStatus](rt, sp, nil)
+	h, err := cell.SpawnForTest[int, echo.Status](rt, sp, nil)
 	require.NoError(t, err)
 	require.NoError(t, h.Post(context.Background(), -1))
 	err = h.Wait(context.Background())
@@ -84,22 +85,22 @@ func TestEachDoneOfARoundIsSteppedOnce(t *testing.T) {
 	gate := make(chan struct{})
 	var started sync.WaitGroup
 	started.Add(n)
-	sp := echoSpec(n, func(_ context.Context, v int) (int, error) {
+	sp := echo.Spec(n, func(_ context.Context, v int) (int, error) {
 		started.Done()
 		<-gate
 		return -v, nil
 	})
 	var one, many, most int
-	stepDone := func(s *echo, d *agent.Done[int], fx []agent.Effect) []agent.Effect {
+	stepDone := func(s *echo.State, d *agent.Done[int], fx []agent.Effect) []agent.Effect {
 		var more []agent.Effect
-		*s, more = echoEvolve(*s, *d)
+		*s, more = echo.Evolve(*s, *d)
 		return append(fx, more...)
 	}
-	sp.StepDone = func(s *echo, d *agent.Done[int], fx []agent.Effect) []agent.Effect {
+	sp.StepDone = func(s *echo.State, d *agent.Done[int], fx []agent.Effect) []agent.Effect {
 		one++
 		return stepDone(s, d, fx)
 	}
-	sp.StepDones = func(s *echo, ds []agent.Done[int], fx []agent.Effect) []agent.Effect {
+	sp.StepDones = func(s *echo.State, ds []agent.Done[int], fx []agent.Effect) []agent.Effect {
 		if len(ds) < 2 {
 			t.Errorf("StepDones got %d Dones: one goes to StepDone", len(ds))
 		}
@@ -111,7 +112,7 @@ func TestEachDoneOfARoundIsSteppedOnce(t *testing.T) {
 		return fx
 	}
 	var got []int
-	h, err := core.Spawn[int, echoStatus](rt, sp, func(v int) { got = append(got, v) })
+	h, err := cell.SpawnForTest[int, echo.Status](rt, sp, func(v int) { got = append(got, v) })
 	require.NoError(t, err)
 	for i := range n {
 		require.NoError(t, h.Post(context.Background(), -(i+1)))

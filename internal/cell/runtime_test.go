@@ -1,19 +1,22 @@
-package core_test
+package cell_test
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/evolvekit/evolve/internal/testing/logline"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/evolvekit/evolve/internal/cell"
+	"github.com/evolvekit/evolve/internal/spec"
+	"github.com/evolvekit/evolve/internal/testing/echo"
+	"github.com/evolvekit/evolve/internal/testing/logline"
+
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
-	"github.com/evolvekit/evolve/internal/core"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,7 +64,7 @@ func TestPostAfterCloseOrStopIsRefused(t *testing.T) {
 	st, err := h2.Status(ctx)
 	require.NoError(t, err, "a stopped agent answers with the status it stopped with")
 	assert.LessOrEqual(t, st.Seen, 1)
-	assert.ErrorIs(t, core.Set(h2, 3), agent.ErrClosed)
+	assert.ErrorIs(t, cell.Send(h2, agent.Set[int]{Value: 3}), agent.ErrClosed)
 	require.NoError(t, h2.Stop(ctx)) // idempotent
 }
 
@@ -103,12 +106,12 @@ func blockerEvolve(s int, m agent.Msg) (int, []agent.Effect) {
 
 // spawnOf starts evolve as an agent of ints with an int status, its work
 // (if any) run, and nothing emitted.
-func spawnOf(rt *agent.Runtime, name string, evolve agent.Evolve[int], queue int, run func(context.Context, int) (int, error)) (*core.Agent[int, int], error) {
-	sp := core.Spec[int, int, int, int]{Name: name, Evolve: evolve, Queue: queue}
+func spawnOf(rt *agent.Runtime, name string, evolve agent.Evolve[int], queue int, run func(context.Context, int) (int, error)) (*cell.Agent[int, int], error) {
+	sp := spec.Spec[int, int, int, int]{Name: name, Evolve: evolve, Queue: queue}
 	if run != nil {
 		sp.Work = func(ctx context.Context, _ uint64, v int) (int, error) { return run(ctx, v) }
 	}
-	return core.Spawn[int, int](rt, sp, nil)
+	return cell.SpawnForTest[int, int](rt, sp, nil)
 }
 
 func TestPostBlocksWhileFullAndHonoursContext(t *testing.T) {
@@ -176,7 +179,7 @@ func TestRearmingReplacesAndDisarmCancels(t *testing.T) {
 		assert.Equal(t, 1, ticks())
 
 		require.NoError(t, h.Post(ctx, 0))
-		require.NoError(t, h.Post(ctx, disarmItem))
+		require.NoError(t, h.Post(ctx, echo.DisarmItem))
 		time.Sleep(time.Hour)
 		assert.Equal(t, 1, ticks(), "a disarmed timer must not tick")
 	})
@@ -372,7 +375,7 @@ func TestShutdownStopsEveryAgentAndRefusesNewOnes(t *testing.T) {
 	})
 }
 
-func TestSetDeliversASetMessage(t *testing.T) {
+func TestSendDeliversASetMessage(t *testing.T) {
 	rt := agenttest.Runtime(t)
 	settle := func(s int, m agent.Msg) (int, []agent.Effect) {
 		switch m := m.(type) {
@@ -387,7 +390,7 @@ func TestSetDeliversASetMessage(t *testing.T) {
 	}
 	h, err := spawnOf(rt, "settle", settle, 1, nil)
 	require.NoError(t, err)
-	require.NoError(t, core.Set(h, 42))
+	require.NoError(t, cell.Send(h, agent.Set[int]{Value: 42}))
 	v, err := h.Status(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 42, v)
@@ -447,7 +450,7 @@ func TestAMessageAfterShutdownLeavesNoGoroutine(t *testing.T) {
 	require.NoError(t, h.Post(context.Background(), 1))
 	require.NoError(t, rt.Shutdown(context.Background()))
 	assert.ErrorIs(t, h.Post(context.Background(), 2), agent.ErrClosed)
-	assert.ErrorIs(t, core.Set(h, 3), agent.ErrClosed)
+	assert.ErrorIs(t, cell.Send(h, agent.Set[int]{Value: 3}), agent.ErrClosed)
 	h.LogStatus()
 	require.NoError(t, rt.Shutdown(context.Background()))
 }

@@ -1,18 +1,21 @@
-package core_test
+// Package echo is the smallest useful agent, for the tests of the
+// machinery that runs agents (packages cell and core): it passes input
+// through as soon as it holds demand, starts work for items below zero,
+// arms (or re-arms) a timer for item 0 and disarms it for [DisarmItem],
+// answers queries with its counts, and finishes on Close once nothing is
+// left.
+package echo
 
 import (
 	"context"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/spec"
 )
 
-// echo is the smallest useful agent, used by these tests: it passes input
-// through as soon as it holds demand, starts work for items below zero,
-// arms (or re-arms) a timer for item 0 and disarms it for disarmItem, answers queries with its counts, and finishes
-// on Close once nothing is left.
-type echo struct {
+// State is the echo agent's state.
+type State struct {
 	demand  int
 	waiting []int
 	running int
@@ -23,14 +26,16 @@ type echo struct {
 	ticks   int
 }
 
-// disarmItem is the item that makes echo disarm its timer.
-const disarmItem = 1 << 30
+// DisarmItem is the item that makes echo disarm its timer.
+const DisarmItem = 1 << 30
 
-type echoStatus struct {
+// Status is what echo answers a query with.
+type Status struct {
 	Seen, Running, Ticks int
 }
 
-func echoEvolve(s echo, m agent.Msg) (echo, []agent.Effect) {
+// Evolve is the echo agent's behaviour.
+func Evolve(s State, m agent.Msg) (State, []agent.Effect) {
 	var fx []agent.Effect
 	switch m := m.(type) {
 	case agent.Input[int]:
@@ -43,7 +48,7 @@ func echoEvolve(s echo, m agent.Msg) (echo, []agent.Effect) {
 				fx = append(fx, agent.Start[int]{ID: s.nextID, Work: v}, agent.Demand{N: 1})
 			case v == 0:
 				fx = append(fx, agent.Timer{Tag: 7, Delay: time.Second}, agent.Demand{N: 1})
-			case v == disarmItem:
+			case v == DisarmItem:
 				fx = append(fx, agent.Disarm{Tag: 7}, agent.Demand{N: 1})
 			default:
 				s.waiting = append(s.waiting, v)
@@ -62,7 +67,7 @@ func echoEvolve(s echo, m agent.Msg) (echo, []agent.Effect) {
 	case agent.Close:
 		s.closed = true
 	case agent.Query:
-		return s, []agent.Effect{agent.Reply[echoStatus]{To: m.ID, Value: echoStatus{s.seen, s.running, s.ticks}}}
+		return s, []agent.Effect{agent.Reply[Status]{To: m.ID, Value: Status{s.seen, s.running, s.ticks}}}
 	default:
 		return s, []agent.Effect{agent.Unhandled{}}
 	}
@@ -80,12 +85,10 @@ func echoEvolve(s echo, m agent.Msg) (echo, []agent.Effect) {
 	return s, fx
 }
 
-func spawnEcho(rt *agent.Runtime, queue int, run func(context.Context, int) (int, error), sink func(int)) (*core.Agent[int, echoStatus], error) {
-	return core.Spawn[int, echoStatus](rt, echoSpec(queue, run), sink)
-}
-
-func echoSpec(queue int, run func(context.Context, int) (int, error)) core.Spec[echo, int, int, int] {
-	sp := core.Spec[echo, int, int, int]{Name: "echo", Evolve: echoEvolve, Queue: queue}
+// Spec describes the echo agent with an input queue of queue items; run,
+// when not nil, is the work of the items below zero.
+func Spec(queue int, run func(context.Context, int) (int, error)) spec.Spec[State, int, int, int] {
+	sp := spec.Spec[State, int, int, int]{Name: "echo", Evolve: Evolve, Queue: queue}
 	if run != nil {
 		sp.Work = func(ctx context.Context, _ uint64, v int) (int, error) { return run(ctx, v) }
 	}

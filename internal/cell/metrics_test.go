@@ -1,4 +1,4 @@
-package core_test
+package cell_test
 
 import (
 	"context"

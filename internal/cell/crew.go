@@ -1,4 +1,4 @@
-package core
+package cell
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/safe"
 	"golang.org/x/sys/cpu"
 )
 
@@ -27,7 +28,7 @@ const fewWorkers = 256
 type crew[W, R any] struct {
 	jobs chan job[W, R] // unbuffered: a Start for a worker that waits; closed once halted
 	// spares are results Recycle emptied, for the next Starts' work (see
-	// Spec.Reuse); the cell's.
+	// spec.Spec's Reuse); the cell's.
 	spares []R
 	kit    *kit[W, R] // what the workers read at each turn; made as the first starts
 
@@ -48,7 +49,7 @@ type crew[W, R any] struct {
 const keptSpares = 1024
 
 // job is what a worker is handed: a Start, and a spare result for its
-// work (see Spec.Reuse).
+// work (see spec.Spec's Reuse).
 type job[W, R any] struct {
 	s     agent.Start[W]
 	spare R
@@ -101,11 +102,11 @@ func (c *cell[S, I, W, R, O, V]) work(k *kit[W, R], h *Agent[I, V], j job[W, R])
 		case k.reuse != nil && k.recovers:
 			r, err = k.reuse(k.ctx, j.s.ID, j.s.Work, j.spare)
 		case k.reuse != nil:
-			r, err = safelyReuse(k.ctx, k.reuse, j.s.ID, j.s.Work, j.spare)
+			r, err = safe.Reuse(k.ctx, k.reuse, j.s.ID, j.s.Work, j.spare)
 		case k.recovers:
 			r, err = k.work(k.ctx, j.s.ID, j.s.Work)
 		default:
-			r, err = safely(k.ctx, k.work, j.s.ID, j.s.Work)
+			r, err = safe.Work(k.ctx, k.work, j.s.ID, j.s.Work)
 		}
 		took := k.since(began)
 		var ok bool
@@ -181,7 +182,7 @@ func (c *cell[S, I, W, R, O, V]) runInline(s agent.Start[W]) {
 	if h.gauges != nil {
 		began = h.rt.Clock.Now()
 	}
-	r, err := safely(h.workCtx, c.spec.Work, s.ID, s.Work)
+	r, err := safe.Work(h.workCtx, c.spec.Work, s.ID, s.Work)
 	var took time.Duration
 	if h.gauges != nil {
 		took = h.rt.Clock.Now().Sub(began)
