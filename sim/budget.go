@@ -45,13 +45,7 @@ func checkWorkers(cfg Config, plan core.Plan) error {
 	case cfg.Workers == 0:
 		return nil
 	}
-	shared := 0
-	for _, a := range plan.Agents {
-		if a.Share != nil {
-			shared++
-		}
-	}
-	switch {
+	switch shared := len(plan.Sharing()); {
 	case shared == 0:
 		return invalid("workers need an agent that shares them, and the chain has none")
 	case cfg.Workers < shared:

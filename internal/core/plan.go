@@ -107,6 +107,18 @@ func (s Stage[I, O]) Plan() Plan {
 	return s.plan()
 }
 
+// Sharing returns the positions of the agents that share a budget's
+// workers, those with a Share, first to last.
+func (p Plan) Sharing() []int {
+	var at []int
+	for i, a := range p.Agents {
+		if a.Share != nil {
+			at = append(at, i)
+		}
+	}
+	return at
+}
+
 // planOf describes the lone agent spec describes, whose status is a V.
 func planOf[I, V, S, W, R, O any](spec Spec[S, W, R, O]) Plan {
 	return Plan{Agents: []PlanAgent{{

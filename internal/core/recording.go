@@ -12,7 +12,7 @@ type Recorder interface {
 // Recording is what an Inlet carries of a Recorder: the Recorder and the
 // position in the recorded chain of the stage's first agent. A negative
 // position is that of an agent not recorded, one a chain puts in front of
-// those it records (compose's DropOldest gate). The zero Recording records
+// those it records (package chain's overflow gate). The zero Recording records
 // nothing, so a cell that does not record holds a nil Tape and pays one
 // nil check a step.
 type Recording struct {

@@ -1,4 +1,4 @@
-package compose
+package chain
 
 import (
 	"github.com/evolvekit/evolve/agent"
@@ -7,8 +7,9 @@ import (
 	"github.com/evolvekit/evolve/internal/meter"
 )
 
-// gate is the state of the stage that [DropOldest] puts in front of a chain:
-// a queue of at most bound items that takes every item posted, dropping the
+// gate is the state of the overflow gate, the stage that [Options].Gate
+// (compose's DropOldest) puts in front of a chain, named "overflow": a
+// queue of at most bound items that takes every item posted, dropping the
 // oldest when it is full, and passes items on as demand allows. It is a
 // value: its queue is persistent (package internal/fifo), so evolving it
 // leaves it as it was.
@@ -22,14 +23,14 @@ type gate[T any] struct {
 	finished bool
 }
 
-// overflowStatus is the status of the "overflow" stage.
+// overflowStatus is the status of the overflow gate.
 type overflowStatus struct {
 	agent.Load
 	Bound   int // the most items it holds
 	Dropped int // items dropped to make room for newer ones
 }
 
-// evolveGate is the overflow stage's behaviour. Every item posted gives its
+// evolveGate is the overflow gate's behaviour. Every item posted gives its
 // input slot back at once, so Post never waits for the chain; items pass on
 // as demand allows, and of those left the queue keeps the newest bound.
 func evolveGate[T any](s gate[T], m agent.Msg) (gate[T], []agent.Effect) {
@@ -77,7 +78,7 @@ func (s gate[T]) status() overflowStatus {
 	}
 }
 
-// gateStage returns the overflow stage, holding up to bound items.
+// gateStage returns the overflow gate, holding up to bound items.
 func gateStage[T any](bound int) core.Stage[T, T] {
 	return core.NewStage[T, overflowStatus](core.Spec[gate[T], struct{}, struct{}, T]{
 		Name:   "overflow",

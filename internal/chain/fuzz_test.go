@@ -1,4 +1,4 @@
-package compose
+package chain
 
 import (
 	"reflect"
@@ -11,7 +11,7 @@ import (
 	"github.com/evolvekit/evolve/internal/fuzzin"
 )
 
-// FuzzEvolveGate drives evolveGate, the overflow stage's behaviour, with
+// FuzzEvolveGate drives evolveGate, the overflow gate's behaviour, with
 // message sequences decoded from the fuzzer's bytes, the way the runtime
 // would: Input only within the input slots the stage gave back (it gives
 // each one back at once), demand granted a little at a time or all at
@@ -48,7 +48,7 @@ func FuzzEvolveGate(f *testing.F) {
 // of the fuzz function short.
 const fzMaxSteps = 500
 
-// fzGate is the harness and the model of the overflow stage.
+// fzGate is the harness and the model of the overflow gate.
 type fzGate struct {
 	t         *testing.T
 	s         gate[int]
