@@ -29,7 +29,7 @@ func Start[I, O any](rt *agent.Runtime, s agent.Stage[I, O], sink func(O), opts 
 	if err := o.check(rt, st.Zero(), st.Plan); err != nil {
 		return nil, err
 	}
-	c, err := chain.Start(rt, st, o.chain(), sink)
+	c, err := chain.Start(rt, st, o.assembly(), sink)
 	if err != nil {
 		return nil, fmt.Errorf("compose: starting %s: %w", o.name, err)
 	}
@@ -50,8 +50,8 @@ func (o options) check(rt *agent.Runtime, zero bool, plan func() core.Plan) erro
 	return o.checkWorkers(plan)
 }
 
-// chain returns what o asks of the chain's assembly.
-func (o options) chain() chain.Options {
+// assembly returns what o asks of the chain's assembly.
+func (o options) assembly() chain.Options {
 	return chain.Options{Name: o.name, Gate: o.overflow == DropOldest, DeadLetters: o.dead,
 		Record: o.record, RecordFailed: ErrRecording, Workers: o.workers, Period: o.period}
 }
