@@ -15,22 +15,24 @@
 //   - Evolve, always. It is the agent's behaviour, a pure function of a
 //     state and a message: its tests, its final status and a replay call
 //     it, and a Spec that gives nothing else runs with it.
-//   - Step, when the agent takes an item or more a message and its state
-//     is more than a few words, or passes through parts that each copy it:
-//     Evolve on a state changed in place. Rate's, buffer's and parallel's
-//     steps copied 168 to 392 bytes in and out (rate's through each part
-//     of its settle too); with Step the chain benchmark went from about
-//     116 to 101 ns an item on two cores. Write Evolve as Step on its own
-//     copy, as those three do, so that the two cannot differ.
+//   - Step, for an agent that every item of a busy chain passes through,
+//     whose state is more than a few words: Evolve on a state changed in
+//     place, so that no step copies the state in and out (nor through
+//     each part of the step that hands it on). Rate's, buffer's and
+//     parallel's states were 168 to 392 bytes when Step came, and with it
+//     the chain benchmark went from about 116 to 101 ns an item on two
+//     cores. Write Evolve as Step on its own copy, as they do, so that
+//     the two cannot differ.
 //   - StepDone and StepDones, only for an agent whose messages are mostly
-//     Dones because it keeps thousands of Starts in flight (the workers of
-//     parallel and adaptive). StepDone takes a Done by pointer rather than
-//     boxed in a message: at Limit 10,000, 197 to 115 bytes an item and
-//     about 5% less CPU. StepDones takes the Dones of a round at once and
-//     settles once after them: at the same limit, a million items took
-//     3.51 s of CPU rather than 3.94. An agent with a few Starts in flight gains nothing from
-//     them, and StepDones may group its effects otherwise than StepDone,
-//     which its tests must then allow for (see spec.Spec).
+//     Dones because it keeps thousands of Starts in flight (parallel's, at
+//     a high Limit). StepDone takes a Done by pointer rather than boxed in
+//     a message: at Limit 10,000, 197 to 115 bytes an item and about 5%
+//     less CPU. StepDones takes the Dones of a round at once and settles
+//     once after them: at the same limit, a million items took 3.51 s of
+//     CPU rather than 3.94. An agent with a few Starts in flight gains
+//     nothing from them; and StepDones may group its effects otherwise
+//     than StepDone would, which the agent's tests must allow for (see
+//     spec.Spec).
 //
 // # Names
 //
