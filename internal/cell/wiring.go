@@ -8,19 +8,18 @@ import "github.com/evolvekit/evolve/agent"
 // default its comment names, so the zero Wiring is an agent on its own whose
 // values are discarded.
 type Wiring[O any] struct {
-	Pull    int                    // the demand it holds as it starts; below 1, agent.Unbounded (0 when Paced)
-	Deliver func([]O) (int, error) // takes emitted values; says how many it refused; nil discards them
-	Demand  func(n int)            // takes input slots given back; nil gives them back to its own Post
-	Ended   func()                 // called once, after it finished, failed or drained; nil does nothing
-	Dead    func(agent.DeadLetter) // takes the dead letters, unless its Spec has a sink; nil drops them
-	Reserve func(n int)            // takes the passes it reserves; nil grants them at once
-	Room    func(n int)            // takes the room it opens: demand for the pacer before it; nil drops it
-	Grant   func(n int)            // takes the passes it grants the agent after it
-	Paced   bool                   // the agent after it reserves passes of it
-	Gather  bool                   // deliver once a round, not once an Emit
-	Tape    Tape                   // where it records its steps; nil when it records none
-
-	upstream bool // Demand goes to another agent, not to Post
+	Pull     int                    // the demand it holds as it starts; below 1, agent.Unbounded (0 when Paced)
+	Deliver  func([]O) (int, error) // takes emitted values; says how many it refused; nil discards them
+	Demand   func(n int)            // takes input slots given back; nil gives them back to its own Post
+	upstream bool                   // Demand goes to another agent, not to Post (set by settled)
+	Ended    func()                 // called once, after it finished, failed or drained; nil does nothing
+	Dead     func(agent.DeadLetter) // takes the dead letters, unless its Spec has a sink; nil drops them
+	Reserve  func(n int)            // takes the passes it reserves; nil grants them at once
+	Room     func(n int)            // takes the room it opens: demand for the pacer before it; nil drops it
+	Grant    func(n int)            // takes the passes it grants the agent after it
+	Paced    bool                   // the agent after it reserves passes of it
+	Tape     Tape                   // where it records its steps; nil when it records none
+	Gather   bool                   // deliver once a round, not once an Emit
 }
 
 // settled returns w with the defaults its zero fields stand for; grant

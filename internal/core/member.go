@@ -13,11 +13,11 @@ import (
 // takes: its Post, TryPost and Feed may convert them first (see MapIn).
 type Member[I any] struct {
 	h       anyAgent
-	status  func(context.Context) (any, error) // the agent's Status, its V as any
 	post    func(context.Context, I) error
 	tryPost func(I) error
 	feed    func(items []I, from *cell.Relay)
 	refused *refusals
+	status  func(context.Context) (any, error) // the agent's Status, its V as any
 }
 
 // anyAgent is a *cell.Agent whatever its types: what a Member needs of it.
