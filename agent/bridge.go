@@ -2,7 +2,7 @@ package agent
 
 import "github.com/evolvekit/evolve/internal/bridge"
 
-// The hooks through which the machinery in internal/core reaches what this
+// The hooks through which the machinery under internal/ reaches what this
 // package keeps unexported; see package bridge for why they exist.
 func init() {
 	bridge.Runtime = func(rt any) *bridge.Parts { return &rt.(*Runtime).parts }

@@ -22,7 +22,7 @@ func (systemClock) Now() time.Time { return time.Now() }
 // monotonic clock alone, which costs less than Now.
 func (systemClock) Since(t time.Time) time.Duration { return time.Since(t) }
 
-// The runtime looks for this method on a Clock (see internal/core's crew).
+// The runtime looks for this method on a Clock (see internal/cell's crew).
 var _ interface{ Since(time.Time) time.Duration } = systemClock{}
 
 func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {

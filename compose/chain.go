@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/internal/bridge"
+	"github.com/evolvekit/evolve/internal/chain"
 	"github.com/evolvekit/evolve/internal/core"
-	"github.com/evolvekit/evolve/internal/record"
-	"github.com/rs/zerolog"
 )
 
 // Start runs the agents of s on rt, linked, with the values of its last
@@ -29,44 +26,19 @@ func Start[I, O any](rt *agent.Runtime, s agent.Stage[I, O], sink func(O), opts 
 		opt(&o)
 	}
 	st := core.Unwrap(s)
-	if err := o.check(rt, st.Zero()); err != nil {
+	if err := o.check(rt, st.Zero(), st.Plan); err != nil {
 		return nil, err
 	}
-	if o.overflow == DropOldest {
-		st = core.Link(gateStage[I](st.First()), st)
-	}
-	shared, sharing, err := o.checkWorkers(st.Plan)
+	c, err := chain.Start(rt, st, o.assembly(), sink)
 	if err != nil {
-		return nil, err
-	}
-	rec, recording := startRecorder(o, rt, st)
-	run, err := st.Start(rt, core.Inlet{DeadLetters: o.dead, Record: recording}, core.SinkOutlet(sink))
-	if err != nil {
-		abandon(rec)
 		return nil, fmt.Errorf("compose: starting %s: %w", o.name, err)
 	}
-	c := &chain[I]{
-		name:     o.name,
-		log:      bridge.Runtime(rt).Log.With().Str("chain", o.name).Logger(),
-		head:     run.Head,
-		members:  run.Members,
-		overflow: o.overflow,
-		bound:    st.Bound(),
-		done:     make(chan struct{}),
-	}
-	c.left.Store(int64(len(c.members)))
-	c.seal(rec)
-	for _, m := range c.members {
-		m.WhenDone(c.memberDone)
-	}
-	if o.shared {
-		c.workers = startWorkers(o, bridge.Runtime(rt), c.log, c.members, shared, sharing, c.done)
-	}
-	return c, nil
+	return &handle[I]{c: c, overflow: o.overflow}, nil
 }
 
-// check reports what makes o, rt or the stage unusable.
-func (o options) check(rt *agent.Runtime, zero bool) error {
+// check reports what makes o, rt or the stage unusable; plan describes
+// the stage, for the workers it may share.
+func (o options) check(rt *agent.Runtime, zero bool, plan func() core.Plan) error {
 	switch {
 	case rt == nil:
 		return invalid("runtime must not be nil")
@@ -75,114 +47,59 @@ func (o options) check(rt *agent.Runtime, zero bool) error {
 	case o.overflow < Block || o.overflow > Fail:
 		return invalid("overflow must be Block, DropNewest, DropOldest or Fail, got %v", o.overflow)
 	}
-	return nil
+	return o.checkWorkers(plan)
 }
 
-// chain is a running chain: the agent.Handle that Start returns.
-type chain[I any] struct {
-	name     string
-	log      zerolog.Logger
-	head     *core.Member[I]
-	members  []core.Runner
-	overflow Overflow
-	bound    int
-	dropped  atomic.Int64
-	left     atomic.Int64  // members (and the recorder) not yet done
-	done     chan struct{} // closed once every member is done
-	workers  *workers      // shares WithWorkers' workers; nil without
+// assembly returns what o asks of the chain's assembly.
+func (o options) assembly() chain.Options {
+	return chain.Options{Name: o.name, Gate: o.overflow == DropOldest, DeadLetters: o.dead,
+		Record: o.record, RecordFailed: ErrRecording, Workers: o.workers, Period: o.period}
+}
 
-	rec *record.Recorder // where the chain records; nil when it does not
+// handle is a running chain: the agent.Handle that Start returns. What
+// Post does when the chain is full is its own; the rest is the chain's.
+type handle[I any] struct {
+	c        *chain.Chain[I]
+	overflow Overflow
+	dropped  atomic.Int64 // items DropNewest dropped
 }
 
 // Name returns the chain's name.
-func (c *chain[I]) Name() string { return c.name }
+func (h *handle[I]) Name() string { return h.c.Name() }
 
 // Post hands v to the chain's first stage. When that stage is full it
 // blocks (returning ctx.Err() if ctx ends first), drops v, drops the oldest
 // item waiting, or returns agent.ErrFull, as the chain's [Overflow] policy
 // says.
-func (c *chain[I]) Post(ctx context.Context, v I) error {
-	switch c.overflow {
+func (h *handle[I]) Post(ctx context.Context, v I) error {
+	switch h.overflow {
 	case DropNewest:
-		err := c.head.TryPost(v)
+		err := h.c.TryPost(v)
 		if errors.Is(err, agent.ErrFull) {
-			c.dropped.Add(1)
+			h.dropped.Add(1)
 			return nil
 		}
 		return err
 	case Fail:
-		return c.head.TryPost(v)
+		return h.c.TryPost(v)
 	}
-	return c.head.Post(ctx, v)
+	return h.c.Post(ctx, v)
 }
 
 // TryPost hands v to the chain's first stage if it has room, whatever the
 // chain's Overflow policy.
-func (c *chain[I]) TryPost(v I) error { return c.head.TryPost(v) }
+func (h *handle[I]) TryPost(v I) error { return h.c.TryPost(v) }
 
 // Close ends the chain's input. Each stage drains what it holds and then
 // closes the next.
-func (c *chain[I]) Close() { c.head.Close() }
+func (h *handle[I]) Close() { h.c.Close() }
 
 // Wait waits for every stage, and joins the errors of those that failed.
-func (c *chain[I]) Wait(ctx context.Context) error {
-	var errs []error
-	for _, m := range c.members {
-		err := m.Wait(ctx)
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
-		}
-		if err != nil {
-			errs = append(errs, named(m.Name(), err))
-		}
-	}
-	if err := c.awaitRecording(ctx); err != nil {
-		return err
-	}
-	errs = append(errs, c.recordingErr())
-	if err := c.workers.wait(ctx); err != nil {
-		return err
-	}
-	// Each stage's end is counted by a callback that may run a moment
-	// after its Wait returned: Done must be closed once Wait has
-	// returned.
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return errors.Join(errs...)
-}
-
-// named prefixes a stage's error with the stage's name, so that the joined
-// error says which stage failed; an error that begins with the name
-// already, as an agent.DeadLettersError does, is not named twice.
-func named(name string, err error) error {
-	if strings.HasPrefix(err.Error(), name+": ") {
-		return err
-	}
-	return fmt.Errorf("%s: %w", name, err)
-}
+func (h *handle[I]) Wait(ctx context.Context) error { return h.c.Wait(ctx) }
 
 // Done returns a channel closed once every stage is done (and the chain's
 // recording is written, if it records).
-func (c *chain[I]) Done() <-chan struct{} { return c.done }
-
-// memberDone counts a stage done, and closes done after the last.
-func (c *chain[I]) memberDone() {
-	if c.left.Add(-1) == 0 {
-		close(c.done)
-	}
-}
+func (h *handle[I]) Done() <-chan struct{} { return h.c.Done() }
 
 // Stop stops every stage at once, and waits for the goroutines they own.
-func (c *chain[I]) Stop(ctx context.Context) error {
-	c.workers.halt()
-	if err := core.StopAll(ctx, c.members); err != nil {
-		return err
-	}
-	if err := c.awaitRecording(ctx); err != nil {
-		return err
-	}
-	return c.workers.wait(ctx)
-}
+func (h *handle[I]) Stop(ctx context.Context) error { return h.c.Stop(ctx) }

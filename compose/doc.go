@@ -4,9 +4,10 @@
 //
 //	chain, err := compose.Start(rt, compose.Pipe3(limit, work, batches), sink)
 //
-// The stages come from the agent packages (rate.Stage, parallel.Stage,
-// buffer.Stage, adaptive.Stage); [Pipe2], [Pipe3] and [Pipe4] link them left
-// to right, and linked stages are a stage too, so longer chains nest.
+// A stage is an agent.Stage: every package that makes an agent has a Stage
+// function that returns its agent as one, and spawn.Stage makes one of an
+// evolve function of your own. [Pipe2], [Pipe3] and [Pipe4] link stages
+// left to right, and linked stages are a stage too, so longer chains nest.
 // [Start] runs the agents and returns the chain's agent.Handle: Post, Close,
 // Wait, Status and Stop work on the chain as they do on one agent.
 //

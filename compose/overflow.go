@@ -2,6 +2,7 @@ package compose
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
@@ -48,7 +49,7 @@ type options struct {
 	overflow Overflow
 	name     string
 	dead     func(agent.DeadLetter)
-	record   recording // WithRecording's writer (see record.go)
+	record   io.Writer // WithRecording's writer; nil records nothing
 	// workers is the budget of WithWorkers, if shared; period that of
 	// WithWorkersPeriod (see workers.go).
 	workers int

@@ -1,15 +1,8 @@
 package compose
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"io"
-
-	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/internal/bridge"
-	"github.com/evolvekit/evolve/internal/core"
-	"github.com/evolvekit/evolve/internal/record"
 )
 
 // ErrRecording is what the error of a chain's Wait wraps when the chain
@@ -33,77 +26,5 @@ var ErrRecording = errors.New("compose: recording failed")
 // BenchmarkChain; a chain that does not record pays nothing for it. A nil
 // w records nothing.
 func WithRecording(w io.Writer) Option {
-	return func(opts *options) { opts.record = recording{w} }
-}
-
-// recording is WithRecording's writer; its zero value records nothing.
-type recording struct {
-	w io.Writer
-}
-
-// startRecorder starts the Recorder of a chain that records, for the
-// agents st runs but the overflow gate in front of them; it returns the
-// Recording the chain's stages record to (the zero one when the chain
-// does not record).
-func startRecorder[I, O any](o options, rt *agent.Runtime, st core.Stage[I, O]) (*record.Recorder, core.Recording) {
-	if o.record.w == nil {
-		return nil, core.Recording{}
-	}
-	first := 0
-	if o.overflow == DropOldest {
-		first = -1
-	}
-	agents := st.Plan().Agents[-first:]
-	names := make([]string, len(agents))
-	for i, a := range agents {
-		names[i] = a.Name
-	}
-	rec := record.New(o.record.w, bridge.Runtime(rt).Clock.Now(), names)
-	return rec, rec.From(first)
-}
-
-// abandon lets go of the Recorder of a chain that failed to start, once it
-// has written what it was handed.
-func abandon(rec *record.Recorder) {
-	if rec != nil {
-		rec.Abandon()
-		<-rec.Done()
-	}
-}
-
-// seal counts the chain's Recorder as one more thing the chain's Done
-// waits for, and seals it: every stage has started.
-func (c *chain[I]) seal(rec *record.Recorder) {
-	if rec == nil {
-		return
-	}
-	c.rec = rec
-	c.left.Add(1)
-	rec.Seal()
-	rec.WhenDone(c.memberDone)
-}
-
-// awaitRecording waits until the chain's recording is written; it returns
-// ctx's error if ctx ends first.
-func (c *chain[I]) awaitRecording(ctx context.Context) error {
-	if c.rec == nil {
-		return nil
-	}
-	select {
-	case <-c.rec.Done():
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// recordingErr returns the error of the chain's recording, once written.
-func (c *chain[I]) recordingErr() error {
-	if c.rec == nil {
-		return nil
-	}
-	if err := c.rec.Err(); err != nil {
-		return fmt.Errorf("%w: %w", ErrRecording, err)
-	}
-	return nil
+	return func(opts *options) { opts.record = w }
 }

@@ -38,21 +38,19 @@ type AgentStatus struct {
 
 // Status asks every agent for its status, first to last, one round trip
 // each (none for one that has finished).
-func (c *chain[I]) Status(ctx context.Context) (Status, error) {
-	st := Status{Name: c.name, Overflow: c.overflow, Bound: c.bound, Dropped: int(c.dropped.Load())}
-	for _, m := range c.members {
-		v, l, err := m.Status(ctx)
-		if err != nil {
-			return st, fmt.Errorf("compose: status of %s: %w", m.Name(), err)
-		}
-		st.Agents = append(st.Agents, AgentStatus{Name: m.Name(), Load: l, Detail: v})
-		st.Queued += l.Queued
-		st.InFlight += l.InFlight
-		st.Failed += l.Failed
-		st.Done, st.Demand = l.Done, l.Demand
-		if g, ok := v.(overflowStatus); ok {
-			st.Dropped += g.Dropped
-		}
+func (h *handle[I]) Status(ctx context.Context) (Status, error) {
+	st := Status{Name: h.c.Name(), Overflow: h.overflow, Bound: h.c.Bound(), Dropped: int(h.dropped.Load())}
+	agents, dropped, err := h.c.Status(ctx)
+	for _, a := range agents {
+		st.Agents = append(st.Agents, AgentStatus{Name: a.Name, Load: a.Load, Detail: a.Detail})
+		st.Queued += a.Load.Queued
+		st.InFlight += a.Load.InFlight
+		st.Failed += a.Load.Failed
+		st.Done, st.Demand = a.Load.Done, a.Load.Demand
+	}
+	st.Dropped += dropped
+	if err != nil {
+		return st, fmt.Errorf("compose: %w", err)
 	}
 	return st, nil
 }
@@ -62,10 +60,8 @@ func (c *chain[I]) Status(ctx context.Context) (Status, error) {
 // the drops of DropNewest. It does not wait for the stages' events, which
 // each agent writes on its own goroutine, so they may come in any order;
 // the chain's event is written on the caller's goroutine.
-func (c *chain[I]) LogStatus() {
-	for _, m := range c.members {
-		m.LogStatus()
-	}
-	c.log.Info().Str("overflow", c.overflow.String()).Int("bound", c.bound).
-		Int("dropped", int(c.dropped.Load())).Msg("status")
+func (h *handle[I]) LogStatus() {
+	h.c.LogStatus()
+	h.c.Log().Info().Str("overflow", h.overflow.String()).Int("bound", h.c.Bound()).
+		Int("dropped", int(h.dropped.Load())).Msg("status")
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/internal/budget"
+	"github.com/evolvekit/evolve/internal/cell"
 	"github.com/evolvekit/evolve/internal/core"
 )
 
@@ -44,13 +45,7 @@ func checkWorkers(cfg Config, plan core.Plan) error {
 	case cfg.Workers == 0:
 		return nil
 	}
-	shared := 0
-	for _, a := range plan.Agents {
-		if a.Share != nil {
-			shared++
-		}
-	}
-	switch {
+	switch shared := len(plan.Sharing()); {
 	case shared == 0:
 		return invalid("workers need an agent that shares them, and the chain has none")
 	case cfg.Workers < shared:
@@ -92,7 +87,7 @@ func (r *runner) reallocate() {
 		rd := r.agents[i].Share.Read(at, st)
 		if i > 0 && r.agents[i-1].paces {
 			pst, _ := r.agents[i-1].m.Status(at)
-			rd = budget.Paced(rd, core.LoadOf(pst), r.agents[i].Queue)
+			rd = budget.Paced(rd, cell.LoadOf(pst), r.agents[i].Queue)
 		}
 		w.estimates[j] = w.estimates[j].Observe(rd)
 		w.demand[j], limits[j] = w.estimates[j].Demand(), rd.Limit

@@ -1,8 +1,10 @@
-// Package bridge lets the machinery in internal/core reach what package
+// Package bridge lets the machinery under internal/ reach what package
 // agent keeps unexported: a runtime's actor system, clock and logger, the
 // inside of an agent.Stage, and the agent.Load in a status. Package agent
 // fills the hooks in when it is initialized, before any code of this
-// module can call them; nothing outside this module can import them.
+// module can call them; nothing outside this module can import them. It
+// stands between agent and the machinery only: the other public packages
+// reach the runtime's parts through the machinery, never through here.
 //
 // It exists because the types a user holds (agent.Runtime, agent.Stage)
 // must live in package agent, while the machinery that runs them must be

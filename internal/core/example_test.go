@@ -6,6 +6,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/testing/echo"
 )
 
 // Spawn runs a Spec on a runtime: the agent takes items, emits what its
@@ -13,7 +14,7 @@ import (
 func ExampleSpawn() {
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(context.Background())
-	h, err := core.Spawn[int, echoStatus](rt, echoSpec(4, nil), func(v int) { fmt.Println("out:", v) })
+	h, err := core.Spawn[int, echo.Status](rt, echo.Spec(4, nil), func(v int) { fmt.Println("out:", v) })
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/internal/bridge"
+	"github.com/evolvekit/evolve/internal/cell"
 	"github.com/evolvekit/evolve/internal/pace"
 )
 
@@ -15,11 +15,12 @@ type Member[I any] struct {
 	h       anyAgent
 	post    func(context.Context, I) error
 	tryPost func(I) error
-	feed    func(items []I, from *relay)
+	feed    func(items []I, from *cell.Relay)
 	refused *refusals
+	status  func(context.Context) (any, error) // the agent's Status, its V as any
 }
 
-// anyAgent is an *Agent whatever its types: what a Member needs of it.
+// anyAgent is a *cell.Agent whatever its types: what a Member needs of it.
 type anyAgent interface {
 	Name() string
 	Close()
@@ -28,11 +29,9 @@ type anyAgent interface {
 	LogStatus()
 	Halt()
 	Stop(context.Context) error
-	status(context.Context) (any, error)
-	pullVia(n int, r *relay)
-	relayOf() *relay
-	post(m any) bool
-	whenDone(func())
+	PullVia(n int, r *cell.Relay)
+	Relay() *cell.Relay
+	WhenDone(func())
 }
 
 // Name returns the agent's name.
@@ -49,23 +48,23 @@ func (m *Member[I]) TryPost(v I) error { return m.tryPost(v) }
 // in order and before Close.
 func (m *Member[I]) Feed(items []I) { m.feed(items, nil) }
 
-func (m *Member[I]) pullVia(n int, r *relay) { m.h.pullVia(n, r) }
+func (m *Member[I]) pullVia(n int, r *cell.Relay) { m.h.PullVia(n, r) }
 
-func (m *Member[I]) relayOf() *relay { return m.h.relayOf() }
+func (m *Member[I]) relayOf() *cell.Relay { return m.h.Relay() }
 
 // reserve hands the agent, a pacer, a reservation of n passes, or the
 // news that the agent after it has ended (last); it reports false once the
 // agent has ended.
 func (m *Member[I]) reserve(n int, last bool) bool {
-	return m.h.post(pace.In(pace.Reservation{N: n, Last: last}))
+	return cell.Send(m.h, pace.In(pace.Reservation{N: n, Last: last})) == nil
 }
 
 // pass brings the agent n passes it reserved.
-func (m *Member[I]) pass(n int) { m.h.post(pace.In(pace.Pass{N: n})) }
+func (m *Member[I]) pass(n int) { _ = cell.Send(m.h, pace.In(pace.Pass{N: n})) }
 
 // paced tells the agent that the pacer before it takes its demand from
 // the room it opens.
-func (m *Member[I]) paced() { m.h.post(pace.In(pace.Paced{})) }
+func (m *Member[I]) paced() { _ = cell.Send(m.h, pace.In(pace.Paced{})) }
 
 // Close ends the agent's input.
 func (m *Member[I]) Close() { m.h.Close() }
@@ -85,11 +84,11 @@ func (m *Member[I]) Done() <-chan struct{} { return m.h.Done() }
 
 // Status returns the agent's status and the Load it embeds (zero if none).
 func (m *Member[I]) Status(ctx context.Context) (any, agent.Load, error) {
-	v, err := m.h.status(ctx)
+	v, err := m.status(ctx)
 	if err != nil {
 		return nil, agent.Load{}, err
 	}
-	return v, LoadOf(v), nil
+	return v, cell.LoadOf(v), nil
 }
 
 // LogStatus writes the agent's status to the runtime's logger.
@@ -102,11 +101,4 @@ func (m *Member[I]) Halt() { m.h.Halt() }
 func (m *Member[I]) Stop(ctx context.Context) error { return m.h.Stop(ctx) }
 
 // WhenDone calls f once the agent is done.
-func (m *Member[I]) WhenDone(f func()) { m.h.whenDone(f) }
-
-// LoadOf returns the agent.Load a status embeds, or the zero Load.
-func LoadOf(status any) agent.Load {
-	l, _ := bridge.LoadOf(status)
-	load, _ := l.(agent.Load)
-	return load
-}
+func (m *Member[I]) WhenDone(f func()) { m.h.WhenDone(f) }

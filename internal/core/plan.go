@@ -107,13 +107,25 @@ func (s Stage[I, O]) Plan() Plan {
 	return s.plan()
 }
 
+// Sharing returns the positions of the agents that share a budget's
+// workers, those with a Share, first to last.
+func (p Plan) Sharing() []int {
+	var at []int
+	for i, a := range p.Agents {
+		if a.Share != nil {
+			at = append(at, i)
+		}
+	}
+	return at
+}
+
 // planOf describes the lone agent spec describes, whose status is a V.
 func planOf[I, V, S, W, R, O any](spec Spec[S, W, R, O]) Plan {
 	return Plan{Agents: []PlanAgent{{
 		Name: spec.Name, Queue: spec.Queue, Paces: spec.Paces, Reserves: spec.Reserves, Outside: spec.Open != nil,
 		Share: spec.Share,
 		New: func() Machine {
-			return &machine[S, I, W, R, O, V]{spec: spec, state: spec.initial(), results: make(map[uint64]outcome[R])}
+			return &machine[S, I, W, R, O, V]{spec: spec, state: spec.Initial(), results: make(map[uint64]outcome[R])}
 		},
 	}}}
 }
@@ -170,7 +182,7 @@ type outcome[R any] struct {
 }
 
 func (m *machine[S, I, W, R, O, V]) Step(msg agent.Msg) []agent.Effect {
-	return m.spec.step(&m.state, msg, nil)
+	return m.spec.Apply(&m.state, msg, nil)
 }
 
 func (m *machine[S, I, W, R, O, V]) Input(at time.Time, items any) agent.Msg {
@@ -184,7 +196,7 @@ func (m *machine[S, I, W, R, O, V]) Start(ctx context.Context, e agent.Effect) (
 	}
 	var o outcome[R]
 	if m.spec.Work != nil {
-		o.r, o.err = safely(ctx, m.spec.Work, s.ID, s.Work)
+		o.r, o.err = safe.Work(ctx, m.spec.Work, s.ID, s.Work)
 	}
 	m.results[s.ID] = o
 	return s.ID, true

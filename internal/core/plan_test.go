@@ -9,6 +9,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/testing/echo"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,14 +20,14 @@ import (
 // first, those of MapOut and MapIn between two neighbours, and the MapOut
 // functions after the last.
 func TestAPlanDescribesTheAgentsOfAChainAndTheConversionsBetweenThem(t *testing.T) {
-	pacer := echoSpec(3, nil)
+	pacer := echo.Spec(3, nil)
 	pacer.Name, pacer.Paces = "pacer", true
-	worker := echoSpec(5, nil)
+	worker := echo.Spec(5, nil)
 	worker.Name, worker.Reserves = "worker", true
 
-	a := core.MapIn(core.NewStage[int, echoStatus](pacer), func(s string) (int, error) { return strconv.Atoi(s) })
+	a := core.MapIn(core.NewStage[int, echo.Status](pacer), func(s string) (int, error) { return strconv.Atoi(s) })
 	a = core.MapOut(a, func(v int) (int, bool) { return v, v%2 == 0 })
-	b := core.MapIn(core.NewStage[int, echoStatus](worker), func(v int) (int, error) {
+	b := core.MapIn(core.NewStage[int, echo.Status](worker), func(v int) (int, error) {
 		if v < 0 {
 			return 0, errors.New("negative")
 		}
@@ -76,7 +77,7 @@ func TestAPlanDescribesTheAgentsOfAChainAndTheConversionsBetweenThem(t *testing.
 // A MapOut function that panics declines its value, and the panic is the
 // error; a MapIn function that panics refuses its item.
 func TestAPlansConversionsTurnPanicsIntoErrors(t *testing.T) {
-	s := core.MapOut(core.NewStage[int, echoStatus](echoSpec(2, nil)), func(v int) (int, bool) {
+	s := core.MapOut(core.NewStage[int, echo.Status](echo.Spec(2, nil)), func(v int) (int, bool) {
 		if v == 0 {
 			panic("zero")
 		}
@@ -103,7 +104,7 @@ func TestAPlansConversionsTurnPanicsIntoErrors(t *testing.T) {
 
 // Each call builds the Plan anew: changing one leaves the next as it was.
 func TestEachPlanIsANewOne(t *testing.T) {
-	s := core.Link(core.NewStage[int, echoStatus](echoSpec(2, nil)), core.NewStage[int, echoStatus](echoSpec(4, nil)))
+	s := core.Link(core.NewStage[int, echo.Status](echo.Spec(2, nil)), core.NewStage[int, echo.Status](echo.Spec(4, nil)))
 	p := s.Plan()
 	p.Agents[0].Name = "changed"
 	p.Agents[1].Next = append(p.Agents[1].Next, core.Convert{})
@@ -115,9 +116,9 @@ func TestEachPlanIsANewOne(t *testing.T) {
 
 // An agent that connects outside the runtime says so.
 func TestAPlanSaysWhichAgentsConnectOutside(t *testing.T) {
-	spec := echoSpec(2, nil)
+	spec := echo.Spec(2, nil)
 	spec.Open = func(func(agent.Msg) bool, zerolog.Logger) (core.Port, error) { return core.Port{}, nil }
-	p := core.NewStage[int, echoStatus](spec).Plan()
+	p := core.NewStage[int, echo.Status](spec).Plan()
 	assert.True(t, p.Agents[0].Outside)
 }
 
@@ -125,14 +126,14 @@ func TestAPlanSaysWhichAgentsConnectOutside(t *testing.T) {
 // builds and reads the messages and effects of the agent's types.
 func TestAMachineRunsAnAgentOutsideTheRuntime(t *testing.T) {
 	calls := 0
-	spec := echoSpec(4, func(_ context.Context, v int) (int, error) {
+	spec := echo.Spec(4, func(_ context.Context, v int) (int, error) {
 		calls++
 		if v == -2 {
 			panic("two")
 		}
 		return -v, nil
 	})
-	newMachine := core.NewStage[int, echoStatus](spec).Plan().Agents[0].New
+	newMachine := core.NewStage[int, echo.Status](spec).Plan().Agents[0].New
 	m := newMachine()
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -169,17 +170,17 @@ func TestAMachineRunsAnAgentOutsideTheRuntime(t *testing.T) {
 
 	st, ok := m.Status(at)
 	require.True(t, ok)
-	assert.Equal(t, echoStatus{Seen: 3, Running: 1}, st)
+	assert.Equal(t, echo.Status{Seen: 3, Running: 1}, st)
 	st, _ = m.Status(at)
-	assert.Equal(t, echoStatus{Seen: 3, Running: 1}, st, "asking changes nothing")
+	assert.Equal(t, echo.Status{Seen: 3, Running: 1}, st, "asking changes nothing")
 
 	fresh, _ := newMachine().Status(at)
-	assert.Equal(t, echoStatus{}, fresh, "each Machine starts from the initial state")
+	assert.Equal(t, echo.Status{}, fresh, "each Machine starts from the initial state")
 }
 
 // An agent without work gets the zero result.
 func TestAMachineWithoutWorkGivesTheZeroResult(t *testing.T) {
-	m := core.NewStage[int, echoStatus](echoSpec(4, nil)).Plan().Agents[0].New()
+	m := core.NewStage[int, echo.Status](echo.Spec(4, nil)).Plan().Agents[0].New()
 	id, ok := m.Start(context.Background(), agent.Start[int]{ID: 9, Work: -3})
 	require.True(t, ok)
 	assert.Equal(t, uint64(9), id)
@@ -189,8 +190,8 @@ func TestAMachineWithoutWorkGivesTheZeroResult(t *testing.T) {
 // A Machine names the messages its agent takes beyond package agent's: its
 // Input and Done, and the Set and Event messages of its Spec's Takes.
 func TestAMachineNamesTheMessagesItsAgentTakes(t *testing.T) {
-	sp := echoSpec(1, nil)
+	sp := echo.Spec(1, nil)
 	sp.Takes = []agent.Msg{agent.Set[time.Duration]{}, agent.Event[string]{}}
-	m := core.NewStage[int, echoStatus](sp).Plan().Agents[0].New()
+	m := core.NewStage[int, echo.Status](sp).Plan().Agents[0].New()
 	assert.Equal(t, []agent.Msg{agent.Input[int]{}, agent.Done[int]{}, agent.Set[time.Duration]{}, agent.Event[string]{}}, m.Messages())
 }

@@ -10,12 +10,13 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/testing/echo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func echoStage() core.Stage[int, int] {
-	return core.NewStage[int, echoStatus](echoSpec(8, nil))
+	return core.NewStage[int, echo.Status](echo.Spec(8, nil))
 }
 
 // An Outlet's Pull is the stage's only demand; the values its Deliver
@@ -71,7 +72,7 @@ func TestAStageInAChainGivesItsSlotsToTheStageBefore(t *testing.T) {
 		assert.Equal(t, 3, given)
 		st, _, err := m.Status(context.Background())
 		require.NoError(t, err)
-		assert.Equal(t, echoStatus{Seen: 3}, st, "the final status, kept after the end")
+		assert.Equal(t, echo.Status{Seen: 3}, st, "the final status, kept after the end")
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/evolvekit/evolve/internal/cell"
 	"github.com/evolvekit/evolve/internal/core"
 )
 
@@ -81,8 +82,8 @@ func New(w io.Writer, base time.Time, names []string) *Recorder {
 func (r *Recorder) From(first int) core.Recording { return core.Recording{Recorder: r, At: first} }
 
 // Tape returns the tape of the agent at position at, named name; nil
-// (a nil core.Tape, not a nil *tape) past the last agent recorded.
-func (r *Recorder) Tape(at int, name string) core.Tape {
+// (a nil cell.Tape, not a nil *tape) past the last agent recorded.
+func (r *Recorder) Tape(at int, name string) cell.Tape {
 	if at < 0 || at >= r.agents {
 		return nil
 	}
