@@ -167,24 +167,51 @@ func (f *feeder[T, S]) step(ctx context.Context) (bool, error) {
 }
 
 // drained reports whether q holds nothing but what this process holds:
-// no more messages than the ledger holds, each counted once. A message
-// handed out again while the process held it (its lease ran out as a
-// cluster elected a leader) is held twice; counted twice, it would hide a
-// message that waits to come back (one whose acknowledgement the election
-// lost), and the run would end with that message in the queue.
+// every message in the queue is one the ledger holds. Counting is not
+// enough: a message handed out again while the process held it (its lease
+// ran out as a cluster elected a leader) is held twice, once it may be
+// gone from the queue (acknowledged under its first delivery), and either
+// would hide a message that waits to come back (one whose acknowledgement
+// the election lost): the run would end with it in the queue. So when the
+// count says drained, the messages held are looked up, one request each,
+// and those gone from the queue do not count.
 func (q *Queue[T]) drained(ctx context.Context) (bool, error) {
 	// A request the servers lost, as a cluster changes leaders, would wait
 	// as long as ctx does: it is asked again instead.
 	ask, cancel := context.WithTimeout(ctx, q.cfg.ConnectTimeout)
 	defer cancel()
 	n, err := q.Len(ask)
+	if err == nil && n <= q.ledger.messages() {
+		var kept int
+		kept, err = q.stillQueued(ask)
+		if err == nil {
+			return n <= kept, nil
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
 		return false, unavailable{fmt.Errorf("durable: reading the length of queue %s: %w", q.cfg.Name, err)}
 	}
-	return n <= q.ledger.messages(), nil
+	return false, nil
+}
+
+// stillQueued counts the messages the ledger holds that the queue still
+// holds.
+func (q *Queue[T]) stillQueued(ctx context.Context) (int, error) {
+	seqs, unknown := q.ledger.sequences()
+	kept := unknown
+	for _, seq := range seqs {
+		_, err := q.stream.GetMsg(ctx, seq)
+		switch {
+		case err == nil:
+			kept++
+		case !errors.Is(err, jetstream.ErrMsgNotFound):
+			return 0, err
+		}
+	}
+	return kept, nil
 }
 
 // fetch takes up to n items from the queue, those ready now if wait is 0

@@ -86,6 +86,18 @@ func (l *ledger) messages() int {
 	return len(l.seqs) + l.unknown
 }
 
+// sequences returns the stream sequences of the messages held, each once,
+// and how many held messages have none.
+func (l *ledger) sequences() ([]uint64, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]uint64, 0, len(l.seqs))
+	for seq := range l.seqs {
+		out = append(out, seq)
+	}
+	return out, l.unknown
+}
+
 // due returns the messages whose lease was renewed before at - every, and
 // notes them renewed at at.
 func (l *ledger) due(at time.Time, every time.Duration) []jetstream.Msg {
