@@ -3,12 +3,10 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
 )
 
 // superviseEvery is how often the supervisor asks the mail server how many
@@ -167,11 +167,11 @@ const mailReady = "mailer: mail server at "
 // serveMail is the mail server process (-role mail): it serves until ctx
 // ends (SIGTERM).
 func serveMail(ctx context.Context, stdout io.Writer) error {
-	m, err := startMailServer(nil)
+	m, err := mailserver.Start(nil)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, mailReady+m.url)
+	fmt.Fprintln(stdout, mailReady+m.URL())
 	<-ctx.Done()
 	return closeMail(m)
 }
@@ -200,29 +200,6 @@ func freeAddress(listen string) (string, error) {
 	return addr, ln.Close()
 }
 
-// mailCountsAt asks the mail server at relay for its counts.
-func mailCountsAt(ctx context.Context, relay string) (countsWire, error) {
-	return mailCountsFrom(ctx, relay+"/counts")
-}
-
-// mailCountsFrom asks the mail server for the counts at url.
-func mailCountsFrom(ctx context.Context, url string) (countsWire, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return countsWire{}, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return countsWire{}, err
-	}
-	defer resp.Body.Close()
-	var c countsWire
-	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
-		return countsWire{}, fmt.Errorf("the mail server's counts: %w", err)
-	}
-	return c, nil
-}
-
 // awaitDeliveries waits until the mail server at relay has delivered n
 // emails, and returns how many it had then, or an error if the master
 // ended first.
@@ -237,12 +214,12 @@ func awaitDeliveries(ctx context.Context, relay string, n int, master <-chan err
 			return 0, errors.New("interrupted")
 		case <-tick.C:
 		}
-		c, err := mailCountsFrom(ctx, relay+"/counts?totals")
+		c, err := mailserver.FetchTotals(ctx, relay)
 		if err != nil {
 			return 0, err
 		}
-		if c.Delivered >= n {
-			return c.Delivered, nil
+		if c.Total.Delivered >= n {
+			return c.Total.Delivered, nil
 		}
 	}
 }
@@ -251,7 +228,7 @@ func awaitDeliveries(ctx context.Context, relay string, n int, master <-chan err
 // the campaign was delivered exactly once: each Message-ID posted at least
 // once, delivered the first time and refused after.
 func checkDelivered(w io.Writer, relay string, n int) error {
-	c, err := mailCountsAt(context.Background(), relay)
+	c, err := mailserver.FetchCounts(context.Background(), relay)
 	if err != nil {
 		return err
 	}
@@ -267,11 +244,11 @@ func checkDelivered(w io.Writer, relay string, n int) error {
 			twice++
 		}
 	}
-	fmt.Fprintf(w, "mail server:     %d emails delivered, %d repeats refused (%d emails sent more than once)\n", c.Delivered, c.Refused, twice)
-	if len(missing) > 0 || c.Delivered != n || len(c.Posts) != n {
+	fmt.Fprintf(w, "mail server:     %d emails delivered, %d repeats refused (%d emails sent more than once)\n", c.Total.Delivered, c.Total.Refused, twice)
+	if len(missing) > 0 || c.Total.Delivered != n || len(c.Posts) != n {
 		fmt.Fprintf(w, "exactly once: FAILED\n")
 		return fmt.Errorf("%d of %d emails never reached the mail server (%s), %d delivered, %d Message-IDs seen",
-			len(missing), n, strings.Join(missing[:min(len(missing), 5)], ", "), c.Delivered, len(c.Posts))
+			len(missing), n, strings.Join(missing[:min(len(missing), 5)], ", "), c.Total.Delivered, len(c.Posts))
 	}
 	fmt.Fprintf(w, "exactly once: ok\n")
 	return nil
