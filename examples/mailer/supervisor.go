@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
@@ -39,12 +38,12 @@ func supervise(ctx context.Context, cfg config, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	defer endProcess(mail)
+	defer func() { _ = mail.end() }()
 	addr, err := freeAddress(cfg.listen)
 	if err != nil {
 		return asFlagError(fmt.Errorf("-listen: %w", err))
 	}
-	fmt.Fprintf(stdout, "mailer: mail server (pid %d) at %s; master at %s with the queue in %s\n", mail.Process.Pid, relay, addr, cfg.state)
+	fmt.Fprintf(stdout, "mailer: mail server (pid %d) at %s; master at %s with the queue in %s\n", mail.pid, relay, addr, cfg.state)
 	masterArgs := []string{"-role", "master", "-state", cfg.state, "-relay", relay, "-listen", addr,
 		"-n", strconv.Itoa(cfg.n), "-rate", strconv.FormatFloat(cfg.rate, 'g', -1, 64), "-wait", cfg.wait.String()}
 	if cfg.metrics != "" {
@@ -58,52 +57,34 @@ func supervise(ctx context.Context, cfg config, stdout, stderr io.Writer) error 
 	defer f.stop()
 	for i := 1; i <= cfg.workers; i++ {
 		if _, err := f.start(fmt.Sprintf("w%d", i)); err != nil {
-			master.end()
+			_ = master.end()
 			return err
 		}
 	}
 	if cfg.killMasterAfter > 0 {
-		delivered, err := awaitDeliveries(ctx, relay, cfg.killMasterAfter, master.done)
+		delivered, err := awaitDeliveries(ctx, relay, cfg.killMasterAfter, master)
 		if err != nil {
-			master.end()
+			_ = master.end()
 			return err
 		}
-		_ = master.cmd.Process.Signal(syscall.SIGKILL)
-		<-master.done
+		master.kill()
 		fmt.Fprintf(stdout, "mailer: %d emails delivered: killed the master (pid %d) with SIGKILL; starting it again on the same state\n",
-			delivered, master.cmd.Process.Pid)
+			delivered, master.pid)
 		if master, err = startMaster(ctx, exe, masterArgs, addr, stdout, stderr); err != nil {
 			return err
 		}
 	}
-	var merr error
 	select {
-	case merr = <-master.done:
+	case <-master.done:
 	case <-ctx.Done():
-		master.end()
+		_ = master.end()
 		return errors.New("interrupted")
 	}
-	if merr != nil {
-		return fmt.Errorf("the master: %w", merr)
+	if master.err != nil {
+		return fmt.Errorf("the master: %w", master.err)
 	}
 	f.wait(endWait)
 	return errors.Join(checkDelivered(stdout, relay, cfg.n), checkStateLog(stdout, filepath.Join(cfg.state, stateLog), cfg.n))
-}
-
-// child is a process the supervisor started; done has what its Wait
-// returned, once it has ended.
-type child struct {
-	cmd  *exec.Cmd
-	done chan error
-}
-
-// end asks the process to end with SIGTERM and waits for it, killing it if
-// it has not ended within endWait.
-func (c *child) end() {
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	t := time.AfterFunc(endWait, func() { _ = c.cmd.Process.Kill() })
-	defer t.Stop()
-	<-c.done
 }
 
 // startMaster starts the master with args, its output to stdout and
@@ -112,11 +93,10 @@ func (c *child) end() {
 func startMaster(ctx context.Context, exe string, args []string, addr string, stdout, stderr io.Writer) (*child, error) {
 	cmd := exec.Command(exe, args...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := cmd.Start(); err != nil {
+	c, err := startChild(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("starting the master: %w", err)
 	}
-	c := &child{cmd: cmd, done: make(chan error, 1)}
-	go func() { c.done <- cmd.Wait() }() // ends with the process, which end or a kill waits for
 	deadline := time.Now().Add(endWait)
 	for {
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
@@ -124,16 +104,15 @@ func startMaster(ctx context.Context, exe string, args []string, addr string, st
 			return c, conn.Close()
 		}
 		select {
-		case err := <-c.done:
-			c.done <- err
-			return nil, fmt.Errorf("the master ended before it listened: %v", err)
+		case <-c.done:
+			return nil, fmt.Errorf("the master ended before it listened: %v", c.err)
 		case <-ctx.Done():
-			c.end()
+			_ = c.end()
 			return nil, errors.New("interrupted")
 		case <-time.After(superviseEvery):
 		}
 		if time.Now().After(deadline) {
-			c.end()
+			_ = c.end()
 			return nil, fmt.Errorf("the master did not listen at %s within %v", addr, endWait)
 		}
 	}
@@ -141,23 +120,23 @@ func startMaster(ctx context.Context, exe string, args []string, addr string, st
 
 // startMailProcess starts the mail server in a process of its own, and
 // returns it and its URL, which it prints first.
-func startMailProcess(exe string, stderr io.Writer) (*exec.Cmd, string, error) {
+func startMailProcess(exe string, stderr io.Writer) (*child, string, error) {
 	cmd := exec.Command(exe, "-role", "mail")
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, "", err
 	}
-	if err := cmd.Start(); err != nil {
+	c, err := startChild(cmd)
+	if err != nil {
 		return nil, "", fmt.Errorf("starting the mail server: %w", err)
 	}
 	line, err := bufio.NewReader(out).ReadString('\n')
 	url, ok := strings.CutPrefix(strings.TrimSpace(line), mailReady)
 	if err != nil || !ok {
-		endProcess(cmd)
-		return nil, "", fmt.Errorf("the mail server did not start: %q %v", line, err)
+		return nil, "", fmt.Errorf("the mail server did not start: %q %v (%v)", line, err, c.end())
 	}
-	return cmd, url, nil
+	return c, url, nil
 }
 
 // mailReady starts the line the mail server process prints once it
@@ -174,15 +153,6 @@ func serveMail(ctx context.Context, stdout io.Writer) error {
 	fmt.Fprintln(stdout, mailReady+m.URL())
 	<-ctx.Done()
 	return closeMail(m)
-}
-
-// endProcess asks cmd to end with SIGTERM and waits for it, killing it if
-// it has not ended within endWait.
-func endProcess(cmd *exec.Cmd) {
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	t := time.AfterFunc(endWait, func() { _ = cmd.Process.Kill() })
-	defer t.Stop()
-	_ = cmd.Wait()
 }
 
 // freeAddress returns listen with a free port for port 0, so that the
@@ -203,13 +173,13 @@ func freeAddress(listen string) (string, error) {
 // awaitDeliveries waits until the mail server at relay has delivered n
 // emails, and returns how many it had then, or an error if the master
 // ended first.
-func awaitDeliveries(ctx context.Context, relay string, n int, master <-chan error) (int, error) {
+func awaitDeliveries(ctx context.Context, relay string, n int, master *child) (int, error) {
 	tick := time.NewTicker(superviseEvery)
 	defer tick.Stop()
 	for {
 		select {
-		case err := <-master:
-			return -1, fmt.Errorf("the master ended before %d emails were delivered: %v", n, err)
+		case <-master.done:
+			return -1, fmt.Errorf("the master ended before %d emails were delivered: %v", n, master.err)
 		case <-ctx.Done():
 			return 0, errors.New("interrupted")
 		case <-tick.C:
