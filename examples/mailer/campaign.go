@@ -74,7 +74,7 @@ func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err
 		return err
 	}
 	defer func() { err = errors.Join(err, c.log.close()) }()
-	if c.mail, err = mailserver.Start(c.taken); err != nil {
+	if c.mail, err = mailserver.Start(mailserver.Config{Taken: c.taken}); err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, closeMail(c.mail)) }()

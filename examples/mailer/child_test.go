@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"os"
 	"os/exec"
 	"sync"
 	"testing"
@@ -16,8 +15,7 @@ import (
 // them, and every later wait, end and kill, sees the end and what Wait
 // returned.
 func TestAChildsEndIsSeenByEveryoneWhoWaits(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-role", "mail")
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	cmd := command(t.Context(), "-role", "mail")
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	c, err := startChild(cmd)
@@ -42,8 +40,7 @@ func TestAChildsEndIsSeenByEveryoneWhoWaits(t *testing.T) {
 // TestAChildKilledReportsItsSignal kills a mail server process: every wait
 // returns the same error, which names the signal.
 func TestAChildKilledReportsItsSignal(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-role", "mail")
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	cmd := command(t.Context(), "-role", "mail")
 	c, err := startChild(cmd)
 	require.NoError(t, err)
 	c.kill()

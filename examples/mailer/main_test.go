@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
 	"github.com/evolvekit/evolve/remote"
@@ -28,21 +29,36 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
+// programBound is how long a program the tests run may take: one still
+// running then is killed (and, on Linux, its children with it), and the
+// test fails.
+const programBound = 2 * time.Minute
+
 // program runs the program in a process of its own with args, and returns
 // its stdout, its stderr and its exit status.
 func program(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	ctx, cancel := context.WithTimeout(t.Context(), programBound)
+	defer cancel()
+	cmd := command(ctx, args...)
 	var out, errs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errs
 	err := cmd.Run()
+	require.NoError(t, ctx.Err(), "the program did not end within %v\nstdout:\n%s\nstderr:\n%s", programBound, &out, &errs)
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return out.String(), errs.String(), exit.ExitCode()
 	}
 	require.NoError(t, err)
 	return out.String(), errs.String(), 0
+}
+
+// command returns the command that runs the program with args, killed
+// once ctx ends.
+func command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	return cmd
 }
 
 // deadAddress returns a loopback address nobody listens at.
@@ -134,7 +150,7 @@ func TestTheMilestonesFollowNAndWorkers(t *testing.T) {
 }
 
 func TestTheMailServerDeliversAMessageIDOnceAndCountsTheRepeats(t *testing.T) {
-	m, err := mailserver.Start(nil)
+	m, err := mailserver.Start(mailserver.Config{})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, m.Close(context.Background())) }()
 	a, b := newSender("a", 2), newSender("b", 2)

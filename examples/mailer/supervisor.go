@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -21,87 +22,127 @@ import (
 // emails it has delivered.
 const superviseEvery = 5 * time.Millisecond
 
-// supervise runs a campaign with -state: it starts the mail server, the
-// master and the workers, each a process of its own (this program again,
-// with -role mail, -role master and -worker), kills the master with
-// SIGKILL once cfg.killMasterAfter emails are delivered and starts it again
-// on the same state and address, waits for the master to empty the queue,
-// and checks from the mail server's counts that every email was delivered
-// exactly once, and from the campaign log that it holds one receipt for
-// each.
+// supervisor runs a campaign with -state: the mail server, the master and
+// the workers, each a process of its own (this program again, with -role
+// mail, -role master and -worker -items), all of them its children.
+type supervisor struct {
+	cfg            config
+	exe            string // this program
+	relay          string // the mail server's URL
+	stdout, stderr io.Writer
+}
+
+// supervise runs a campaign with -state. The mail server keeps its POSTs
+// in the state directory, so that it refuses a repeat of any run's email,
+// and its counts take in every run on the state. Unless a master marked
+// the campaign done, the supervisor runs the master and the workers until
+// the queue is empty (runMaster); then it checks, from the mail server's
+// counts of every run, that every email was delivered exactly once, and
+// from the campaign log that it holds one receipt for each.
 func supervise(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding this program to start its processes: %w", err)
 	}
-	mail, relay, err := startMailProcess(exe, stderr)
+	if err := os.MkdirAll(cfg.state, 0o755); err != nil {
+		return fmt.Errorf("-state: %w", err)
+	}
+	s := &supervisor{cfg: cfg, exe: exe, stdout: stdout, stderr: stderr}
+	_, err = os.Stat(filepath.Join(cfg.state, doneMarker))
+	done := err == nil
+	mail, err := s.startMail(done)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = mail.end() }()
-	addr, err := freeAddress(cfg.listen)
-	if err != nil {
-		return asFlagError(fmt.Errorf("-listen: %w", err))
-	}
-	fmt.Fprintf(stdout, "mailer: mail server (pid %d) at %s; master at %s with the queue in %s\n", mail.pid, relay, addr, cfg.state)
-	masterArgs := []string{"-role", "master", "-state", cfg.state, "-relay", relay, "-listen", addr,
-		"-n", strconv.Itoa(cfg.n), "-rate", strconv.FormatFloat(cfg.rate, 'g', -1, 64), "-wait", cfg.wait.String()}
-	if cfg.metrics != "" {
-		masterArgs = append(masterArgs, "-metrics", cfg.metrics)
-	}
-	master, err := startMaster(ctx, exe, masterArgs, addr, stdout, stderr)
+	c, err := mailserver.FetchTotals(ctx, s.relay)
 	if err != nil {
 		return err
 	}
-	f := &fleet{exe: exe, master: addr, slots: cfg.slots, extra: []string{"-items"}, stderr: stderr}
+	fmt.Fprintf(stdout, "mailer: mail server (pid %d) at %s; in runs before: %d emails delivered, %d repeats refused\n",
+		mail.pid, s.relay, c.Before.Delivered, c.Before.Refused)
+	if done {
+		fmt.Fprintf(stdout, "mailer: the campaign in %s was done already: its queue is empty; nothing to send\n", cfg.state)
+	} else if err := s.runMaster(ctx, c.Before.Delivered); err != nil {
+		return err
+	}
+	return s.check()
+}
+
+// runMaster starts the master on the state and the workers, and waits for
+// the master to empty the queue. Once cfg.killMasterAfter emails are
+// delivered, counting the runs before (delivered of them), it kills the
+// master with SIGKILL and starts it again on the same state and address:
+// a run on a state past that many kills no master.
+func (s *supervisor) runMaster(ctx context.Context, delivered int) error {
+	addr, err := freeAddress(s.cfg.listen)
+	if err != nil {
+		return asFlagError(fmt.Errorf("-listen: %w", err))
+	}
+	master, err := s.startMaster(ctx, addr)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = master.end() }() // the last master started
+	f := &fleet{exe: s.exe, master: addr, slots: s.cfg.slots, extra: []string{"-items"}, stderr: s.stderr}
 	defer f.stop()
-	for i := 1; i <= cfg.workers; i++ {
+	for i := 1; i <= s.cfg.workers; i++ {
 		if _, err := f.start(fmt.Sprintf("w%d", i)); err != nil {
-			_ = master.end()
 			return err
 		}
 	}
-	if cfg.killMasterAfter > 0 {
-		delivered, err := awaitDeliveries(ctx, relay, cfg.killMasterAfter, master)
+	switch {
+	case s.cfg.killMasterAfter > delivered:
+		next, err := s.killMaster(ctx, master, addr)
 		if err != nil {
-			_ = master.end()
 			return err
 		}
-		master.kill()
-		fmt.Fprintf(stdout, "mailer: %d emails delivered: killed the master (pid %d) with SIGKILL; starting it again on the same state\n",
-			delivered, master.pid)
-		if master, err = startMaster(ctx, exe, masterArgs, addr, stdout, stderr); err != nil {
-			return err
-		}
+		master = next
+	case s.cfg.killMasterAfter > 0:
+		fmt.Fprintf(s.stdout, "mailer: the runs before delivered %d emails, past -kill-master-after %d: the master is not killed\n",
+			delivered, s.cfg.killMasterAfter)
 	}
 	select {
 	case <-master.done:
 	case <-ctx.Done():
-		_ = master.end()
 		return errors.New("interrupted")
 	}
 	if master.err != nil {
 		return fmt.Errorf("the master: %w", master.err)
 	}
 	f.wait(endWait)
-	return errors.Join(checkDelivered(stdout, relay, cfg.n), checkStateLog(stdout, filepath.Join(cfg.state, stateLog), cfg.n))
+	return nil
 }
 
-// startMaster starts the master with args, its output to stdout and
-// stderr, and returns once it listens at addr, so that the workers started
-// then reach it.
-func startMaster(ctx context.Context, exe string, args []string, addr string, stdout, stderr io.Writer) (*child, error) {
-	cmd := exec.Command(exe, args...)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+// killMaster kills master with SIGKILL once the mail server has delivered
+// cfg.killMasterAfter emails, and returns another started on the same
+// state and address.
+func (s *supervisor) killMaster(ctx context.Context, master *child, addr string) (*child, error) {
+	delivered, err := awaitDeliveries(ctx, s.relay, s.cfg.killMasterAfter, master)
+	if err != nil {
+		return nil, err
+	}
+	master.kill()
+	fmt.Fprintf(s.stdout, "mailer: %d emails delivered: killed the master (pid %d) with SIGKILL; starting it again on the same state\n",
+		delivered, master.pid)
+	return s.startMaster(ctx, addr)
+}
+
+// startMaster starts a master at addr, its output to stdout and stderr,
+// and returns once it listens there, so that the workers started then
+// reach it.
+func (s *supervisor) startMaster(ctx context.Context, addr string) (*child, error) {
+	cmd := exec.Command(s.exe, s.masterArgs(addr)...)
+	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
 	c, err := startChild(cmd)
 	if err != nil {
 		return nil, fmt.Errorf("starting the master: %w", err)
 	}
 	deadline := time.Now().Add(endWait)
 	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			return c, conn.Close()
+		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			_ = conn.Close()
+			return c, nil
 		}
 		select {
 		case <-c.done:
@@ -118,35 +159,68 @@ func startMaster(ctx context.Context, exe string, args []string, addr string, st
 	}
 }
 
-// startMailProcess starts the mail server in a process of its own, and
-// returns it and its URL, which it prints first.
-func startMailProcess(exe string, stderr io.Writer) (*child, string, error) {
-	cmd := exec.Command(exe, "-role", "mail")
-	cmd.Stderr = stderr
+// masterArgs returns the command line of a master at addr.
+func (s *supervisor) masterArgs(addr string) []string {
+	args := []string{"-role", "master", "-state", s.cfg.state, "-relay", s.relay, "-listen", addr,
+		"-n", strconv.Itoa(s.cfg.n), "-rate", strconv.FormatFloat(s.cfg.rate, 'g', -1, 64), "-wait", s.cfg.wait.String()}
+	if s.cfg.metrics != "" {
+		args = append(args, "-metrics", s.cfg.metrics)
+	}
+	return args
+}
+
+// startMail starts the mail server in a process of its own, with its
+// journal in the state directory, and sets s.relay to its URL, which it
+// prints first. Unless the campaign is done, it listens where it did in the
+// runs before, for the emails in the queue name that address, which
+// mailAddr keeps for the runs after.
+func (s *supervisor) startMail(done bool) (*child, error) {
+	addrFile := filepath.Join(s.cfg.state, mailAddr)
+	addr, err := os.ReadFile(addrFile)
+	switch {
+	case done || errors.Is(err, fs.ErrNotExist):
+		addr = []byte("127.0.0.1:0")
+	case err != nil:
+		return nil, fmt.Errorf("-state: %w", err)
+	}
+	cmd := exec.Command(s.exe, "-role", "mail", "-state", s.cfg.state, "-listen", string(addr))
+	cmd.Stderr = s.stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	c, err := startChild(cmd)
 	if err != nil {
-		return nil, "", fmt.Errorf("starting the mail server: %w", err)
+		return nil, fmt.Errorf("starting the mail server: %w", err)
 	}
 	line, err := bufio.NewReader(out).ReadString('\n')
 	url, ok := strings.CutPrefix(strings.TrimSpace(line), mailReady)
 	if err != nil || !ok {
-		return nil, "", fmt.Errorf("the mail server did not start: %q %v (%v)", line, err, c.end())
+		return nil, fmt.Errorf("the mail server did not start at %s: %q %v (%v)", addr, line, err, c.end())
 	}
-	return c, url, nil
+	s.relay = url
+	if !done {
+		if err := os.WriteFile(addrFile, []byte(strings.TrimPrefix(url, "http://")), 0o644); err != nil {
+			_ = c.end()
+			return nil, fmt.Errorf("-state: %w", err)
+		}
+	}
+	return c, nil
 }
 
 // mailReady starts the line the mail server process prints once it
 // listens, followed by its URL.
 const mailReady = "mailer: mail server at "
 
-// serveMail is the mail server process (-role mail): it serves until ctx
-// ends (SIGTERM).
-func serveMail(ctx context.Context, stdout io.Writer) error {
-	m, err := mailserver.Start(nil)
+// serveMail is the mail server process (-role mail): it serves at
+// cfg.listen until ctx ends (SIGTERM), with its journal in the state
+// directory, if there is one.
+func serveMail(ctx context.Context, cfg config, stdout io.Writer) error {
+	journal := ""
+	if cfg.state != "" {
+		journal = filepath.Join(cfg.state, mailJournal)
+	}
+	m, err := mailserver.Start(mailserver.Config{Addr: cfg.listen, Journal: journal})
 	if err != nil {
 		return err
 	}
@@ -194,19 +268,15 @@ func awaitDeliveries(ctx context.Context, relay string, n int, master *child) (i
 	}
 }
 
-// checkDelivered checks from the mail server's counts that every email of
-// the campaign was delivered exactly once: each Message-ID posted at least
-// once, delivered the first time and refused after.
-func checkDelivered(w io.Writer, relay string, n int) error {
-	c, err := mailserver.FetchCounts(context.Background(), relay)
+// check checks, from the mail server's counts of every run on the state
+// and the campaign log, that every email of the campaign was delivered
+// exactly once (its Message-ID posted at least once, delivered the first
+// time and refused after) and has one receipt in the log (checkOnce), and
+// prints what it found.
+func (s *supervisor) check() error {
+	c, err := mailserver.FetchCounts(context.Background(), s.relay)
 	if err != nil {
 		return err
-	}
-	var missing []string
-	for i := 1; i <= n; i++ {
-		if c.Posts[messageID(i)] == 0 {
-			missing = append(missing, messageID(i))
-		}
 	}
 	twice := 0
 	for _, p := range c.Posts {
@@ -214,42 +284,18 @@ func checkDelivered(w io.Writer, relay string, n int) error {
 			twice++
 		}
 	}
-	fmt.Fprintf(w, "mail server:     %d emails delivered, %d repeats refused (%d emails sent more than once)\n", c.Total.Delivered, c.Total.Refused, twice)
-	if len(missing) > 0 || c.Total.Delivered != n || len(c.Posts) != n {
-		fmt.Fprintf(w, "exactly once: FAILED\n")
-		return fmt.Errorf("%d of %d emails never reached the mail server (%s), %d delivered, %d Message-IDs seen",
-			len(missing), n, strings.Join(missing[:min(len(missing), 5)], ", "), c.Total.Delivered, len(c.Posts))
+	fmt.Fprintf(s.stdout, "mail server:     %d emails delivered, %d repeats refused (%d emails sent more than once), in all runs\n", c.Total.Delivered, c.Total.Refused, twice)
+	fmt.Fprintf(s.stdout, "                 in this run %d delivered, %d refused; in runs before %d delivered, %d refused\n",
+		c.Total.Delivered-c.Before.Delivered, c.Total.Refused-c.Before.Refused, c.Before.Delivered, c.Before.Refused)
+	receipts, err := readLog(filepath.Join(s.cfg.state, stateLog))
+	if err == nil {
+		_, err = checkOnce(s.cfg.n, c, receipts)
 	}
-	fmt.Fprintf(w, "exactly once: ok\n")
-	return nil
-}
-
-// checkStateLog checks that the campaign log at path holds exactly one
-// receipt for each of the campaign's n emails.
-func checkStateLog(w io.Writer, path string, n int) error {
-	receipts, err := readLog(path)
 	if err != nil {
-		fmt.Fprintf(w, "campaign log:    FAILED\n")
-		return err
+		fmt.Fprintf(s.stdout, "exactly once: FAILED: %v\n", err)
+		return fmt.Errorf("check: %w", err)
 	}
-	count := make(map[string]int, n)
-	for _, r := range receipts {
-		count[r.ID]++
-	}
-	var missing, twice []string
-	for i := 1; i <= n; i++ {
-		switch id := messageID(i); {
-		case count[id] == 0:
-			missing = append(missing, id)
-		case count[id] > 1:
-			twice = append(twice, id)
-		}
-	}
-	if len(missing) > 0 || len(twice) > 0 || len(receipts) != n {
-		fmt.Fprintf(w, "campaign log:    FAILED: %d receipts for %d emails\n", len(receipts), n)
-		return fmt.Errorf("campaign log %s: %d emails without a receipt (%s), %d with more than one (%s)", path,
-			len(missing), strings.Join(missing[:min(len(missing), 5)], ", "), len(twice), strings.Join(twice[:min(len(twice), 5)], ", "))
-	}
-	fmt.Fprintf(w, "campaign log:    one receipt per email, %d in all: ok\n", n)
+	fmt.Fprintf(s.stdout, "exactly once: ok\n")
+	fmt.Fprintf(s.stdout, "campaign log:    one receipt per email, %d in all: ok\n", len(receipts))
 	return nil
 }

@@ -5,6 +5,11 @@
 // [Repeat] and counted as refused. It counts every POST by Message-ID and
 // by the worker that sent it ([WorkerHeader]), and answers GET /counts
 // with its [Counts], for a process other than its own ([FetchCounts]).
+//
+// With a journal, a file, it keeps there the Message-ID of every POST, one
+// a line, before it answers, and starts from those of the runs before: it
+// refuses the repeat of an email a run before delivered, as a real relay
+// would, and counts every run together.
 package mailserver
 
 import (
@@ -14,6 +19,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -43,11 +50,14 @@ type Tally struct {
 	Refused   int `json:"refused"`
 }
 
-// Counts is a copy of what a mail server has counted.
+// Counts is a copy of what a mail server has counted. Posts and Total
+// count the runs before too, which Before counts alone; ByWorker counts
+// this run only.
 type Counts struct {
 	Posts    map[string]int   `json:"posts,omitempty"`     // POSTs by Message-ID
 	ByWorker map[string]Tally `json:"by_worker,omitempty"` // by the WorkerHeader of the POSTs
 	Total    Tally            `json:"total"`
+	Before   Tally            `json:"before"` // read from the journal
 }
 
 // Taken, if set, is called after each POST is counted and before it is
@@ -67,17 +77,32 @@ type Server struct {
 	posts    map[string]int // POSTs by Message-ID
 	byWorker map[string]*Tally
 	total    Tally
+	before   Tally
+	journal  *os.File // nil for none
 }
 
-// Start starts a mail server on a free port of 127.0.0.1; taken may be
-// nil. Close stops it.
-func Start(taken Taken) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("mail server: %w", err)
+// Config is what Start takes. Its zero value is a server on a free port of
+// 127.0.0.1, with no journal and no hook.
+type Config struct {
+	Addr    string // host:port to listen at; "" for 127.0.0.1:0
+	Journal string // the journal's path (the package doc says what it is for); "" for none
+	Taken   Taken  // nil for none
+}
+
+// Start starts a mail server as cfg says. Close stops it.
+func Start(cfg Config) (*Server, error) {
+	m := &Server{serve: make(chan error, 1), taken: cfg.Taken, posts: make(map[string]int), byWorker: make(map[string]*Tally)}
+	if err := m.openJournal(cfg.Journal); err != nil {
+		return nil, fmt.Errorf("mail server: journal: %w", err)
 	}
-	m := &Server{url: "http://" + ln.Addr().String(), serve: make(chan error, 1), taken: taken,
-		posts: make(map[string]int), byWorker: make(map[string]*Tally)}
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("mail server: %w", err), m.closeJournal())
+	}
+	m.url = "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /messages", m.message)
 	mux.HandleFunc("GET /counts", m.countsJSON)
@@ -90,22 +115,23 @@ func Start(taken Taken) (*Server, error) {
 func (m *Server) URL() string { return m.url }
 
 // Close stops the server: it stops listening, waits for the requests under
-// way and for the serving goroutine.
+// way and for the serving goroutine, and closes the journal.
 func (m *Server) Close(ctx context.Context) error {
 	err := m.srv.Shutdown(ctx)
 	if serr := <-m.serve; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}
-	return err
+	return errors.Join(err, m.closeJournal())
 }
 
 // message answers POST /messages: 201 for an email delivered, 200 for one
-// refused as a repeat, 400 for a body that is not an email.
+// refused as a repeat, 400 for a body that is not an email, 500 for one
+// the journal could not keep.
 func (m *Server) message(w http.ResponseWriter, r *http.Request) {
 	var e struct {
 		ID string `json:"id"` // the email's Message-ID
 	}
-	if err := json.NewDecoder(r.Body).Decode(&e); err != nil || e.ID == "" {
+	if err := json.NewDecoder(r.Body).Decode(&e); err != nil || e.ID == "" || strings.ContainsAny(e.ID, "\r\n") {
 		http.Error(w, "not an email", http.StatusBadRequest)
 		return
 	}
@@ -117,7 +143,11 @@ func (m *Server) message(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	worker := r.Header.Get(WorkerHeader)
-	first, total := m.record(e.ID, worker)
+	first, total, err := m.record(e.ID, worker)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
 	if m.taken != nil {
 		m.taken(e.ID, worker, total, first)
 	}
@@ -130,12 +160,16 @@ func (m *Server) message(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(Answer{Outcome: outcome})
 }
 
-// record counts a POST of the email id from worker, and reports whether
-// it is the first (the email is delivered) and how many emails have been
-// delivered.
-func (m *Server) record(id, worker string) (first bool, total int) {
+// record keeps a POST of the email id from worker in the journal and
+// counts it, and reports whether it is the first (the email is delivered)
+// and how many emails have been delivered. A POST the journal cannot keep
+// is an error, and not counted: the worker tries again.
+func (m *Server) record(id, worker string) (first bool, total int, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.keep(id); err != nil {
+		return false, 0, err
+	}
 	m.posts[id]++
 	first = m.posts[id] == 1
 	t := m.byWorker[worker]
@@ -150,14 +184,15 @@ func (m *Server) record(id, worker string) (first bool, total int) {
 		t.Refused++
 		m.total.Refused++
 	}
-	return first, m.total.Delivered
+	return first, m.total.Delivered, nil
 }
 
 // Counts returns a copy of the server's counts.
 func (m *Server) Counts() Counts {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c := Counts{Posts: make(map[string]int, len(m.posts)), ByWorker: make(map[string]Tally, len(m.byWorker)), Total: m.total}
+	c := Counts{Posts: make(map[string]int, len(m.posts)), ByWorker: make(map[string]Tally, len(m.byWorker)),
+		Total: m.total, Before: m.before}
 	for id, n := range m.posts {
 		c.Posts[id] = n
 	}
@@ -175,12 +210,13 @@ func (m *Server) Delivered() int {
 }
 
 // countsJSON answers GET /counts with the server's Counts; with ?totals,
-// only their Total, which costs no copy of the POSTs by Message-ID.
+// only their Total and Before, which cost no copy of the POSTs by
+// Message-ID.
 func (m *Server) countsJSON(w http.ResponseWriter, r *http.Request) {
 	var c Counts
 	if r.URL.Query().Has("totals") {
 		m.mu.Lock()
-		c.Total = m.total
+		c.Total, c.Before = m.total, m.before
 		m.mu.Unlock()
 	} else {
 		c = m.Counts()
