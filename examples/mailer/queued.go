@@ -31,6 +31,10 @@ const (
 	mailAddr    = "mail-server.addr" // where the mail server listens in every run: the queued emails name it
 )
 
+// masterReady is in the line a master prints once its stage runs, and
+// workers may register: the supervisor starts them then.
+const masterReady = "on the queue in"
+
 // addChunk is how many emails the master adds to the queue at once.
 const addChunk = 10_000
 
@@ -84,7 +88,7 @@ func runQueuedMaster(ctx context.Context, cfg config, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "mailer: master (pid %d) at %s, on the queue in %s\n", os.Getpid(), node.Addr(), cfg.state)
+	fmt.Fprintf(stdout, "mailer: master (pid %d) at %s, %s %s\n", os.Getpid(), node.Addr(), masterReady, cfg.state)
 	if err := durable.Consume(ctx, q, chain, durable.WithUntilEmpty()); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
+	"github.com/rs/zerolog"
 )
 
 // superviseEvery is how often the supervisor asks the mail server how many
@@ -47,7 +49,7 @@ func supervise(ctx context.Context, cfg config, stdout, stderr io.Writer) error 
 	if err := os.MkdirAll(cfg.state, 0o755); err != nil {
 		return fmt.Errorf("-state: %w", err)
 	}
-	s := &supervisor{cfg: cfg, exe: exe, stdout: stdout, stderr: stderr}
+	s := &supervisor{cfg: cfg, exe: exe, stdout: zerolog.SyncWriter(stdout), stderr: stderr} // the masters' output is copied to stdout too
 	_, err = os.Stat(filepath.Join(cfg.state, doneMarker))
 	done := err == nil
 	mail, err := s.startMail(done)
@@ -129,34 +131,55 @@ func (s *supervisor) killMaster(ctx context.Context, master *child, addr string)
 }
 
 // startMaster starts a master at addr, its output to stdout and stderr,
-// and returns once it listens there, so that the workers started then
-// reach it.
+// and returns once it says its stage runs (masterReady): a worker that
+// registers before then is told that no such stage runs, and gives up.
 func (s *supervisor) startMaster(ctx context.Context, addr string) (*child, error) {
 	cmd := exec.Command(s.exe, s.masterArgs(addr)...)
-	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
+	ready := &readyWriter{w: s.stdout, ready: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = ready, s.stderr
 	c, err := startChild(cmd)
 	if err != nil {
 		return nil, fmt.Errorf("starting the master: %w", err)
 	}
-	deadline := time.Now().Add(endWait)
-	for {
-		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			_ = conn.Close()
-			return c, nil
-		}
-		select {
-		case <-c.done:
-			return nil, fmt.Errorf("the master ended before it listened: %v", c.err)
-		case <-ctx.Done():
-			_ = c.end()
-			return nil, errors.New("interrupted")
-		case <-time.After(superviseEvery):
-		}
-		if time.Now().After(deadline) {
-			_ = c.end()
-			return nil, fmt.Errorf("the master did not listen at %s within %v", addr, endWait)
+	deadline := time.NewTimer(endWait)
+	defer deadline.Stop()
+	select {
+	case <-ready.ready:
+		return c, nil
+	case <-c.done:
+		return nil, fmt.Errorf("the master ended before its stage ran: %v", c.err)
+	case <-ctx.Done():
+		err = errors.New("interrupted")
+	case <-deadline.C:
+		err = fmt.Errorf("the master at %s did not run its stage within %v", addr, endWait)
+	}
+	_ = c.end()
+	return nil, err
+}
+
+// readyWriter passes a master's output on to w, and closes ready once a
+// line of it has said that the master's stage runs (masterReady). Only
+// the goroutine of exec that copies the output calls Write; the process's
+// Wait waits for it.
+type readyWriter struct {
+	w     io.Writer
+	ready chan struct{}
+	seen  bool
+	line  []byte // the last line, unfinished, until seen
+}
+
+// Write writes p to w, looking for masterReady in it until seen.
+func (r *readyWriter) Write(p []byte) (int, error) {
+	if !r.seen {
+		r.line = append(r.line, p...)
+		if bytes.Contains(r.line, []byte(masterReady)) {
+			r.seen, r.line = true, nil
+			close(r.ready)
+		} else if i := bytes.LastIndexByte(r.line, '\n'); i >= 0 {
+			r.line = r.line[i+1:]
 		}
 	}
+	return r.w.Write(p)
 }
 
 // masterArgs returns the command line of a master at addr.
