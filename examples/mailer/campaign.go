@@ -12,6 +12,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
 	"github.com/evolvekit/evolve/internal/promserve"
 	"github.com/evolvekit/evolve/rate"
 	"github.com/evolvekit/evolve/remote"
@@ -31,7 +32,7 @@ const (
 type campaign struct {
 	cfg   config
 	out   io.Writer // stdout, safe for concurrent use
-	mail  *mailServer
+	mail  *mailserver.Server
 	node  *remote.Node
 	fleet *fleet
 	log   *campaignLog
@@ -53,7 +54,7 @@ type outcome struct {
 	batches int           // batches written to the campaign log
 	elapsed time.Duration // from the first email posted to the last receipt logged
 	status  remote.Status // the remote stage's, at the end
-	mail    mailCounts
+	mail    mailserver.Counts
 	workers []workerLine
 	err     error // the chain's
 }
@@ -73,7 +74,7 @@ func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err
 		return err
 	}
 	defer func() { err = errors.Join(err, c.log.close()) }()
-	if c.mail, err = startMailServer(c.taken); err != nil {
+	if c.mail, err = mailserver.Start(mailserver.Config{Taken: c.taken}); err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, closeMail(c.mail)) }()
@@ -87,16 +88,16 @@ func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err
 	}
 	c.fleet.wait(endWait)
 	o.workers = c.workerLines()
-	o.mail = c.mail.counts()
+	o.mail = c.mail.Counts()
 	report(stdout, cfg, c.log.path, o)
 	return errors.Join(failure(o.err, o.status), verify(stdout, cfg.n, c.log.path, o))
 }
 
 // closeMail stops the mail server.
-func closeMail(m *mailServer) error {
+func closeMail(m *mailserver.Server) error {
 	ctx, cancel := context.WithTimeout(context.Background(), endWait)
 	defer cancel()
-	return m.close(ctx)
+	return m.Close(ctx)
 }
 
 // run runs the chain on a runtime of its own and returns what it did: an
@@ -177,7 +178,7 @@ func burst(rate float64) int { return max(1, int(rate/20)) }
 // header prints what the campaign is about to do.
 func (c *campaign) header() {
 	fmt.Fprintf(c.out, "mailer: mail server at %s: answers a POST in %v, delivers each Message-ID once and refuses repeats\n",
-		c.mail.url, mailLatency)
+		c.mail.URL(), mailserver.Latency)
 	fmt.Fprintf(c.out, "mailer: %d emails at %g a second -> workers of the master at %s -> campaign log %s, in batches of %d\n",
 		c.cfg.n, c.cfg.rate, c.node.Addr(), c.log.path, logBatch)
 	if c.cfg.workers == 0 {
@@ -208,7 +209,7 @@ func (c *campaign) startWorkers() error {
 // ends first, having stopped the chain.
 func (c *campaign) post(ctx context.Context, chain agent.Handle[email, compose.Status]) error {
 	for i := 1; i <= c.cfg.n; i++ {
-		if err := chain.Post(ctx, newEmail(i, c.mail.url)); err != nil {
+		if err := chain.Post(ctx, newEmail(i, c.mail.URL())); err != nil {
 			return stop(chain, err)
 		}
 	}
@@ -282,7 +283,7 @@ func (c *campaign) joiner(quit <-chan struct{}) {
 		fmt.Fprintf(c.out, "mailer: %v\n", err)
 		return
 	}
-	fmt.Fprintf(c.out, "mailer: %d emails delivered: started worker %s (pid %d)\n", c.mail.delivered(), name, p.pid)
+	fmt.Fprintf(c.out, "mailer: %d emails delivered: started worker %s (pid %d)\n", c.mail.Delivered(), name, p.pid)
 }
 
 // progress writes a line to w every second until quit is closed.
@@ -305,7 +306,7 @@ func (c *campaign) progress(w io.Writer, chain agent.Handle[email, compose.Statu
 			}
 		}
 		fmt.Fprintf(w, "mailer: %v: %d of %d emails delivered, %d receipts logged, %s workers\n",
-			time.Since(start).Round(100*time.Millisecond), c.mail.delivered(), c.cfg.n, c.sent(), workers)
+			time.Since(start).Round(100*time.Millisecond), c.mail.Delivered(), c.cfg.n, c.sent(), workers)
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -82,7 +83,7 @@ func readReceipts(t *testing.T, path string) (byID map[string]int, repeats int) 
 		m := regexp.MustCompile(`^\{"id":"(<\d+\.spring-sale@mailer\.example>)","worker":"\w+","outcome":"(delivered|already-delivered)"\}$`).FindStringSubmatch(line)
 		require.NotNil(t, m, line)
 		byID[m[1]]++
-		if m[2] == outcomeRepeat {
+		if m[2] == mailserver.Repeat {
 			repeats++
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
 )
 
 // email is one email of the campaign: what the master posts to the chain,
@@ -35,8 +37,8 @@ func newEmail(i int, relay string) email {
 func messageID(i int) string { return fmt.Sprintf("<%d.%s@mailer.example>", i, campaignName) }
 
 // receipt is what a worker returns for an email: its Message-ID, the
-// worker's name, and the mail server's answer: outcomeDelivered, or
-// outcomeRepeat when an earlier send of the same email had been delivered
+// worker's name, and the mail server's answer: mailserver.Delivered, or
+// mailserver.Repeat when an earlier send of the same email had been delivered
 // (by a worker that died before it could report it, say).
 type receipt struct {
 	ID      string `json:"id"`
@@ -79,13 +81,13 @@ func (s *sender) send(ctx context.Context, e email) (receipt, error) {
 		return receipt{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(workerHeader, s.name)
+	req.Header.Set(mailserver.WorkerHeader, s.name)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return receipt{}, err
 	}
 	defer resp.Body.Close()
-	var a answer
+	var a mailserver.Answer
 	err = json.NewDecoder(resp.Body).Decode(&a)
 	_, _ = io.Copy(io.Discard, resp.Body) // so the connection is reused
 	switch {

@@ -92,7 +92,9 @@ master flags:
   -state DIR        keep the emails to send in a durable queue in DIR, and
                     run the mail server, the master and the workers as
                     processes of their own; the campaign log is
-                    DIR/campaign.ndjson
+                    DIR/campaign.ndjson. Run again on the same DIR, it
+                    goes on where the last run stopped, or reports a
+                    campaign already done
   -kill-master-after N
                     with -state: SIGKILL the master after N emails are
                     delivered, and start it again on the same state and

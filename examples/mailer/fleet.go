@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -27,12 +26,9 @@ type fleet struct {
 
 // proc is one worker process.
 type proc struct {
+	*child
 	name   string
-	pid    int
-	cmd    *exec.Cmd
-	done   chan struct{} // closed once the process has ended and been waited for
-	err    error         // what Wait returned, once done is closed
-	killed bool          // the fleet killed it on purpose; set before the signal
+	killed bool // the fleet killed it on purpose; set before the signal
 }
 
 // newFleet returns a fleet of workers for the master at addr.
@@ -50,20 +46,16 @@ func (f *fleet) command() string {
 	return fmt.Sprintf("go run ./examples/mailer -worker -master %s -slots %d", f.master, f.slots)
 }
 
-// start starts a worker process named name. A goroutine waits for it to
-// end; wait and stop wait for that goroutine.
+// start starts a worker process named name; wait and stop wait for it.
 func (f *fleet) start(name string) (*proc, error) {
 	args := append([]string{"-worker", "-master", f.master, "-slots", strconv.Itoa(f.slots), "-name", name}, f.extra...)
 	cmd := exec.Command(f.exe, args...)
 	cmd.Stderr = f.stderr
-	if err := cmd.Start(); err != nil {
+	c, err := startChild(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("starting worker %s: %w", name, err)
 	}
-	p := &proc{name: name, pid: cmd.Process.Pid, cmd: cmd, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
+	p := &proc{child: c, name: name}
 	f.mu.Lock()
 	f.procs = append(f.procs, p)
 	f.mu.Unlock()
@@ -75,8 +67,7 @@ func (f *fleet) kill(p *proc) {
 	f.mu.Lock()
 	p.killed = true
 	f.mu.Unlock()
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
+	p.child.kill()
 }
 
 // wait waits up to d for every worker to end by itself (a worker ends once

@@ -67,6 +67,16 @@
 // in the log, and prints "campaign log: one receipt per email". With
 // -metrics each master serves its agents' metrics, and prints where.
 //
+// The mail server keeps the Message-ID of every POST in DIR, and listens
+// at the same address in every run, which the queued emails name: run
+// again on the same DIR, the program goes on where the last run stopped
+// (killed part way, say), and the mail server refuses a repeat of any
+// run's email. Its report counts what the mail server received in this run
+// and in the runs before, and checks "exactly once" over all of them. On a
+// DIR whose campaign is done, it starts no master, and reports at once.
+// The children end with the supervisor, even killed with SIGKILL (on Linux,
+// by Pdeathsig).
+//
 // With -workers 0 the master starts no worker and waits for workers
 // started by hand, from another terminal, with the address it prints:
 //
@@ -131,7 +141,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case cfg.worker:
 		return work(ctx, cfg, stdout, stderr)
 	case cfg.role == "mail":
-		return serveMail(ctx, stdout)
+		return serveMail(ctx, cfg, stdout)
 	case cfg.role == "master":
 		return runQueuedMaster(ctx, cfg, stdout, stderr)
 	case cfg.state != "":

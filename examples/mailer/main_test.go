@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
+	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
 	"github.com/evolvekit/evolve/remote"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,21 +29,36 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
+// programBound is how long a program the tests run may take: one still
+// running then is killed (and, on Linux, its children with it), and the
+// test fails.
+const programBound = 2 * time.Minute
+
 // program runs the program in a process of its own with args, and returns
 // its stdout, its stderr and its exit status.
 func program(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	ctx, cancel := context.WithTimeout(t.Context(), programBound)
+	defer cancel()
+	cmd := command(ctx, args...)
 	var out, errs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errs
 	err := cmd.Run()
+	require.NoError(t, ctx.Err(), "the program did not end within %v\nstdout:\n%s\nstderr:\n%s", programBound, &out, &errs)
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return out.String(), errs.String(), exit.ExitCode()
 	}
 	require.NoError(t, err)
 	return out.String(), errs.String(), 0
+}
+
+// command returns the command that runs the program with args, killed
+// once ctx ends.
+func command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	return cmd
 }
 
 // deadAddress returns a loopback address nobody listens at.
@@ -133,43 +150,43 @@ func TestTheMilestonesFollowNAndWorkers(t *testing.T) {
 }
 
 func TestTheMailServerDeliversAMessageIDOnceAndCountsTheRepeats(t *testing.T) {
-	m, err := startMailServer(nil)
+	m, err := mailserver.Start(mailserver.Config{})
 	require.NoError(t, err)
-	defer func() { require.NoError(t, m.close(context.Background())) }()
+	defer func() { require.NoError(t, m.Close(context.Background())) }()
 	a, b := newSender("a", 2), newSender("b", 2)
 	defer a.close()
 	defer b.close()
-	first, second := newEmail(1, m.url), newEmail(2, m.url)
+	first, second := newEmail(1, m.URL()), newEmail(2, m.URL())
 
 	r, err := a.send(t.Context(), first)
 	require.NoError(t, err)
-	assert.Equal(t, receipt{ID: first.ID, Worker: "a", Outcome: outcomeDelivered}, r)
+	assert.Equal(t, receipt{ID: first.ID, Worker: "a", Outcome: mailserver.Delivered}, r)
 	r, err = b.send(t.Context(), first)
 	require.NoError(t, err)
-	assert.Equal(t, receipt{ID: first.ID, Worker: "b", Outcome: outcomeRepeat}, r, "a repeat is refused, and the sender told")
+	assert.Equal(t, receipt{ID: first.ID, Worker: "b", Outcome: mailserver.Repeat}, r, "a repeat is refused, and the sender told")
 	_, err = b.send(t.Context(), second)
 	require.NoError(t, err)
 
-	c := m.counts()
-	assert.Equal(t, map[string]int{first.ID: 2, second.ID: 1}, c.posts)
-	assert.Equal(t, tally{delivered: 2, refused: 1}, c.total)
-	assert.Equal(t, map[string]tally{"a": {delivered: 1}, "b": {delivered: 1, refused: 1}}, c.byWorker)
+	c := m.Counts()
+	assert.Equal(t, map[string]int{first.ID: 2, second.ID: 1}, c.Posts)
+	assert.Equal(t, mailserver.Tally{Delivered: 2, Refused: 1}, c.Total)
+	assert.Equal(t, map[string]mailserver.Tally{"a": {Delivered: 1}, "b": {Delivered: 1, Refused: 1}}, c.ByWorker)
 
-	bad := newEmail(3, m.url)
+	bad := newEmail(3, m.URL())
 	bad.Relay += "/nowhere"
 	_, err = a.send(t.Context(), bad)
 	assert.ErrorContains(t, err, "the mail server answered 404 Not Found", "an error, so the master tries the email again")
 }
 
 func TestTheCheckCatchesAnEmailLostLoggedTwiceOrUncounted(t *testing.T) {
-	mail := func(ids ...int) mailCounts {
-		c := mailCounts{posts: map[string]int{}}
+	mail := func(ids ...int) mailserver.Counts {
+		c := mailserver.Counts{Posts: map[string]int{}}
 		for _, i := range ids {
-			c.posts[messageID(i)]++
-			if c.posts[messageID(i)] == 1 {
-				c.total.delivered++
+			c.Posts[messageID(i)]++
+			if c.Posts[messageID(i)] == 1 {
+				c.Total.Delivered++
 			} else {
-				c.total.refused++
+				c.Total.Refused++
 			}
 		}
 		return c
@@ -177,7 +194,7 @@ func TestTheCheckCatchesAnEmailLostLoggedTwiceOrUncounted(t *testing.T) {
 	log := func(ids ...int) []receipt {
 		var rs []receipt
 		for _, i := range ids {
-			rs = append(rs, receipt{ID: messageID(i), Outcome: outcomeDelivered})
+			rs = append(rs, receipt{ID: messageID(i), Outcome: mailserver.Delivered})
 		}
 		return rs
 	}
@@ -192,11 +209,11 @@ func TestTheCheckCatchesAnEmailLostLoggedTwiceOrUncounted(t *testing.T) {
 	_, err = checkOnce(2, mail(1, 2, 3), log(1, 2))
 	assert.EqualError(t, err, "the mail server delivered 3 emails, 3 distinct, for 2")
 	uncounted := mail(1, 2)
-	uncounted.posts[messageID(1)]++
+	uncounted.Posts[messageID(1)]++
 	_, err = checkOnce(2, uncounted, log(1, 2))
 	assert.EqualError(t, err, "the mail server took 3 POSTs but delivered 2 and refused 0")
 	said := log(1, 2)
-	said[1].Outcome = outcomeRepeat
+	said[1].Outcome = mailserver.Repeat
 	_, err = checkOnce(2, mail(1, 2), said)
 	assert.EqualError(t, err, "1 receipts say already-delivered, but the mail server refused 0 repeats")
 }

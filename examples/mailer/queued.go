@@ -23,10 +23,17 @@ import (
 
 // The files of a campaign's state directory (-state).
 const (
-	queueDir    = "queue"           // the durable queue of the emails to send
-	addedMarker = "added"           // written once every email is in the queue
-	stateLog    = "campaign.ndjson" // the campaign log, appended to
+	queueDir    = "queue"            // the durable queue of the emails to send
+	addedMarker = "added"            // written once every email is in the queue
+	doneMarker  = "done"             // written once the queue is empty and no email failed
+	stateLog    = "campaign.ndjson"  // the campaign log, appended to
+	mailJournal = "mail-server.ids"  // the mail server's journal: every run's POSTs
+	mailAddr    = "mail-server.addr" // where the mail server listens in every run: the queued emails name it
 )
+
+// masterReady is in the line a master prints once its stage runs, and
+// workers may register: the supervisor starts them then.
+const masterReady = "on the queue in"
 
 // addChunk is how many emails the master adds to the queue at once.
 const addChunk = 10_000
@@ -37,7 +44,8 @@ const addChunk = 10_000
 // the rate agent, the remote stage whose workers send them (with
 // durable.Map), and a buffer agent whose batches of receipts are appended
 // to the campaign log, each email acknowledged once its receipt is there.
-// It ends once the queue is empty. Killed at any moment and started again
+// It ends once the queue is empty, and marks the campaign done
+// (doneMarker) if no email failed. Killed at any moment and started again
 // on the same state and address, it goes on: the emails it held come back
 // from the queue, and the workers rejoin it.
 func runQueuedMaster(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
@@ -80,7 +88,7 @@ func runQueuedMaster(ctx context.Context, cfg config, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "mailer: master (pid %d) at %s, on the queue in %s\n", os.Getpid(), node.Addr(), cfg.state)
+	fmt.Fprintf(stdout, "mailer: master (pid %d) at %s, %s %s\n", os.Getpid(), node.Addr(), masterReady, cfg.state)
 	if err := durable.Consume(ctx, q, chain, durable.WithUntilEmpty()); err != nil {
 		return err
 	}
@@ -93,7 +101,7 @@ func runQueuedMaster(ctx context.Context, cfg config, stdout, stderr io.Writer) 
 	if dead > 0 {
 		return fmt.Errorf("%d emails failed for good", dead)
 	}
-	return nil
+	return os.WriteFile(filepath.Join(cfg.state, doneMarker), nil, 0o644)
 }
 
 // fill adds the campaign's emails to q, unless an earlier master did: a

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
 	"github.com/evolvekit/evolve/remote"
 )
 
@@ -25,7 +26,7 @@ type workerLine struct {
 // the master started, in the order it started them, then those started by
 // hand, by name.
 func (c *campaign) workerLines() []workerLine {
-	mail := c.mail.counts()
+	mail := c.mail.Counts()
 	c.mu.Lock()
 	receipts := make(map[string]int, len(c.receipts))
 	for k, v := range c.receipts {
@@ -36,8 +37,8 @@ func (c *campaign) workerLines() []workerLine {
 	seen := make(map[string]bool)
 	add := func(name string, pid int, ended string) {
 		seen[name] = true
-		t := mail.byWorker[name]
-		lines = append(lines, workerLine{name: name, pid: pid, ended: ended, receipts: receipts[name], delivered: t.delivered, refused: t.refused})
+		t := mail.ByWorker[name]
+		lines = append(lines, workerLine{name: name, pid: pid, ended: ended, receipts: receipts[name], delivered: t.Delivered, refused: t.Refused})
 	}
 	for _, p := range c.fleet.all() {
 		add(p.name, p.pid, c.fleet.ended(p))
@@ -46,7 +47,7 @@ func (c *campaign) workerLines() []workerLine {
 	for name := range receipts {
 		others = append(others, name)
 	}
-	for name := range mail.byWorker {
+	for name := range mail.ByWorker {
 		others = append(others, name)
 	}
 	slices.Sort(others)
@@ -75,9 +76,9 @@ func report(w io.Writer, cfg config, log string, o outcome) {
 		}
 		fmt.Fprintf(w, "  %-17s %8d %9d %7d  %s\n", name, l.receipts, l.delivered, l.refused, l.ended)
 	}
-	posts := o.mail.total.delivered + o.mail.total.refused
+	posts := o.mail.Total.Delivered + o.mail.Total.Refused
 	fmt.Fprintf(w, "mail server:        %d POSTs for %d emails: %d delivered, %d refused as repeats of a Message-ID it had delivered\n",
-		posts, cfg.n, o.mail.total.delivered, o.mail.total.refused)
+		posts, cfg.n, o.mail.Total.Delivered, o.mail.Total.Refused)
 	fmt.Fprintf(w, "campaign log:       %s\n", log)
 }
 
@@ -104,13 +105,13 @@ func verify(w io.Writer, n int, log string, o outcome) error {
 		fmt.Fprintf(w, "check:              FAILED: %v\n", err)
 		return fmt.Errorf("check: %w", err)
 	}
-	posts := o.mail.total.delivered + o.mail.total.refused
+	posts := o.mail.Total.Delivered + o.mail.Total.Refused
 	fmt.Fprintf(w, "check:              every email of %d was delivered by the mail server exactly once: ok\n", n)
-	if o.mail.total.refused == 0 {
+	if o.mail.Total.Refused == 0 {
 		fmt.Fprintf(w, "                    and sent exactly once this time: %d POSTs for %d emails\n", posts, n)
 	} else {
 		fmt.Fprintf(w, "                    but sent at least once, not exactly once: %d POSTs for %d emails; the mail server's dedupe by Message-ID refused the %d repeats\n",
-			posts, n, o.mail.total.refused)
+			posts, n, o.mail.Total.Refused)
 	}
 	fmt.Fprintf(w, "                    one receipt per email in the campaign log: ok (%d of them say already-delivered)\n", repeats)
 	return nil
@@ -121,24 +122,24 @@ func verify(w io.Writer, n int, log string, o outcome) error {
 // holds one receipt for each email, and no more receipts saying
 // already-delivered than the server refused. It returns the receipts
 // saying already-delivered.
-func checkOnce(n int, mail mailCounts, receipts []receipt) (int, error) {
+func checkOnce(n int, mail mailserver.Counts, receipts []receipt) (int, error) {
 	var problems []string
 	inLog := make(map[string]int, len(receipts))
 	repeats := 0
 	for _, r := range receipts {
 		inLog[r.ID]++
-		if r.Outcome == outcomeRepeat {
+		if r.Outcome == mailserver.Repeat {
 			repeats++
 		}
 	}
 	posts := 0
-	for _, k := range mail.posts {
+	for _, k := range mail.Posts {
 		posts += k
 	}
 	missing, unlogged, twice := 0, 0, 0
 	for i := 1; i <= n; i++ {
 		id := messageID(i)
-		if mail.posts[id] == 0 {
+		if mail.Posts[id] == 0 {
 			missing++
 		}
 		switch inLog[id] {
@@ -152,17 +153,17 @@ func checkOnce(n int, mail mailCounts, receipts []receipt) (int, error) {
 	switch {
 	case missing > 0:
 		problems = append(problems, fmt.Sprintf("%d emails never reached the mail server", missing))
-	case len(mail.posts) != n || mail.total.delivered != n:
-		problems = append(problems, fmt.Sprintf("the mail server delivered %d emails, %d distinct, for %d", mail.total.delivered, len(mail.posts), n))
+	case len(mail.Posts) != n || mail.Total.Delivered != n:
+		problems = append(problems, fmt.Sprintf("the mail server delivered %d emails, %d distinct, for %d", mail.Total.Delivered, len(mail.Posts), n))
 	}
-	if posts != mail.total.delivered+mail.total.refused {
-		problems = append(problems, fmt.Sprintf("the mail server took %d POSTs but delivered %d and refused %d", posts, mail.total.delivered, mail.total.refused))
+	if posts != mail.Total.Delivered+mail.Total.Refused {
+		problems = append(problems, fmt.Sprintf("the mail server took %d POSTs but delivered %d and refused %d", posts, mail.Total.Delivered, mail.Total.Refused))
 	}
 	if unlogged > 0 || twice > 0 || len(receipts) != n {
 		problems = append(problems, fmt.Sprintf("the campaign log holds %d receipts for %d emails: %d emails have none, %d more than one", len(receipts), n, unlogged, twice))
 	}
-	if repeats > mail.total.refused {
-		problems = append(problems, fmt.Sprintf("%d receipts say already-delivered, but the mail server refused %d repeats", repeats, mail.total.refused))
+	if repeats > mail.Total.Refused {
+		problems = append(problems, fmt.Sprintf("%d receipts say already-delivered, but the mail server refused %d repeats", repeats, mail.Total.Refused))
 	}
 	if len(problems) > 0 {
 		return repeats, errors.New(strings.Join(problems, "; "))

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/evolvekit/evolve/durable"
 
@@ -30,6 +31,35 @@ func TestAMasterKilledMidwayGoesOnFromItsQueueAndEveryEmailIsDeliveredOnce(t *te
 	assert.Len(t, regexp.MustCompile(`master \(pid \d+\): the agents' metrics are at http://127\.0\.0\.1:\d+/metrics`).FindAllString(out, -1), 2,
 		"each master serves its metrics")
 	t.Logf("master killed after %d deliveries\n%s", killedAt, out)
+}
+
+// TestAFinishedCampaignRunAgainEndsAtOnceAndReportsEveryRun runs the
+// -state command to the end, then twice again on the same state, with
+// -kill-master-after and without: each run after ends at once, starting
+// no master, and reports the campaign log's receipts and what the mail
+// server received in the first run, checked exactly once.
+func TestAFinishedCampaignRunAgainEndsAtOnceAndReportsEveryRun(t *testing.T) {
+	state := t.TempDir()
+	args := []string{"-state", state, "-n", "1000", "-rate", "4000", "-workers", "2"}
+	out, errs, code := program(t, append(args, "-kill-master-after", "300")...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, errs)
+	m := regexp.MustCompile(`1000 emails delivered, (\d+) repeats refused`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	for _, again := range [][]string{append(args, "-kill-master-after", "300"), args} {
+		start := time.Now()
+		out, errs, code := program(t, again...)
+		took := time.Since(start)
+		require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, errs)
+		assert.Less(t, took, 10*time.Second, "it sends nothing")
+		assert.Contains(t, out, "in runs before: 1000 emails delivered, "+m[1]+" repeats refused\n")
+		assert.Contains(t, out, "mailer: the campaign in "+state+" was done already: its queue is empty; nothing to send\n")
+		assert.NotContains(t, out, "master (pid")
+		assert.Contains(t, out, "mail server:     1000 emails delivered, "+m[1]+" repeats refused")
+		assert.Contains(t, out, "in this run 0 delivered, 0 refused; in runs before 1000 delivered, "+m[1]+" refused\n")
+		assert.Contains(t, out, "exactly once: ok\n")
+		assert.Contains(t, out, "campaign log:    one receipt per email, 1000 in all: ok\n")
+		t.Logf("run again in %v:\n%s", took.Round(time.Millisecond), out)
+	}
 }
 
 // TestTheStateLogKeepsOneReceiptPerEmail opens a campaign log that a

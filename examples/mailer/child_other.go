@@ -1,0 +1,10 @@
+//go:build !linux
+
+package main
+
+import "os/exec"
+
+// dieWithParent does nothing: only Linux has Pdeathsig. Here the children
+// of a supervisor or master killed with SIGKILL outlive it, and are to be
+// ended by hand.
+func dieWithParent(*exec.Cmd) {}
