@@ -212,8 +212,9 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 		return 0, unavailable{fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)}
 	}
 	// The batch is taken whole before the chain gets any of it, so that
-	// an embedded queue records once for all of it how far this run has
-	// handed out items (see crashes).
+	// its keys' markers are on their way, and an embedded queue records
+	// once for all of it how far this run has handed out items (see
+	// crashes).
 	msgs, mds := f.msgs[:0], f.mds[:0]
 	var last uint64
 	for msg := range batch.Messages() {
@@ -228,14 +229,18 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 		clear(mds)
 		f.msgs, f.mds = msgs[:0], mds[:0]
 	}()
-	if err := q.crash.handOut(last); err != nil {
+	marks, err := q.mark(msgs, mds)
+	if err == nil {
+		err = q.crash.handOut(last)
+	}
+	if err != nil {
 		for _, m := range msgs {
 			_ = m.Nak()
 		}
 		return 0, err
 	}
 	for i, msg := range msgs {
-		if err := f.post(ctx, msg, mds[i]); err != nil {
+		if err := f.post(ctx, msg, mds[i], marks[i]); err != nil {
 			// Hand back what this fetch brought and was not posted.
 			for _, rest := range msgs[i+1:] {
 				_ = rest.Nak()
@@ -253,18 +258,19 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 	return got, nil
 }
 
-// post decodes msg, whose metadata is md (nil if it has none), and posts
-// it to the chain as an Item, holding it in the ledger; an item past its
-// attempts, or that cannot be decoded, goes to the dead letters instead.
-// An error means the chain takes no more: msg was handed back.
-func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata) error {
+// post decodes msg, whose metadata is md (nil if it has none) and the
+// confirmation of whose marker is mark, and posts it to the chain as an
+// Item, holding it in the ledger; an item past its attempts, or that
+// cannot be decoded, goes to the dead letters instead. An error means the
+// chain takes no more: msg was handed back.
+func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, mark jetstream.PubAckFuture) error {
 	q := f.q
 	key := msg.Headers().Get(nats.MsgIdHdr)
 	var seq uint64
 	if md != nil {
 		seq = md.Sequence.Stream
 	}
-	t := q.ledger.add(msg, key, seq, time.Now())
+	t := q.ledger.add(msg, key, seq, mark, time.Now())
 	it := Item[T]{Key: key, Ticket: t}
 	if md != nil {
 		// Handed out this many times by this queue's consumer, and killed

@@ -39,6 +39,44 @@
 // (Config.Lease, 5 s) while it runs, so items of a process that died while
 // others run on the same queue come back within a lease.
 //
+// # Keys
+//
+// Each item is added under a key, and a key the queue has had within
+// Config.Dedupe, counted from the item's first add, is not a second item:
+// adding it again adds nothing, whether its item still waits, was
+// consumed (acknowledged, or sent to the dead letters), or the queue's
+// servers restarted in between: an embedded queue closed and opened
+// again, a process killed inside [Queue.AddMany], a NATS server at a URL
+// restarted. So a producer that died adds all its entries again, and only
+// those the queue did not have become items: a crash adds no item twice,
+// and what it may repeat is work on what a chain held (above).
+//
+// JetStream keeps the keys of a stream's window in memory, and as it
+// opens the stream again it rebuilds them from the messages still there:
+// an acknowledged item is gone, and its key with it. So the queue writes
+// a marker for each item it hands out, before it lets go of the item: a
+// message of its own stream, on a subject of the key's own (the queue's
+// name, "keys" and the first 128 bits of the key's SHA-256 in hex), whose
+// TTL ends with the key's window, and the server stores an item only if
+// its key has no marker. Until an item is handed out, the item keeps its
+// key; from before it goes, its marker does; a crash at any moment leaves
+// one or the other. The window is counted by the time the server stamped
+// on the item and the clock of the process that hands it out, and a
+// marker's TTL in whole seconds: a key may be refused up to a second past
+// its window, and less long by how far that clock runs ahead of the
+// server's. A key added again past its window while its item still waits
+// in the queue is a second item.
+//
+// The cost is a message stored, and kept until the window ends, for each
+// item handed out: [Consume] makes the servers do about twice the work of
+// before for each item, and carries about half as many items a second
+// (see docs/benchmarks.md); Add and AddMany cost what they did. A queue
+// made by an earlier version gains the markers' subjects and TTLs as it
+// opens; the keys of what was consumed before have none, and are kept
+// only until the servers restart. An earlier version then refuses to open
+// the queue (the servers refuse to turn TTLs off again). Keys are kept as
+// long as the store keeps what it confirmed (see What the disk keeps).
+//
 // # Several processes
 //
 // Two or more processes running the same chain on one queue share its

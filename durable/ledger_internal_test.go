@@ -14,10 +14,10 @@ import (
 func TestTheLedgerCountsAMessageHeldTwiceOnce(t *testing.T) {
 	l := newLedger()
 	at := time.Now()
-	first := l.add(nil, "a", 7, at)
-	again := l.add(nil, "a", 7, at) // handed out again: its lease ran out
-	l.add(nil, "b", 8, at)
-	l.add(nil, "c", 0, at) // no metadata: counted alone
+	first := l.add(nil, "a", 7, nil, at)
+	again := l.add(nil, "a", 7, nil, at) // handed out again: its lease ran out
+	l.add(nil, "b", 8, nil, at)
+	l.add(nil, "c", 0, nil, at) // no metadata: counted alone
 	assert.Equal(t, 3, l.messages(), "a, b and c")
 	l.take(first)
 	assert.Equal(t, 3, l.messages(), "a is still held, under its new ticket")

@@ -16,10 +16,12 @@ type Queue[T any] struct {
 	site       // where it lives
 	cfg        Config
 	js         jetstream.JetStream
-	stream     jetstream.Stream // the queue's
-	deadStream jetstream.Stream // the dead letters'
+	marks      jetstream.JetStream // for key markers, whose confirmations sealed waits for
+	stream     jetstream.Stream    // the queue's
+	deadStream jetstream.Stream    // the dead letters'
 	consumer   jetstream.Consumer
 	items      string // the subject items are added on
+	keys       string // the prefix of the subjects of key markers
 	dead       string // the subject of the dead letters
 	ledger     *ledger
 	crash      *crashes // an embedded queue's record of the runs that died, or nil
@@ -55,7 +57,7 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue[T]{site: *s, cfg: cfg, items: cfg.Name + ".items", dead: cfg.Name + ".dead", ledger: newLedger()}
+	q := &Queue[T]{site: *s, cfg: cfg, items: cfg.Name + ".items", keys: cfg.Name + ".keys.", dead: cfg.Name + ".dead", ledger: newLedger()}
 	if err := q.declare(); err != nil {
 		q.shut()
 		return nil, err
@@ -72,7 +74,13 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 
 // Len returns the number of items in the queue: added and not yet
 // acknowledged (those chains hold included) nor sent to the dead letters.
-func (q *Queue[T]) Len(ctx context.Context) (int, error) { return count(ctx, q.stream) }
+func (q *Queue[T]) Len(ctx context.Context) (int, error) {
+	info, err := q.stream.Info(ctx, jetstream.WithSubjectFilter(q.items))
+	if err != nil {
+		return 0, err
+	}
+	return int(info.State.Subjects[q.items]), nil
+}
 
 // count returns the number of messages in stream s.
 func count(ctx context.Context, s jetstream.Stream) (int, error) {
