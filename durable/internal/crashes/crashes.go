@@ -1,0 +1,239 @@
+// Package crashes keeps an embedded durable queue's record of the runs
+// that died, so that an item that kills its process every time is known
+// and spends its attempts, though the queue's consumer, and its count of
+// deliveries, is made anew at each open.
+package crashes
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// An embedded queue's consumer is made anew at each open, and JetStream's
+// count of each item's deliveries goes with it. So that an item that
+// kills its process every time is not tried forever, an embedded queue
+// keeps two files beside its store:
+//
+//   - the run file, which a run writes before its chains get the items:
+//     the highest stream sequence it has handed out, and the item, if any,
+//     its work runs alone (below). Close removes it; found at open, it
+//     tells of a run that died.
+//   - the crash file, which the next open writes: the items held by runs
+//     that died, the suspects, and how many times each item killed its
+//     process working alone.
+//
+// A run that died holding items makes them suspects, and charges none of
+// them: most of what a process holds when it dies did not kill it. The
+// next run works on each suspect alone, once no other item is in work,
+// and no other item starts while it runs (Work sees to it), having
+// written its sequence in the run file. A process that dies then was
+// killed by that item, which spends one of its attempts.
+const (
+	runName   = "evolve-durable.run"
+	crashName = "evolve-durable.crashes"
+)
+
+// Record is an embedded queue's record of the runs that died, and of
+// this one. Its methods are safe for concurrent use; on a nil Record,
+// all but Work do nothing and report nothing.
+type Record struct {
+	dir     string
+	upTo    uint64         // the items up to this sequence are suspects; 0 for none
+	charged map[uint64]int // the items that killed their process, by sequence, and how often
+
+	// alone is held shared by the work on every item, and exclusively by
+	// the work on a suspect, while suspects remain.
+	alone sync.RWMutex
+
+	mu   sync.Mutex
+	run  *os.File // this run's record, or nil once closed
+	mark uint64   // the highest sequence handed out
+}
+
+// crashRecord is the content of the crash file.
+type crashRecord struct {
+	// Stream is when the queue's stream was made: a stream made anew
+	// numbers its items from 1 again, and the record no longer applies.
+	Stream time.Time `json:"stream"`
+	// SuspectsTo is the highest sequence of the items that runs which
+	// died held; 0 for none.
+	SuspectsTo uint64 `json:"suspects_to,omitempty"`
+	// Killed counts, by sequence, the processes each item killed while
+	// its work ran alone.
+	Killed map[uint64]int `json:"killed,omitempty"`
+}
+
+// The run file: two numbers of a fixed width, the highest sequence handed
+// out and the suspect in work alone, so that each is written in place.
+const (
+	runWidth = 20
+	runAlone = runWidth + 1 // the offset of the second number
+)
+
+// Open reads what the runs before this one left in dir, for a stream
+// made at made whose first message not acknowledged is first, adds what
+// the last run's death tells, if it died, forgets the items that are
+// gone, and starts this run's record.
+func Open(dir string, made time.Time, first uint64) (*Record, error) {
+	fail := func(what string, err error) error {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	var rec crashRecord
+	switch data, err := os.ReadFile(filepath.Join(dir, crashName)); {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fail("reading the record of crashes", err)
+	default:
+		// A record that cannot be read is as none: it only ever adds
+		// attempts and care.
+		if json.Unmarshal(data, &rec) != nil || !rec.Stream.Equal(made) {
+			rec = crashRecord{}
+		}
+	}
+	rec.Stream = made
+	switch data, err := os.ReadFile(filepath.Join(dir, runName)); {
+	case errors.Is(err, fs.ErrNotExist):
+		rec.SuspectsTo = 0 // the last run ended well, or there was none
+	case err != nil:
+		return nil, fail("reading the last run's record", err)
+	default:
+		handed, alone := parseRun(string(data))
+		switch {
+		case alone > 0:
+			if rec.Killed == nil {
+				rec.Killed = map[uint64]int{}
+			}
+			rec.Killed[alone]++
+		case handed > 0:
+			rec.SuspectsTo = max(rec.SuspectsTo, handed)
+		}
+	}
+	if rec.SuspectsTo < first {
+		rec.SuspectsTo = 0
+	}
+	for seq := range rec.Killed {
+		if seq < first {
+			delete(rec.Killed, seq)
+		}
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return nil, fail("writing the record of crashes", err)
+	}
+	if err := replace(filepath.Join(dir, crashName), data); err != nil {
+		return nil, fail("writing the record of crashes", err)
+	}
+	c := &Record{dir: dir, upTo: rec.SuspectsTo, charged: rec.Killed}
+	if c.run, err = os.OpenFile(filepath.Join(dir, runName), os.O_CREATE|os.O_TRUNC|os.O_RDWR, 0o644); err != nil {
+		return nil, fail("starting this run's record", err)
+	}
+	if _, err := c.run.WriteAt(fmt.Appendf(nil, "%0*d %0*d\n", runWidth, 0, runWidth, 0), 0); err != nil {
+		c.run.Close()
+		return nil, fail("starting this run's record", err)
+	}
+	return c, nil
+}
+
+// parseRun reads a run file: the highest sequence handed out, and the
+// suspect in work alone. What cannot be read is 0.
+func parseRun(s string) (handed, alone uint64) {
+	f := strings.Fields(s)
+	if len(f) > 0 {
+		handed, _ = strconv.ParseUint(f[0], 10, 64)
+	}
+	if len(f) > 1 {
+		alone, _ = strconv.ParseUint(f[1], 10, 64)
+	}
+	return handed, alone
+}
+
+// replace writes data to the file name, whole or not at all.
+func replace(name string, data []byte) error {
+	tmp := name + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, name)
+}
+
+// Killed returns how many processes the item of sequence seq killed.
+func (c *Record) Killed(seq uint64) int {
+	if c == nil {
+		return 0
+	}
+	return c.charged[seq]
+}
+
+// Suspects reports whether this run has suspects to work on alone.
+func (c *Record) Suspects() bool { return c != nil && c.upTo > 0 }
+
+// HandOut records that this run hands out items up to sequence seq,
+// before the chain gets them.
+func (c *Record) HandOut(seq uint64) error {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if seq <= c.mark || c.run == nil {
+		return nil
+	}
+	if _, err := c.run.WriteAt(fmt.Appendf(nil, "%0*d", runWidth, seq), 0); err != nil {
+		return fmt.Errorf("recording the items handed out: %w", err)
+	}
+	c.mark = seq
+	return nil
+}
+
+// Work runs f, the work on the item of sequence seq: alone if the item
+// is a suspect, with its sequence in the run file while it runs, and
+// beside other items' work otherwise.
+func (c *Record) Work(seq uint64, f func()) {
+	if seq > c.upTo {
+		c.alone.RLock()
+		defer c.alone.RUnlock()
+		f()
+		return
+	}
+	c.alone.Lock()
+	defer c.alone.Unlock()
+	c.writeAlone(seq)
+	defer c.writeAlone(0)
+	f()
+}
+
+// writeAlone writes seq as the suspect in work alone. A record that
+// cannot be written only loses the count of what kills the process.
+func (c *Record) writeAlone(seq uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.run != nil {
+		_, _ = c.run.WriteAt(fmt.Appendf(nil, "%0*d", runWidth, seq), runAlone)
+	}
+}
+
+// Close lets go of this run's record, and with clean removes it: the run
+// ended without dying.
+func (c *Record) Close(clean bool) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.run == nil {
+		return
+	}
+	c.run.Close()
+	c.run = nil
+	if clean {
+		_ = os.Remove(filepath.Join(c.dir, runName))
+	}
+}
