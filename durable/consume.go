@@ -214,7 +214,7 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 	// The batch is taken whole before the chain gets any of it, so that
 	// its keys' markers are on their way, and an embedded queue records
 	// once for all of it how far this run has handed out items (see
-	// crashes).
+	// package crashes).
 	msgs, mds := f.msgs[:0], f.mds[:0]
 	var last uint64
 	for msg := range batch.Messages() {
@@ -231,7 +231,9 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 	}()
 	marks, err := q.mark(msgs, mds)
 	if err == nil {
-		err = q.crash.handOut(last)
+		if err = q.crash.HandOut(last); err != nil {
+			err = fmt.Errorf("%w: %s: %v", ErrStore, q.dir, err)
+		}
 	}
 	if err != nil {
 		for _, m := range msgs {
@@ -274,8 +276,8 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 	it := Item[T]{Key: key, Ticket: t}
 	if md != nil {
 		// Handed out this many times by this queue's consumer, and killed
-		// this many processes (see crashes).
-		killed := q.crash.killed(md.Sequence.Stream)
+		// this many processes (see package crashes).
+		killed := q.crash.Killed(md.Sequence.Stream)
 		if n := int(md.NumDelivered) + killed; n > q.cfg.MaxAttempts {
 			hd, _ := q.ledger.take(t)
 			why := fmt.Errorf("handed out %d times, more than the %d attempts allowed", n, q.cfg.MaxAttempts)
@@ -285,7 +287,7 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 			q.bury(hd, why, n-1)
 			return nil
 		}
-		if q.crash.suspects() {
+		if q.crash.Suspects() {
 			it.iso, it.seq = q.crash, md.Sequence.Stream
 		}
 	}

@@ -2,7 +2,10 @@ package durable
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
+
+	"github.com/evolvekit/evolve/durable/internal/crashes"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -24,7 +27,7 @@ type Queue[T any] struct {
 	keys       string // the prefix of the subjects of key markers
 	dead       string // the subject of the dead letters
 	ledger     *ledger
-	crash      *crashes // an embedded queue's record of the runs that died, or nil
+	crash      *crashes.Record // an embedded queue's record of the runs that died, or nil
 
 	closed atomic.Bool
 }
@@ -64,9 +67,9 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 	}
 	if q.srv != nil {
 		info := q.stream.CachedInfo()
-		if q.crash, err = openCrashes(q.dir, info.Created, info.State.FirstSeq); err != nil {
+		if q.crash, err = crashes.Open(q.dir, info.Created, info.State.FirstSeq); err != nil {
 			q.shut()
-			return nil, err
+			return nil, fmt.Errorf("%w: %s: %v", ErrStore, q.dir, err)
 		}
 	}
 	return q, nil
@@ -109,7 +112,7 @@ func (q *Queue[T]) Close() error {
 	for _, h := range q.ledger.drain() {
 		_ = h.msg.Nak()
 	}
-	q.crash.close(true)
+	q.crash.Close(true)
 	q.shut()
 	return nil
 }
@@ -117,6 +120,6 @@ func (q *Queue[T]) Close() error {
 // shut lets go of the record of this run, without removing it, and of
 // the store.
 func (q *Queue[T]) shut() {
-	q.crash.close(false)
+	q.crash.Close(false)
 	q.site.close()
 }

@@ -92,7 +92,7 @@ func (q *Queue[T]) retry(t Ticket, err error) {
 	}
 	delivered, killed := uint64(1), 0
 	if md, err := h.msg.Metadata(); err == nil {
-		delivered, killed = md.NumDelivered, q.crash.killed(md.Sequence.Stream)
+		delivered, killed = md.NumDelivered, q.crash.Killed(md.Sequence.Stream)
 	}
 	if n := int(delivered) + killed; n >= q.cfg.MaxAttempts {
 		q.bury(h, fmt.Errorf("sink, attempt %d of %d: %w", n, q.cfg.MaxAttempts, err), n)
