@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/evolvekit/evolve/durable/internal/keys"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -22,7 +23,7 @@ func (q *Queue[T]) Add(ctx context.Context, key string, v T) error {
 	if err != nil {
 		return err
 	}
-	if _, err := q.js.PublishMsg(ctx, q.add(key, data)); err != nil && !marked(err) {
+	if _, err := q.js.PublishMsg(ctx, q.add(key, data)); err != nil && !keys.Refused(err) {
 		return q.failed(ctx, err)
 	}
 	return nil
@@ -53,7 +54,7 @@ func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 		case <-a.Ok():
 			return nil
 		case err := <-a.Err():
-			if marked(err) {
+			if keys.Refused(err) {
 				return nil
 			}
 			return q.failed(ctx, err)

@@ -1,65 +1,19 @@
 package durable
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/keys"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// A queue's dedupe window outlives a restart of its servers. JetStream
-// keeps the keys it has seen within a stream's window in memory, and
-// rebuilds them as it opens the stream from the messages still in it: an
-// item acknowledged before a restart is gone, and so is its key. So the
-// queue keeps a marker for each key it hands out, in its own stream, on a
-// subject of the key's own (see marker), with a TTL that ends with the
-// key's window; and an item is added only if its key has no marker, a
-// check the server makes as it stores the item (the headers of add).
-// Until the queue hands an item out, the item itself keeps its key in the
-// window; from before the queue lets go of it (acknowledged or dead), its
-// marker does. A crash at any moment leaves one or the other.
-
-// markerTTL bounds how far a marker's TTL is rounded up: JetStream counts
-// TTLs in whole seconds.
-const markerTTL = time.Second
-
-// The JetStream errors of an item refused because the last message on
-// its marker's subject is not the one expected: the key has a marker, or
-// in a cluster one is on its way.
-const (
-	errCodeWrongLastSeq      = 10071
-	errCodeWrongLastSeqConst = 10164
-)
-
-// marker returns the subject of the marker of key: the queue's keys
-// subject and the first 128 bits of the key's SHA-256, in hex, so that any
-// key makes one token.
-func (q *Queue[T]) marker(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return q.keys + hex.EncodeToString(sum[:16])
-}
-
 // add returns the message that adds the item of key, encoded as data:
-// the server stores it only if key has no marker, and keeps key in the
-// stream's dedupe window.
+// the server stores it only if key has no marker (see package keys).
 func (q *Queue[T]) add(key string, data []byte) *nats.Msg {
-	return &nats.Msg{Subject: q.items, Data: data, Header: nats.Header{
-		nats.MsgIdHdr:                           {key},
-		jetstream.ExpectedLastSubjSeqHeader:     {"0"},
-		jetstream.ExpectedLastSubjSeqSubjHeader: {q.marker(key)},
-	}}
-}
-
-// marked reports whether err is the servers' refusal of an item whose key
-// has a marker: the queue has had the item within its window.
-func marked(err error) bool {
-	var api *jetstream.APIError
-	return errors.As(err, &api) && (api.ErrorCode == errCodeWrongLastSeq || api.ErrorCode == errCodeWrongLastSeqConst)
+	return &nats.Msg{Subject: q.items, Data: data, Header: keys.Guard(key, keys.Subject(q.keys, key))}
 }
 
 // mark sends the marker of each of msgs, whose metadata are mds (nil
@@ -76,12 +30,11 @@ func (q *Queue[T]) mark(msgs []jetstream.Msg, mds []*jetstream.MsgMetadata) ([]j
 		if mds[i] != nil {
 			left -= now.Sub(mds[i].Timestamp)
 		}
-		if key == "" || left <= 0 {
+		h, ok := keys.TTL(left)
+		if key == "" || !ok {
 			continue
 		}
-		secs := (left + markerTTL - 1) / markerTTL
-		m := &nats.Msg{Subject: q.marker(key), Header: nats.Header{jetstream.MsgTTLHeader: {strconv.FormatInt(int64(secs), 10) + "s"}}}
-		a, err := q.marks.PublishMsgAsync(m)
+		a, err := q.marks.PublishMsgAsync(&nats.Msg{Subject: keys.Subject(q.keys, key), Header: h})
 		if err != nil {
 			return nil, q.unmarked(err)
 		}
