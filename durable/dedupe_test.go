@@ -41,7 +41,7 @@ func consumeAll(t *testing.T, q *durable.Queue[int]) map[string]int {
 	var mu sync.Mutex
 	seen := map[string]int{}
 	chain, err := compose.Start(rt, compose.Pipe2(mustParallel(t, parallel.Config{Limit: 4}, durable.Map(func(_ context.Context, v int) (int, error) { return v, nil })),
-		mustBuffer(t, 50)), durable.Batches(q, func(b []durable.Item[int]) error {
+		mustBufferOf[int](t, 50)), durable.Batches(q, func(b []durable.Item[int]) error {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, it := range b {
@@ -58,10 +58,10 @@ func consumeAll(t *testing.T, q *durable.Queue[int]) map[string]int {
 	return seen
 }
 
-// mustBuffer returns a buffer stage of batches of size.
-func mustBuffer(t *testing.T, size int) agent.Stage[durable.Item[int], []durable.Item[int]] {
+// mustBufferOf returns a buffer stage of batches of size of items of T.
+func mustBufferOf[T any](t *testing.T, size int) agent.Stage[durable.Item[T], []durable.Item[T]] {
 	t.Helper()
-	s, err := buffer.Stage(buffer.Config[durable.Item[int]]{Size: size, MaxWait: 5 * time.Millisecond}, nil)
+	s, err := buffer.Stage(buffer.Config[durable.Item[T]]{Size: size, MaxWait: 5 * time.Millisecond}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,31 +51,24 @@
 // those the queue did not have become items: a crash adds no item twice,
 // and what it may repeat is work on what a chain held (above).
 //
-// JetStream keeps the keys of a stream's window in memory, and as it
-// opens the stream again it rebuilds them from the messages still there:
-// an acknowledged item is gone, and its key with it. So the queue writes
-// a marker for each item it hands out, before it lets go of the item: a
-// message of its own stream, on a subject of the key's own (the queue's
-// name, "keys" and the first 128 bits of the key's SHA-256 in hex), whose
-// TTL ends with the key's window, and the server stores an item only if
-// its key has no marker. Until an item is handed out, the item keeps its
-// key; from before it goes, its marker does; a crash at any moment leaves
-// one or the other. The window is counted by the time the server stamped
-// on the item and the clock of the process that hands it out, and a
-// marker's TTL in whole seconds: a key may be refused up to a second past
-// its window, and less long by how far that clock runs ahead of the
-// server's. A key added again past its window while its item still waits
-// in the queue is a second item.
+// JetStream forgets an acknowledged item's key as it restarts, so the
+// queue writes a marker for each item it hands out, before it lets go of
+// the item: a message of its own stream, on the subject
+// <name>.keys.<first 128 bits of the key's SHA-256, in hex>, with a TTL
+// that ends with the key's window; the server stores an item only if its
+// key has no marker. The window is counted by the time the server stamped
+// on the item and the clock of the process that hands it out, and a TTL
+// in whole seconds: a key may be refused up to a second past its window,
+// or less long by how far that clock runs ahead of the server's. A key
+// added again past its window while its item still waits is a second
+// item. Keys are kept as long as the store keeps what it confirmed.
 //
-// The cost is a message stored, and kept until the window ends, for each
-// item handed out: [Consume] makes the servers do about twice the work of
-// before for each item, and carries about half as many items a second
-// (see docs/benchmarks.md); Add and AddMany cost what they did. A queue
-// made by an earlier version gains the markers' subjects and TTLs as it
-// opens; the keys of what was consumed before have none, and are kept
-// only until the servers restart. An earlier version then refuses to open
-// the queue (the servers refuse to turn TTLs off again). Keys are kept as
-// long as the store keeps what it confirmed (see What the disk keeps).
+// The cost is a message stored until the window ends for each item
+// handed out: [Consume] carries about half as many items a second as it
+// did; Add and AddMany cost what they did. A queue made by an earlier
+// version gains the markers as it opens (the keys it consumed before have
+// none), and an earlier version then refuses to open it: the servers
+// refuse to turn the stream's TTLs off again.
 //
 // # Several processes
 //
@@ -146,11 +139,28 @@
 // loss of a machine. NATS has limits of its own: Jepsen's analysis of
 // NATS 2.12.1 (December 2025) found acknowledged writes lost under
 // coordinated power failure, or an OS crash combined with partitions or
-// pauses, partly because of the two-minute default. And NATS recovers a
-// damaged store as best it can and says little: message files
-// overwritten or cut short open with the items it could read, the others
-// gone without an error. Keep the directory on a disk you trust, and
-// replicas on a cluster for what matters.
+// pauses, partly because of the two-minute default. Keep the directory on
+// a disk you trust, and replicas on a cluster for what matters.
+//
+// # A damaged store
+//
+// As NATS opens an embedded queue's store, it checks the last block file
+// of its messages, and any whose size it does not expect: it reads a
+// block up to the first record it cannot read, cuts it there, and drops
+// the rest of it, whole records included, with no more than a warning.
+// So a queue's Close records beside the store what it held, and [Open]
+// compares: a block file changed since makes NATS check every block, and
+// a store that lost items is an [ErrDamaged] naming how many and at which
+// sequences. Then either restore the directory from a copy and open
+// that, or accept the loss: with Embedded.AcceptLoss, Open opens the
+// store without the items lost, [Queue.Damage] names them, and a
+// producer that still has them may add them again (but for those handed
+// out when they were lost, whose keys' markers refuse them until their
+// window ends). After a crash there is no record: Open reports only what
+// NATS says it lost, and a block before the last damaged in place shows
+// its damage only as its items are read, when NATS skips them. On a
+// [Server], the servers' logs tell of damage, and a cluster's replicas
+// repair a server's copy.
 //
 // # An item that kills its process
 //

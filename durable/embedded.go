@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/damage"
 	"github.com/evolvekit/evolve/durable/internal/dirlock"
 	"github.com/evolvekit/evolve/durable/internal/natslog"
 	"github.com/evolvekit/evolve/internal/loopback"
@@ -42,6 +43,11 @@ type Embedded struct {
 	// syncs every two minutes, which a crash of the process, not of the
 	// machine, survives. See the package doc.
 	Sync bool
+	// AcceptLoss lets Open open a store that lost items since it was last
+	// closed (see What the disk keeps in the package doc): without it,
+	// Open returns an ErrDamaged naming them; with it, [Queue.Damage]
+	// does, and the queue goes on without them.
+	AcceptLoss bool
 }
 
 // open checks e, locks its directory, and starts the server.
@@ -53,11 +59,15 @@ func (e Embedded) open(timeout time.Duration) (*site, error) {
 	if err := writable(e.Dir); err != nil {
 		return nil, err
 	}
-	s := &site{dir: e.Dir, replicas: 1}
+	s := &site{dir: e.Dir, replicas: 1, acceptLoss: e.AcceptLoss, log: &natslog.Log{}}
 	if s.lock, err = dirlock.Lock(e.Dir); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrStore, e.Dir, err)
 	}
-	if s.srv, s.nc, err = start(opts, timeout); err != nil {
+	if s.lastClose, err = damage.Read(e.Dir); err != nil {
+		s.close()
+		return nil, fmt.Errorf("%w: %s: reading what its last close recorded: %v", ErrStore, e.Dir, err)
+	}
+	if s.srv, s.nc, err = start(opts, s.log, timeout); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -98,14 +108,14 @@ func (e Embedded) options() (*server.Options, error) {
 	return opts, nil
 }
 
-// start starts a server of opts, and returns it with a connection to it.
-func start(opts *server.Options, timeout time.Duration) (*server.Server, *nats.Conn, error) {
+// start starts a server of opts, which logs its warnings to log, and
+// returns it with a connection to it.
+func start(opts *server.Options, log *natslog.Log, timeout time.Duration) (*server.Server, *nats.Conn, error) {
 	dir := opts.StoreDir
 	srv, err := server.NewServer(opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: %v", ErrStore, dir, err)
 	}
-	log := &natslog.Log{}
 	srv.SetLogger(log, false, false)
 	srv.Start()
 	stop := func() {

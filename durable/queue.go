@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/evolvekit/evolve/durable/internal/crashes"
+	"github.com/evolvekit/evolve/durable/internal/damage"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -38,8 +39,10 @@ type Queue[T any] struct {
 // ErrConfig for settings out of range, a Server's Replicas more than its
 // servers can keep, or a Creds file that cannot be read or holds no
 // seed; an ErrStore for a directory that cannot be written or whose store
-// cannot be opened; and an ErrUnreachable for servers that do not answer
-// within cfg.ConnectTimeout or refuse the credentials.
+// cannot be opened; an ErrDamaged for an embedded store that lost items
+// since its last Close (see A damaged store in the package doc); and an
+// ErrUnreachable for servers that do not answer within cfg.ConnectTimeout
+// or refuse the credentials.
 //
 // An embedded queue that opens hands out again at once the items a
 // process held when it died (a crash of this process killed its server
@@ -70,6 +73,10 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 		if q.crash, err = crashes.Open(q.dir, info.Created, info.State.FirstSeq); err != nil {
 			q.shut()
 			return nil, fmt.Errorf("%w: %s: %v", ErrStore, q.dir, err)
+		}
+		if err := q.checkDamage(); err != nil {
+			q.shut()
+			return nil, err
 		}
 	}
 	return q, nil
@@ -103,8 +110,9 @@ func (q *Queue[T]) URL() string { return q.url }
 func (q *Queue[T]) Name() string { return q.cfg.Name }
 
 // Close hands back to the queue the items this process still holds, then
-// closes the connection, and stops the embedded server, if any. Calling it
-// again does nothing.
+// closes the connection, and stops the embedded server, if any, recording
+// beside its store what it holds (see A damaged store in the package
+// doc). Calling it again does nothing.
 func (q *Queue[T]) Close() error {
 	if q.closed.Swap(true) {
 		return nil
@@ -112,8 +120,20 @@ func (q *Queue[T]) Close() error {
 	for _, h := range q.ledger.drain() {
 		_ = h.msg.Nak()
 	}
+	var rec *damage.Record
+	if q.srv != nil {
+		rec = q.record()
+	}
 	q.crash.Close(true)
 	q.shut()
+	if rec != nil {
+		// A record that cannot be written only leaves the next open less
+		// to compare with.
+		if blocks, err := damage.Blocks(q.dir, q.cfg.Name); err == nil {
+			rec.Blocks = blocks
+			_ = rec.Write(q.dir)
+		}
+	}
 	return nil
 }
 
