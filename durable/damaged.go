@@ -5,22 +5,19 @@ import (
 	"fmt"
 
 	"github.com/evolvekit/evolve/durable/internal/damage"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
-// maxDeleted bounds the gaps in a stream whose sequences Open and Close
-// list, to say which were lost: the servers list each gap.
-const maxDeleted = 50_000
-
 // checkDamage compares what an embedded queue's stream holds, now open,
-// with what its last clean close recorded, and what NATS says it lost (see
-// package damage). A loss is an ErrDamaged, which Open returns unless the
-// store accepts it; then Damage returns it. The record is forgotten only
-// once the queue opens, so that opening again reports the loss again.
+// with what its last clean close recorded, and what NATS says it lost;
+// and, if a block file changed since and the loss is not accepted yet,
+// reads every message to find those NATS cannot (see package damage). A
+// loss is an ErrDamaged, which Open returns unless the store accepts it;
+// then Damage returns it. The record is forgotten only once the queue
+// opens, so that opening again reports the loss again. It runs while the
+// queue has no consumer.
 func (q *Queue[T]) checkDamage() error {
-	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
-	defer cancel()
-	now, err := q.state(ctx)
+	ctx := context.Background() // reading every message takes as long as it takes
+	now, err := damage.StateOf(ctx, q.stream, q.items)
 	if err != nil {
 		return fmt.Errorf("%w: %s: reading the state of the queue's stream: %v", ErrStore, q.dir, err)
 	}
@@ -28,10 +25,21 @@ func (q *Queue[T]) checkDamage() error {
 	if rec != nil && (rec.Name != q.cfg.Name || !rec.Made.Equal(q.stream.CachedInfo().Created)) {
 		rec = nil
 	}
-	if rep, lost := damage.Compare(rec, now); lost {
-		q.damage = fmt.Errorf("%w: %s: %s%s (Embedded.AcceptLoss opens it without them)", ErrDamaged, q.dir, rep, q.log.Suffix())
+	rep, lost := damage.Compare(rec, now)
+	if rec != nil && rec.Changed && !q.acceptLoss {
+		items, seqs, err := damage.Unreadable(ctx, q.js, q.cfg.Name, []string{q.items, q.keys + "*"}, q.items, now)
+		if err != nil {
+			return fmt.Errorf("%w: %s: reading the queue's stream: %v", ErrStore, q.dir, err)
+		}
+		if len(seqs) > 0 {
+			rep.Add(items, seqs)
+			lost = true
+		}
+	}
+	if lost {
+		q.damage = fmt.Errorf("%w: %s: %s%s", ErrDamaged, q.dir, rep, q.log.Suffix())
 		if !q.acceptLoss {
-			return q.damage
+			return fmt.Errorf("%w (Embedded.AcceptLoss opens it without them)", q.damage)
 		}
 	}
 	if err := damage.Forget(q.dir); err != nil {
@@ -46,33 +54,11 @@ func (q *Queue[T]) checkDamage() error {
 func (q *Queue[T]) record() *damage.Record {
 	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
 	defer cancel()
-	st, err := q.state(ctx)
+	st, err := damage.StateOf(ctx, q.stream, q.items)
 	if err != nil {
 		return nil
 	}
 	return &damage.Record{Name: q.cfg.Name, Made: q.stream.CachedInfo().Created, Items: st.Items, Msgs: st.Msgs, Held: st.Held}
-}
-
-// state returns what the queue's stream holds: its items and messages,
-// the sequences it holds (unless it has more than maxDeleted gaps), and
-// those NATS says it lost.
-func (q *Queue[T]) state(ctx context.Context) (damage.State, error) {
-	info, err := q.stream.Info(ctx)
-	if err != nil {
-		return damage.State{}, err
-	}
-	listed := info.State.NumDeleted <= maxDeleted
-	if info, err = q.stream.Info(ctx, jetstream.WithSubjectFilter(q.items), jetstream.WithDeletedDetails(listed)); err != nil {
-		return damage.State{}, err
-	}
-	st := damage.State{Items: info.State.Subjects[q.items], Msgs: info.State.Msgs}
-	if listed {
-		st.Held = damage.Held(info.State.FirstSeq, info.State.LastSeq, info.State.Deleted)
-	}
-	if info.State.Lost != nil {
-		st.Lost = info.State.Lost.Msgs
-	}
-	return st, nil
 }
 
 // Damage returns what Open found the store had lost, as an ErrDamaged

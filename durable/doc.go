@@ -148,19 +148,20 @@
 // of its messages, and any whose size it does not expect: it reads a
 // block up to the first record it cannot read, cuts it there, and drops
 // the rest of it, whole records included, with no more than a warning.
-// So a queue's Close records beside the store what it held, and [Open]
-// compares: a block file changed since makes NATS check every block, and
-// a store that lost items is an [ErrDamaged] naming how many and at which
-// sequences. Then either restore the directory from a copy and open
-// that, or accept the loss: with Embedded.AcceptLoss, Open opens the
-// store without the items lost, [Queue.Damage] names them, and a
-// producer that still has them may add them again (but for those handed
-// out when they were lost, whose keys' markers refuse them until their
-// window ends). After a crash there is no record: Open reports only what
-// NATS says it lost, and a block before the last damaged in place shows
-// its damage only as its items are read, when NATS skips them. On a
-// [Server], the servers' logs tell of damage, and a cluster's replicas
-// repair a server's copy.
+// Another block damaged in place it serves as it is, skipping the records
+// it cannot read, which stay in the queue's length. So a queue's Close
+// records beside the store what it held, and [Open] compares, reading
+// every message if a block file changed since: a store that lost items,
+// or holds some NATS cannot read, is an [ErrDamaged] naming how many and
+// at which sequences. Then either restore the directory from a copy and
+// open that, or accept the loss: with Embedded.AcceptLoss, NATS checks
+// every block (cutting those it cannot read whole, as above), Open opens
+// the store without the items lost, and [Queue.Damage] names them. A
+// producer that still has them may add them again, but for those handed
+// out when they were lost: their keys' markers refuse them until their
+// window ends. After a crash there is no record: Open reports only what
+// NATS says it lost. On a [Server], the servers' logs tell of damage, and
+// a cluster's replicas repair a server's copy.
 //
 // # An item that kills its process
 //

@@ -63,7 +63,10 @@ func (e Embedded) open(timeout time.Duration) (*site, error) {
 	if s.lock, err = dirlock.Lock(e.Dir); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrStore, e.Dir, err)
 	}
-	if s.lastClose, err = damage.Read(e.Dir); err != nil {
+	if s.lastClose, err = damage.Read(e.Dir); err == nil && s.lastClose != nil && s.lastClose.Changed && e.AcceptLoss {
+		err = damage.Check(e.Dir, s.lastClose.Name)
+	}
+	if err != nil {
 		s.close()
 		return nil, fmt.Errorf("%w: %s: reading what its last close recorded: %v", ErrStore, e.Dir, err)
 	}

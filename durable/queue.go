@@ -74,10 +74,6 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 			q.shut()
 			return nil, fmt.Errorf("%w: %s: %v", ErrStore, q.dir, err)
 		}
-		if err := q.checkDamage(); err != nil {
-			q.shut()
-			return nil, err
-		}
 	}
 	return q, nil
 }

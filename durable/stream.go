@@ -53,6 +53,9 @@ func (q *Queue[T]) declare() error {
 		if err := js.DeleteConsumer(ctx, q.cfg.Name, consumerName); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 			return q.refused("handing out again what a dead process held", err)
 		}
+		if err := q.checkDamage(); err != nil {
+			return err
+		}
 	}
 	if q.consumer, err = js.CreateOrUpdateConsumer(ctx, q.cfg.Name, q.consumerConfig()); err != nil {
 		return q.refused("the queue's consumer", err)

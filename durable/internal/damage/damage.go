@@ -1,22 +1,25 @@
 // Package damage finds what an embedded NATS server lost of a queue's
 // stream as it opened a damaged store.
 //
-// NATS checks, as it opens a stream, the last block of messages, and any
-// block whose size its index does not expect; it reads a block up to the
-// first record it cannot read, cuts the block there, and drops the rest of
-// it: the records after the damage are gone with it, though whole. It
-// says so in a warning, and in the stream's state only as messages lost
-// (when it knew the block's last sequence) or as sequences deleted. A
-// block whose size is as expected, but whose records were overwritten,
-// is checked only as it is read, and its damage skipped then.
+// NATS checks, as it opens a stream, the last block file of messages,
+// and any whose size its index does not expect; it reads a block up to
+// the first record it cannot read, cuts the file there, and drops the
+// rest of it: the records after the damage are gone with it, though
+// whole. It says so in a warning, and in the stream's state only as
+// messages lost (when it knew the block's last sequence) or as sequences
+// deleted. A block of the expected size whose records were overwritten
+// is served as it is: a record it cannot read is skipped as it is read,
+// and stays in the stream's count, which NATS cannot remove it from
+// short of checking every block, as it does without its index.
 //
 // So a queue's clean close leaves a [Record] beside the store: how many
 // items its stream held, the sequences it held, and the size and time of
-// each block file. The next open reads it ([Read]): a block file that
-// changed since makes NATS check every block (its index is removed), and
-// what the stream holds once open is compared with the record
-// ([Compare]); the record is forgotten once the loss, if any, is
-// accepted ([Forget]).
+// each block file. The next open reads it ([Read]) and compares it with
+// what the stream holds once open ([Compare]); if a block file changed
+// since, it reads every message ([Unreadable]) to find those NATS serves
+// but cannot read, or, once the loss is accepted, has NATS check every
+// block ([Check]). The record is forgotten once the queue opens
+// ([Forget]).
 package damage
 
 import (
@@ -48,6 +51,8 @@ type Record struct {
 	Held Ranges `json:"held,omitempty"`
 	// Blocks is the size and time of each block file, by name.
 	Blocks map[string]Block `json:"blocks"`
+	// Changed says a block file changed since: Read sets it.
+	Changed bool `json:"-"`
 }
 
 // Block is the size and modification time of a block file.
@@ -92,10 +97,9 @@ func (r *Record) Write(dir string) error {
 	return os.Rename(name+".tmp", name)
 }
 
-// Read reads the record a clean close left in the store dir, and returns
-// nil if there is none, or it cannot be read. If a block file of the
-// stream recorded changed since, it removes the stream's index, so that
-// NATS checks every block as it opens the stream.
+// Read reads the record a clean close left in the store dir, noting
+// whether a block file of the stream changed since, and returns nil if
+// there is none, or it cannot be read.
 func Read(dir string) (*Record, error) {
 	data, err := os.ReadFile(filepath.Join(dir, recordName))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -112,13 +116,18 @@ func Read(dir string) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !same(r.Blocks, now) {
-		err := os.Remove(filepath.Join(msgs(dir, r.Name), "index.db"))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-	}
+	r.Changed = !same(r.Blocks, now)
 	return &r, nil
+}
+
+// Check removes the index of stream name in the store dir, so that NATS
+// checks every block as it opens the stream.
+func Check(dir, name string) error {
+	err := os.Remove(filepath.Join(msgs(dir, name), "index.db"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // Forget removes the record from the store dir, once the store it
@@ -156,11 +165,13 @@ type State struct {
 
 // Report is what a store lost: items (of how many, if known), and the
 // sequences of the messages lost; Markers says the stream held key
-// markers, which may be among them, lost or expired meanwhile.
+// markers, which may be among them, lost or expired meanwhile; Unread,
+// that some are still in the store, where NATS cannot read them.
 type Report struct {
 	Items, Of uint64
 	Seqs      Ranges
 	Markers   bool
+	Unread    bool
 }
 
 // Compare returns what the stream lost since r was recorded, now that it
@@ -184,19 +195,33 @@ func Compare(r *Record, now State) (Report, bool) {
 	return rep, true
 }
 
+// Add adds to rep the items NATS holds but cannot read, at seqs.
+func (rep *Report) Add(items uint64, seqs Ranges) {
+	rep.Items += items
+	rep.Seqs = rep.Seqs.Union(seqs)
+	rep.Unread = true
+}
+
 // String says what was lost, as an error's message says it.
 func (rep Report) String() string {
 	var b strings.Builder
+	verb := "lost"
+	if rep.Unread {
+		verb = "lost or unreadable"
+	}
 	if rep.Of > 0 {
-		fmt.Fprintf(&b, "%d of its %d items lost", rep.Items, rep.Of)
+		fmt.Fprintf(&b, "%d of its %d items %s", rep.Items, rep.Of, verb)
 	} else {
-		fmt.Fprintf(&b, "%d messages lost (items or key markers)", rep.Items)
+		fmt.Fprintf(&b, "%d messages %s (items or key markers)", rep.Items, verb)
 	}
 	if len(rep.Seqs) > 0 {
 		fmt.Fprintf(&b, ", at sequences %s", rep.Seqs)
 		if rep.Markers && rep.Of > 0 {
 			b.WriteString(" (items, and key markers lost or expired)")
 		}
+	}
+	if rep.Unread {
+		b.WriteString("; accepting the loss has NATS cut each damaged block file at the first record it cannot read, and drop the rest of the file")
 	}
 	return b.String()
 }
