@@ -64,8 +64,8 @@
 // item. Keys are kept as long as the store keeps what it confirmed.
 //
 // The cost is a message stored until the window ends for each item
-// handed out: [Consume] carries about half as many items a second as it
-// did; Add and AddMany cost what they did. A queue made by an earlier
+// handed out: [Consume] carries 0.4 to 0.5 times as many items a second
+// as it did; Add and AddMany cost what they did. A queue made by an earlier
 // version gains the markers as it opens (the keys it consumed before have
 // none), and an earlier version then refuses to open it: the servers
 // refuse to turn the stream's TTLs off again.
@@ -155,13 +155,14 @@
 // or holds some NATS cannot read, is an [ErrDamaged] naming how many and
 // at which sequences. Then either restore the directory from a copy and
 // open that, or accept the loss: with Embedded.AcceptLoss, NATS checks
-// every block (cutting those it cannot read whole, as above), Open opens
-// the store without the items lost, and [Queue.Damage] names them. A
-// producer that still has them may add them again, but for those handed
-// out when they were lost: their keys' markers refuse them until their
-// window ends. After a crash there is no record: Open reports only what
-// NATS says it lost. On a [Server], the servers' logs tell of damage, and
-// a cluster's replicas repair a server's copy.
+// every block (cutting each damaged one at its first unreadable record,
+// as above), Open opens the store without the items lost, and
+// [Queue.Damage] names them. A producer that still has them may add them
+// again, but for those handed out when they were lost: their keys'
+// markers refuse them until their window ends. After a crash there is no
+// record: Open reports only what NATS says it lost. On a [Server], the
+// servers' logs tell of damage, and a cluster's replicas repair a
+// server's copy.
 //
 // # An item that kills its process
 //
