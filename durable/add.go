@@ -5,21 +5,25 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/evolvekit/evolve/durable/internal/keys"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Add adds v to the queue under key, and returns once the queue has it:
-// it is then in the store, and a chain will take it. Adding the same key
-// again within Config.Dedupe adds nothing. It returns an ErrConfig for an
-// empty key, an ErrCodec for a value the codec cannot encode, ctx.Err()
-// if ctx ends first, and ErrClosed after Close.
+// it is then in the store, and a chain will take it. A key the queue has
+// had within Config.Dedupe of its first add adds nothing, and Add returns
+// nil: whether its item waits or was consumed, and across restarts and
+// crashes of the queue's processes and servers (see Keys in the package
+// doc). It returns an ErrConfig for an empty key, an ErrCodec for a value
+// the codec cannot encode, ctx.Err() if ctx ends first, and ErrClosed
+// after Close.
 func (q *Queue[T]) Add(ctx context.Context, key string, v T) error {
 	data, err := q.encode(key, &v)
 	if err != nil {
 		return err
 	}
-	if _, err := q.js.Publish(ctx, q.items, data, jetstream.WithMsgID(key)); err != nil {
+	if _, err := q.js.PublishMsg(ctx, q.add(key, data)); err != nil && !keys.Refused(err) {
 		return q.failed(ctx, err)
 	}
 	return nil
@@ -33,8 +37,11 @@ type Entry[T any] struct {
 
 // AddMany adds entries as Add does, without waiting for each before
 // sending the next: it returns once the queue has them all, or with the
-// first error (the entries before it may have been added; adding them all
-// again adds only those that were not). A confirmation the servers do not
+// first error. The entries before it may have been added, and so may
+// some after it, or, if the process dies inside AddMany, any: adding
+// them all again within Config.Dedupe adds only those the queue does not
+// have, after a crash and a restart too, so that no key becomes two
+// items (see Keys in the package doc). A confirmation the servers do not
 // send within Config.ConnectTimeout is an error.
 func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 	// At most addWindow entries are on their way at once: the server
@@ -47,6 +54,9 @@ func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 		case <-a.Ok():
 			return nil
 		case err := <-a.Err():
+			if keys.Refused(err) {
+				return nil
+			}
 			return q.failed(ctx, err)
 		case <-ctx.Done():
 			return ctx.Err()
@@ -65,7 +75,7 @@ func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 				acks, head = append(acks[:0], acks[head:]...), 0
 			}
 		}
-		a, err := q.js.PublishAsync(q.items, data, jetstream.WithMsgID(entries[i].Key))
+		a, err := q.js.PublishMsgAsync(q.add(entries[i].Key, data))
 		if err != nil {
 			return q.failed(ctx, err)
 		}

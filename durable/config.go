@@ -36,8 +36,11 @@ type Config struct {
 	// [Embedded] server, one it kills (see the package doc). Default
 	// [DefaultMaxAttempts].
 	MaxAttempts int
-	// Dedupe is the window within which adding an item with the same key
-	// again is not a second item. Default [DefaultDedupe].
+	// Dedupe is the window, from an item's first add, within which adding
+	// its key again is not a second item: whether the item waits or was
+	// consumed, across restarts and crashes (see Keys in the package
+	// doc). The queue keeps a marker of each item it hands out until the
+	// window ends. Default [DefaultDedupe].
 	Dedupe time.Duration
 	// MaxHeld bounds the items handed to the processes of the queue and
 	// not yet acknowledged, all of them together. Default

@@ -239,8 +239,9 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 		return 0, unavailable{fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)}
 	}
 	// The batch is taken whole before the chain gets any of it, so that
-	// an embedded queue records once for all of it how far this run has
-	// handed out items (see crashes).
+	// its keys' markers are on their way, and an embedded queue records
+	// once for all of it how far this run has handed out items (see
+	// package crashes).
 	msgs, mds := f.msgs[:0], f.mds[:0]
 	var last uint64
 	for msg := range batch.Messages() {
@@ -255,14 +256,20 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 		clear(mds)
 		f.msgs, f.mds = msgs[:0], mds[:0]
 	}()
-	if err := q.crash.handOut(last); err != nil {
+	marks, err := q.mark(msgs, mds)
+	if err == nil {
+		if err = q.crash.HandOut(last); err != nil {
+			err = fmt.Errorf("%w: %s: %v", ErrStore, q.dir, err)
+		}
+	}
+	if err != nil {
 		for _, m := range msgs {
 			_ = m.Nak()
 		}
 		return 0, err
 	}
 	for i, msg := range msgs {
-		if err := f.post(ctx, msg, mds[i]); err != nil {
+		if err := f.post(ctx, msg, mds[i], marks[i]); err != nil {
 			// Hand back what this fetch brought and was not posted.
 			for _, rest := range msgs[i+1:] {
 				_ = rest.Nak()
@@ -280,23 +287,24 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 	return got, nil
 }
 
-// post decodes msg, whose metadata is md (nil if it has none), and posts
-// it to the chain as an Item, holding it in the ledger; an item past its
-// attempts, or that cannot be decoded, goes to the dead letters instead.
-// An error means the chain takes no more: msg was handed back.
-func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata) error {
+// post decodes msg, whose metadata is md (nil if it has none) and the
+// confirmation of whose marker is mark, and posts it to the chain as an
+// Item, holding it in the ledger; an item past its attempts, or that
+// cannot be decoded, goes to the dead letters instead. An error means the
+// chain takes no more: msg was handed back.
+func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, mark jetstream.PubAckFuture) error {
 	q := f.q
 	key := msg.Headers().Get(nats.MsgIdHdr)
 	var seq uint64
 	if md != nil {
 		seq = md.Sequence.Stream
 	}
-	t := q.ledger.add(msg, key, seq, time.Now())
+	t := q.ledger.add(msg, key, seq, mark, time.Now())
 	it := Item[T]{Key: key, Ticket: t}
 	if md != nil {
 		// Handed out this many times by this queue's consumer, and killed
-		// this many processes (see crashes).
-		killed := q.crash.killed(md.Sequence.Stream)
+		// this many processes (see package crashes).
+		killed := q.crash.Killed(md.Sequence.Stream)
 		if n := int(md.NumDelivered) + killed; n > q.cfg.MaxAttempts {
 			hd, _ := q.ledger.take(t)
 			why := fmt.Errorf("handed out %d times, more than the %d attempts allowed", n, q.cfg.MaxAttempts)
@@ -306,7 +314,7 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 			q.bury(hd, why, n-1)
 			return nil
 		}
-		if q.crash.suspects() {
+		if q.crash.Suspects() {
 			it.iso, it.seq = q.crash, md.Sequence.Stream
 		}
 	}

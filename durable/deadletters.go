@@ -84,6 +84,9 @@ const (
 // the item once they have it. If they cannot take it, the item goes back
 // to the queue.
 func (q *Queue[T]) bury(h *hold, err error, attempts int) {
+	if !q.sealed(h) {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
 	defer cancel()
 	m := nats.NewMsg(q.dead)

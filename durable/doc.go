@@ -39,6 +39,37 @@
 // (Config.Lease, 5 s) while it runs, so items of a process that died while
 // others run on the same queue come back within a lease.
 //
+// # Keys
+//
+// Each item is added under a key, and a key the queue has had within
+// Config.Dedupe, counted from the item's first add, is not a second item:
+// adding it again adds nothing, whether its item still waits, was
+// consumed (acknowledged, or sent to the dead letters), or the queue's
+// servers restarted in between: an embedded queue closed and opened
+// again, a process killed inside [Queue.AddMany], a NATS server at a URL
+// restarted. So a producer that died adds all its entries again, and only
+// those the queue did not have become items: a crash adds no item twice,
+// and what it may repeat is work on what a chain held (above).
+//
+// JetStream forgets an acknowledged item's key as it restarts, so the
+// queue writes a marker for each item it hands out, before it lets go of
+// the item: a message of its own stream, on the subject
+// <name>.keys.<first 128 bits of the key's SHA-256, in hex>, with a TTL
+// that ends with the key's window; the server stores an item only if its
+// key has no marker. The window is counted by the time the server stamped
+// on the item and the clock of the process that hands it out, and a TTL
+// in whole seconds: a key may be refused up to a second past its window,
+// or less long by how far that clock runs ahead of the server's. A key
+// added again past its window while its item still waits is a second
+// item. Keys are kept as long as the store keeps what it confirmed.
+//
+// The cost is a message stored until the window ends for each item
+// handed out: [Consume] carries 0.4 to 0.5 times as many items a second
+// as it did; Add and AddMany cost what they did. A queue made by an earlier
+// version gains the markers as it opens (the keys it consumed before have
+// none), and an earlier version then refuses to open it: the servers
+// refuse to turn the stream's TTLs off again.
+//
 // # Several processes
 //
 // Two or more processes running the same chain on one queue share its
@@ -108,11 +139,30 @@
 // loss of a machine. NATS has limits of its own: Jepsen's analysis of
 // NATS 2.12.1 (December 2025) found acknowledged writes lost under
 // coordinated power failure, or an OS crash combined with partitions or
-// pauses, partly because of the two-minute default. And NATS recovers a
-// damaged store as best it can and says little: message files
-// overwritten or cut short open with the items it could read, the others
-// gone without an error. Keep the directory on a disk you trust, and
-// replicas on a cluster for what matters.
+// pauses, partly because of the two-minute default. Keep the directory on
+// a disk you trust, and replicas on a cluster for what matters.
+//
+// # A damaged store
+//
+// As NATS opens an embedded queue's store, it checks the last block file
+// of its messages, and any whose size it does not expect: it reads a
+// block up to the first record it cannot read, cuts it there, and drops
+// the rest of it, whole records included, with no more than a warning.
+// Another block damaged in place it serves as it is, skipping the records
+// it cannot read, which stay in the queue's length. So a queue's Close
+// records beside the store what it held, and [Open] compares, reading
+// every message if a block file changed since: a store that lost items,
+// or holds some NATS cannot read, is an [ErrDamaged] naming how many and
+// at which sequences. Then either restore the directory from a copy and
+// open that, or accept the loss: with Embedded.AcceptLoss, NATS checks
+// every block (cutting each damaged one at its first unreadable record,
+// as above), Open opens the store without the items lost, and
+// [Queue.Damage] names them. A producer that still has them may add them
+// again, but for those handed out when they were lost: their keys'
+// markers refuse them until their window ends. After a crash there is no
+// record: Open reports only what NATS says it lost. On a [Server], the
+// servers' logs tell of damage, and a cluster's replicas repair a
+// server's copy.
 //
 // # An item that kills its process
 //

@@ -7,10 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/damage"
+	"github.com/evolvekit/evolve/durable/internal/dirlock"
+	"github.com/evolvekit/evolve/durable/internal/natslog"
 	"github.com/evolvekit/evolve/internal/loopback"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -42,6 +43,11 @@ type Embedded struct {
 	// syncs every two minutes, which a crash of the process, not of the
 	// machine, survives. See the package doc.
 	Sync bool
+	// AcceptLoss lets Open open a store that lost items since it was last
+	// closed (see What the disk keeps in the package doc): without it,
+	// Open returns an ErrDamaged naming them; with it, [Queue.Damage]
+	// does, and the queue goes on without them.
+	AcceptLoss bool
 }
 
 // open checks e, locks its directory, and starts the server.
@@ -53,11 +59,18 @@ func (e Embedded) open(timeout time.Duration) (*site, error) {
 	if err := writable(e.Dir); err != nil {
 		return nil, err
 	}
-	s := &site{dir: e.Dir, replicas: 1}
-	if s.lock, err = lockDir(e.Dir); err != nil {
-		return nil, err
+	s := &site{dir: e.Dir, replicas: 1, acceptLoss: e.AcceptLoss, log: &natslog.Log{}}
+	if s.lock, err = dirlock.Lock(e.Dir); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrStore, e.Dir, err)
 	}
-	if s.srv, s.nc, err = start(opts, timeout); err != nil {
+	if s.lastClose, err = damage.Read(e.Dir); err == nil && s.lastClose != nil && s.lastClose.Changed && e.AcceptLoss {
+		err = damage.Check(e.Dir, s.lastClose.Name)
+	}
+	if err != nil {
+		s.close()
+		return nil, fmt.Errorf("%w: %s: reading what its last close recorded: %v", ErrStore, e.Dir, err)
+	}
+	if s.srv, s.nc, err = start(opts, s.log, timeout); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -98,14 +111,14 @@ func (e Embedded) options() (*server.Options, error) {
 	return opts, nil
 }
 
-// start starts a server of opts, and returns it with a connection to it.
-func start(opts *server.Options, timeout time.Duration) (*server.Server, *nats.Conn, error) {
+// start starts a server of opts, which logs its warnings to log, and
+// returns it with a connection to it.
+func start(opts *server.Options, log *natslog.Log, timeout time.Duration) (*server.Server, *nats.Conn, error) {
 	dir := opts.StoreDir
 	srv, err := server.NewServer(opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: %v", ErrStore, dir, err)
 	}
-	log := &serverLog{}
 	srv.SetLogger(log, false, false)
 	srv.Start()
 	stop := func() {
@@ -114,14 +127,14 @@ func start(opts *server.Options, timeout time.Duration) (*server.Server, *nats.C
 	}
 	if !ready(srv, log, timeout) {
 		stop()
-		if log.failed() {
+		if log.Failed() {
 			return nil, nil, fmt.Errorf("%w: %s: the embedded server did not start: %s", ErrStore, dir, log)
 		}
-		return nil, nil, fmt.Errorf("%w: %s: the embedded server did not start within %v (is the directory in use by another process, or its store corrupt?)%s", ErrStore, dir, timeout, log.suffix())
+		return nil, nil, fmt.Errorf("%w: %s: the embedded server did not start within %v (is the directory in use by another process, or its store corrupt?)%s", ErrStore, dir, timeout, log.Suffix())
 	}
 	if !srv.JetStreamEnabled() {
 		stop()
-		return nil, nil, fmt.Errorf("%w: %s: the embedded server could not open its store%s", ErrStore, dir, log.suffix())
+		return nil, nil, fmt.Errorf("%w: %s: the embedded server could not open its store%s", ErrStore, dir, log.Suffix())
 	}
 	nc, err := nats.Connect("", nats.InProcessServer(srv), nats.Name("evolve-durable"), nats.MaxReconnects(-1))
 	if err != nil {
@@ -134,14 +147,14 @@ func start(opts *server.Options, timeout time.Duration) (*server.Server, *nats.C
 // ready waits until srv accepts connections, for at most timeout, and
 // reports whether it does; it gives up at once if the server logged a
 // fatal error, such as an address it cannot listen on.
-func ready(srv *server.Server, log *serverLog, timeout time.Duration) bool {
+func ready(srv *server.Server, log *natslog.Log, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for {
 		step := min(time.Until(deadline), 50*time.Millisecond)
 		if srv.ReadyForConnections(max(step, 0)) {
 			return true
 		}
-		if log.failed() || time.Now().After(deadline) {
+		if log.Failed() || time.Now().After(deadline) {
 			return false
 		}
 	}
@@ -160,59 +173,3 @@ func writable(dir string) error {
 	f.Close()
 	return os.Remove(filepath.Clean(name))
 }
-
-// serverLog keeps the last warnings and errors an embedded NATS server
-// logged, so that an Open that fails can say why; the server logs nothing
-// else anywhere.
-type serverLog struct {
-	mu    sync.Mutex
-	lines []string
-	fatal bool
-}
-
-// keptLines is how many of the server's last warnings and errors a
-// serverLog keeps.
-const keptLines = 4
-
-// keep keeps a line the server logged, and whether it was fatal.
-func (l *serverLog) keep(fatal bool, format string, v ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.lines) == keptLines {
-		l.lines = append(l.lines[:0], l.lines[1:]...)
-	}
-	l.lines = append(l.lines, fmt.Sprintf(format, v...))
-	l.fatal = l.fatal || fatal
-}
-
-// failed reports whether the server logged a fatal error: it will not
-// start.
-func (l *serverLog) failed() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.fatal
-}
-
-// suffix returns ": " and the lines kept, or "" for none.
-func (l *serverLog) suffix() string {
-	if s := l.String(); s != "" {
-		return ": " + s
-	}
-	return ""
-}
-
-// String returns the lines kept, most recent last, or "" for none.
-func (l *serverLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "; ")
-}
-
-// Warnf, Errorf and Fatalf keep what the server says, as the
-// server.Logger they make; Noticef, Debugf and Tracef drop it.
-func (l *serverLog) Warnf(format string, v ...any)  { l.keep(false, format, v...) }
-func (l *serverLog) Errorf(format string, v ...any) { l.keep(false, format, v...) }
-func (l *serverLog) Fatalf(format string, v ...any) { l.keep(true, format, v...) }
-func (l *serverLog) Noticef(string, ...any)         {}
-func (l *serverLog) Debugf(string, ...any)          {}
-func (l *serverLog) Tracef(string, ...any)          {}

@@ -17,6 +17,10 @@ var (
 	// ErrCodec is an item the codec cannot encode, or bytes it cannot
 	// decode.
 	ErrCodec = errors.New("durable: codec")
+	// ErrDamaged is an Embedded store that lost items since it was last
+	// closed, found as Open opens it: the error names how many, and at
+	// which sequences (see What the disk keeps in the package doc).
+	ErrDamaged = errors.New("durable: the store is damaged")
 	// ErrClosed is a queue used after Close.
 	ErrClosed = errors.New("durable: queue closed")
 )

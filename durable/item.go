@@ -1,6 +1,10 @@
 package durable
 
-import "context"
+import (
+	"context"
+
+	"github.com/evolvekit/evolve/durable/internal/crashes"
+)
 
 // Item is an item of a queue as a chain carries it: its key, its value,
 // and the ticket that acknowledges it once what came of it has reached
@@ -16,9 +20,10 @@ type Item[T any] struct {
 	Ticket Ticket
 
 	// iso, in a run after a crash, runs the work on the item alone if it
-	// is a suspect (see crashes); seq is its sequence in the stream. They
-	// stay in the process: a remote stage's wire does not carry them.
-	iso *crashes
+	// is a suspect (see package crashes); seq is its sequence in the
+	// stream. They stay in the process: a remote stage's wire does not
+	// carry them.
+	iso *crashes.Record
 	seq uint64
 }
 
@@ -46,7 +51,7 @@ func Map[T, U any](f func(context.Context, T) (U, error)) func(context.Context, 
 		var v U
 		var err error
 		if in.iso != nil {
-			in.iso.work(in.seq, func() { v, err = f(ctx, in.Value) })
+			in.iso.Work(in.seq, func() { v, err = f(ctx, in.Value) })
 		} else {
 			v, err = f(ctx, in.Value)
 		}

@@ -26,11 +26,13 @@ type ledger struct {
 }
 
 // hold is one item held: its message, its key and stream sequence (0 if
-// unknown), and when its lease was last renewed.
+// unknown), the confirmation of its key's marker (nil for none), and when
+// its lease was last renewed.
 type hold struct {
 	msg  jetstream.Msg
 	key  string
 	seq  uint64
+	mark jetstream.PubAckFuture
 	beat time.Time
 }
 
@@ -40,9 +42,9 @@ func newLedger() *ledger {
 	return &ledger{next: Ticket(rand.Uint64()>>1 | 1), held: make(map[Ticket]*hold), seqs: make(map[uint64]int)}
 }
 
-// add holds msg, of stream sequence seq (0 if unknown), taken at instant
-// at, and returns its ticket.
-func (l *ledger) add(msg jetstream.Msg, key string, seq uint64, at time.Time) Ticket {
+// add holds msg, of stream sequence seq (0 if unknown) and marker mark,
+// taken at instant at, and returns its ticket.
+func (l *ledger) add(msg jetstream.Msg, key string, seq uint64, mark jetstream.PubAckFuture, at time.Time) Ticket {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	t := l.next
@@ -50,7 +52,7 @@ func (l *ledger) add(msg jetstream.Msg, key string, seq uint64, at time.Time) Ti
 	if l.next == 0 {
 		l.next = 1
 	}
-	l.held[t] = &hold{msg: msg, key: key, seq: seq, beat: at}
+	l.held[t] = &hold{msg: msg, key: key, seq: seq, mark: mark, beat: at}
 	l.count(seq, 1)
 	return t
 }

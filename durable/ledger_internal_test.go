@@ -17,10 +17,10 @@ import (
 func TestTheLedgerCountsAMessageHeldTwiceOnce(t *testing.T) {
 	l := newLedger()
 	at := time.Now()
-	first := l.add(nil, "a", 7, at)
-	again := l.add(nil, "a", 7, at) // handed out again: its lease ran out
-	l.add(nil, "b", 8, at)
-	l.add(nil, "c", 0, at) // no metadata: counted alone
+	first := l.add(nil, "a", 7, nil, at)
+	again := l.add(nil, "a", 7, nil, at) // handed out again: its lease ran out
+	l.add(nil, "b", 8, nil, at)
+	l.add(nil, "c", 0, nil, at) // no metadata: counted alone
 	assert.Equal(t, 3, l.messages(), "a, b and c")
 	l.take(first)
 	assert.Equal(t, 3, l.messages(), "a is still held, under its new ticket")
@@ -49,7 +49,7 @@ func TestOnlyTheMessagesStillQueuedCountAsHeld(t *testing.T) {
 	for _, m := range msgs {
 		md, err := m.Metadata()
 		require.NoError(t, err)
-		q.ledger.add(m, "", md.Sequence.Stream, time.Now())
+		q.ledger.add(m, "", md.Sequence.Stream, nil, time.Now())
 	}
 	require.NoError(t, msgs[0].DoubleAck(ctx)) // gone from the queue, still in the ledger
 	kept, err := q.stillQueued(ctx)
@@ -64,7 +64,7 @@ func TestOnlyTheMessagesStillQueuedCountAsHeld(t *testing.T) {
 	for _, m := range msgs[:2] {
 		md, err := m.Metadata()
 		require.NoError(t, err)
-		q.ledger.add(m, "", md.Sequence.Stream, time.Now())
+		q.ledger.add(m, "", md.Sequence.Stream, nil, time.Now())
 	}
 	drained, err = q.drained(ctx)
 	require.NoError(t, err)

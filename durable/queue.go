@@ -2,7 +2,11 @@ package durable
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
+
+	"github.com/evolvekit/evolve/durable/internal/crashes"
+	"github.com/evolvekit/evolve/durable/internal/damage"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -16,13 +20,15 @@ type Queue[T any] struct {
 	site       // where it lives
 	cfg        Config
 	js         jetstream.JetStream
-	stream     jetstream.Stream // the queue's
-	deadStream jetstream.Stream // the dead letters'
+	marks      jetstream.JetStream // for key markers, whose confirmations sealed waits for
+	stream     jetstream.Stream    // the queue's
+	deadStream jetstream.Stream    // the dead letters'
 	consumer   jetstream.Consumer
 	items      string // the subject items are added on
+	keys       string // the prefix of the subjects of key markers
 	dead       string // the subject of the dead letters
 	ledger     *ledger
-	crash      *crashes // an embedded queue's record of the runs that died, or nil
+	crash      *crashes.Record // an embedded queue's record of the runs that died, or nil
 
 	closed atomic.Bool
 }
@@ -33,8 +39,10 @@ type Queue[T any] struct {
 // ErrConfig for settings out of range, a Server's Replicas more than its
 // servers can keep, or a Creds file that cannot be read or holds no
 // seed; an ErrStore for a directory that cannot be written or whose store
-// cannot be opened; and an ErrUnreachable for servers that do not answer
-// within cfg.ConnectTimeout or refuse the credentials.
+// cannot be opened; an ErrDamaged for an embedded store that lost items
+// since its last Close (see A damaged store in the package doc); and an
+// ErrUnreachable for servers that do not answer within cfg.ConnectTimeout
+// or refuse the credentials.
 //
 // An embedded queue that opens hands out again at once the items a
 // process held when it died (a crash of this process killed its server
@@ -55,16 +63,16 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue[T]{site: *s, cfg: cfg, items: cfg.Name + ".items", dead: cfg.Name + ".dead", ledger: newLedger()}
+	q := &Queue[T]{site: *s, cfg: cfg, items: cfg.Name + ".items", keys: cfg.Name + ".keys.", dead: cfg.Name + ".dead", ledger: newLedger()}
 	if err := q.declare(); err != nil {
 		q.shut()
 		return nil, err
 	}
 	if q.srv != nil {
 		info := q.stream.CachedInfo()
-		if q.crash, err = openCrashes(q.dir, info.Created, info.State.FirstSeq); err != nil {
+		if q.crash, err = crashes.Open(q.dir, info.Created, info.State.FirstSeq); err != nil {
 			q.shut()
-			return nil, err
+			return nil, fmt.Errorf("%w: %s: %v", ErrStore, q.dir, err)
 		}
 	}
 	return q, nil
@@ -72,7 +80,13 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 
 // Len returns the number of items in the queue: added and not yet
 // acknowledged (those chains hold included) nor sent to the dead letters.
-func (q *Queue[T]) Len(ctx context.Context) (int, error) { return count(ctx, q.stream) }
+func (q *Queue[T]) Len(ctx context.Context) (int, error) {
+	info, err := q.stream.Info(ctx, jetstream.WithSubjectFilter(q.items))
+	if err != nil {
+		return 0, err
+	}
+	return int(info.State.Subjects[q.items]), nil
+}
 
 // count returns the number of messages in stream s.
 func count(ctx context.Context, s jetstream.Stream) (int, error) {
@@ -92,8 +106,9 @@ func (q *Queue[T]) URL() string { return q.url }
 func (q *Queue[T]) Name() string { return q.cfg.Name }
 
 // Close hands back to the queue the items this process still holds, then
-// closes the connection, and stops the embedded server, if any. Calling it
-// again does nothing.
+// closes the connection, and stops the embedded server, if any, recording
+// beside its store what it holds (see A damaged store in the package
+// doc). Calling it again does nothing.
 func (q *Queue[T]) Close() error {
 	if q.closed.Swap(true) {
 		return nil
@@ -101,14 +116,26 @@ func (q *Queue[T]) Close() error {
 	for _, h := range q.ledger.drain() {
 		_ = h.msg.Nak()
 	}
-	q.crash.close(true)
+	var rec *damage.Record
+	if q.srv != nil {
+		rec = q.record()
+	}
+	q.crash.Close(true)
 	q.shut()
+	if rec != nil {
+		// A record that cannot be written only leaves the next open less
+		// to compare with.
+		if blocks, err := damage.Blocks(q.dir, q.cfg.Name); err == nil {
+			rec.Blocks = blocks
+			_ = rec.Write(q.dir)
+		}
+	}
 	return nil
 }
 
 // shut lets go of the record of this run, without removing it, and of
 // the store.
 func (q *Queue[T]) shut() {
-	q.crash.close(false)
+	q.crash.Close(false)
 	q.site.close()
 }

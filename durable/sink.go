@@ -60,7 +60,7 @@ func guard(f func() error) (err error) {
 
 // ack acknowledges the item of ticket t, if this process holds it.
 func (q *Queue[T]) ack(t Ticket) {
-	if h, ok := q.ledger.take(t); ok {
+	if h, ok := q.ledger.take(t); ok && q.sealed(h) {
 		_ = h.msg.Ack()
 	}
 }
@@ -72,7 +72,7 @@ func (q *Queue[T]) ack(t Ticket) {
 // longer holds what it acknowledged.
 func (q *Queue[T]) ackConfirmed(t Ticket) {
 	h, ok := q.ledger.take(t)
-	if !ok {
+	if !ok || !q.sealed(h) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
@@ -92,7 +92,7 @@ func (q *Queue[T]) retry(t Ticket, err error) {
 	}
 	delivered, killed := uint64(1), 0
 	if md, err := h.msg.Metadata(); err == nil {
-		delivered, killed = md.NumDelivered, q.crash.killed(md.Sequence.Stream)
+		delivered, killed = md.NumDelivered, q.crash.Killed(md.Sequence.Stream)
 	}
 	if n := int(delivered) + killed; n >= q.cfg.MaxAttempts {
 		q.bury(h, fmt.Errorf("sink, attempt %d of %d: %w", n, q.cfg.MaxAttempts, err), n)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/damage"
+	"github.com/evolvekit/evolve/durable/internal/natslog"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 )
@@ -30,6 +32,11 @@ type site struct {
 	dir      string         // the embedded server's directory; "" on a Server
 	url      string         // what Queue.URL returns
 	replicas int            // the copies of the streams and the consumer
+
+	log        *natslog.Log   // the embedded server's warnings, or nil
+	lastClose  *damage.Record // what the embedded store's last clean close recorded, or nil
+	acceptLoss bool           // Embedded.AcceptLoss
+	damage     error          // what Open found the embedded store had lost, or nil
 }
 
 // close drains the connection, stops the embedded server and lets go of

@@ -24,8 +24,20 @@ func (q *Queue[T]) declare() error {
 		return fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	q.js = js
-	if q.stream, err = js.CreateOrUpdateStream(ctx, q.streamConfig(q.cfg.Name, q.items, jetstream.WorkQueuePolicy)); err != nil {
+	// Markers are confirmed without a timer each: sealed bounds the wait
+	// for them instead.
+	if q.marks, err = jetstream.New(q.nc); err != nil {
+		return fmt.Errorf("%w: %v", ErrUnreachable, err)
+	}
+	// A stream made before keys had markers gains their subjects and TTLs
+	// here; the servers refuse to turn TTLs off again.
+	cfg := q.streamConfig(q.cfg.Name, q.items, jetstream.WorkQueuePolicy)
+	cfg.Subjects, cfg.AllowMsgTTL = append(cfg.Subjects, q.keys+"*"), true
+	if q.stream, err = js.CreateOrUpdateStream(ctx, cfg); err != nil {
 		return q.refused("the queue's stream "+q.cfg.Name, err)
+	}
+	if !q.stream.CachedInfo().Config.AllowMsgTTL {
+		return q.refused("the queue's stream "+q.cfg.Name, errors.New("the servers keep no per-message TTL, which the queue's dedupe needs: NATS 2.11 or later"))
 	}
 	dead := q.cfg.Name + "_dead"
 	if q.deadStream, err = js.CreateOrUpdateStream(ctx, q.streamConfig(dead, q.dead, jetstream.LimitsPolicy)); err != nil {
@@ -40,6 +52,9 @@ func (q *Queue[T]) declare() error {
 		// every item not acknowledged, and hands them all out at once.
 		if err := js.DeleteConsumer(ctx, q.cfg.Name, consumerName); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 			return q.refused("handing out again what a dead process held", err)
+		}
+		if err := q.checkDamage(); err != nil {
+			return err
 		}
 	}
 	if q.consumer, err = js.CreateOrUpdateConsumer(ctx, q.cfg.Name, q.consumerConfig()); err != nil {

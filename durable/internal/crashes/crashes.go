@@ -1,4 +1,8 @@
-package durable
+// Package crashes keeps an embedded durable queue's record of the runs
+// that died, so that an item that kills its process every time is known
+// and spends its attempts, though the queue's consumer, and its count of
+// deliveries, is made anew at each open.
+package crashes
 
 import (
 	"encoding/json"
@@ -13,10 +17,10 @@ import (
 	"time"
 )
 
-// An embedded queue's consumer is made anew at each open (see declare),
-// and JetStream's count of each item's deliveries goes with it. So that an
-// item that kills its process every time is not tried forever, an
-// embedded queue keeps two files beside its store:
+// An embedded queue's consumer is made anew at each open, and JetStream's
+// count of each item's deliveries goes with it. So that an item that
+// kills its process every time is not tried forever, an embedded queue
+// keeps two files beside its store:
 //
 //   - the run file, which a run writes before its chains get the items:
 //     the highest stream sequence it has handed out, and the item, if any,
@@ -29,7 +33,7 @@ import (
 // A run that died holding items makes them suspects, and charges none of
 // them: most of what a process holds when it dies did not kill it. The
 // next run works on each suspect alone, once no other item is in work,
-// and no other item starts while it runs ([Map] sees to it), having
+// and no other item starts while it runs (Work sees to it), having
 // written its sequence in the run file. A process that dies then was
 // killed by that item, which spends one of its attempts.
 const (
@@ -37,8 +41,10 @@ const (
 	crashName = "evolve-durable.crashes"
 )
 
-// crashes is an embedded queue's record of the runs that died.
-type crashes struct {
+// Record is an embedded queue's record of the runs that died, and of
+// this one. Its methods are safe for concurrent use; on a nil Record,
+// all but Work do nothing and report nothing.
+type Record struct {
 	dir     string
 	upTo    uint64         // the items up to this sequence are suspects; 0 for none
 	charged map[uint64]int // the items that killed their process, by sequence, and how often
@@ -72,13 +78,13 @@ const (
 	runAlone = runWidth + 1 // the offset of the second number
 )
 
-// openCrashes reads what the runs before this one left in dir, for a
-// stream made at made whose first item not acknowledged is first, adds
-// what the last run's death tells, if it died, forgets the items that are
+// Open reads what the runs before this one left in dir, for a stream
+// made at made whose first message not acknowledged is first, adds what
+// the last run's death tells, if it died, forgets the items that are
 // gone, and starts this run's record.
-func openCrashes(dir string, made time.Time, first uint64) (*crashes, error) {
+func Open(dir string, made time.Time, first uint64) (*Record, error) {
 	fail := func(what string, err error) error {
-		return fmt.Errorf("%w: %s: %s: %v", ErrStore, dir, what, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	var rec crashRecord
 	switch data, err := os.ReadFile(filepath.Join(dir, crashName)); {
@@ -125,7 +131,7 @@ func openCrashes(dir string, made time.Time, first uint64) (*crashes, error) {
 	if err := replace(filepath.Join(dir, crashName), data); err != nil {
 		return nil, fail("writing the record of crashes", err)
 	}
-	c := &crashes{dir: dir, upTo: rec.SuspectsTo, charged: rec.Killed}
+	c := &Record{dir: dir, upTo: rec.SuspectsTo, charged: rec.Killed}
 	if c.run, err = os.OpenFile(filepath.Join(dir, runName), os.O_CREATE|os.O_TRUNC|os.O_RDWR, 0o644); err != nil {
 		return nil, fail("starting this run's record", err)
 	}
@@ -158,20 +164,20 @@ func replace(name string, data []byte) error {
 	return os.Rename(tmp, name)
 }
 
-// killed returns how many processes the item of sequence seq killed.
-func (c *crashes) killed(seq uint64) int {
+// Killed returns how many processes the item of sequence seq killed.
+func (c *Record) Killed(seq uint64) int {
 	if c == nil {
 		return 0
 	}
 	return c.charged[seq]
 }
 
-// suspects reports whether this run has suspects to work on alone.
-func (c *crashes) suspects() bool { return c != nil && c.upTo > 0 }
+// Suspects reports whether this run has suspects to work on alone.
+func (c *Record) Suspects() bool { return c != nil && c.upTo > 0 }
 
-// handOut records that this run hands out items up to sequence seq,
+// HandOut records that this run hands out items up to sequence seq,
 // before the chain gets them.
-func (c *crashes) handOut(seq uint64) error {
+func (c *Record) HandOut(seq uint64) error {
 	if c == nil {
 		return nil
 	}
@@ -181,16 +187,16 @@ func (c *crashes) handOut(seq uint64) error {
 		return nil
 	}
 	if _, err := c.run.WriteAt(fmt.Appendf(nil, "%0*d", runWidth, seq), 0); err != nil {
-		return fmt.Errorf("%w: %s: recording the items handed out: %v", ErrStore, c.dir, err)
+		return fmt.Errorf("recording the items handed out: %w", err)
 	}
 	c.mark = seq
 	return nil
 }
 
-// work runs f, the work on the item of sequence seq: alone if the item
+// Work runs f, the work on the item of sequence seq: alone if the item
 // is a suspect, with its sequence in the run file while it runs, and
 // beside other items' work otherwise.
-func (c *crashes) work(seq uint64, f func()) {
+func (c *Record) Work(seq uint64, f func()) {
 	if seq > c.upTo {
 		c.alone.RLock()
 		defer c.alone.RUnlock()
@@ -206,7 +212,7 @@ func (c *crashes) work(seq uint64, f func()) {
 
 // writeAlone writes seq as the suspect in work alone. A record that
 // cannot be written only loses the count of what kills the process.
-func (c *crashes) writeAlone(seq uint64) {
+func (c *Record) writeAlone(seq uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.run != nil {
@@ -214,9 +220,9 @@ func (c *crashes) writeAlone(seq uint64) {
 	}
 }
 
-// close lets go of this run's record, and with clean removes it: the run
+// Close lets go of this run's record, and with clean removes it: the run
 // ended without dying.
-func (c *crashes) close(clean bool) {
+func (c *Record) Close(clean bool) {
 	if c == nil {
 		return
 	}

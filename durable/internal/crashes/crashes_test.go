@@ -1,4 +1,4 @@
-package durable
+package crashes
 
 import (
 	"os"
@@ -19,67 +19,67 @@ func TestCrashRecordsFollowTheRuns(t *testing.T) {
 	dir := t.TempDir()
 	made := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-	c, err := openCrashes(dir, made, 1)
+	c, err := Open(dir, made, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.suspects() {
+	if c.Suspects() {
 		t.Fatal("a first run has suspects")
 	}
-	if err := c.handOut(40); err != nil {
+	if err := c.HandOut(40); err != nil {
 		t.Fatal(err)
 	}
-	c.close(false) // dies holding items up to 40
+	c.Close(false) // dies holding items up to 40
 
-	c, err = openCrashes(dir, made, 5)
+	c, err = Open(dir, made, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.upTo != 40 {
 		t.Fatalf("suspects up to %d; want 40", c.upTo)
 	}
-	if err := c.handOut(90); err != nil {
+	if err := c.HandOut(90); err != nil {
 		t.Fatal(err)
 	}
 	c.writeAlone(13)
-	c.close(false) // dies working on 13 alone
+	c.Close(false) // dies working on 13 alone
 
-	c, err = openCrashes(dir, made, 5)
+	c, err = Open(dir, made, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.upTo != 40 || c.killed(13) != 1 || c.killed(14) != 0 {
-		t.Fatalf("suspects up to %d, 13 killed %d, 14 killed %d; want 40, 1, 0", c.upTo, c.killed(13), c.killed(14))
+	if c.upTo != 40 || c.Killed(13) != 1 || c.Killed(14) != 0 {
+		t.Fatalf("suspects up to %d, 13 killed %d, 14 killed %d; want 40, 1, 0", c.upTo, c.Killed(13), c.Killed(14))
 	}
-	c.close(true) // ends well
+	c.Close(true) // ends well
 
-	c, err = openCrashes(dir, made, 5)
+	c, err = Open(dir, made, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.suspects() || c.killed(13) != 1 {
-		t.Fatalf("after a run that ended well: suspects %v, 13 killed %d; want none, 1", c.suspects(), c.killed(13))
+	if c.Suspects() || c.Killed(13) != 1 {
+		t.Fatalf("after a run that ended well: suspects %v, 13 killed %d; want none, 1", c.Suspects(), c.Killed(13))
 	}
-	c.close(true)
+	c.Close(true)
 
-	c, err = openCrashes(dir, made, 20) // 13 is gone
+	c, err = Open(dir, made, 20) // 13 is gone
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.killed(13) != 0 {
-		t.Fatalf("an item gone from the stream still counts %d deaths", c.killed(13))
+	if c.Killed(13) != 0 {
+		t.Fatalf("an item gone from the stream still counts %d deaths", c.Killed(13))
 	}
 	c.writeAlone(25)
-	c.close(false)
+	c.Close(false)
 
-	c, err = openCrashes(dir, made.Add(time.Hour), 1) // a new stream
+	c, err = Open(dir, made.Add(time.Hour), 1) // a new stream
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.close(true)
-	if c.killed(25) != 1 {
+	defer c.Close(true)
+	if c.Killed(25) != 1 {
 		// The death of the last run is the new stream's: it ran on it.
-		t.Fatalf("25 killed %d; want 1", c.killed(25))
+		t.Fatalf("25 killed %d; want 1", c.Killed(25))
 	}
 	data, err := os.ReadFile(filepath.Join(dir, crashName))
 	if err != nil || len(data) == 0 {
@@ -90,7 +90,7 @@ func TestCrashRecordsFollowTheRuns(t *testing.T) {
 // TestSuspectsAreWorkedOnAlone runs the work on suspects and other items
 // from many goroutines: no other work starts or runs beside a suspect's.
 func TestSuspectsAreWorkedOnAlone(t *testing.T) {
-	c := &crashes{dir: t.TempDir(), upTo: 10}
+	c := &Record{dir: t.TempDir(), upTo: 10}
 	var running, overlaps atomic.Int32
 	var wg sync.WaitGroup
 	for i := range 40 {
@@ -98,7 +98,7 @@ func TestSuspectsAreWorkedOnAlone(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			seq := uint64(i%20 + 1) // 1 to 10 are suspects
-			c.work(seq, func() {
+			c.Work(seq, func() {
 				n := running.Add(1)
 				for range 100 {
 					runtime.Gosched() // let any other work start

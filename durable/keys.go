@@ -1,0 +1,78 @@
+package durable
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/evolvekit/evolve/durable/internal/keys"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// add returns the message that adds the item of key, encoded as data:
+// the server stores it only if key has no marker (see package keys).
+func (q *Queue[T]) add(key string, data []byte) *nats.Msg {
+	return &nats.Msg{Subject: q.items, Data: data, Header: keys.Guard(key, keys.Subject(q.keys, key))}
+}
+
+// mark sends the marker of each of msgs, whose metadata are mds (nil
+// where unknown), and returns the confirmations to come, one for each
+// (nil where no marker is needed). A marker lives until the end of its
+// key's window, counted from when the item was added, by the time the
+// server stamped on it.
+func (q *Queue[T]) mark(msgs []jetstream.Msg, mds []*jetstream.MsgMetadata) ([]jetstream.PubAckFuture, error) {
+	now := time.Now()
+	acks := make([]jetstream.PubAckFuture, len(msgs))
+	for i, msg := range msgs {
+		key := msg.Headers().Get(nats.MsgIdHdr)
+		left := q.cfg.Dedupe
+		if mds[i] != nil {
+			left -= now.Sub(mds[i].Timestamp)
+		}
+		h, ok := keys.TTL(left)
+		if key == "" || !ok {
+			continue
+		}
+		a, err := q.marks.PublishMsgAsync(&nats.Msg{Subject: keys.Subject(q.keys, key), Header: h})
+		if err != nil {
+			return nil, q.unmarked(err)
+		}
+		acks[i] = a
+	}
+	return acks, nil
+}
+
+// sealed waits until the marker of the item h holds is written, and
+// reports whether it was: an item is let go of (acknowledged, or sent to
+// the dead letters) only once its key's marker stands in its place. One
+// whose marker the queue did not take within Config.ConnectTimeout goes
+// back to the queue, to be marked again as it is handed out again.
+func (q *Queue[T]) sealed(h *hold) bool {
+	if h.mark == nil {
+		return true
+	}
+	select {
+	case <-h.mark.Ok():
+		return true
+	default:
+	}
+	t := time.NewTimer(q.cfg.ConnectTimeout)
+	defer t.Stop()
+	select {
+	case <-h.mark.Ok():
+		return true
+	case <-h.mark.Err():
+	case <-t.C:
+	}
+	_ = h.msg.Nak()
+	return false
+}
+
+// unmarked returns the error of a marker the queue did not take.
+func (q *Queue[T]) unmarked(err error) error {
+	if errors.Is(err, nats.ErrConnectionClosed) || q.closed.Load() {
+		return ErrClosed
+	}
+	return unavailable{fmt.Errorf("durable: marking keys handed out by queue %s: %w", q.cfg.Name, err)}
+}
