@@ -19,6 +19,14 @@ var ErrFull = errors.New("agent: input queue full")
 // [Handle.Stop] or [Runtime.Shutdown] before it finished.
 var ErrStopped = errors.New("agent: stopped before finishing")
 
+// ErrUnavailable is what the error of an item that failed for want of
+// anything to work on it matches with errors.Is: a remote stage with no
+// worker that may take it (remote's ErrNoWorker), say, not anything the
+// item is or did. A durable queue hands such an item back, to be tried
+// again later, rather than burying it in its dead letters, and spends none
+// of its attempts on it.
+var ErrUnavailable = errors.New("agent: nothing available to work on the item")
+
 // PanicError is the error a panic becomes: in user work, in a sink, or in an
 // evolve function. It keeps the panic value and the stack of the goroutine
 // that panicked.

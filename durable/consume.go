@@ -305,7 +305,7 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 		// Handed out this many times by this queue's consumer, and killed
 		// this many processes (see package crashes).
 		killed := q.crash.Killed(md.Sequence.Stream)
-		if n := int(md.NumDelivered) + killed; n > q.cfg.MaxAttempts {
+		if n := q.attempts(md); n > q.cfg.MaxAttempts {
 			hd, _ := q.ledger.take(t)
 			why := fmt.Errorf("handed out %d times, more than the %d attempts allowed", n, q.cfg.MaxAttempts)
 			if killed > 0 {

@@ -19,10 +19,21 @@ import (
 // an Item of any type or a slice of them; a dead letter with no ticket of
 // this process is ignored. For a chain without it, see Drops in the
 // package doc.
+//
+// A dead letter whose error matches agent.ErrUnavailable (a remote stage
+// had no worker that could take the item, say) is not the item's fault:
+// the item goes back to the queue instead, to be handed out again after a
+// backoff, and that delivery spends none of its attempts.
 func (q *Queue[T]) DeadLetters(d agent.DeadLetter) {
 	err := cmp.Or(d.Err, errFailed)
+	spare := errors.Is(err, agent.ErrUnavailable)
 	for _, t := range tickets(d.Item) {
-		if h, ok := q.ledger.take(t); ok {
+		h, ok := q.ledger.take(t)
+		switch {
+		case !ok:
+		case spare:
+			q.handBack(h)
+		default:
 			q.bury(h, fmt.Errorf("%s: %w", d.Agent, err), d.Attempts)
 		}
 	}
@@ -35,6 +46,10 @@ func (q *Queue[T]) DeadLetters(d agent.DeadLetter) {
 // compose.WithDeadLetters(durable.DeadLetterSink(q, f)).
 func DeadLetterSink[T any](q *Queue[T], f func(agent.DeadLetter) error) func(agent.DeadLetter) {
 	return func(d agent.DeadLetter) {
+		if errors.Is(d.Err, agent.ErrUnavailable) {
+			q.DeadLetters(d) // handed back, not the item's fault: see Queue.DeadLetters
+			return
+		}
 		if err := guard(func() error { return f(d) }); err != nil {
 			d.Err = fmt.Errorf("%w (and the dead-letter sink failed: %w)", cmp.Or(d.Err, errFailed), err)
 			q.DeadLetters(d)
@@ -87,6 +102,7 @@ func (q *Queue[T]) bury(h *hold, err error, attempts int) {
 	if !q.sealed(h) {
 		return
 	}
+	q.spared.forget(h.seq)
 	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
 	defer cancel()
 	m := nats.NewMsg(q.dead)

@@ -272,3 +272,69 @@ func deadLetters(t *testing.T, url, name string) map[string]*nats.Msg {
 	}
 	return out
 }
+
+// TestAnItemNothingCouldTakeGoesBackWithNoAttemptSpent runs a chain whose
+// work fails every item three times for want of anything to work on it
+// (an error matching agent.ErrUnavailable, as remote's ErrNoWorker does),
+// with MaxAttempts 2, on the queue's own dead letters and on a dead-letter
+// sink of the chain's own: each time, the item goes back to the queue, not
+// to the dead letters, and its fourth try reaches the sink.
+func TestAnItemNothingCouldTakeGoesBackWithNoAttemptSpent(t *testing.T) {
+	for name, dead := range map[string]func(*durable.Queue[int]) func(agent.DeadLetter){
+		"the queue's dead letters": func(q *durable.Queue[int]) func(agent.DeadLetter) { return q.DeadLetters },
+		"a sink of the chain's own": func(q *durable.Queue[int]) func(agent.DeadLetter) {
+			return durable.DeadLetterSink(q, func(d agent.DeadLetter) error {
+				t.Errorf("the dead-letter sink of the chain's own took %v", d.Err)
+				return nil
+			})
+		},
+	} {
+		ctx := context.Background()
+		q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir()}, durable.Config{MaxAttempts: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 10
+		if err := q.AddMany(ctx, keyed(n)); err != nil {
+			t.Fatal(err)
+		}
+		rt := agent.NewRuntime()
+		var mu sync.Mutex
+		tries := map[int]int{}
+		work, err := parallel.Stage(parallel.Config{Limit: 4}, durable.Map(func(_ context.Context, v int) (int, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if tries[v]++; tries[v] <= 3 {
+				return 0, fmt.Errorf("no worker for %d: %w", v, agent.ErrUnavailable)
+			}
+			return v, nil
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for runs := 0; runs < 10 && len(seen) < n; runs++ {
+			chain, err := compose.Start(rt, work, durable.Sink(q, func(it durable.Item[int]) error {
+				seen[it.Key]++
+				return nil
+			}), compose.WithDeadLetters(dead(q)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, cancel := context.WithTimeout(ctx, time.Minute)
+			err = durable.Consume(run, q, chain, durable.WithUntilEmpty())
+			cancel()
+			if err != nil && !errors.As(err, new(*agent.DeadLettersError)) {
+				t.Fatalf("%s: Consume: %v", name, err)
+			}
+		}
+		if len(seen) != n {
+			t.Errorf("%s: the sink saw %d keys; want all %d, each on its fourth try", name, len(seen), n)
+		}
+		if d, err := q.DeadLen(ctx); err != nil || d != 0 {
+			t.Errorf("%s: DeadLen = %d, %v; want 0: no worker is not the item's fault", name, d, err)
+		}
+		_ = rt.Shutdown(ctx)
+		q.Close()
+	}
+}

@@ -73,8 +73,18 @@ func mustBufferOf[T any](t *testing.T, size int) agent.Stage[durable.Item[T], []
 func addAgain(t *testing.T, q *durable.Queue[int], entries []durable.Entry[int], want int, when string) {
 	t.Helper()
 	ctx := context.Background()
-	if err := q.AddMany(ctx, entries); err != nil {
-		t.Fatalf("%s: AddMany: %v", when, err)
+	// A queue whose server restarted reconnects a moment later: until it
+	// has, adding fails, and is tried again, as a producer would.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := q.AddMany(ctx, entries)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: AddMany: %v", when, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	if err := q.Add(ctx, entries[0].Key, entries[0].Value); err != nil {
 		t.Fatalf("%s: Add: %v", when, err)

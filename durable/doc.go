@@ -128,6 +128,14 @@
 // if a panic failed it, in work or in a sink, the stack of the goroutine
 // that panicked (Evolve-Stack, a value a line: a header value is one).
 //
+// An item that failed for want of anything to work on it, not for
+// anything it is or did (its error matches agent.ErrUnavailable, as a
+// remote stage's ErrNoWorker does when no worker may take it), is no dead
+// letter: [Queue.DeadLetters] and [DeadLetterSink] hand it back to the
+// queue, to be handed out again after a backoff, and that delivery spends
+// none of its attempts (as counted by this process: one restarted counts
+// it).
+//
 // # What the disk keeps
 //
 // By default the NATS server hands each message to the operating system at

@@ -28,6 +28,7 @@ type Queue[T any] struct {
 	keys       string // the prefix of the subjects of key markers
 	dead       string // the subject of the dead letters
 	ledger     *ledger
+	spared     spared // the deliveries handed back for want of workers
 	crash      *crashes.Record // an embedded queue's record of the runs that died, or nil
 
 	closed atomic.Bool
@@ -80,12 +81,16 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 
 // Len returns the number of items in the queue: added and not yet
 // acknowledged (those chains hold included) nor sent to the dead letters.
+// It asks the queue's consumer, which confirms acknowledgements, rather
+// than its stream, which drops what was acknowledged a moment later: in a
+// cluster, a Len read from the stream just after an item's acknowledgement
+// was confirmed could still count it.
 func (q *Queue[T]) Len(ctx context.Context) (int, error) {
-	info, err := q.stream.Info(ctx, jetstream.WithSubjectFilter(q.items))
+	info, err := q.consumer.Info(ctx)
 	if err != nil {
 		return 0, err
 	}
-	return int(info.State.Subjects[q.items]), nil
+	return int(info.NumPending) + info.NumAckPending, nil
 }
 
 // count returns the number of messages in stream s.

@@ -61,6 +61,7 @@ func guard(f func() error) (err error) {
 // ack acknowledges the item of ticket t, if this process holds it.
 func (q *Queue[T]) ack(t Ticket) {
 	if h, ok := q.ledger.take(t); ok && q.sealed(h) {
+		q.spared.forget(h.seq)
 		_ = h.msg.Ack()
 	}
 }
@@ -75,6 +76,7 @@ func (q *Queue[T]) ackConfirmed(t Ticket) {
 	if !ok || !q.sealed(h) {
 		return
 	}
+	q.spared.forget(h.seq)
 	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
 	defer cancel()
 	if err := h.msg.DoubleAck(ctx); err != nil {
@@ -90,11 +92,11 @@ func (q *Queue[T]) retry(t Ticket, err error) {
 	if !ok {
 		return
 	}
-	delivered, killed := uint64(1), 0
+	delivered, n := uint64(1), 1
 	if md, err := h.msg.Metadata(); err == nil {
-		delivered, killed = md.NumDelivered, q.crash.Killed(md.Sequence.Stream)
+		delivered, n = md.NumDelivered, q.attempts(md)
 	}
-	if n := int(delivered) + killed; n >= q.cfg.MaxAttempts {
+	if n >= q.cfg.MaxAttempts {
 		q.bury(h, fmt.Errorf("sink, attempt %d of %d: %w", n, q.cfg.MaxAttempts, err), n)
 		return
 	}

@@ -110,7 +110,10 @@
 // only wait a TagWait each for nothing. So a stage whose workers all hang
 // on some items still finishes, one where nothing can make progress fails
 // quickly with that error instead of waiting for ever, and work resumes by
-// itself once a slot frees.
+// itself once a slot frees. In a chain fed by a durable queue, such items
+// go back to the queue for a later attempt, not to its dead letters:
+// ErrNoWorker matches agent.ErrUnavailable, and no worker is not the
+// item's fault.
 //
 // A worker whose every slot has run one task for longer than the lease is
 // wedged: the master took those tasks back and gives it nothing, and only

@@ -22,7 +22,10 @@ var ErrLeaseExpired = book.ErrLeaseExpired
 
 // ErrNoWorker is the error of an item that no registered worker could
 // take (none has its tag, none is registered at all, or every one that may
-// take it has all its slots hung) after it waited Config.TagWait for one.
+// take it has all its slots hung) after it waited Config.TagWait for one,
+// or that came after such items while that lasted. It matches
+// agent.ErrUnavailable too: no worker is not the item's fault, and a
+// durable queue hands such an item back rather than burying it.
 var ErrNoWorker = book.ErrNoWorker
 
 // ErrMasterGone is what [Work] returns when the master it worked for went

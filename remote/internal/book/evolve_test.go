@@ -841,3 +841,13 @@ func TestAnItemThatFailsForGoodIsADeadLetter(t *testing.T) {
 	assert.Equal(t, agent.Effect(agent.DeadLetter{Seq: 0, Item: "a", Err: boom, Attempts: 2}), fx[0], "dead letters come first")
 	assert.Equal(t, []Result[int]{{Seq: 0, Err: boom}}, agenttest.Emitted[Result[int]](fx), "its failed result still stands in its place")
 }
+
+func TestAnItemNoWorkerTookIsUnavailableNotFaulty(t *testing.T) {
+	wait := 5 * time.Second
+	tr := play(t, options[string]{TagWait: wait}, pullAll, items("a"), after(wait, tick(waitTag)))
+	rs := agenttest.Emitted[res](tr[2].Effects)
+	require.Len(t, rs, 1)
+	assert.ErrorIs(t, rs[0].Err, ErrNoWorker)
+	assert.ErrorIs(t, rs[0].Err, agent.ErrUnavailable, "so that a durable queue hands it back, with no attempt spent")
+	assert.NotErrorIs(t, rs[0].Err, ErrLeaseExpired)
+}
