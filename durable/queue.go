@@ -28,7 +28,7 @@ type Queue[T any] struct {
 	keys       string // the prefix of the subjects of key markers
 	dead       string // the subject of the dead letters
 	ledger     *ledger
-	spared     spared // the deliveries handed back for want of workers
+	spared     spared          // the deliveries handed back for want of workers
 	crash      *crashes.Record // an embedded queue's record of the runs that died, or nil
 
 	closed atomic.Bool
