@@ -81,16 +81,16 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 
 // Len returns the number of items in the queue: added and not yet
 // acknowledged (those chains hold included) nor sent to the dead letters.
-// It asks the queue's consumer, which confirms acknowledgements, rather
-// than its stream, which drops what was acknowledged a moment later: in a
-// cluster, a Len read from the stream just after an item's acknowledgement
-// was confirmed could still count it.
+// It counts what the queue's stream holds, which has every item whose add
+// was confirmed; in a cluster, the stream drops an acknowledged item a
+// moment after the acknowledgement was confirmed, so Len may count it for
+// that moment: it may be high, never low.
 func (q *Queue[T]) Len(ctx context.Context) (int, error) {
-	info, err := q.consumer.Info(ctx)
+	info, err := q.stream.Info(ctx, jetstream.WithSubjectFilter(q.items))
 	if err != nil {
 		return 0, err
 	}
-	return int(info.NumPending) + info.NumAckPending, nil
+	return int(info.State.Subjects[q.items]), nil
 }
 
 // count returns the number of messages in stream s.
