@@ -469,9 +469,42 @@ func TestWorkerForAStageNobodyRuns(t *testing.T) {
 	require.NoError(t, err)
 	defer node.Close()
 	start := time.Now()
-	err = remote.Work(context.Background(), remote.WorkerConfig{Master: node.Addr(), Stage: "nobody"},
+	err = remote.Work(context.Background(), remote.WorkerConfig{Master: node.Addr(), Stage: "nobody", Connect: time.Second},
 		func(_ context.Context, v int) (int, error) { return v, nil })
 	require.ErrorIs(t, err, remote.ErrUnreachable)
-	assert.Contains(t, err.Error(), `"nobody"`)
-	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Contains(t, err.Error(), `no stage named "nobody"`)
+	took := time.Since(start)
+	assert.GreaterOrEqual(t, took, time.Second, "it looked again until its Connect passed: the stage may start after its node listens")
+	assert.Less(t, took, 3*time.Second)
+}
+
+// A worker that registers after the master's node listens and before its
+// stage runs joins once the stage does.
+func TestWorkerThatComesBeforeItsStageJoinsOnceItRuns(t *testing.T) {
+	node, err := remote.Listen(remote.NodeConfig{})
+	require.NoError(t, err)
+	defer node.Close()
+	ended := make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		ended <- remote.Work(ctx, remote.WorkerConfig{Master: node.Addr(), Stage: "late", Slots: 2},
+			func(_ context.Context, v int) (job, error) { return job{V: 2 * v}, nil })
+	}()
+	time.Sleep(300 * time.Millisecond) // the worker finds no stage, and looks again
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(context.Background())
+	c := newCollector()
+	h, err := remote.New[int, job](rt, remote.Config[int]{Node: node, Name: "late"}, c.sink)
+	require.NoError(t, err)
+	post(t, h, 0, 10)
+	c.await(t, 10, 10*time.Second)
+	finish(t, h)
+	c.checkOnce(t, 10)
+	select {
+	case err := <-ended:
+		assert.NoError(t, err, "told the stage finished")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the worker did not end")
+	}
 }

@@ -23,7 +23,8 @@ import (
 // back within cfg.Rejoin, and one wrapping ErrUnreachable, naming the
 // address, when it cannot reach the master, the TLS handshake with it
 // fails (saying which side refused which certificate), or it is not
-// registered within cfg.Connect; and, with cfg.EndWhenWedged, one wrapping
+// registered within cfg.Connect (a stage not found, which a master's node
+// may not run yet as it starts, is looked for again until then); and, with cfg.EndWhenWedged, one wrapping
 // ErrWedged once every slot has run one task for longer than the master's
 // lease.
 //

@@ -10,7 +10,7 @@ import (
 // A session is stepped at made-up instants: it registers, is welcomed,
 // beats when quiet, and rejoins a master that goes away.
 func Example() {
-	s := worker.NewSession(worker.SessionConfig{Master: "127.0.0.1:7070", Stage: "double", Slots: 2, Rejoin: time.Minute}, 1)
+	s := worker.NewSession(worker.SessionConfig{Master: "127.0.0.1:7070", Stage: "double", Slots: 2, Rejoin: time.Minute, Connect: 5 * time.Second}, 1)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	show := func(acts []worker.Action) {
 		for _, a := range acts {
@@ -19,16 +19,17 @@ func Example() {
 	}
 	show(s.Step(t0, worker.Start{}))
 	show(s.Step(t0, worker.Welcomed{Worker: 4, Incarnation: 9, Nonce: 1, Heartbeat: time.Second}))
-	show(s.Step(t0.Add(time.Second), worker.Tick{Tag: 1}))
-	show(s.Step(t0.Add(2*time.Second), worker.Tick{Tag: 2}))
+	show(s.Step(t0.Add(time.Second), worker.Tick{Tag: 2}))
+	show(s.Step(t0.Add(2*time.Second), worker.Tick{Tag: 3}))
 	// Output:
+	// worker.Arm {Tag:1 Delay:5s}
 	// worker.Register {Nonce:1}
 	// worker.Joined {ID:4 Rejoined:false Another:false After:0s}
 	// worker.Quiet {Silence:3s}
 	// worker.Ask {N:2}
-	// worker.Arm {Tag:1 Delay:1s}
-	// worker.Ready {Err:<nil>}
 	// worker.Arm {Tag:2 Delay:1s}
-	// worker.Beat {}
+	// worker.Ready {Err:<nil>}
 	// worker.Arm {Tag:3 Delay:1s}
+	// worker.Beat {}
+	// worker.Arm {Tag:4 Delay:1s}
 }

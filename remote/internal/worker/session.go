@@ -28,6 +28,7 @@ type Session struct {
 	slots         int           // the worker's
 	prefetch      int           // the tasks it asks for beyond its slots
 	rejoin        time.Duration // how long it tries to rejoin
+	connect       time.Duration // how long it tries to join at first
 	rng           *rand.Rand    // the backoff's jitter
 
 	phase    phase
@@ -42,7 +43,7 @@ type Session struct {
 	armed    uint64        // the latest Arm's tag
 	why      string        // why the master was lost
 	lost     time.Time     // when
-	until    time.Time     // when rejoining gives up
+	until    time.Time     // when rejoining, or joining, gives up
 	backoff  time.Duration // before the next attempt to rejoin
 	tries    uint64        // attempts to rejoin
 }
@@ -75,13 +76,14 @@ type SessionConfig struct {
 	Slots    int           // the tasks the worker runs at once
 	Prefetch int           // the tasks it would hold beyond its slots
 	Rejoin   time.Duration // how long it tries to rejoin a master it lost
+	Connect  time.Duration // how long it tries to join at first
 }
 
 // NewSession returns the session of a worker that cfg describes, not yet
 // registered, whose backoff draws its jitter from seed.
 func NewSession(cfg SessionConfig, seed uint64) *Session {
 	return &Session{master: cfg.Master, stage: cfg.Stage, slots: cfg.Slots, prefetch: cfg.Prefetch,
-		rejoin: cfg.Rejoin, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+		rejoin: cfg.Rejoin, connect: cfg.Connect, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
 // Events: what the actor tells a session.
@@ -210,7 +212,8 @@ func (End) action()      {}
 func (s *Session) Step(at time.Time, e Event) []Action {
 	switch e := e.(type) {
 	case Start:
-		return s.register(nil)
+		s.until, s.backoff = at.Add(s.connect), rejoinFirst
+		return s.register([]Action{s.arm(s.connect)})
 	case Welcomed:
 		s.heard = true
 		return s.welcome(at, e)
@@ -335,8 +338,25 @@ func (s *Session) tick(at time.Time, t Tick) []Action {
 		return s.beat(at)
 	case rejoining:
 		return s.attempt(at, nil)
+	case joining:
+		return s.retry(at)
 	}
 	return nil
+}
+
+// retry registers again, while joining for the first time, after the
+// stage was not found: a master's node may listen a moment before its
+// stage runs. Once the connect window has passed, the first registration
+// fails.
+func (s *Session) retry(at time.Time) []Action {
+	if at.Before(s.until) {
+		return s.register([]Action{s.arm(s.until.Sub(at))})
+	}
+	s.phase = ended
+	if s.why == "" {
+		return []Action{Ready{Err: fmt.Errorf("%w at %s: no answer to the registration within %v", ErrUnreachable, s.master, s.connect)}}
+	}
+	return []Action{Ready{Err: fmt.Errorf("%w: no stage named %q runs at %s (or it ended before the worker joined), for %v", ErrUnreachable, s.stage, s.master, s.connect)}}
 }
 
 // beat is one heartbeat of a joined worker: one that has sent nothing
@@ -363,10 +383,11 @@ func (s *Session) beat(at time.Time) []Action {
 // stopped has ended its stage (its Finished may come after this news, or
 // not at all); one whose node went away, or whose connection broke, is
 // lost, and the worker rejoins it. Before the worker is welcomed, the news
-// means that no such stage runs there: protoactor's remote reports a stage
-// that never ran as stopped too, and a master that went away as it
-// started is registered with again. While the worker rejoins, the news is
-// of an attempt, and the next one follows.
+// means that no such stage runs there, or not yet (protoactor's remote
+// reports a stage that never ran as stopped too): the worker registers
+// again after a backoff, until its connect window has passed; a master
+// that went away as it started is rejoined. While the worker rejoins, the
+// news is of an attempt, and the next one follows.
 func (s *Session) gone(at time.Time, g Gone) []Action {
 	switch s.phase {
 	case rejoining, ended:
@@ -375,8 +396,11 @@ func (s *Session) gone(at time.Time, g Gone) []Action {
 		if !g.Stopped && !s.finished {
 			return s.lose(at, fmt.Sprintf("it stopped answering before the worker joined (%s)", g.Why))
 		}
-		s.phase = ended
-		return []Action{Ready{Err: fmt.Errorf("%w: no stage named %q runs at %s (or it ended before the worker joined)", ErrUnreachable, s.stage, s.master)}}
+		// No such stage runs there, or not yet: look again after a backoff.
+		s.why = "no stage"
+		wait := min(s.backoff, max(s.until.Sub(at), 0))
+		s.backoff = min(2*s.backoff, rejoinMost)
+		return []Action{s.arm(wait)}
 	case joined:
 		if !g.Stopped && !s.finished {
 			return s.lose(at, fmt.Sprintf("it stopped answering (%s)", g.Why))

@@ -16,8 +16,9 @@ import (
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 const (
-	hb     = time.Second
-	window = time.Minute
+	hb      = time.Second
+	window  = time.Minute
+	connect = 5 * time.Second
 )
 
 // at is t0 + d.
@@ -26,7 +27,7 @@ func at(d time.Duration) time.Time { return t0.Add(d) }
 // newTestSession returns a session of the tables' worker, its jitter drawn
 // from seed 1.
 func newTestSession() *Session {
-	return NewSession(SessionConfig{Master: "10.0.0.5:7070", Stage: "double", Slots: 4, Prefetch: 4, Rejoin: window}, 1)
+	return NewSession(SessionConfig{Master: "10.0.0.5:7070", Stage: "double", Slots: 4, Prefetch: 4, Rejoin: window, Connect: connect}, 1)
 }
 
 // welcome is the master's answer to the latest Register of s, as worker
@@ -40,16 +41,17 @@ func welcome(s *Session, id, inc uint64) Welcomed {
 func joinedSession(t *testing.T) (*Session, uint64) {
 	t.Helper()
 	s := newTestSession()
-	require.Equal(t, []Action{Register{Nonce: 1}}, s.Step(t0, Start{}))
+	require.Equal(t, []Action{Arm{Tag: 1, Delay: connect}, Register{Nonce: 1}}, s.Step(t0, Start{}),
+		"it registers, and gives up after its connect window")
 	acts := s.Step(t0, welcome(s, 7, 99))
 	require.Equal(t, []Action{
 		Joined{ID: 7},
 		Quiet{Silence: wire.Misses * hb},
 		Ask{N: 6}, // 4 slots and the 2 of prefetch granted, of the 4 it wanted
-		Arm{Tag: 1, Delay: hb},
+		Arm{Tag: 2, Delay: hb},
 		Ready{},
 	}, acts)
-	return s, 1
+	return s, 2
 }
 
 // armOf returns the Arm among acts, and fails if there is none.
@@ -84,16 +86,16 @@ func TestAWorkerJoinsAsksForWhatItHasRoomForAndBeatsWhenQuiet(t *testing.T) {
 
 	// The first heartbeat: it heard the Welcome and spoke (its Ask), so
 	// it says nothing.
-	assert.Equal(t, []Action{Arm{Tag: 2, Delay: hb}}, s.Step(at(hb), Tick{Tag: tag}))
+	assert.Equal(t, []Action{Arm{Tag: 3, Delay: hb}}, s.Step(at(hb), Tick{Tag: tag}))
 	// The second: it heard nothing, said nothing: it beats.
-	assert.Equal(t, []Action{Beat{}, Arm{Tag: 3, Delay: hb}}, s.Step(at(2*hb), Tick{Tag: 2}))
+	assert.Equal(t, []Action{Beat{}, Arm{Tag: 4, Delay: hb}}, s.Step(at(2*hb), Tick{Tag: 3}))
 	// The master answers; the worker has tasks to report on, and does.
 	assert.Empty(t, s.Step(at(2*hb+time.Millisecond), Pulsed{Worker: 7, Incarnation: 99, Known: true}))
 	s.Hear()
 	s.Spoke()
-	assert.Equal(t, []Action{Arm{Tag: 4, Delay: hb}}, s.Step(at(3*hb), Tick{Tag: 3}), "a busy worker sends no Beat")
+	assert.Equal(t, []Action{Arm{Tag: 5, Delay: hb}}, s.Step(at(3*hb), Tick{Tag: 4}), "a busy worker sends no Beat")
 	// A stale tick, of an Arm replaced, does nothing.
-	assert.Empty(t, s.Step(at(3*hb), Tick{Tag: 3}))
+	assert.Empty(t, s.Step(at(3*hb), Tick{Tag: 4}))
 }
 
 func TestAWelcomeOwedTasksAsksOnlyForTheRest(t *testing.T) {
@@ -278,11 +280,44 @@ func TestAStoppedMasterEndsTheWorkerAndOneGoneBeforeItsWelcomeIsRegisteredWithAg
 	s, _ := joinedSession(t)
 	assert.Equal(t, []Action{End{}}, s.Step(at(hb), Gone{Stopped: true, Why: "Stopped"}), "the stage ended")
 
+	// No stage of that name runs there, or not yet: it looks again, with
+	// backoff, until its connect window has passed.
 	s = newTestSession()
 	s.Step(t0, Start{})
-	acts := s.Step(t0, Gone{Stopped: true, Why: "Stopped"})
+	now := t0
+	acts := s.Step(now, Gone{Stopped: true, Why: "Stopped"})
+	for tries := 0; ; tries++ {
+		require.Len(t, acts, 1)
+		arm := acts[0].(Arm)
+		now = now.Add(arm.Delay)
+		acts = s.Step(now, Tick{Tag: arm.Tag})
+		if _, ended := acts[0].(Ready); ended {
+			assert.Equal(t, at(connect), now, "it gave up as its window ended")
+			assert.Greater(t, tries, 3, "after several registrations")
+			break
+		}
+		require.IsType(t, Register{}, acts[len(acts)-1], "it registers again")
+		acts = s.Step(now, Gone{Stopped: true, Why: "Stopped"})
+	}
+	err := acts[0].(Ready).Err
+	assert.ErrorIs(t, err, ErrUnreachable)
+	assert.EqualError(t, err, `remote: the master cannot be reached: no stage named "double" runs at 10.0.0.5:7070 (or it ended before the worker joined), for 5s`)
+
+	// A master that never answers: the registration times out.
+	s = newTestSession()
+	arm := s.Step(t0, Start{})[0].(Arm)
+	acts = s.Step(at(arm.Delay), Tick{Tag: arm.Tag})
 	require.Len(t, acts, 1)
-	assert.ErrorIs(t, acts[0].(Ready).Err, ErrUnreachable, "no such stage runs there")
+	assert.EqualError(t, acts[0].(Ready).Err, "remote: the master cannot be reached at 10.0.0.5:7070: no answer to the registration within 5s")
+
+	// A stage that starts a moment after its node listens is joined.
+	s = newTestSession()
+	s.Step(t0, Start{})
+	arm = s.Step(t0, Gone{Stopped: true, Why: "Stopped"})[0].(Arm)
+	acts = s.Step(at(arm.Delay), Tick{Tag: arm.Tag})
+	require.Equal(t, Register{Nonce: 2}, acts[len(acts)-1])
+	acts = s.Step(at(arm.Delay), welcome(s, 1, 1))
+	assert.Contains(t, acts, Ready{})
 
 	s = newTestSession()
 	s.Step(t0, Start{})

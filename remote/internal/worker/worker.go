@@ -161,7 +161,7 @@ func newWorker[I, O any](cfg Config, work func(ctx context.Context, in I) (O, er
 		sys:     sys,
 		guard:   g,
 		master:  actor.NewPID(cfg.Master, cfg.Stage),
-		session: NewSession(SessionConfig{Master: cfg.Master, Stage: cfg.Stage, Slots: cfg.Slots, Prefetch: cfg.Prefetch, Rejoin: cfg.Rejoin}, rand.Uint64()),
+		session: NewSession(SessionConfig{Master: cfg.Master, Stage: cfg.Stage, Slots: cfg.Slots, Prefetch: cfg.Prefetch, Rejoin: cfg.Rejoin, Connect: cfg.Connect}, rand.Uint64()),
 		line:    newLine(cfg.Slots, cfg.Slots+cfg.Prefetch),
 		ended:   make(chan error, 1),
 		over:    make(chan struct{}),
@@ -178,7 +178,9 @@ func newWorker[I, O any](cfg Config, work func(ctx context.Context, in I) (O, er
 // await waits for the registration, then for the end: the stage finished,
 // the master gone, or ctx ended, when the worker leaves.
 func (w *worker[I, O]) await(ctx context.Context, sys *actor.ActorSystem, pid *actor.PID) error {
-	timer := time.NewTimer(w.cfg.Connect)
+	// The session gives up joining once cfg.Connect has passed; this
+	// timer stands behind it.
+	timer := time.NewTimer(w.cfg.Connect + rejoinMost)
 	defer timer.Stop()
 	select {
 	case err := <-w.ready:
