@@ -70,8 +70,8 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 	wg.Wait()
 	// What the chain did not acknowledge (failed without dead letters, or
 	// dropped) goes back at once.
-	for _, left := range q.ledger.drain() {
-		_ = left.msg.Nak()
+	for _, left := range q.ledger.Drain() {
+		_ = left.Msg.Nak()
 	}
 	if feedErr != nil && errors.Is(feedErr, ctx.Err()) {
 		feedErr = nil // the ordinary end of a chain that runs until told
@@ -181,7 +181,7 @@ func (q *Queue[T]) drained(ctx context.Context) (bool, error) {
 	ask, cancel := context.WithTimeout(ctx, q.cfg.ConnectTimeout)
 	defer cancel()
 	n, err := q.Len(ask)
-	if err == nil && n <= q.ledger.messages() {
+	if err == nil && n <= q.ledger.Messages() {
 		var kept int
 		kept, err = q.stillQueued(ask)
 		if err == nil {
@@ -200,7 +200,7 @@ func (q *Queue[T]) drained(ctx context.Context) (bool, error) {
 // stillQueued counts the messages the ledger holds that the queue still
 // holds.
 func (q *Queue[T]) stillQueued(ctx context.Context) (int, error) {
-	seqs, unknown := q.ledger.sequences()
+	seqs, unknown := q.ledger.Sequences()
 	kept := unknown
 	for _, seq := range seqs {
 		_, err := q.stream.GetMsg(ctx, seq)
@@ -299,14 +299,14 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 	if md != nil {
 		seq = md.Sequence.Stream
 	}
-	t := q.ledger.add(msg, key, seq, mark, time.Now())
-	it := Item[T]{Key: key, Ticket: t}
+	t := q.ledger.Add(msg, key, seq, mark, time.Now())
+	it := Item[T]{Key: key, Ticket: Ticket(t)}
 	if md != nil {
 		// Handed out this many times by this queue's consumer, and killed
 		// this many processes (see package crashes).
 		killed := q.crash.Killed(md.Sequence.Stream)
 		if n := q.attempts(md); n > q.cfg.MaxAttempts {
-			hd, _ := q.ledger.take(t)
+			hd, _ := q.ledger.Take(t)
 			why := fmt.Errorf("handed out %d times, more than the %d attempts allowed", n, q.cfg.MaxAttempts)
 			if killed > 0 {
 				why = fmt.Errorf("%w (%d of them killed the process that worked on it alone)", why, killed)
@@ -319,7 +319,7 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 		}
 	}
 	if err := q.cfg.Codec.Decode(msg.Data(), &it.Value); err != nil {
-		hd, _ := q.ledger.take(t)
+		hd, _ := q.ledger.Take(t)
 		q.bury(hd, fmt.Errorf("%w: decoding: %v", ErrCodec, err), 0)
 		return nil
 	}
@@ -327,10 +327,10 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 	if err == nil {
 		return nil
 	}
-	hd, ok := q.ledger.take(t)
+	hd, ok := q.ledger.Take(t)
 	if ctx.Err() != nil || errors.Is(err, agent.ErrClosed) || errors.Is(err, agent.ErrStopped) {
 		if ok {
-			_ = hd.msg.Nak()
+			_ = hd.Msg.Nak()
 		}
 		return err
 	}
@@ -353,7 +353,7 @@ func (q *Queue[T]) renew(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case now := <-tick.C:
-			for _, m := range q.ledger.due(now, every) {
+			for _, m := range q.ledger.Due(now, every) {
 				_ = m.InProgress()
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/durable/internal/ledger"
 	"github.com/nats-io/nats.go"
 )
 
@@ -28,7 +29,7 @@ func (q *Queue[T]) DeadLetters(d agent.DeadLetter) {
 	err := cmp.Or(d.Err, errFailed)
 	spare := errors.Is(err, agent.ErrUnavailable)
 	for _, t := range tickets(d.Item) {
-		h, ok := q.ledger.take(t)
+		h, ok := q.ledger.Take(ledger.Ticket(t))
 		switch {
 		case !ok:
 		case spare:
@@ -98,19 +99,19 @@ const (
 // failed, and the stack of the panic err holds, if any; and acknowledges
 // the item once they have it. If they cannot take it, the item goes back
 // to the queue.
-func (q *Queue[T]) bury(h *hold, err error, attempts int) {
+func (q *Queue[T]) bury(h *ledger.Hold, err error, attempts int) {
 	if !q.sealed(h) {
 		return
 	}
-	q.spared.forget(h.seq)
+	q.spared.Forget(h.Seq)
 	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
 	defer cancel()
 	m := nats.NewMsg(q.dead)
-	m.Data = h.msg.Data()
+	m.Data = h.Msg.Data()
 	m.Header.Set(headerError, err.Error())
 	m.Header.Set(headerAttempts, strconv.Itoa(attempts))
-	m.Header.Set(headerKey, h.key)
-	m.Header.Set(nats.MsgIdHdr, h.key)
+	m.Header.Set(headerKey, h.Key)
+	m.Header.Set(nats.MsgIdHdr, h.Key)
 	// A header value is one line: the stack takes one value a line.
 	if p := (*agent.PanicError)(nil); errors.As(err, &p) {
 		for line := range strings.Lines(string(p.Stack)) {
@@ -120,10 +121,10 @@ func (q *Queue[T]) bury(h *hold, err error, attempts int) {
 		}
 	}
 	if _, err := q.js.PublishMsg(ctx, m); err != nil {
-		_ = h.msg.Nak()
+		_ = h.Msg.Nak()
 		return
 	}
-	if err := h.msg.DoubleAck(ctx); err != nil {
-		_ = h.msg.Ack()
+	if err := h.Msg.DoubleAck(ctx); err != nil {
+		_ = h.Msg.Ack()
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/durable/internal/keys"
+	"github.com/evolvekit/evolve/durable/internal/ledger"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -48,24 +49,24 @@ func (q *Queue[T]) mark(msgs []jetstream.Msg, mds []*jetstream.MsgMetadata) ([]j
 // the dead letters) only once its key's marker stands in its place. One
 // whose marker the queue did not take within Config.ConnectTimeout goes
 // back to the queue, to be marked again as it is handed out again.
-func (q *Queue[T]) sealed(h *hold) bool {
-	if h.mark == nil {
+func (q *Queue[T]) sealed(h *ledger.Hold) bool {
+	if h.Mark == nil {
 		return true
 	}
 	select {
-	case <-h.mark.Ok():
+	case <-h.Mark.Ok():
 		return true
 	default:
 	}
 	t := time.NewTimer(q.cfg.ConnectTimeout)
 	defer t.Stop()
 	select {
-	case <-h.mark.Ok():
+	case <-h.Mark.Ok():
 		return true
-	case <-h.mark.Err():
+	case <-h.Mark.Err():
 	case <-t.C:
 	}
-	_ = h.msg.Nak()
+	_ = h.Msg.Nak()
 	return false
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/evolvekit/evolve/durable/internal/crashes"
 	"github.com/evolvekit/evolve/durable/internal/damage"
+	"github.com/evolvekit/evolve/durable/internal/ledger"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -27,8 +28,8 @@ type Queue[T any] struct {
 	items      string // the subject items are added on
 	keys       string // the prefix of the subjects of key markers
 	dead       string // the subject of the dead letters
-	ledger     *ledger
-	spared     spared          // the deliveries handed back for want of workers
+	ledger     *ledger.Ledger
+	spared     ledger.Spared   // the deliveries handed back for want of workers
 	crash      *crashes.Record // an embedded queue's record of the runs that died, or nil
 
 	closed atomic.Bool
@@ -64,7 +65,7 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue[T]{site: *s, cfg: cfg, items: cfg.Name + ".items", keys: cfg.Name + ".keys.", dead: cfg.Name + ".dead", ledger: newLedger()}
+	q := &Queue[T]{site: *s, cfg: cfg, items: cfg.Name + ".items", keys: cfg.Name + ".keys.", dead: cfg.Name + ".dead", ledger: ledger.New()}
 	if err := q.declare(); err != nil {
 		q.shut()
 		return nil, err
@@ -118,8 +119,8 @@ func (q *Queue[T]) Close() error {
 	if q.closed.Swap(true) {
 		return nil
 	}
-	for _, h := range q.ledger.drain() {
-		_ = h.msg.Nak()
+	for _, h := range q.ledger.Drain() {
+		_ = h.Msg.Nak()
 	}
 	var rec *damage.Record
 	if q.srv != nil {

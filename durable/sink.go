@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/ledger"
 	"github.com/evolvekit/evolve/internal/safe"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Sink returns a chain's sink for items: it calls f with each item that
@@ -60,9 +62,9 @@ func guard(f func() error) (err error) {
 
 // ack acknowledges the item of ticket t, if this process holds it.
 func (q *Queue[T]) ack(t Ticket) {
-	if h, ok := q.ledger.take(t); ok && q.sealed(h) {
-		q.spared.forget(h.seq)
-		_ = h.msg.Ack()
+	if h, ok := q.ledger.Take(ledger.Ticket(t)); ok && q.sealed(h) {
+		q.spared.Forget(h.Seq)
+		_ = h.Msg.Ack()
 	}
 }
 
@@ -72,15 +74,15 @@ func (q *Queue[T]) ack(t Ticket) {
 // acknowledgements in order. So once a sink has returned, the queue no
 // longer holds what it acknowledged.
 func (q *Queue[T]) ackConfirmed(t Ticket) {
-	h, ok := q.ledger.take(t)
+	h, ok := q.ledger.Take(ledger.Ticket(t))
 	if !ok || !q.sealed(h) {
 		return
 	}
-	q.spared.forget(h.seq)
+	q.spared.Forget(h.Seq)
 	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
 	defer cancel()
-	if err := h.msg.DoubleAck(ctx); err != nil {
-		_ = h.msg.Ack()
+	if err := h.Msg.DoubleAck(ctx); err != nil {
+		_ = h.Msg.Ack()
 	}
 }
 
@@ -88,19 +90,19 @@ func (q *Queue[T]) ackConfirmed(t Ticket) {
 // to the queue, to be taken again after a backoff that grows with its
 // attempts; if it has none left, it goes to the dead letters instead.
 func (q *Queue[T]) retry(t Ticket, err error) {
-	h, ok := q.ledger.take(t)
+	h, ok := q.ledger.Take(ledger.Ticket(t))
 	if !ok {
 		return
 	}
 	delivered, n := uint64(1), 1
-	if md, err := h.msg.Metadata(); err == nil {
+	if md, err := h.Msg.Metadata(); err == nil {
 		delivered, n = md.NumDelivered, q.attempts(md)
 	}
 	if n >= q.cfg.MaxAttempts {
 		q.bury(h, fmt.Errorf("sink, attempt %d of %d: %w", n, q.cfg.MaxAttempts, err), n)
 		return
 	}
-	_ = h.msg.NakWithDelay(backoff(delivered))
+	_ = h.Msg.NakWithDelay(backoff(delivered))
 }
 
 // backoff is the delay before attempt n+1 of an item that failed: 100 ms
@@ -111,4 +113,24 @@ func backoff(n uint64) time.Duration {
 		d *= 2
 	}
 	return min(d, 10*time.Second)
+}
+
+// attempts returns the attempts an item of metadata md has spent: the
+// times the queue handed it out, and the processes it killed (see package
+// crashes), less the deliveries this process spared.
+func (q *Queue[T]) attempts(md *jetstream.MsgMetadata) int {
+	seq := md.Sequence.Stream
+	return int(md.NumDelivered) + q.crash.Killed(seq) - q.spared.Of(seq)
+}
+
+// handBack hands the item h holds back to the queue, for want of anything
+// to work on it, to be handed out again after a backoff, sparing the
+// attempt.
+func (q *Queue[T]) handBack(h *ledger.Hold) {
+	delivered := uint64(1)
+	if md, err := h.Msg.Metadata(); err == nil {
+		delivered = md.NumDelivered
+		q.spared.Add(md.Sequence.Stream)
+	}
+	_ = h.Msg.NakWithDelay(backoff(delivered))
 }

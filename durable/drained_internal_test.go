@@ -10,26 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A message the queue hands out again while the process still holds it
-// is one message of the queue's: Consume compares the queue's length with
-// what the ledger holds, and a message counted twice would hide another
-// that waits to come back.
-func TestTheLedgerCountsAMessageHeldTwiceOnce(t *testing.T) {
-	l := newLedger()
-	at := time.Now()
-	first := l.add(nil, "a", 7, nil, at)
-	again := l.add(nil, "a", 7, nil, at) // handed out again: its lease ran out
-	l.add(nil, "b", 8, nil, at)
-	l.add(nil, "c", 0, nil, at) // no metadata: counted alone
-	assert.Equal(t, 3, l.messages(), "a, b and c")
-	l.take(first)
-	assert.Equal(t, 3, l.messages(), "a is still held, under its new ticket")
-	l.take(again)
-	assert.Equal(t, 2, l.messages())
-	l.drain()
-	assert.Zero(t, l.messages())
-}
-
 // A message held twice may be gone from the queue, acknowledged under its
 // first delivery: Consume looks up the messages held before it says the
 // queue is drained, and counts only those the queue still has.
@@ -49,7 +29,7 @@ func TestOnlyTheMessagesStillQueuedCountAsHeld(t *testing.T) {
 	for _, m := range msgs {
 		md, err := m.Metadata()
 		require.NoError(t, err)
-		q.ledger.add(m, "", md.Sequence.Stream, nil, time.Now())
+		q.ledger.Add(m, "", md.Sequence.Stream, nil, time.Now())
 	}
 	require.NoError(t, msgs[0].DoubleAck(ctx)) // gone from the queue, still in the ledger
 	kept, err := q.stillQueued(ctx)
@@ -60,11 +40,11 @@ func TestOnlyTheMessagesStillQueuedCountAsHeld(t *testing.T) {
 	assert.True(t, drained, "the queue holds b and c, and the ledger does")
 	// The ledger holds a, gone, and b: as many as the queue holds (b and
 	// c), but c waits for nobody here.
-	q.ledger.drain()
+	q.ledger.Drain()
 	for _, m := range msgs[:2] {
 		md, err := m.Metadata()
 		require.NoError(t, err)
-		q.ledger.add(m, "", md.Sequence.Stream, nil, time.Now())
+		q.ledger.Add(m, "", md.Sequence.Stream, nil, time.Now())
 	}
 	drained, err = q.drained(ctx)
 	require.NoError(t, err)
