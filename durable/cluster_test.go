@@ -29,6 +29,7 @@ import (
 // the consumer have three replicas; every item reaches the sink; Consume
 // returns nil before its deadline, and the queue ends empty.
 func TestClusterKeepsTheQueueThroughALeaderLoss(t *testing.T) {
+	skipUnderRace(t)
 	runThroughFault(t, func(_ context.Context, c *cluster, leader int, _ func()) {
 		c.shutdown(leader)
 	})
@@ -41,6 +42,7 @@ func TestClusterKeepsTheQueueThroughALeaderLoss(t *testing.T) {
 // seconds later. Consume waits it out: every item reaches the sink, and
 // the queue ends empty.
 func TestClusterQueueWaitsOutALostQuorum(t *testing.T) {
+	skipUnderRace(t)
 	runThroughFault(t, func(ctx context.Context, c *cluster, leader int, resume func()) {
 		other := (leader + 1) % len(c.servers)
 		c.shutdown(leader)

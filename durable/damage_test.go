@@ -34,6 +34,7 @@ var bigPad = strings.Repeat("x", 5000)
 // once, and none of those lost; the next clean close and open report
 // nothing.
 func TestADamagedStoreIsReported(t *testing.T) {
+	skipUnderRace(t)
 	scribble := func(at func(n int) int) func([]byte) []byte {
 		return func(b []byte) []byte {
 			for i := at(len(b)); i < at(len(b))+4096 && i < len(b); i++ {

@@ -272,6 +272,7 @@ func runProducer(dir, sink, run string) error {
 // window that survives the restart, each run would add again what the
 // runs before it consumed.
 func TestDedupeSurvivesKillsInsideAddMany(t *testing.T) {
+	skipUnderRace(t)
 	dir, sink := t.TempDir(), t.TempDir()
 	r := rand.New(rand.NewPCG(13, 17))
 	bound, inside := 0, 0

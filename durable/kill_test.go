@@ -135,6 +135,7 @@ func keyNumber(key string) int {
 // empty, and the items done again after each crash are within what the
 // chain may hold: its Bound, a batch in its sink, and one fetch.
 func TestKilledChainLosesNothing(t *testing.T) {
+	skipUnderRace(t)
 	const items, kills = 20_000, 5
 	dir, sink := t.TempDir(), t.TempDir()
 	ctx := context.Background()

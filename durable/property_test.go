@@ -62,6 +62,7 @@ func randomCase(r *rand.Rand) propCase {
 // at the end every item did one or the other, the dead letters hold
 // exactly the items that fail for good, and the queue is empty.
 func TestPropertyAcknowledgedOnlyOnceDone(t *testing.T) {
+	skipUnderRace(t)
 	const cases, items = 40, 200
 	r := rand.New(rand.NewPCG(23, 29))
 	crashes, runs := 0, 0

@@ -55,6 +55,9 @@ func TestAPlotIsAPNG(t *testing.T) {
 }
 
 func TestAPlotRunNamesEveryFileItWrites(t *testing.T) {
+	if underRace {
+		t.Skip("drawing the plots takes the race detector half a minute; the plain pass runs it")
+	}
 	dir := t.TempDir()
 	var out, log bytes.Buffer
 	require.NoError(t, run([]string{"-scale", "0.01", "-plot", dir}, &out, &log))
