@@ -58,7 +58,11 @@ func Example() {
 	}
 	var written []string
 	chain, err := compose.Start(rt, compose.Pipe2(upper, lines), durable.Batches(q, func(line []durable.Item[string]) error {
-		written = append(written, strings.Join(durable.Values(line), " "))
+		words := make([]string, len(line))
+		for i, it := range line {
+			words[i] = it.Value
+		}
+		written = append(written, strings.Join(words, " "))
 		return nil
 	}), compose.WithDeadLetters(q.DeadLetters))
 	if err != nil {

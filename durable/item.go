@@ -58,12 +58,3 @@ func Map[T, U any](f func(context.Context, T) (U, error)) func(context.Context, 
 		return Item[U]{Key: in.Key, Value: v, Ticket: in.Ticket, iso: in.iso, seq: in.seq}, err
 	}
 }
-
-// Values returns the values of items, in order.
-func Values[T any](items []Item[T]) []T {
-	out := make([]T, len(items))
-	for i, it := range items {
-		out[i] = it.Value
-	}
-	return out
-}
