@@ -9,6 +9,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/internal/meter"
+	"github.com/rs/zerolog"
 )
 
 // New starts a rate agent on rt that lets the values posted to it through at
@@ -138,6 +139,29 @@ func spec[T any](cfg Config[T]) core.Spec[State[T], struct{}, struct{}, T] {
 			st, _ := v.(Status)
 			return meter.Extra{Tokens: st.Tokens, HasTokens: true}
 		},
+		Open: open(cfg.Shared),
+	}
+}
+
+// open returns the Open of an agent of the shared limit sh, nil for none:
+// it joins the limit, whose grants come to the agent as Set messages, and
+// passes the agent's reports of its use on.
+func open(sh Shared) func(post func(agent.Msg) bool, _ zerolog.Logger) (core.Port, error) {
+	if sh == nil {
+		return nil
+	}
+	return func(post func(agent.Msg) bool, _ zerolog.Logger) (core.Port, error) {
+		report, leave := sh.Join(func(l Limit) bool { return post(agent.Set[Limit]{Value: l}) })
+		return core.Port{
+			Send: func(e agent.Effect) bool {
+				u, ok := e.(agent.Send[use])
+				if ok {
+					report(u.Value.waiting, u.Value.passed)
+				}
+				return ok
+			},
+			Close: leave,
+		}, nil
 	}
 }
 

@@ -45,9 +45,13 @@ func (b bucket) refilled(elapsed time.Duration) float64 {
 }
 
 // level returns the tokens held at instant at. An instant before last (a
-// clock that went back) finds the tokens stored at last.
+// clock that went back) finds the tokens stored at last. A limit that has
+// lapsed at at holds none.
 func (b bucket) level(at time.Time) float64 {
-	if !b.anchored || !at.After(b.last) {
+	switch {
+	case b.limit.lapsed(at):
+		return 0
+	case !b.anchored || !at.After(b.last):
 		return b.tokens
 	}
 	return min(float64(b.limit.Burst), b.refilled(at.Sub(b.last)))
@@ -91,10 +95,18 @@ func (b bucket) anchor(at time.Time) bucket {
 }
 
 // due returns the first instant, to the nanosecond, at which the bucket
-// covers cost. The caller has checked that it does not now, so the bucket is
-// anchored.
-func (b bucket) due(cost float64) time.Time {
-	return b.last.Add(b.wait(cost))
+// covers cost, and false if it never will: it refills nothing, or its
+// limit lapses first. The caller has checked that it does not now, so the
+// bucket is anchored.
+func (b bucket) due(cost float64) (time.Time, bool) {
+	if b.limit.Rate == 0 || b.limit.Burst == 0 {
+		return time.Time{}, false
+	}
+	due := b.last.Add(b.wait(cost))
+	if b.limit.lapsed(due) {
+		return time.Time{}, false
+	}
+	return due, true
 }
 
 // wait returns the shortest time after last, in whole nanoseconds, after

@@ -25,6 +25,12 @@ type Config[T any] struct {
 	Cost func(T) float64
 	// Name names the agent in logs. Empty means "rate".
 	Name string
+	// Shared, when not nil, is a limit this agent shares with others, in
+	// this process and others: the agent takes its rate and burst from the
+	// shares it is granted, a lease at a time, starting with none. Rate
+	// and Burst are then the shared limit's, for the checks of costs; Cost
+	// must be nil (every item costs 1), since a share's burst may be 1.
+	Shared Shared
 }
 
 // limit returns the bucket shape cfg asks for.
@@ -38,6 +44,9 @@ func (c Config[T]) withDefaults() (Config[T], error) {
 	}
 	if c.Queue < 0 {
 		return c, configError("queue must not be negative, got %d", c.Queue)
+	}
+	if c.Shared != nil && c.Cost != nil {
+		return c, configError("cost must be nil with a shared limit: every item costs 1")
 	}
 	if c.Queue == 0 {
 		c.Queue = agent.DefaultQueue

@@ -107,21 +107,42 @@ func (s *State[T]) reserve(at time.Time, m pace.Reservation) []agent.Effect {
 	return s.settle(at)
 }
 
-// reshape switches the bucket to the Limit m carries, if it is valid.
+// reshape switches the bucket to the Limit m carries, if it is valid. An
+// agent of a Shared limit reports its use in answer.
 func (s *State[T]) reshape(m agent.Set[Limit]) []agent.Effect {
-	if m.Value.check() != nil {
+	if !m.Value.usable() {
 		return nil
 	}
 	s.bucket = s.bucket.reshape(m.At, m.Value)
-	return s.settle(m.At)
+	fx := s.settle(m.At)
+	if s.shared {
+		s.asked = false
+		fx = append(fx, s.use())
+	}
+	return fx
 }
 
 // settle brings s up to date at instant at: it emits what it can, asks for a
-// timer if the oldest item must wait, and finishes if it is done.
+// timer if the oldest item must wait, and finishes if it is done. An agent
+// of a Shared limit with items waiting and no token to come says so, once
+// until its next Limit.
 func (s *State[T]) settle(at time.Time) []agent.Effect {
 	fx := s.pass(at)
 	fx = s.arm(at, fx)
+	if s.shared && !s.asked && !s.armed && (s.queue.Len() > 0 || s.owed > 0) {
+		s.asked = true
+		fx = append(fx, s.use())
+	}
 	return s.finish(fx)
+}
+
+// use is what a rate agent of a Shared limit tells it of its use: the
+// items waiting for tokens, and those it let through in all.
+type use struct{ waiting, passed int }
+
+// use returns the effect that reports s's use.
+func (s *State[T]) use() agent.Effect {
+	return agent.Send[use]{Value: use{waiting: s.queue.Len() + s.owed, passed: s.passed + s.granted}}
 }
 
 // finish returns [agent.Finish] once input has ended and nothing waits.

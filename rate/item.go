@@ -17,11 +17,13 @@ type Item[T any] struct {
 // price returns the tokens it takes to let it through a bucket of the given
 // burst. A Cost that is not a positive number counts as 1; a Cost above the
 // burst counts as the burst, so the item waits for a full bucket instead of
-// forever (the burst may have shrunk since the item was posted).
+// forever (the burst may have shrunk since the item was posted). A burst
+// of 0, a Shared limit's for a process that holds no share, holds no
+// token, and an item still costs at least the smaller of its cost and 1.
 func (it Item[T]) price(burst int) float64 {
 	c := it.Cost
 	if !(c > 0) {
 		c = 1
 	}
-	return min(c, float64(burst))
+	return min(c, float64(max(burst, 1)))
 }

@@ -37,6 +37,11 @@ type State[T any] struct {
 
 	closed   bool // input has ended
 	finished bool // Finish was returned
+
+	// shared says the agent's limit is a Shared one's grant: it reports
+	// its use after each Limit it takes, and once when items wait while it
+	// holds no token to come (asked).
+	shared, asked bool
 }
 
 // NewState returns the initial state of a rate agent for cfg: a full bucket,
@@ -53,6 +58,9 @@ func NewState[T any](cfg Config[T]) (State[T], error) {
 
 // newState returns the initial state for a checked cfg.
 func newState[T any](cfg Config[T]) State[T] {
+	if cfg.Shared != nil {
+		return State[T]{bucket: newBucket(Limit{}), bound: cfg.Queue, shared: true}
+	}
 	return State[T]{bucket: newBucket(cfg.limit()), bound: cfg.Queue}
 }
 

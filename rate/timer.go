@@ -17,13 +17,18 @@ import (
 // and demand always has one.
 func (s *State[T]) arm(at time.Time, fx []agent.Effect) []agent.Effect {
 	var due time.Time
+	var ok bool
 	switch {
 	case s.owed > 0:
-		due = s.bucket.due(1)
+		due, ok = s.bucket.due(1)
 	case s.queue.Len() == 0 || s.demand < 1:
 		return s.disarm(fx)
 	default:
-		due = s.bucket.due(s.head())
+		due, ok = s.bucket.due(s.head())
+	}
+	if !ok {
+		// No token comes under this limit: the next Set brings some.
+		return s.disarm(fx)
 	}
 	if s.armed && due.Equal(s.due) {
 		return fx
