@@ -76,10 +76,51 @@
 // items: each item goes to one of them and is acknowledged once (an
 // embedded queue with Embedded.Listen lets the others reach it at
 // [Queue.URL]). The queue, its dead letters and its dedupe window are
-// shared; everything about a chain is per process: a rate stage's bucket,
-// a parallel stage's limit, the chain's Bound. Two processes each with a
-// rate stage of 100 a second make 200 a second at the API: give each
-// process its share of the limit.
+// shared; everything about a chain is per process: a parallel stage's
+// limit, the chain's Bound, and a rate stage's bucket, unless the stage
+// takes its tokens from a limit all of them share (Limits, below): two
+// processes each with a rate stage of 100 a second of their own make 200 a
+// second at the API.
+//
+// # Limits
+//
+// [Queue.Limit] returns a rate limit that every process reaching the
+// queue's servers shares: a rate stage given it (rate.Config.Shared), in
+// each of them, takes its share of the limit. Over any window of length
+// t, the items the stages of all the processes let through together
+// number at most burst + rate·t, whatever happens to the processes, the
+// network between them or the servers: it fails closed.
+//
+// Each process decides alone, from a share granted to it in advance: a
+// rate and a burst it may spend for a lease of two seconds, counted by its
+// own monotonic clock from the moment it asked, so that a slow answer
+// shortens it. The shares are a table, one entry a process, kept in a
+// key-value bucket of the queue's servers (Name + "_limits"), that every
+// process writes by compare-and-set: the table never holds more than the
+// limit, a process takes a smaller share before it writes it and a larger
+// one only once the write is taken, and it renews its share every second.
+// Shares follow demand: each process asks for what it let through, and
+// what waits, and gets its max-min fair part. A process frees another's
+// share only once it has seen that entry unchanged for a lease and 100 ms
+// by its own clock, by when the share's owner has stopped spending it. So:
+//
+//   - a process that cannot reach the servers spends what it holds until
+//     its lease ends, then waits;
+//   - a process killed leaves its share unspent, for the others within
+//     about three seconds (under-use only);
+//   - a partition, a change of the servers' leader, a restart of the
+//     process that embeds them, a process stopped and started again, and a
+//     step of any machine's clock never let more through: leases are
+//     counted on one machine's monotonic clock each, and a rate stage lets
+//     nothing through past its lease's end, even if its process was
+//     stopped meanwhile.
+//
+// What it costs: two requests to the servers a second per process (a read
+// and a compare-and-set), idle or not, and none on the path of an item: a
+// stage decides from its share in memory. At most burst processes hold a
+// share at once, each with a burst of at least 1; clocks must run within
+// a few hundredths of a percent of each other, as any do; and the first
+// process to open a limit sets its rate and burst.
 //
 // # Clusters
 //

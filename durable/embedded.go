@@ -4,17 +4,15 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/evolvekit/evolve/durable/internal/damage"
 	"github.com/evolvekit/evolve/durable/internal/dirlock"
+	"github.com/evolvekit/evolve/durable/internal/embed"
 	"github.com/evolvekit/evolve/durable/internal/natslog"
 	"github.com/evolvekit/evolve/internal/loopback"
 	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 )
 
 // Embedded is a [Store] kept by a NATS server with JetStream that runs in
@@ -56,8 +54,8 @@ func (e Embedded) open(timeout time.Duration) (*site, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writable(e.Dir); err != nil {
-		return nil, err
+	if err := embed.Writable(e.Dir); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStore, err)
 	}
 	s := &site{dir: e.Dir, replicas: 1, acceptLoss: e.AcceptLoss, log: &natslog.Log{}}
 	if s.lock, err = dirlock.Lock(e.Dir); err != nil {
@@ -70,9 +68,9 @@ func (e Embedded) open(timeout time.Duration) (*site, error) {
 		s.close()
 		return nil, fmt.Errorf("%w: %s: reading what its last close recorded: %v", ErrStore, e.Dir, err)
 	}
-	if s.srv, s.nc, err = start(opts, s.log, timeout); err != nil {
+	if s.srv, s.nc, err = embed.Start(opts, s.log, timeout); err != nil {
 		s.close()
-		return nil, err
+		return nil, fmt.Errorf("%w: %s: %v", ErrStore, e.Dir, err)
 	}
 	if e.Listen != "" {
 		s.url = s.srv.ClientURL()
@@ -109,67 +107,4 @@ func (e Embedded) options() (*server.Options, error) {
 		opts.TLSConfig, opts.TLS, opts.TLSVerify = e.TLS.Clone(), true, e.TLS.ClientCAs != nil
 	}
 	return opts, nil
-}
-
-// start starts a server of opts, which logs its warnings to log, and
-// returns it with a connection to it.
-func start(opts *server.Options, log *natslog.Log, timeout time.Duration) (*server.Server, *nats.Conn, error) {
-	dir := opts.StoreDir
-	srv, err := server.NewServer(opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %v", ErrStore, dir, err)
-	}
-	srv.SetLogger(log, false, false)
-	srv.Start()
-	stop := func() {
-		srv.Shutdown()
-		srv.WaitForShutdown()
-	}
-	if !ready(srv, log, timeout) {
-		stop()
-		if log.Failed() {
-			return nil, nil, fmt.Errorf("%w: %s: the embedded server did not start: %s", ErrStore, dir, log)
-		}
-		return nil, nil, fmt.Errorf("%w: %s: the embedded server did not start within %v (is the directory in use by another process, or its store corrupt?)%s", ErrStore, dir, timeout, log.Suffix())
-	}
-	if !srv.JetStreamEnabled() {
-		stop()
-		return nil, nil, fmt.Errorf("%w: %s: the embedded server could not open its store%s", ErrStore, dir, log.Suffix())
-	}
-	nc, err := nats.Connect("", nats.InProcessServer(srv), nats.Name("evolve-durable"), nats.MaxReconnects(-1))
-	if err != nil {
-		stop()
-		return nil, nil, fmt.Errorf("%w: %s: connecting to the embedded server: %v", ErrStore, dir, err)
-	}
-	return srv, nc, nil
-}
-
-// ready waits until srv accepts connections, for at most timeout, and
-// reports whether it does; it gives up at once if the server logged a
-// fatal error, such as an address it cannot listen on.
-func ready(srv *server.Server, log *natslog.Log, timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for {
-		step := min(time.Until(deadline), 50*time.Millisecond)
-		if srv.ReadyForConnections(max(step, 0)) {
-			return true
-		}
-		if log.Failed() || time.Now().After(deadline) {
-			return false
-		}
-	}
-}
-
-// writable makes sure dir exists and a file can be written in it.
-func writable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("%w: %v", ErrStore, err)
-	}
-	f, err := os.CreateTemp(dir, ".probe-*")
-	if err != nil {
-		return fmt.Errorf("%w: %s cannot be written: %v", ErrStore, dir, err)
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(filepath.Clean(name))
 }

@@ -46,6 +46,15 @@
 // rate·t times, retries included, whatever stalls after this stage; and
 // this stage finishes only after the stage it paces.
 //
+// # A rate shared by several processes
+//
+// A rate agent's bucket is its own: two processes each with an agent of
+// 100 a second let 200 a second through. Config.Shared makes the agent
+// take its tokens from a limit that several processes share instead
+// (durable's Queue.Limit is one): the agents of all of them together keep
+// to the one limit, each spending the share granted to it for a lease, and
+// nothing once the lease ends (Limit.Until).
+//
 // The zero [Config] is not valid: Rate and Burst are required. Queue 0 picks
 // agent.DefaultQueue, and a nil Cost makes every item cost 1.
 package rate
