@@ -51,6 +51,18 @@
 // 100*(achieved-configured)/configured. A limiter far below its rate stops
 // being offered items after 2 s and is measured on those it passed.
 //
+// BenchmarkSharedRate/{1000,10000,100000}/{local,shared}: BenchmarkChain's
+// chain with a real rate at the rate in the name and a burst of 10 ms of
+// tokens: the rate stage's own bucket (local), or a limit of that rate and
+// burst shared through a durable queue embedded in the process
+// (Queue.Limit, as rate.Config.Shared) that this process alone holds
+// (shared). Items are posted for 3 s, more than the rate lets through; an
+// item passes as the parallel stage starts it. items/s counts from the
+// first item passed after a burst's worth to the last one; err% is
+// 100*(items/s-configured)/configured; first-ms is the time from the
+// chain's start to its first item, which for shared is the wait for the
+// first grant. -sharedrate-trace logs the grants and the reports of use.
+//
 // BenchmarkOverload/{evolve,unbounded}: 20,000 items carrying 4 KiB each, made
 // by a producer as fast as it can, through 4 workers and batches of 100 to a
 // sink that takes 100 µs an item: the producer is over 100 times faster than
@@ -96,11 +108,12 @@
 // in a child process, as msg/s: what the wire carries at most. Neither runs
 // under -race (protoactor's remote races as it starts and stops).
 //
-// Rate, Overload, Scale and AdaptiveCPU do a fixed amount of work, so each
-// call runs it once, whatever b.N: a run lasts about a second or more (a
-// Scale run about half of one), which is the default -benchtime, so the
-// testing package calls them once (with -benchtime 1x too), and their
-// ns/op, B/op and allocs/op are replaced by the run's figures per item.
+// Rate, SharedRate, Overload, Scale and AdaptiveCPU do a fixed amount of
+// work, so each call runs it once, whatever b.N: a run lasts about a
+// second or more (a Scale run about half of one), which is the default
+// -benchtime, so the testing package calls them once (with -benchtime 1x
+// too), and their ns/op, B/op and allocs/op are replaced by the run's
+// figures per item.
 //
 // # Running them
 //

@@ -72,6 +72,20 @@ var families = []family{
 		extra: rateSummary,
 	},
 	{
+		name: "SharedRate",
+		about: "The Chain chain (a rate stage, a parallel stage of 4 computing x*2+1, batches of 100)\n" +
+			"with a real rate of 1,000, 10,000 and 100,000 items a second and a burst of 10 ms of\n" +
+			"tokens. local: the rate stage's own bucket. shared: a limit of that rate and burst that\n" +
+			"the stage shares through a durable queue embedded in the process (`Queue.Limit`, given\n" +
+			"as `rate.Config.Shared`), with this one process alone on it, so it should be granted the\n" +
+			"whole limit. Items are posted for 3 s, more than the rate lets through. An item passes as\n" +
+			"the parallel stage starts it; items/s counts from the first item passed after a burst's\n" +
+			"worth to the last one, so neither the local bucket's first burst nor the shared stage's\n" +
+			"wait for its first grant is in it: first-ms, from the chain's start to its first item,\n" +
+			"shows that wait. err% = 100 × (items/s − rate) / rate.",
+		table: sharedRateTable,
+	},
+	{
 		name: "Overload",
 		about: "20,000 items of 4 KiB each from a producer that makes them as fast as it can, through\n" +
 			"4 workers and batches of 100, to a sink that takes 100 µs an item. evolve: the Chain\n" +
@@ -215,6 +229,27 @@ func durableTable(p *printer, m Medians) {
 		p.row([]string{v, cell(m, name, "items/s"), ratio})
 	}
 	p.printf("\n")
+}
+
+// sharedRateTable writes the SharedRate section's table: a row a rate,
+// the local and shared chains side by side.
+func sharedRateTable(p *printer, m Medians) {
+	p.row([]string{"rate", "local items/s", "local err%", "shared items/s", "shared err%", "shared ÷ local items/s", "shared first-ms", "local first-ms"})
+	p.row(slices.Repeat([]string{"---"}, 8))
+	for _, r := range Rates {
+		local, shared := "SharedRate/"+r+"/local", "SharedRate/"+r+"/shared"
+		if m.Runs[local] == 0 && m.Runs[shared] == 0 {
+			continue
+		}
+		ratio := ""
+		if x, ok := SharedRateRatio(m, r); ok {
+			ratio = Ratio(x)
+		}
+		p.row([]string{r + "/s", cell(m, local, "items/s"), cell(m, local, "err%"), cell(m, shared, "items/s"), cell(m, shared, "err%"),
+			ratio, cell(m, shared, "first-ms"), cell(m, local, "first-ms")})
+	}
+	p.printf("\nThe targets, at every rate: the shared chain's |err%%| at most %v%%, and its items/s at\nleast %v× the local chain's.\n\n",
+		SharedRateErrTarget, SharedRateRatioTarget)
 }
 
 // remoteRows are the rows of the Remote table: the benchmark and its label.

@@ -187,6 +187,8 @@ func TestTargets(t *testing.T) {
 		"remote, 2 workers <= 0.5":     "not met", // 1.5
 		"durable chain >= 0.5×":        "met",     // 0.53×
 		"durable chain >= 50,000":      "met",     // 80,000
+		"shared rate |err|":            "not measured",
+		"shared rate >= 0.9×":          "not measured",
 	}
 	ts := report.Targets(m)
 	if len(ts) != len(want) {
@@ -343,6 +345,44 @@ BenchmarkScale/limit=1000/goroutines-2 	       1	   1000 ns/op	     90000 items/
 		t.Fatal(err)
 	}
 	for _, want := range []string{"## Scale", "| limit=10/evolve | 1000 | 900 | 4.00 | 0.90× |", "| limit=1000/evolve | 1000 | 45,000 | 30.0 | 0.50× |"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+func TestSharedRateTargetsAndTable(t *testing.T) {
+	out, err := report.Parse(strings.NewReader(`BenchmarkSharedRate/1000/local-2 	1	997062 ns/op	-0.01 err%	0.2 first-ms	999.9 items/s
+BenchmarkSharedRate/10000/local-2 	1	99709 ns/op	-0.03 err%	0.07 first-ms	9997 items/s
+BenchmarkSharedRate/100000/local-2 	1	9996 ns/op	-0.2 err%	0.18 first-ms	99800 items/s
+BenchmarkSharedRate/1000/shared-2 	1	1000556 ns/op	-0.02 err%	1.5 first-ms	999.8 items/s
+BenchmarkSharedRate/10000/shared-2 	1	100053 ns/op	-0.1 err%	1.6 first-ms	9990 items/s
+BenchmarkSharedRate/100000/shared-2 	1	13835 ns/op	-15 err%	4.9 first-ms	85000 items/s
+`), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := report.Summarize(out.Results)
+	if r, ok := report.SharedRateRatio(m, "1000"); !ok || r != 999.8/999.9 {
+		t.Errorf("SharedRateRatio(1000) = %v, %v", r, ok)
+	}
+	for _, tg := range report.Targets(m) {
+		if strings.HasPrefix(tg.Goal, "shared rate") && tg.Verdict() != "not met" {
+			t.Errorf("with -15%% and 0.85× at 100,000/s, %s is %s (%s)", tg.Goal, tg.Verdict(), tg.Figure)
+		}
+	}
+	var buf bytes.Buffer
+	if err := report.Render(&buf, report.Report{Medians: m}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"## SharedRate",
+		"| rate | local items/s | local err% | shared items/s | shared err% | shared ÷ local items/s | shared first-ms | local first-ms |",
+		"| 1000/s | 1000 | -0.010 | 1000 | -0.020 | 1.00× | 1.50 | 0.2 |",
+		"| 100000/s | 99,800 | -0.200 | 85,000 | -15.000 | 0.85× | 4.90 | 0.18 |",
+		"| shared rate \\|err\\| <= 0.5% at 1,000, 10,000 and 100,000/s (one process) | -0.020%, -0.100%, -15.000% | not met |",
+		"| shared rate >= 0.9× a local rate at each rate (items/s) | 1.00×, 1.00×, 0.85× | not met |",
+	} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, buf.String())
 		}

@@ -47,6 +47,9 @@ const (
 
 	DurableRatioTarget = 0.5    // durable chain items/s over raw JetStream fetch-and-ack items/s, at least
 	DurableItemsTarget = 50_000 // durable chain items/s, at least, with the default sync
+
+	SharedRateErrTarget   = 0.5 // |err%| of the chain with a shared limit at each rate, at most
+	SharedRateRatioTarget = 0.9 // its items/s over the chain with a local rate's at each rate, at least
 )
 
 // Rates are the configured rates of BenchmarkRate, in items a second.
@@ -59,7 +62,8 @@ func Targets(m Medians) []Target {
 		chainOver(m, "channels", "chain <= 1.5× hand-written channels (ns/item)", ChainChannelsTarget),
 		agentRatio(m), rateErr(m), adaptiveBest(m),
 		remoteRatio(m), remoteItems(m), remoteAllocs(m),
-		durableRatio(m), durableItems(m)}
+		durableRatio(m), durableItems(m),
+		sharedRateErr(m), sharedRateRatio(m)}
 }
 
 func notMeasured(goal, missing string) Target {
@@ -244,4 +248,45 @@ func durableItems(m Medians) Target {
 		return notMeasured(goal, "Durable/durable")
 	}
 	return Target{Goal: goal, Figure: Num(v) + " items/s", Measured: true, Met: v >= DurableItemsTarget}
+}
+
+// SharedRateRatio returns the items/s of BenchmarkSharedRate's shared chain
+// at rate r (as "1000") over its local chain's, and whether both ran.
+func SharedRateRatio(m Medians, r string) (float64, bool) {
+	s, ok1 := m.Get("SharedRate/"+r+"/shared", "items/s")
+	l, ok2 := m.Get("SharedRate/"+r+"/local", "items/s")
+	if !ok1 || !ok2 || l == 0 {
+		return 0, false
+	}
+	return s / l, true
+}
+
+func sharedRateErr(m Medians) Target {
+	const goal = "shared rate |err| <= 0.5% at 1,000, 10,000 and 100,000/s (one process)"
+	var figs []string
+	worst := 0.0
+	for _, r := range Rates {
+		e, ok := m.Get("SharedRate/"+r+"/shared", "err%")
+		if !ok {
+			return notMeasured(goal, "SharedRate/"+r+"/shared")
+		}
+		worst = max(worst, math.Abs(e))
+		figs = append(figs, Signed(e)+"%")
+	}
+	return Target{Goal: goal, Figure: strings.Join(figs, ", "), Measured: true, Met: worst <= SharedRateErrTarget}
+}
+
+func sharedRateRatio(m Medians) Target {
+	const goal = "shared rate >= 0.9× a local rate at each rate (items/s)"
+	var figs []string
+	worst := math.Inf(1)
+	for _, r := range Rates {
+		x, ok := SharedRateRatio(m, r)
+		if !ok {
+			return notMeasured(goal, "SharedRate/"+r+"/local or /shared")
+		}
+		worst = min(worst, x)
+		figs = append(figs, Ratio(x))
+	}
+	return Target{Goal: goal, Figure: strings.Join(figs, ", "), Measured: true, Met: worst >= SharedRateRatioTarget}
 }
