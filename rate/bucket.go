@@ -96,14 +96,14 @@ func (b bucket) anchor(at time.Time) bucket {
 
 // due returns the first instant, to the nanosecond, at which the bucket
 // covers cost, and false if it never will: it refills nothing, or its
-// limit lapses first. The caller has checked that it does not now, so the
-// bucket is anchored.
-func (b bucket) due(cost float64) (time.Time, bool) {
+// limit lapses first, or has lapsed by instant at. The caller has checked
+// that it does not at at, so the bucket is anchored.
+func (b bucket) due(at time.Time, cost float64) (time.Time, bool) {
 	if b.limit.Rate == 0 || b.limit.Burst == 0 {
 		return time.Time{}, false
 	}
 	due := b.last.Add(b.wait(cost))
-	if b.limit.lapsed(due) {
+	if b.limit.lapsed(due) || b.limit.lapsed(at) {
 		return time.Time{}, false
 	}
 	return due, true

@@ -10,6 +10,16 @@
 // due, and items behind it wait too, so a costly item is never overtaken. The
 // rate and burst can change while it runs ([SetLimit]).
 //
+// A timer may fire late. Late by less than 5 ms (or than the refill of
+// the item it was for), its item passes as of the instant it was due, so
+// that a bucket of burst 1 does not lose the lateness, and the output
+// bunches by that much; later than that, as after a stall of the process
+// (a long pause, SIGSTOP, a starved CPU), the bucket counts from the
+// instant the timer fired and lets out at most its burst at once, rather
+// than make up for the stall. An agent of a Shared limit never counts
+// from an earlier instant: a share with a burst of 1 loses its timers'
+// lateness, so give a shared limit a burst of a few per process.
+//
 // Unlike golang.org/x/time/rate, whose Limiter each caller asks for
 // permission and waits on, this is an agent that holds the items: callers
 // Post and go on (Post blocks only while the bounded input queue is full),

@@ -81,17 +81,43 @@ func (s *State[T]) tick(m agent.Tick) []agent.Effect {
 		return nil
 	}
 	s.armed = false
-	// A timer may fire late. What was due at s.due passes as of s.due, so
-	// the lateness is not lost to a bucket too small to hold what refilled
-	// meanwhile (with a burst of 1, a timer that fires 1 ms late would
-	// otherwise cost every token of that millisecond but one).
 	var early []agent.Effect
-	if s.due.Before(m.At) {
+	if s.catchUp(m.At) {
 		early = s.pass(s.due)
 	}
 	fx := s.settle(m.At)
 	return append(early, fx...)
 }
+
+// catchUp reports whether what was due at s.due passes as of s.due, its
+// Tick having come at instant at. A timer may fire late. Late by less than
+// maxCatchUp, or than the refill of what was due, the lateness is not lost
+// to a bucket too small to hold what refilled meanwhile (with a burst of
+// 1, a timer that fires 1 ms late would otherwise cost every token of that
+// millisecond but one). Later than that, the process was stalled (a long
+// pause, a stopped process, a starved CPU), and the stall is not made up:
+// the bucket counts from the Tick, and lets out at most its burst at once.
+// The agent of a Shared limit never catches up: its share adds up to the
+// limit with the others' only as long as it keeps within it at every
+// instant.
+func (s *State[T]) catchUp(at time.Time) bool {
+	if s.shared || !s.due.Before(at) || s.bucket.limit.lapsed(at) {
+		return false
+	}
+	late := at.Sub(s.due)
+	if late < maxCatchUp {
+		return true
+	}
+	cost := 1.0
+	if s.owed == 0 && s.queue.Len() > 0 {
+		cost = s.head()
+	}
+	return late.Seconds()*s.bucket.limit.Rate < cost
+}
+
+// maxCatchUp is the lateness of a Tick beyond which a stall is not made up
+// (see catchUp): more than a loaded machine's timers are late by.
+const maxCatchUp = 5 * time.Millisecond
 
 // reserve takes the reservation m, at instant at: passes owed to the agent
 // after this one, or the news that it has ended, after which nothing more
@@ -125,11 +151,12 @@ func (s *State[T]) reshape(m agent.Set[Limit]) []agent.Effect {
 // settle brings s up to date at instant at: it emits what it can, asks for a
 // timer if the oldest item must wait, and finishes if it is done. An agent
 // of a Shared limit with items waiting and no token to come says so, once
-// until its next Limit.
+// until its next Limit: items that downstream does not want yet wait for
+// demand, not tokens.
 func (s *State[T]) settle(at time.Time) []agent.Effect {
 	fx := s.pass(at)
 	fx = s.arm(at, fx)
-	if s.shared && !s.asked && !s.armed && (s.queue.Len() > 0 || s.owed > 0) {
+	if s.shared && !s.asked && !s.armed && (min(s.queue.Len(), s.demand) > 0 || s.owed > 0) {
 		s.asked = true
 		fx = append(fx, s.use())
 	}
@@ -140,9 +167,11 @@ func (s *State[T]) settle(at time.Time) []agent.Effect {
 // items waiting for tokens, and those it let through in all.
 type use struct{ waiting, passed int }
 
-// use returns the effect that reports s's use.
+// use returns the effect that reports s's use: of the items it holds, it
+// counts those that downstream wants, which wait for tokens only.
 func (s *State[T]) use() agent.Effect {
-	return agent.Send[use]{Value: use{waiting: s.queue.Len() + s.owed, passed: s.passed + s.granted}}
+	waiting := min(s.queue.Len(), s.demand) + s.owed
+	return agent.Send[use]{Value: use{waiting: waiting, passed: s.passed + s.granted}}
 }
 
 // finish returns [agent.Finish] once input has ended and nothing waits.

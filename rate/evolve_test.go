@@ -118,10 +118,33 @@ func TestALateTickKeepsTheSchedule(t *testing.T) {
 		// 3 is due at t2, not at t2 and a half.
 		{at: t1 + d/2, msg: tick(1), out: []int{2}, timers: timer(2, d/2)},
 		{at: t2, msg: tick(2), out: []int{3}, timers: timer(3, d)},
-		// Two and a half intervals late: 4 passes as of t3, and the bucket,
-		// which holds one token at most, has refilled one since: 5 passes
-		// too, and no more.
-		{at: t5 + d/2, msg: tick(3), out: []int{4, 5}},
+		// Two and a half intervals late, a stall: the bucket, which holds
+		// one token at most, counts from the Tick: 4 passes, and 5 is due
+		// an interval later, so that the stall is not made up at once.
+		{at: t5 + d/2, msg: tick(3), out: []int{4}, timers: timer(4, d)},
+		{at: t6 + d/2, msg: tick(4), out: []int{5}},
+	})
+}
+
+// An agent of a Shared limit never passes an item as of an instant before
+// its Tick: the shares add up to the limit only if each agent keeps within
+// its own at every instant. Nor does it pass anything on a Tick that comes
+// after its lease lapsed, however long before that the item was due, and
+// it asks for no timer until a new Limit comes.
+func TestASharedLimitsLateTickPassesNothingPastItsLease(t *testing.T) {
+	s, err := rate.NewState(rate.Config[int]{Rate: 100, Burst: 10, Shared: sharedStub{}})
+	require.NoError(t, err)
+	play(t, s, []step{
+		{at: t0, msg: unbounded},
+		{at: t0, msg: grant(10, 1, 3*d)}, // an empty bucket
+		{at: t0, msg: in(1, 2, 3), timers: timer(1, d)},
+		// Half an interval late: 1 passes as of the Tick, so 2 is due an
+		// interval after it.
+		{at: t1 + d/2, msg: tick(1), out: []int{1}, timers: timer(2, d)},
+		// The lease lapsed at t3: 2, due at t2 and a half, stays.
+		{at: t3 + d/2, msg: tick(2)},
+		{at: t5, msg: grant(10, 1, 10*d), timers: timer(3, d)},
+		{at: t6, msg: tick(3), out: []int{2}, timers: timer(4, d)},
 	})
 }
 

@@ -67,3 +67,16 @@ func TestASharedLimitTakesNoCost(t *testing.T) {
 	assert.ErrorIs(t, err, rate.ErrConfig)
 	assert.ErrorContains(t, err, "cost must be nil with a shared limit")
 }
+
+// Items that downstream does not want yet wait for demand, not tokens: an
+// agent of a shared limit says nothing of them until they are wanted.
+func TestASharedLimitsAgentCountsOnlyWantedItemsAsWaiting(t *testing.T) {
+	s, err := rate.NewState(rate.Config[int]{Rate: 100, Burst: 10, Shared: sharedStub{}})
+	require.NoError(t, err)
+	tr := play(t, s, []step{
+		{at: t0, msg: in(1, 2)},
+		{at: t1, msg: agent.Pull{N: 1}},
+	})
+	assert.Zero(t, uses(tr[0].Effects), "no item is wanted")
+	assert.Equal(t, 1, uses(tr[1].Effects), "one is wanted, and waits for a token")
+}

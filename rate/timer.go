@@ -20,11 +20,11 @@ func (s *State[T]) arm(at time.Time, fx []agent.Effect) []agent.Effect {
 	var ok bool
 	switch {
 	case s.owed > 0:
-		due, ok = s.bucket.due(1)
+		due, ok = s.bucket.due(at, 1)
 	case s.queue.Len() == 0 || s.demand < 1:
 		return s.disarm(fx)
 	default:
-		due, ok = s.bucket.due(s.head())
+		due, ok = s.bucket.due(at, s.head())
 	}
 	if !ok {
 		// No token comes under this limit: the next Set brings some.
