@@ -99,8 +99,9 @@
 // process writes by compare-and-set: the table never holds more than the
 // limit, a process takes a smaller share before it writes it and a larger
 // one only once the write is taken, and it renews its share every second.
-// Shares follow demand: each process asks for what it let through, and
-// what waits, and gets its max-min fair part. A process frees another's
+// Shares follow demand: each process asks for what it let through, or for
+// the whole limit while items wait for its tokens, and gets its max-min
+// fair part. A process frees another's
 // share only once it has seen that entry unchanged for a lease and 100 ms
 // by its own clock, by when the share's owner has stopped spending it. So:
 //

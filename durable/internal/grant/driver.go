@@ -24,7 +24,7 @@ type Driver struct {
 	quit    chan struct{}    // closed by Stop once it has waited: return
 	done    chan struct{}    // closed as the goroutine returns
 	once    sync.Once
-	period  time.Duration
+	rate    float64 // the limit's
 
 	mu         sync.Mutex
 	lastPassed int
@@ -35,7 +35,7 @@ type Driver struct {
 // of kv, and returns it: it asks for a share at once.
 func Start(kv jetstream.KeyValue, key string, cfg Config, apply func(Limit) bool) *Driver {
 	d := &Driver{k: NewKeeper(cfg), kv: kv, key: key, timeout: max(cfg.Period/4, 10*time.Millisecond), apply: apply,
-		events: make(chan Event, 16), stopped: make(chan struct{}), quit: make(chan struct{}), done: make(chan struct{}), period: cfg.Period}
+		events: make(chan Event, 16), stopped: make(chan struct{}), quit: make(chan struct{}), done: make(chan struct{}), rate: cfg.Rate}
 	go d.run()
 	d.send(Renew{})
 	return d
@@ -44,7 +44,10 @@ func Start(kv jetstream.KeyValue, key string, cfg Config, apply func(Limit) bool
 // Use tells the Driver what its process's bucket reports: how many items
 // wait for tokens, and how many it let through in all. The process's
 // demand is the rate it let items through at since the last report, with a
-// quarter more for room, and what waits, spent over half a period.
+// quarter more for room; or, while items wait for tokens, the whole
+// limit: a process held back by its share asks for all it can get, and
+// gets an equal part of what those that ask for less leave (max-min
+// fairness), at once rather than a step at a time.
 func (d *Driver) Use(waiting, passed int) {
 	now := time.Now()
 	d.mu.Lock()
@@ -54,7 +57,11 @@ func (d *Driver) Use(waiting, passed int) {
 	}
 	d.lastPassed, d.lastAt = passed, now
 	d.mu.Unlock()
-	d.send(Use{Demand: 1.25*rate + float64(waiting)/(d.period/2).Seconds()})
+	demand := 1.25 * rate
+	if waiting > 0 {
+		demand = d.rate
+	}
+	d.send(Use{Demand: demand})
 }
 
 // send hands e to the goroutine, unless it is stopping or its queue is

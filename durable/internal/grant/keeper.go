@@ -30,6 +30,7 @@ type Keeper struct {
 	lease    Limit               // the bucket's, as last applied
 	ver      uint64              // of the process's entry, as last written
 	demand   float64             // tokens a second the process would spend
+	told     float64             // the demand of its entry, as last taken
 	phase    phase               // what is in flight
 	sending  Entry               // the entry of the write in flight
 	sentAt   time.Time           // when that write was sent
@@ -136,8 +137,11 @@ func (k *Keeper) Step(at time.Time, e Event) []Action {
 		return k.wrote(at, e)
 	case Use:
 		k.demand = max(e.Demand, 0)
-		if k.demand > 0 && k.lease.Rate == 0 {
-			return k.renew() // a process with no share and work to do asks at once
+		if k.lease.Rate == 0 && k.demand > k.told {
+			// A process with no share and more to do than its entry
+			// says asks at once; once it has said so, it waits for
+			// its renewal, when the others may have made room.
+			return k.renew()
 		}
 	case Leave:
 		k.leaving = true
@@ -267,6 +271,7 @@ func (k *Keeper) wrote(at time.Time, w Wrote) []Action {
 		return k.renew() // a renewal was in flight as it was told to leave
 	}
 	e := k.sending
+	k.told = e.Demand
 	k.lease = Limit{}
 	if e.Rate > 0 && e.Burst > 0 {
 		k.lease = Limit{Rate: e.Rate, Burst: e.Burst, Until: k.sentAt.Add(k.cfg.Period - k.cfg.Margin)}
