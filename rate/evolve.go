@@ -156,11 +156,17 @@ func (s *State[T]) reshape(m agent.Set[Limit]) []agent.Effect {
 func (s *State[T]) settle(at time.Time) []agent.Effect {
 	fx := s.pass(at)
 	fx = s.arm(at, fx)
+	return s.finish(s.ask(fx))
+}
+
+// ask appends to fx the report of an agent of a Shared limit whose items
+// wait with no token to come, once until its next Limit.
+func (s *State[T]) ask(fx []agent.Effect) []agent.Effect {
 	if s.shared && !s.asked && !s.armed && (min(s.queue.Len(), s.demand) > 0 || s.owed > 0) {
 		s.asked = true
 		fx = append(fx, s.use())
 	}
-	return s.finish(fx)
+	return fx
 }
 
 // use is what a rate agent of a Shared limit tells it of its use: the

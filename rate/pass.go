@@ -73,7 +73,7 @@ func (s *State[T]) admit(items []T, at time.Time) []agent.Effect {
 	}
 	s.queue = pushValues(s.queue, items)
 	fx = s.arm(at, fx)
-	return s.finish(fx)
+	return s.finish(s.ask(fx))
 }
 
 // spendOnes takes from the bucket, at instant at, a token for each of as

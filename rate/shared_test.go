@@ -80,3 +80,17 @@ func TestASharedLimitsAgentCountsOnlyWantedItemsAsWaiting(t *testing.T) {
 	assert.Zero(t, uses(tr[0].Effects), "no item is wanted")
 	assert.Equal(t, 1, uses(tr[1].Effects), "one is wanted, and waits for a token")
 }
+
+// Plain values, as a chain's stage before it sends them, that come after a
+// grant of nothing wait with no token to come: the agent says so at once,
+// rather than at its share's renewal.
+func TestASharedLimitsAgentAsksForPlainValuesThatWait(t *testing.T) {
+	s, err := rate.NewState(rate.Config[int]{Rate: 100, Burst: 10, Shared: sharedStub{}})
+	require.NoError(t, err)
+	tr := play(t, s, []step{
+		{at: t0, msg: unbounded},
+		{at: t0, msg: agent.Set[rate.Limit]{}},
+		{at: t1, msg: agent.Input[int]{Items: []int{1, 2, 3}}},
+	})
+	assert.Equal(t, 1, uses(tr[2].Effects), "it says items wait with no token to come")
+}

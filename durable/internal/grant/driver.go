@@ -24,18 +24,20 @@ type Driver struct {
 	quit    chan struct{}    // closed by Stop once it has waited: return
 	done    chan struct{}    // closed as the goroutine returns
 	once    sync.Once
-	rate    float64 // the limit's
+	rate    float64       // the limit's
+	period  time.Duration // of a lease
 
 	mu         sync.Mutex
-	lastPassed int
-	lastAt     time.Time
+	lastPassed int       // the bucket's count at lastAt
+	lastAt     time.Time // when the rate was last measured
+	measured   float64   // the rate measured then, items a second
 }
 
 // Start starts the Driver of a process whose Keeper has cfg, on the key
 // of kv, and returns it: it asks for a share at once.
 func Start(kv jetstream.KeyValue, key string, cfg Config, apply func(Limit) bool) *Driver {
 	d := &Driver{k: NewKeeper(cfg), kv: kv, key: key, timeout: max(cfg.Period/4, 10*time.Millisecond), apply: apply,
-		events: make(chan Event, 16), stopped: make(chan struct{}), quit: make(chan struct{}), done: make(chan struct{}), rate: cfg.Rate}
+		events: make(chan Event, 16), stopped: make(chan struct{}), quit: make(chan struct{}), done: make(chan struct{}), rate: cfg.Rate, period: cfg.Period}
 	go d.run()
 	d.send(Renew{})
 	return d
@@ -43,19 +45,24 @@ func Start(kv jetstream.KeyValue, key string, cfg Config, apply func(Limit) bool
 
 // Use tells the Driver what its process's bucket reports: how many items
 // wait for tokens, and how many it let through in all. The process's
-// demand is the rate it let items through at since the last report, with a
-// quarter more for room; or, while items wait for tokens, the whole
-// limit: a process held back by its share asks for all it can get, and
-// gets an equal part of what those that ask for less leave (max-min
-// fairness), at once rather than a step at a time.
+// demand is the rate it let items through at, measured over half a period
+// at least, with a quarter more for room; or, while items wait for tokens,
+// the whole limit: a process held back by its share asks for all it can
+// get, and gets an equal part of what those that ask for less leave
+// (max-min fairness), at once rather than a step at a time. (A renewal
+// that shrinks a share applies two limits a moment apart, and the bucket
+// reports after each: a rate measured between the two would be nothing.)
 func (d *Driver) Use(waiting, passed int) {
 	now := time.Now()
 	d.mu.Lock()
-	var rate float64
-	if !d.lastAt.IsZero() && now.After(d.lastAt) {
-		rate = float64(passed-d.lastPassed) / now.Sub(d.lastAt).Seconds()
+	switch elapsed := now.Sub(d.lastAt); {
+	case d.lastAt.IsZero():
+		d.lastPassed, d.lastAt = passed, now
+	case elapsed >= d.period/2:
+		d.measured = float64(passed-d.lastPassed) / elapsed.Seconds()
+		d.lastPassed, d.lastAt = passed, now
 	}
-	d.lastPassed, d.lastAt = passed, now
+	rate := d.measured
 	d.mu.Unlock()
 	demand := 1.25 * rate
 	if waiting > 0 {
