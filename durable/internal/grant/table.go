@@ -88,15 +88,6 @@ func (t Table) used(id uint64) (float64, int) {
 	return rate, burst
 }
 
-// entry returns the entry of id, if t has one.
-func (t Table) entry(id uint64) (Entry, bool) {
-	i := slices.IndexFunc(t.Entries, func(e Entry) bool { return e.ID == id })
-	if i < 0 {
-		return Entry{}, false
-	}
-	return t.Entries[i], true
-}
-
 // with returns t with e in the place of its owner's entry, or added.
 func (t Table) with(e Entry) Table {
 	out := t
