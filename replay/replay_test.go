@@ -269,7 +269,7 @@ func TestRunReadsSetMessages(t *testing.T) {
 	}{
 		{work, "parallel", "parallel.Limit", "2"},
 		{tune, "adaptive", "adaptive.Limit", "2"},
-		{pace, "rate", "rate.Limit", `{"Rate":5,"Burst":2}`},
+		{pace, "rate", "rate.Limit", `{"Rate":5,"Burst":2,"Until":"0001-01-01T00:00:00Z"}`},
 	} {
 		rec := `{"recording":"evolve","version":1,"base":0,"zone":0,"agents":["` + c.name + `"]}
 {"agent":0,"name":"` + c.name + `","step":1,"at":5,"msg":{"github.com/evolvekit/evolve/agent.Set[github.com/evolvekit/evolve/` + c.limit + `]":{"Value":` + c.value + `}},"fx":[]}
