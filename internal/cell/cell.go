@@ -113,6 +113,9 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 		if c.wire.Tape != nil {
 			c.wire.Tape.Close()
 		}
+		// Observed no more before anyone waiting for the agent hears
+		// it is gone.
+		c.h.unmeter()
 		c.h.actorStopped(v, ok)
 		c.release()
 		return

@@ -92,7 +92,6 @@ func (c *cell[S, I, W, R, O, V]) release() {
 	c.crew.spare, c.spare, c.timers, c.port, c.first = nil, nil, nil, spec.Port{}, agent.DeadLetter{}
 	c.items, c.outbox, c.woke, c.inline = nil, outbox[O]{}, nil, nil
 	c.waits = nil
-	c.h.unmeter()
 	c.h.in.mu.Lock()
 	c.crew.results = nil
 	c.h.in.mu.Unlock()
