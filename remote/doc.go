@@ -175,6 +175,31 @@
 // [Status].Refused and logged, at most once a second: the master's to its
 // runtime's logger, a worker's to [WorkerConfig].Log.
 //
+// # Behind a rate stage
+//
+// In a chain, a rate stage before a remote stage paces the tasks' starts
+// on the workers, not merely the stage's intake: every task the master
+// hands out, an item's first attempt or a later one, takes a token of the
+// rate stage at its own instant, and goes to a slot free on its worker,
+// where it starts as it comes. So the tasks handed out in any window of
+// length t number at most burst + rate·t, through killed, stopped and
+// rejoining workers, and start within that bound up to the spread of the
+// delay between master and workers. To keep it, the stage takes an item
+// only as a worker has a slot free for it ([Status].Paced, and Room counts
+// the items it can start as they come), grants workers no prefetch (a
+// prefetched task would start whenever a slot frees, not on its token),
+// and an item taken back from a worker (lost, given up, its lease expired,
+// its work failed) waits for a pass of the rate stage, a token, before it
+// goes out again. The items waiting wait in the rate stage. Three worker
+// processes of 64 slots, one killed with SIGKILL while it held 40 tasks,
+// start at most 13, 40 and 310 tasks in any 10 ms, 100 ms and second under
+// a rate of 300 a second with bursts of 10 (the bounds: 13, 40, 310);
+// without the pace, the killed worker's tasks started at once, 336 in a
+// second. The price is a round trip: a slot that frees waits for its next
+// task from the master, as with a Prefetch of 0, so a rate stage before a
+// remote one should leave the workers' slots a margin over rate × the
+// round trip. A shared rate (rate.Config.Shared) paces the same way.
+//
 // # Guarantees
 //
 // Each accepted item's result is emitted exactly once: the first outcome

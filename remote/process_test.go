@@ -71,8 +71,12 @@ func runWorker(spec string) int {
 	cfg := workerOptions(remote.WorkerConfig{Master: f[0], Stage: f[1], Slots: slots, Tags: tags})
 	fmt.Println("ready")
 	cfg.Grace = grace
+	starts := os.Getenv(startsEnv)
 	err := remote.Work(ctx, cfg,
 		func(ctx context.Context, v int) (job, error) {
+			if starts != "" {
+				tellStart(ctx, starts)
+			}
 			if hang && v == hangItem || wedge && v%wedgeEvery == wedgeEvery-1 {
 				select {}
 			}

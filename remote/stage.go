@@ -71,6 +71,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		Queue:       cfg.Queue,
 		DeadLetters: cfg.DeadLetters,
 		Measure:     measure,
+		Reserves:    true,
 		Takes: []agent.Msg{agent.Event[book.Joined]{}, agent.Event[book.Asked]{}, agent.Event[book.Outcomes[O]]{},
 			agent.Event[book.Left]{}, agent.Event[book.Lost]{}, agent.Event[book.Refused]{}, agent.Event[book.Beat]{}},
 		Open: func(post func(agent.Msg) bool, log zerolog.Logger) (core.Port, error) {
@@ -83,7 +84,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 // its defaults filled in.
 func bookConfig[I, O any](cfg Config[I]) book.Config[I, O, Result[O]] {
 	return book.Config[I, O, Result[O]]{
-		Window: cfg.Window, MaxBatch: cfg.MaxBatch, MaxAttempts: cfg.MaxAttempts, Prefetch: cfg.grant(),
+		Window: cfg.Window, Queue: cfg.Queue, MaxBatch: cfg.MaxBatch, MaxAttempts: cfg.MaxAttempts, Prefetch: cfg.grant(),
 		Unordered: cfg.Unordered, Lease: cfg.Lease, TagWait: cfg.TagWait, Tag: cfg.Tag,
 		Heartbeat: cfg.Heartbeat, Silence: wire.Misses * cfg.Heartbeat,
 		Result: func(seq uint64, v O, err error) Result[O] { return Result[O]{Seq: seq, Value: v, Err: err} },

@@ -49,6 +49,12 @@ type Status struct {
 	Emitted  int
 	// Closed is true once the input has ended.
 	Closed bool
+	// Paced is true in a chain behind a rate stage, which then holds the
+	// items waiting: the stage takes them only as its workers can start
+	// them (see the package doc, under Behind a rate stage), and Room
+	// counts those it can start as they come and has not got yet.
+	Paced bool
+	Room  int
 }
 
 // WorkerStatus is what the master knows of one worker.
@@ -89,7 +95,7 @@ func statusOf(s book.Snapshot) Status {
 	st := Status{
 		Load: s.Load, Tags: s.Tags, Waiting: s.Waiting, Held: s.Held,
 		Requeued: s.Requeued, Retried: s.Retried, Duplicates: s.Duplicates, Refused: s.Refused,
-		Accepted: s.Accepted, Emitted: s.Emitted, Closed: s.Closed,
+		Accepted: s.Accepted, Emitted: s.Emitted, Closed: s.Closed, Paced: s.Paced, Room: s.Room,
 	}
 	if len(s.Workers) > 0 {
 		st.Workers = make([]WorkerStatus, len(s.Workers))

@@ -25,6 +25,7 @@ type Book[I, O, R any] struct {
 	dead []agent.DeadLetter // the items failed for good by the message in hand
 
 	window, maxBatch, maxAttempts int
+	queue                         int // the input bound, which the room opened behind a pacer keeps
 	prefetch                      int // the items a worker may hold beyond its slots
 	unordered                     bool
 	lease, tagWait                time.Duration
@@ -42,6 +43,7 @@ type Book[I, O, R any] struct {
 	held     fifo.Deque[uint64] // unordered: the Seqs of the held results, by finish
 	nHeld    int                // results held
 	queued   int                // items in lines
+	slotted  int                // those of them that hold an input slot
 	leased   int                // items leased to a worker
 	emitted  int
 	demand   int
@@ -61,6 +63,16 @@ type Book[I, O, R any] struct {
 	done, failed, requeued, retried, duplicates, refused int
 	firstErr                                             error
 	closed, finished                                     bool
+
+	// Behind a pacer (see pace.go): paced is set once it says so; tokens
+	// counts the tasks the message in hand may hand out (the items it
+	// brought, or its passes), reserved the passes asked for and not yet
+	// come, open the room opened for items that have not come.
+	paced                  bool
+	tokens, reserved, open int
+
+	picks []pick // plan's, reused: no bookkeeping
+	heads []int  // plan's, reused
 }
 
 // phase is where an accepted item is.
@@ -104,18 +116,19 @@ type tagLine struct {
 
 // member is a registered worker.
 type member struct {
-	id      WorkerID
-	addr    string
-	tags    []string
-	lines   []int // the lines it takes from: "" and its tags'
-	slots   int
-	room    int // the most items it may hold: its slots and the prefetch granted
-	free    int
-	flight  int // items leased to it
-	waiting int // those of them waiting for a slot, their lease not started
-	done    int
-	failed  int
-	heard   time.Time // the last instant it was heard from
+	id       WorkerID
+	addr     string
+	tags     []string
+	lines    []int // the lines it takes from: "" and its tags'
+	slots    int
+	prefetch int // granted, as it joined
+	room     int // the most items it may hold: its slots and the prefetch granted
+	free     int
+	flight   int // items leased to it
+	waiting  int // those of them waiting for a slot, their lease not started
+	done     int
+	failed   int
+	heard    time.Time // the last instant it was heard from
 	// queue holds the items leased to it that wait for a slot, oldest
 	// first, and refs that no longer count (see start).
 	queue fifo.Deque[attemptRef]
@@ -142,6 +155,7 @@ type pending struct {
 // checks them and fills in its defaults.
 type Config[I, O, R any] struct {
 	Window      int           // the most items leased or held at once
+	Queue       int           // the input bound: the items accepted and not yet handed out once
 	MaxBatch    int           // the most tasks one Dispatch carries
 	MaxAttempts int           // the attempts an item has before it fails for good
 	Prefetch    int           // the tasks a worker may hold beyond its slots
@@ -162,7 +176,7 @@ type Config[I, O, R any] struct {
 // workers join with agent.Event messages.
 func New[I, O, R any](cfg Config[I, O, R]) *Book[I, O, R] {
 	return &Book[I, O, R]{
-		window: cfg.Window, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts, prefetch: cfg.Prefetch,
+		window: cfg.Window, queue: cfg.Queue, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts, prefetch: cfg.Prefetch,
 		unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagOf: cfg.Tag, result: cfg.Result,
 		heartbeat: cfg.Heartbeat, silence: cfg.Silence,
 		lines:  []tagLine{{}},
@@ -176,6 +190,7 @@ func (b *Book[I, O, R]) Clone() *Book[I, O, R] {
 	c := *b
 	c.dead = slices.Clone(b.dead)
 	c.expelled = slices.Clone(b.expelled)
+	c.picks, c.heads = nil, nil
 	c.items = b.items.Clone()
 	c.held = b.held.Clone()
 	c.leases = b.leases.Clone()

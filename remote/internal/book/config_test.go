@@ -9,7 +9,7 @@ import (
 // options are the settings of the books the tests make, as package
 // remote's Config gives them: a zero field takes remote's default.
 type options[I any] struct {
-	Queue       int // unused by the book: the runtime's bound
+	Queue       int // the runtime's bound, which the book keeps behind a pacer
 	Window      int
 	Unordered   bool
 	MaxBatch    int
@@ -60,8 +60,9 @@ func newBook[I, O any](o options[I]) (*Book[I, O, Result[O]], error) {
 		prefetch = 0
 	}
 	heartbeat := ord(o.Heartbeat, DefaultHeartbeat)
+	maxBatch := or(o.MaxBatch, DefaultMaxBatch)
 	return New(Config[I, O, Result[O]]{
-		Window: or(o.Window, DefaultWindow), MaxBatch: or(o.MaxBatch, DefaultMaxBatch),
+		Window: or(o.Window, DefaultWindow), Queue: or(o.Queue, max(agent.DefaultQueue, maxBatch)), MaxBatch: maxBatch,
 		MaxAttempts: or(o.MaxAttempts, DefaultMaxAttempts), Prefetch: prefetch, Unordered: o.Unordered,
 		Lease: ord(o.Lease, DefaultLease), TagWait: ord(o.TagWait, DefaultTagWait), Tag: o.Tag,
 		Heartbeat: heartbeat, Silence: heartbeatMisses * heartbeat,

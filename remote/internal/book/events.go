@@ -8,20 +8,23 @@ package book
 //
 // The book learns about its workers through agent.Event messages carrying
 // the types below, which the master's actor sends it, and asks for what
-// workers are sent with agent.Send effects carrying a Dispatch or an
-// Expel.
+// workers are sent with agent.Send effects carrying a Dispatch, an Expel
+// or a Prefetch.
 
 // WorkerID names one registered worker for as long as the stage runs: the
 // master's actor gives it as the worker registers, and never reuses it.
 type WorkerID uint64
 
 // Joined says a worker registered: its address, how many items it works on
-// at once, and the tags of the resources it has.
+// at once, the tags of the resources it has, and the prefetch the master's
+// actor granted it: it asks for as many tasks as it has slots free and
+// prefetch (see Asked).
 type Joined struct {
-	Worker WorkerID
-	Addr   string
-	Slots  int
-	Tags   []string
+	Worker   WorkerID
+	Addr     string
+	Slots    int
+	Tags     []string
+	Prefetch int
 }
 
 // Asked says a worker has N more free slots: it asks for N more tasks. A
@@ -91,6 +94,13 @@ type Task[I any] struct {
 	Item    uint64
 	Attempt int
 	Value   I
+}
+
+// Prefetch asks the master's actor to grant the workers that register
+// from then on N tasks beyond their slots, in the place of the prefetch
+// it was opened with: a book behind a pacer grants none (see pace.go).
+type Prefetch struct {
+	N int
 }
 
 // Expel asks the master's actor to forget a worker the book gave up for

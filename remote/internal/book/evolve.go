@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // Evolve is the behaviour of a remote stage's master, an agent.Evolve over
@@ -54,7 +55,12 @@ func Evolve[I, O, R any](b *Book[I, O, R], m agent.Msg) (*Book[I, O, R], []agent
 	case agent.Event[Beat]:
 		b.hear(m.Value.Worker, m.At)
 		return b, nil
-	case agent.Pull, agent.Input[I], agent.Close, agent.Tick,
+	case agent.Event[pace.Paced]:
+		if b.finished || b.paced {
+			return b, nil
+		}
+		return b, b.follow(m.At)
+	case agent.Pull, agent.Input[I], agent.Close, agent.Tick, agent.Event[pace.Pass],
 		agent.Event[Joined], agent.Event[Asked], agent.Event[Outcomes[O]], agent.Event[Left], agent.Event[Lost]:
 		if b.finished {
 			return b, nil
@@ -78,7 +84,9 @@ func (b *Book[I, O, R]) take(m agent.Msg) []agent.Effect {
 		b.accept(m.Items)
 		at = m.At
 	case agent.Close:
-		b.closed, at = true, m.At
+		b.closed, b.open, at = true, 0, m.At
+	case agent.Event[pace.Pass]:
+		ok, at = b.pass(m.Value.N), m.At
 	case agent.Tick:
 		ok, at = b.tick(m), m.At
 	case agent.Event[Joined]:
@@ -111,6 +119,10 @@ func (b *Book[I, O, R]) accept(items []I) {
 		b.lines[k].seqs.PushBack(b.accepted)
 		b.accepted++
 		b.queued++
+		b.slotted++
+	}
+	if b.paced {
+		b.came(len(items))
 	}
 }
 
@@ -130,9 +142,15 @@ func (b *Book[I, O, R]) settle(at time.Time) []agent.Effect {
 	fx = b.emit(fx)
 	fx = b.expel(fx)
 	fx = b.dispatch(fx, at)
+	if b.paced {
+		fx = b.reserve(fx)
+	}
 	if b.back > 0 {
 		fx = withEffect(fx, agent.Demand{N: b.back})
 		b.back = 0
+	}
+	if b.paced {
+		fx = b.openRoom(fx)
 	}
 	b.watch(at)
 	fx = b.arm(fx, at)

@@ -106,6 +106,7 @@ func (b *Book[I, O, R]) freeSlot(e *entry[I, O]) {
 	if e.slot {
 		e.slot = false
 		b.back++
+		b.slotted--
 	}
 }
 

@@ -37,7 +37,8 @@ func (b *Book[I, O, R]) join(j Joined) bool {
 	if known {
 		return false
 	}
-	w := member{id: j.Worker, addr: j.Addr, tags: slices.Clone(j.Tags), slots: j.Slots, room: j.Slots + b.prefetch, lines: []int{0}}
+	w := member{id: j.Worker, addr: j.Addr, tags: slices.Clone(j.Tags), slots: j.Slots, prefetch: max(j.Prefetch, 0),
+		room: j.Slots + max(b.prefetch, j.Prefetch), lines: []int{0}}
 	for _, tag := range j.Tags {
 		k := b.line(tag)
 		if k == 0 || slices.Contains(w.lines, k) {

@@ -16,6 +16,8 @@ type Snapshot struct {
 	Requeued, Retried, Duplicates, Refused int
 	Accepted, Emitted                      int
 	Closed                                 bool
+	Paced                                  bool
+	Room                                   int
 }
 
 // Worker is what a book knows of one worker: package remote's
@@ -46,6 +48,8 @@ func (b *Book[I, O, R]) Snapshot() Snapshot {
 		Accepted:   int(b.accepted),
 		Emitted:    b.emitted,
 		Closed:     b.closed,
+		Paced:      b.paced,
+		Room:       b.open,
 	}
 	for i := range b.lines {
 		l := &b.lines[i]

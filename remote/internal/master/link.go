@@ -28,7 +28,7 @@ type Config struct {
 	Append    func(dst []byte, v any) ([]byte, error)
 	Decode    func(data []byte, v any) error
 	MaxSlots  int           // the most slots a worker may register with
-	Prefetch  int           // the prefetch each worker is granted
+	Prefetch  int           // the prefetch each worker is granted, until a book.Prefetch says otherwise
 	Heartbeat time.Duration // the interval workers learn as they register
 	Lease     time.Duration // how long a task may run, which workers learn too
 	// WorkError makes the error of a task whose work failed on the worker
@@ -47,11 +47,12 @@ type link[I, O any] struct {
 	log  zerolog.Logger
 	pid  *actor.PID
 
-	mu      sync.Mutex
-	workers map[book.WorkerID]*actor.PID // the registered workers
-	ids     map[string]book.WorkerID     // the same, by their PID's address and ID
-	next    book.WorkerID
-	closed  bool
+	mu       sync.Mutex
+	workers  map[book.WorkerID]*actor.PID // the registered workers
+	ids      map[string]book.WorkerID     // the same, by their PID's address and ID
+	next     book.WorkerID
+	prefetch int // granted to the workers that register
+	closed   bool
 }
 
 // Open puts the master of the stage cfg describes on n, with a new
@@ -59,7 +60,7 @@ type link[I, O any] struct {
 // of package book's types, and what it refuses is counted there and logged
 // to log. It returns the port that performs the book's effects.
 func Open[I, O any](n *node.Node, cfg Config, post func(agent.Msg) bool, log zerolog.Logger) (core.Port, error) {
-	l := &link[I, O]{node: n, cfg: cfg, inc: incarnation(), post: post, log: log,
+	l := &link[I, O]{node: n, cfg: cfg, inc: incarnation(), post: post, log: log, prefetch: cfg.Prefetch,
 		workers: make(map[book.WorkerID]*actor.PID), ids: make(map[string]book.WorkerID)}
 	if err := n.Claim(cfg.Name, cfg.Heartbeat, l.refused); err != nil {
 		return core.Port{}, err

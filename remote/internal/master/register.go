@@ -9,7 +9,8 @@ import (
 	"github.com/evolvekit/evolve/remote/internal/wire"
 )
 
-// register takes a worker in, watches it and welcomes it. A worker
+// register takes a worker in, watches it and welcomes it, granting it the
+// prefetch it asks for within the stage's (which the book learns too). A worker
 // registered already rejoins: it has lost track of what it held (its
 // connection broke, or it heard nothing for too long), so it leaves under
 // its old ID, what it held queued again with no attempt counted, and joins
@@ -35,7 +36,7 @@ func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 	old, rejoins := l.ids[key(sender)]
 	delete(l.workers, old)
 	l.next++
-	id := l.next
+	id, prefetch := l.next, min(int(m.Prefetch), l.prefetch)
 	l.workers[id] = sender
 	l.ids[key(sender)] = id
 	l.mu.Unlock()
@@ -43,11 +44,11 @@ func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 		l.post(agent.Event[book.Left]{Value: book.Left{Worker: old}})
 	}
 	ctx.Watch(sender)
-	if !l.post(agent.Event[book.Joined]{Value: book.Joined{Worker: id, Addr: sender.Address, Slots: int(m.Slots), Tags: m.Tags}}) {
+	if !l.post(agent.Event[book.Joined]{Value: book.Joined{Worker: id, Addr: sender.Address, Slots: int(m.Slots), Tags: m.Tags, Prefetch: prefetch}}) {
 		refuse(wire.StageFinished)
 		return
 	}
-	ctx.Respond(&wire.Welcome{Worker: uint64(id), Prefetch: uint32(l.cfg.Prefetch), Incarnation: l.inc, Nonce: m.Nonce, Heartbeat: int64(l.cfg.Heartbeat), Lease: int64(l.cfg.Lease)})
+	ctx.Respond(&wire.Welcome{Worker: uint64(id), Prefetch: uint32(prefetch), Incarnation: l.inc, Nonce: m.Nonce, Heartbeat: int64(l.cfg.Heartbeat), Lease: int64(l.cfg.Lease)})
 }
 
 // leave lets a worker go gracefully: what it hands back is queued again.

@@ -10,18 +10,26 @@ import (
 )
 
 // send performs an effect of the book: a Dispatch, whose tasks it encodes
-// and sends to their worker, or an Expel. A task whose item cannot be
-// encoded comes back to the book as a failed attempt, with its slot. A
-// worker that is gone is sent nothing: the book queues its tasks again
-// when it hears it was lost.
+// and sends to their worker, an Expel, or a Prefetch, which it grants the
+// workers that register from then on. A task whose item cannot be encoded
+// comes back to the book as a failed attempt, with its slot. A worker that
+// is gone is sent nothing: the book queues its tasks again when it hears
+// it was lost.
 func (l *link[I, O]) send(e agent.Effect) bool {
-	d, ok := e.(agent.Send[book.Dispatch[I]])
-	if !ok {
-		x, ok := e.(agent.Send[book.Expel])
-		if ok {
-			l.expel(x.Value.Worker)
-		}
-		return ok
+	var d agent.Send[book.Dispatch[I]]
+	switch e := e.(type) {
+	case agent.Send[book.Dispatch[I]]:
+		d = e
+	case agent.Send[book.Expel]:
+		l.expel(e.Value.Worker)
+		return true
+	case agent.Send[book.Prefetch]:
+		l.mu.Lock()
+		l.prefetch = e.Value.N
+		l.mu.Unlock()
+		return true
+	default:
+		return false
 	}
 	l.mu.Lock()
 	pid := l.workers[d.Value.Worker]

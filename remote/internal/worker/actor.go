@@ -74,7 +74,7 @@ func (w *worker[I, O]) perform(ctx actor.Context, a Action) {
 		// Watched first: a master that goes away before it answers is
 		// seen at once.
 		ctx.Watch(w.master)
-		w.tell(ctx, &wire.Register{Stage: w.cfg.Stage, Slots: uint32(w.cfg.Slots), Tags: w.cfg.Tags, Nonce: a.Nonce})
+		w.tell(ctx, &wire.Register{Stage: w.cfg.Stage, Slots: uint32(w.cfg.Slots), Tags: w.cfg.Tags, Prefetch: uint32(w.cfg.Prefetch), Nonce: a.Nonce})
 	case Ask:
 		w.tell(ctx, &wire.Ask{Worker: id, N: uint32(a.N), Incarnation: inc})
 	case Beat:
