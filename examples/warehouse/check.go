@@ -57,28 +57,42 @@ func (t *tally) read(name string) error {
 	return sc.Err()
 }
 
-// check reports whether every id from 1 to n appears exactly once in t,
-// except the ids in failed (the dead letters), which must not appear at all, and whether
-// anything else appears. Its error lists the ids at fault, at most a few of
-// each kind.
-func (t tally) check(n int, failed map[int]agent.DeadLetter) error {
-	var missing, twice, reported, unexpected []int
+// check reports whether every id from 1 to n appears in t, except the
+// ids in failed (the dead letters), which must not appear at all; whether
+// ids appear more than once, beyond rework copies in all (what crashes
+// loaded again); and whether anything else appears. Its error lists the
+// ids at fault, at most a few of each kind.
+func (t tally) check(n int, failed map[int]agent.DeadLetter, rework int) error {
+	var missing, reported []int
 	for id := 1; id <= n; id++ {
 		_, gone := failed[id]
 		switch c := t.seen[id]; {
-		case c > 1:
-			twice = append(twice, id)
-		case gone && c == 1:
+		case gone && c > 0:
 			reported = append(reported, id)
 		case !gone && c == 0:
 			missing = append(missing, id)
 		}
 	}
-	for id := range t.seen {
-		if id < 1 || id > n {
+	return t.report(n, rework, missing, reported)
+}
+
+// report returns the error that lists the ids given, those in t more than
+// once if more than rework copies in all, those not from 1 to n if n is
+// not 0, and the lines that are not records.
+func (t tally) report(n, rework int, missing, reported []int) error {
+	var twice, unexpected []int
+	for id, c := range t.seen {
+		if c > 1 {
+			twice = append(twice, id)
+		}
+		if n > 0 && (id < 1 || id > n) {
 			unexpected = append(unexpected, id)
 		}
 	}
+	if t.copies() <= rework {
+		twice = nil
+	}
+	slices.Sort(twice)
 	slices.Sort(unexpected)
 	var errs []error
 	for _, p := range []struct {
@@ -98,6 +112,27 @@ func (t tally) check(n int, failed map[int]agent.DeadLetter) error {
 		errs = append(errs, fmt.Errorf("%d lines are not a record: %s", len(t.bad), strings.Join(t.bad[:min(len(t.bad), 5)], ", ")))
 	}
 	return errors.Join(errs...)
+}
+
+// copies returns how many records t holds beyond one of each id.
+func (t tally) copies() int {
+	n := 0
+	for _, c := range t.seen {
+		n += c - 1
+	}
+	return n
+}
+
+// add adds u, the files of directory dir, to t.
+func (t *tally) add(dir string, u tally) {
+	t.files += u.files
+	t.records += u.records
+	for id, c := range u.seen {
+		t.seen[id] += c
+	}
+	for _, b := range u.bad {
+		t.bad = append(t.bad, filepath.Join(dir, b))
+	}
 }
 
 // some returns the first few of ids, comma-separated.

@@ -17,15 +17,9 @@ import (
 )
 
 // loader loads records 1 to n from the API into batch files through a chain
-// of agents:
-//
-//	ids -> rate agent (the API's rate, a quarter of its burst)
-//	    -> parallel agent (GETs, with a timeout and retries, each retry
-//	       spending a token of the rate agent)
-//	    -> buffer agent (a file per batch) -> loaded
-//
-// A record that fails for good goes to the chain's dead letters: its last
-// request's error, or its batch file's.
+// of agents: rate, parallel GETs, buffer (see the package doc). A record that
+// fails for good goes to the dead letters: its last request's error, or its
+// batch file's.
 type loader struct {
 	n        int
 	rate     float64
@@ -38,7 +32,8 @@ type loader struct {
 	loaded atomic.Int64 // records in files written
 	dead   deadLetters
 
-	retried, granted int // retries made, and passes the rate agent granted them
+	retried, granted int  // retries made, and passes the rate agent granted them
+	share            bool // other processes loaded records of the same queue
 }
 
 // deadLetters keeps the chain's dead letters. It is safe for concurrent
@@ -91,26 +86,21 @@ func deadIDs(item any) []int {
 }
 
 // loaderBurst returns the rate agent's burst at rate: a quarter of the
-// API's burst. With a burst of 1, every moment an id waits for its GET slot
-// after its token is due, or the agent's timer fires late, would be lost
-// for good, and the load would fall behind the rate (by a few per cent
-// here). A quarter of the API's burst absorbs those moments, and still
-// leaves requests that reach the API up to (burst(rate) -
-// loaderBurst(rate)) / rate late, 150 ms, enough tokens there.
+// API's. A burst of 1 would lose for good every moment an id waits for a
+// GET slot or a timer fires late, and fall behind the rate by a few per
+// cent; a quarter absorbs those, and leaves requests that reach the API up
+// to (burst(rate)-loaderBurst(rate))/rate late, 150 ms, tokens there.
 func loaderBurst(rate float64) int { return max(1, burst(rate)/4) }
 
-// chain returns the loader's chain of stages, linked left to right: the
-// rate agent, the parallel agent that makes the GETs, and the buffer agent
-// that writes the files. It returns the error of the first stage whose
-// configuration is refused.
+// chain returns the loader's stages, linked: the rate agent, the parallel
+// agent that makes the GETs, the buffer agent that writes the files; or the
+// error of the first whose configuration is refused.
 //
-// The parallel agent's input queue holds a single id. The rate agent paces
-// the ids it emits, but ids that wait in a deeper queue would go out
-// together once a GET slot frees after a slow moment, as a burst the API
-// would answer with 429s. With one place, a stall holds the ids back in the
-// rate agent, whose small bucket bounds the burst that follows. Results go
-// on as they finish (Unordered), so a record waiting to be retried does not
-// hold up those behind it.
+// The parallel agent's input queue holds a single id: ids waiting in a
+// deeper one would go out together once a GET slot frees after a slow
+// moment, a burst the API would answer with 429s; with one place, a stall
+// holds them back in the rate agent, whose small bucket bounds the burst.
+// Results go on as they finish (Unordered), not held up by a retry.
 func (l *loader) chain() (agent.Stage[int, []record], error) {
 	limit, err := rate.Stage(rate.Config[int]{Name: "rate", Rate: l.rate, Burst: loaderBurst(l.rate)})
 	if err != nil {
@@ -197,10 +187,18 @@ func (l *loader) watch(w io.Writer, start time.Time, period time.Duration, quit 
 			return
 		case <-tick.C:
 		}
-		fmt.Fprintf(w, "warehouse: %v: %d of %d records loaded, %d fetched in %d requests, %d 429s\n",
-			time.Since(start).Round(100*time.Millisecond), l.loaded.Load(), l.n, l.f.fetched.Load(),
+		fmt.Fprintf(w, "warehouse: %v: %d%s records loaded, %d fetched in %d requests, %d 429s\n",
+			time.Since(start).Round(100*time.Millisecond), l.loaded.Load(), ofN(l.n), l.f.fetched.Load(),
 			l.f.requests.Load(), l.f.tooMany.Load())
 	}
+}
+
+// ofN returns " of n", or "" for a joiner, which does not know n (0).
+func ofN(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" of %d", n)
 }
 
 // background runs each function in a goroutine of its own until the

@@ -1,66 +1,47 @@
 // Command warehouse loads records from a rate-limited HTTP API into batch
 // files, with a chain of agents, and shows that pacing the requests at the
-// API's own limit gets every record without a single 429.
+// API's own limit gets every record without a single 429. Run it with -h
+// for its flags (usageText).
 //
-// The program starts the API itself: a net/http server on 127.0.0.1 that
-// serves GET /records/{id} as JSON, lets -api-rate requests a second
-// through (golang.org/x/time/rate, bursts of a fifth of a second's worth;
-// -api-rate is -rate unless set), answers 429 Too Many Requests beyond it,
-// takes 20 ms to answer, and fails a share (-fail, 2% unless set) of the
-// requests it lets through with 503 Service Unavailable: those count
-// against its limit too.
-//
-// The loader is a chain of agents (package compose):
+// It starts the API itself (unless -api): GET /records/{id} on 127.0.0.1,
+// -api-rate requests a second (golang.org/x/time/rate), 429 beyond it, 20
+// ms an answer, and 503 for a share (-fail) of the requests it lets
+// through. The loader is a chain of agents (package compose):
 //
 //	ids 1..N -> rate agent: -rate a second, bursts of a quarter of the API's
 //	         -> parallel agent: -parallel GETs at once, each within 10 s; a
-//	            429, a 5xx or no answer is retried after a backoff (up to
-//	            50 ms doubling to 2 s, full jitter, at least what a
-//	            Retry-After asks), up to 8 requests
+//	            429, a 5xx or no answer is retried after a backoff (50 ms
+//	            doubling to 2 s, full jitter, at least what a Retry-After
+//	            asks), up to 8 requests
 //	         -> buffer agent: batches of -batch records, each written to a
-//	            file batch-NNNNNN.ndjson in -out, one JSON record a line
+//	            file batch-NNNNNN.ndjson, one JSON record a line
 //
-// The retries, the timeout and the list of what failed are the library's
-// (parallel.Config's Retry and Timeout, compose.WithDeadLetters), and every
-// retry waits for a token of the rate agent in front, as a first request
-// does: retries included, the loader sends the API no more than -rate.
-// Backpressure flows back up the chain, so the ids wait in the rate agent,
-// not in memory all at once. A record that fails for good (8 failed
-// requests, or an answer that will not change, or a batch file that could
-// not be written) goes to the dead letters, which are listed, and the
-// program exits with status 1.
+// Every retry waits for a token of the rate agent, so the loader sends the
+// API no more than -rate. A record that fails for good goes to the dead
+// letters, listed, and the exit status is 1. It prints what it did (the
+// goal: no 429) and checks that the files hold every id exactly once.
 //
-// It prints the records loaded, the retries, the dead letters, the 429s
-// received (the goal is 0), the most requests the API received in any one
-// second, how long it took beside the least possible (-records at the
-// lower of -rate and -api-rate), and the peak memory: the most Go heap held
-// by objects (the runtime/metrics /memory/classes/heap/objects:bytes,
-// sampled every 10 ms), API server included, since it runs in the same
-// process. Then it reads the files back and checks that every id appears
-// in them exactly once, but the dead letters. Progress goes to stderr
-// every second.
+// With -state DIR the load survives a crash: the ids wait in a durable
+// queue in DIR (package durable, embedded), each acknowledged once its
+// record is in a file; killed and run again with the same flags, it loads
+// only the rest, every record once. The rate agent then takes its tokens
+// from a limit kept with the queue (durable's Queue.Limit).
 //
-//	go run ./examples/warehouse [-records 2000] [-rate 200] [-parallel 8] [-batch 100] [-fail 0.02] [-out DIR | -state DIR] [-api-rate R] [-metrics ADDR]
+// # A fleet
 //
-// With -state DIR the load survives a crash: the ids still to load wait in
-// a durable queue in DIR/queue (package durable: NATS JetStream, embedded
-// in the process), the batch files go in DIR/batches, each written whole or
-// not at all (a temporary file, renamed), and an id is acknowledged to the
-// queue only once its record is in a file. Killed with SIGKILL at any
-// moment and run again with the same flags, it prints how many records it
-// found already loaded, loads only the rest (skipping a record a file
-// already holds, should the queue hand it out again), and its check finds
-// every record in the files exactly once. A record that fails for good is
-// written to DIR/dead-letters.ndjson before the queue lets it go: a later
-// run adds it to the queue no more, lists it with its own, and its check
-// expects it in no file.
+// With -listen, the process lets others -join its queue (on the loopback,
+// or anywhere with mutual TLS: -tls-ca, -tls-cert, -tls-key); each takes
+// ids as it can, into files of its own, and -rate is their rate together,
+// a limit they share. The serving process fills its queue before it
+// listens, and at its end waits for the queue to be empty, every id
+// acknowledged, and for its joiners to leave (see fleet). On one machine,
+// the joiners sending to the first one's API, and the check of the whole
+// load (checkCommand):
 //
-// With -metrics it serves the agents' metrics (see agent.WithMeterProvider)
-// at http://ADDR/metrics for Prometheus while it runs.
-//
-// Set -fail 0.1 to see a tenth of the requests fail and be retried within
-// the API's limit; set -api-rate below -rate to see 429s, and the retries
-// that still load every record.
+//	go run ./examples/warehouse -records 20000 -rate 300 -state /tmp/wh1 -listen 127.0.0.1:4222 -api-listen 127.0.0.1:8080
+//	go run ./examples/warehouse -join nats://127.0.0.1:4222 -api http://127.0.0.1:8080 -rate 300 -state /tmp/wh2
+//	go run ./examples/warehouse -join nats://127.0.0.1:4222 -api http://127.0.0.1:8080 -rate 300 -out /tmp/wh3
+//	go run ./examples/warehouse check -records 20000 /tmp/wh1 /tmp/wh2 /tmp/wh3
 package main
 
 import (
@@ -72,6 +53,7 @@ import (
 	"maps"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -103,8 +85,12 @@ func exitCode(err error, stderr io.Writer) int {
 
 // run is the whole program: it reads args, starts the API, loads the
 // records, prints what happened to stdout and progress to stderr, and checks
-// the files.
+// the files; or, for `check`, checks the files of several processes
+// (checkCommand).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "check" {
+		return checkCommand(args[1:], stdout)
+	}
 	cfg, err := parseFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -121,37 +107,30 @@ const latency = 20 * time.Millisecond
 // warehouse loads cfg.records records from an API with the faults given.
 func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Writer) error {
 	stderr = zerolog.SyncWriter(stderr) // progress and the agents' log share it
-	var st *state
-	var dir string
-	var err error
-	if cfg.state != "" {
-		if st, err = openState(cfg.state); err != nil {
-			return fmt.Errorf("-state: %w", err)
-		}
-		dir = st.out
-		fmt.Fprintf(stdout, "warehouse: found %d records already loaded in %s\n", len(st.loaded), cfg.state)
-	} else if dir, err = prepareOut(cfg.out); err != nil {
-		return fmt.Errorf("-out: %w", err)
+	dir, st, err := prepare(cfg, stdout)
+	if err != nil {
+		return err
 	}
 	metrics, srv, stopMetrics, err := promserve.Option(cfg.metrics)
 	if err != nil {
 		return fmt.Errorf("-metrics: %w", err)
 	}
 	defer stopMetrics(context.Background())
-	a, err := startAPI(apiConfig{records: cfg.records, rate: cfg.apiRate, latency: latency, faults: fs})
+	a, url, err := openAPI(cfg, fs, stdout)
 	if err != nil {
 		return err
 	}
-	defer closeAPI(a, stderr)
-	fmt.Fprintf(stdout, "warehouse: the API at %s lets %g requests a second through (bursts of %d), answers in %v, and %s\n",
-		a.url, cfg.apiRate, burst(cfg.apiRate), latency, fs.about)
+	if a != nil {
+		defer closeAPI(a, stderr)
+	}
 	if srv != nil {
 		fmt.Fprintf(stdout, "warehouse: the agents' metrics are at %s\n", srv.URL())
 	}
-	fmt.Fprintf(stdout, "warehouse: loading %d records: rate agent at %g a second (bursts of %d) -> %d GETs at once -> files of %d records in %s\n",
-		cfg.records, cfg.rate, loaderBurst(cfg.rate), cfg.parallel, cfg.batch, dir)
+	what := map[bool]string{false: fmt.Sprintf("%d records", cfg.records), true: "the queue's records"}[cfg.join != ""]
+	fmt.Fprintf(stdout, "warehouse: loading %s: rate agent at %g a second (bursts of %d) -> %d GETs at once -> files of %d records in %s\n",
+		what, cfg.rate, loaderBurst(cfg.rate), cfg.parallel, cfg.batch, dir)
 
-	f := newFetcher(a.url, cfg.parallel)
+	f := newFetcher(url, cfg.parallel)
 	defer f.close()
 	l := &loader{n: cfg.records, rate: cfg.rate, parallel: cfg.parallel, batch: cfg.batch, retry: cfg.retry, f: f, out: &files{dir: dir}}
 	if st != nil {
@@ -162,14 +141,17 @@ func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Wri
 	var mem peakMemory
 	start := time.Now()
 	stopWatching := background(mem.watch, func(quit <-chan struct{}) { l.watch(stderr, start, time.Second, quit) })
-	err = loadOn(ctx, l, st, stdout, stderr, metrics)
+	err = loadOn(ctx, l, st, cfg, stdout, stderr, metrics)
 	elapsed := time.Since(start)
 	stopWatching()
 	if ctx.Err() != nil {
-		if st != nil {
+		if cfg.state != "" {
 			return fmt.Errorf("interrupted after %v: %d records loaded into %s in this run; run again with -state %s to load the rest", elapsed.Round(time.Millisecond), l.loaded.Load(), dir, cfg.state)
 		}
-		return fmt.Errorf("interrupted after %v: %d of %d records loaded into %s", elapsed.Round(time.Millisecond), l.loaded.Load(), cfg.records, dir)
+		return fmt.Errorf("interrupted after %v: %d%s records loaded into %s", elapsed.Round(time.Millisecond), l.loaded.Load(), ofN(cfg.records), dir)
+	}
+	if dl := new(agent.DeadLettersError); err != nil && !errors.As(err, &dl) {
+		return err // the load could not run, or the queue failed it
 	}
 	summarize(stdout, cfg, l, a, elapsed, mem.peak.Load())
 	dead := l.dead.byID()
@@ -181,16 +163,57 @@ func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Wri
 		}
 	}
 	reportDeadLetters(stdout, dead)
-	return errors.Join(failure(err, dead), verify(stdout, dir, cfg.records, dead))
+	if len(dead) > 0 {
+		err = fmt.Errorf("%d records failed for good", len(dead))
+	}
+	return errors.Join(err, verify(stdout, dir, cfg.records, dead, l.share))
+}
+
+// prepare returns the directory of the batch files, and the state of a
+// durable load (a joiner's without -state is in that directory), or nil.
+func prepare(cfg config, stdout io.Writer) (string, *state, error) {
+	if cfg.state != "" {
+		st, err := openState(cfg.state, filepath.Join(cfg.state, batchesDir))
+		if err != nil {
+			return "", nil, fmt.Errorf("-state: %w", err)
+		}
+		fmt.Fprintf(stdout, "warehouse: found %d records already loaded in %s\n", len(st.loaded), cfg.state)
+		return st.out, st, nil
+	}
+	dir, err := prepareOut(cfg.out)
+	if err != nil {
+		return "", nil, fmt.Errorf("-out: %w", err)
+	}
+	if cfg.join == "" {
+		return dir, nil, nil
+	}
+	st, err := openState(dir, dir)
+	return dir, st, err
+}
+
+// openAPI starts the API, and returns it and its URL; with cfg.api, it
+// starts none, and returns nil and that URL.
+func openAPI(cfg config, fs faults, stdout io.Writer) (*api, string, error) {
+	if cfg.api != "" {
+		fmt.Fprintf(stdout, "warehouse: the API at %s is another process's\n", cfg.api)
+		return nil, cfg.api, nil
+	}
+	a, err := startAPI(apiConfig{listen: cfg.apiListen, records: cfg.records, rate: cfg.apiRate, latency: latency, faults: fs})
+	if err != nil {
+		return nil, "", err
+	}
+	fmt.Fprintf(stdout, "warehouse: the API at %s lets %g requests a second through (bursts of %d), answers in %v, and %s\n",
+		a.url, cfg.apiRate, burst(cfg.apiRate), latency, fs.about)
+	return a, a.url, nil
 }
 
 // loadOn runs l on a runtime of its own, made with metrics, through the
 // durable queue of st if not nil, and shuts the runtime down.
-func loadOn(ctx context.Context, l *loader, st *state, stdout, stderr io.Writer, metrics agent.Option) error {
+func loadOn(ctx context.Context, l *loader, st *state, cfg config, stdout, stderr io.Writer, metrics agent.Option) error {
 	rt := agent.NewRuntime(metrics, agent.WithLogger(zerolog.New(zerolog.SyncWriter(stderr)).Level(zerolog.WarnLevel).With().Timestamp().Logger()))
 	var err error
 	if st != nil {
-		err = l.loadDurable(ctx, rt, st, stdout)
+		err = l.loadDurable(ctx, rt, st, cfg, stdout)
 	} else {
 		err = l.load(ctx, rt)
 	}
@@ -208,18 +231,28 @@ func closeAPI(a *api, stderr io.Writer) {
 	}
 }
 
-// summarize prints what the load did.
+// summarize prints what the load did; what the API did, if it is this
+// process's.
 func summarize(w io.Writer, cfg config, l *loader, a *api, elapsed time.Duration, peak uint64) {
-	least := float64(cfg.records) / min(cfg.rate, cfg.apiRate)
-	fmt.Fprintf(w, "records loaded:  %d of %d, in %d files\n", l.loaded.Load(), cfg.records, l.out.written.Load())
+	fmt.Fprintf(w, "records loaded:  %d%s, in %d files\n", l.loaded.Load(), ofN(cfg.records), l.out.written.Load())
 	fmt.Fprintf(w, "requests:        %d\n", l.f.requests.Load())
 	fmt.Fprintf(w, "retries:         %d (after a 429, a 5xx or no answer, with backoff; %d took a token of the rate agent)\n", l.retried, l.granted)
 	fmt.Fprintf(w, "429s received:   %d (goal: 0)\n", l.f.tooMany.Load())
 	fmt.Fprintf(w, "5xx received:    %d\n", l.f.serverErrors.Load())
-	fmt.Fprintf(w, "busiest second:  %d requests at the API (its limit: %g a second, bursts of %d)\n", a.busiest(), cfg.apiRate, burst(cfg.apiRate))
-	fmt.Fprintf(w, "elapsed:         %v (least possible: %v, %d records at %g a second)\n",
-		elapsed.Round(time.Millisecond), time.Duration(least*float64(time.Second)).Round(time.Millisecond), cfg.records, min(cfg.rate, cfg.apiRate))
-	fmt.Fprintf(w, "peak memory:     %.1f MiB of Go heap in objects (sampled every %v, API server included)\n", mib(peak), memoryEvery)
+	if a != nil {
+		fmt.Fprintf(w, "busiest second:  %d requests at the API (its limit: %g a second, bursts of %d)\n", a.busiest(), cfg.apiRate, burst(cfg.apiRate))
+	}
+	fmt.Fprintf(w, "elapsed:         %v", elapsed.Round(time.Millisecond))
+	if cfg.records > 0 {
+		least := float64(cfg.records) / min(cfg.rate, cfg.apiRate)
+		fmt.Fprintf(w, " (least possible: %v, %d records at %g a second)", time.Duration(least*float64(time.Second)).Round(time.Millisecond), cfg.records, min(cfg.rate, cfg.apiRate))
+	}
+	fmt.Fprintf(w, "\npeak memory:     %.1f MiB of Go heap in objects (sampled every %v", mib(peak), memoryEvery)
+	if a == nil {
+		fmt.Fprintln(w, ")")
+		return
+	}
+	fmt.Fprintln(w, ", API server included)")
 	fmt.Fprintf(w, "the API:         %d requests, %d records served, %d 429s and %d 5xx answered\n",
 		a.requests.Load(), a.served.Load(), a.limited.Load(), a.failed.Load())
 }
@@ -249,24 +282,24 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// failure returns the error of a load that lost records, or err.
-func failure(err error, dead map[int]agent.DeadLetter) error {
-	if len(dead) > 0 {
-		return fmt.Errorf("%d records failed for good", len(dead))
-	}
-	return err
-}
-
 // verify reads the files back, checks that every id is there exactly once
-// (the dead letters excepted), and prints the outcome.
-func verify(w io.Writer, dir string, n int, failed map[int]agent.DeadLetter) error {
+// (the dead letters excepted), and prints the outcome; for a share of a
+// load, which other processes loaded records of too, that no id is there
+// twice, and every line is a record.
+func verify(w io.Writer, dir string, n int, failed map[int]agent.DeadLetter, share bool) error {
 	t, err := readBack(dir)
-	if err == nil {
-		err = t.check(n, failed)
+	if err == nil && share {
+		err = t.report(n, 0, nil, nil)
+	} else if err == nil {
+		err = t.check(n, failed, 0)
 	}
 	if err != nil {
 		fmt.Fprintf(w, "check:           FAILED\n")
 		return fmt.Errorf("check of %s: %w", dir, err)
+	}
+	if share {
+		fmt.Fprintf(w, "check:           %d records in %d files, each once; warehouse check checks the whole load\n", t.records, t.files)
+		return nil
 	}
 	fmt.Fprintf(w, "check:           every id from 1 to %d is in %d files exactly once", n, t.files)
 	if len(failed) > 0 {

@@ -237,6 +237,28 @@ func TestBadFlagsAreRefusedByName(t *testing.T) {
 		{[]string{"-fail", "NaN"}, "-fail must be between 0 and 1, got NaN"},
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"-api", "ftp://example.com"}, `-api must be an http:// or https:// URL with a host, got "ftp://example.com"`},
+		{[]string{"-api", "http://127.0.0.1:8080", "-fail", "0.1"}, "-api-rate, -fail and -api-listen configure the API the program starts: not with -api"},
+		{[]string{"-api", "http://127.0.0.1:8080", "-api-rate", "10"}, "configure the API the program starts: not with -api"},
+		{[]string{"-api", "http://127.0.0.1:8080", "-api-listen", "127.0.0.1:8080"}, "configure the API the program starts: not with -api"},
+		{[]string{"-api-listen", "0.0.0.0:8080"}, `-api-listen must be host:port on the loopback, got "0.0.0.0:8080"`},
+		{[]string{"-listen", "127.0.0.1:0"}, "-listen needs -state: it lets other processes into the queue kept there"},
+		{[]string{"-listen", "10.1.2.3:4222", "-state", "d"}, `-listen off the loopback needs -tls-ca, -tls-cert and -tls-key: the queue's connections would be in the clear, got "10.1.2.3:4222"`},
+		{[]string{"-listen", "4222", "-state", "d"}, `-listen must be host:port, got "4222"`},
+		{[]string{"-listen", ":4222", "-state", "d"}, `-listen must name the host the joiners dial, as the URL printed for them does, got ":4222"`},
+		{[]string{"-listen", "0.0.0.0:4222", "-state", "d", "-tls-ca", "a", "-tls-cert", "b", "-tls-key", "c"}, `-listen must name the host the joiners dial`},
+		{[]string{"-join", "127.0.0.1:4222", "-api", "http://127.0.0.1:8080"}, "-join must be a nats:// or tls:// URL with a host"},
+		{[]string{"-join", "tls://10.1.2.3:4222", "-api", "http://127.0.0.1:8080"}, "-join tls://10.1.2.3:4222 needs -tls-ca, -tls-cert and -tls-key: the serving warehouse speaks TLS"},
+		{[]string{"-state", "d", "-listen", "127.0.0.1:0", "-tls-ca", "a"}, "-tls-ca, -tls-cert and -tls-key go together"},
+		{[]string{"-tls-ca", "a", "-tls-cert", "b", "-tls-key", "c"}, "-tls-ca, -tls-cert and -tls-key secure the queue's connections: with -listen or -join"},
+		{[]string{"-state", "d", "-listen", "10.1.2.3:0", "-tls-ca", "a", "-tls-cert", "b", "-tls-key", "c"}, "-tls-ca, -tls-cert, -tls-key: mtls: unusable files: CA file: open a: no such file or directory"},
+		{[]string{"-join", "nats://127.0.0.1:4222"}, "-join needs -api: a joiner sends to the API of the warehouse it joins"},
+		{[]string{"-join", "nats://127.0.0.1:4222", "-api", "http://127.0.0.1:8080", "-records", "5"}, "-records does not go with -join: the serving warehouse fills the queue"},
+		{[]string{"-join", "nats://127.0.0.1:4222", "-api", "http://127.0.0.1:8080", "-state", "d", "-listen", "127.0.0.1:0"}, "-listen and -join do not go together"},
+		{[]string{"check"}, "check: -records must be between 1 and 10000000, got 0"},
+		{[]string{"check", "-records", "10"}, "check: name the directories to check"},
+		{[]string{"check", "-records", "10", "-rework", "-1", "d"}, "check: -rework must not be negative, got -1"},
+		{[]string{"check", "-nope"}, "flag provided but not defined: -nope"},
 	} {
 		var out, errs bytes.Buffer
 		err := run(t.Context(), tc.args, &out, &errs)
@@ -246,6 +268,29 @@ func TestBadFlagsAreRefusedByName(t *testing.T) {
 		assert.Equal(t, 2, exitCode(err, &errs), tc.args)
 		assert.Contains(t, errs.String(), "warehouse: "+err.Error()+"\nrun warehouse -h for the flags\n")
 	}
+}
+
+func TestTheFleetsFlagsAreRead(t *testing.T) {
+	cfg, err := parseFlags([]string{"-join", "nats://127.0.0.1:4222", "-api", "http://127.0.0.1:8080", "-rate", "300", "-state", "d"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "nats://127.0.0.1:4222", cfg.join)
+	assert.Equal(t, "http://127.0.0.1:8080", cfg.api)
+	assert.Zero(t, cfg.records, "the serving process's")
+	cfg, err = parseFlags([]string{"-state", "d", "-listen", "localhost:4222", "-api-listen", "[::1]:8080"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "localhost:4222", cfg.listen)
+	assert.Equal(t, "[::1]:8080", cfg.apiListen)
+	assert.Equal(t, "127.0.0.1:0", defaults().apiListen)
+	assert.Nil(t, cfg.tlsConfig)
+
+	tlsFlags := newTestCA(t).files(t)
+	cfg, err = parseFlags(append([]string{"-state", "d", "-listen", "10.1.2.3:4222"}, tlsFlags...), nil)
+	require.NoError(t, err, "off the loopback with TLS")
+	assert.Equal(t, "10.1.2.3:4222", cfg.listen)
+	require.NotNil(t, cfg.tlsConfig)
+	assert.Len(t, cfg.tlsConfig.Certificates, 1)
+	_, err = parseFlags(append([]string{"-join", "tls://10.1.2.3:4222", "-api", "http://10.1.2.3:8080"}, tlsFlags...), nil)
+	require.NoError(t, err)
 }
 
 func TestAnOutputDirectoryWithEarlierFilesIsRefused(t *testing.T) {
@@ -267,10 +312,14 @@ func TestAnOutputDirectoryWithEarlierFilesIsRefused(t *testing.T) {
 func TestHelpPrintsTheUsageAndSucceeds(t *testing.T) {
 	var out, errs bytes.Buffer
 	require.NoError(t, run(t.Context(), []string{"-h"}, &out, &errs))
-	for _, f := range []string{"-records", "-rate", "-api-rate", "-parallel", "-batch", "-fail", "-out"} {
+	for _, f := range []string{"-records", "-rate", "-api-rate", "-parallel", "-batch", "-fail", "-out", "-state",
+		"-api", "-api-listen", "-listen", "-join", "-tls-ca", "-tls-cert", "-tls-key", "warehouse check -records N [-rework R] DIR..."} {
 		assert.Contains(t, out.String(), f)
 	}
 	assert.Empty(t, errs.String())
+	var help bytes.Buffer
+	require.NoError(t, run(t.Context(), []string{"check", "-h"}, &help, &errs))
+	assert.Equal(t, out.String(), help.String())
 }
 
 func TestTheMetricsEndpointShowsEveryAgentWhileTheLoadRuns(t *testing.T) {

@@ -7,11 +7,11 @@ import (
 )
 
 // heapMetric is the memory the peak is taken of: the bytes of heap held by
-// Go objects, live or not yet swept.
-const heapMetric = "/memory/classes/heap/objects:bytes"
-
-// memoryEvery is how often the heap is sampled.
-const memoryEvery = 10 * time.Millisecond
+// Go objects, live or not yet swept; memoryEvery how often it is sampled.
+const (
+	heapMetric  = "/memory/classes/heap/objects:bytes"
+	memoryEvery = 10 * time.Millisecond
+)
 
 // peakMemory samples the Go heap and keeps the largest value seen. It is
 // safe for concurrent use.

@@ -19,6 +19,7 @@ import (
 
 // apiConfig is how the API behaves.
 type apiConfig struct {
+	listen  string        // host:port on the loopback, port 0 for a free one
 	records int           // ids 1 to records exist
 	rate    float64       // requests a second the API lets through
 	latency time.Duration // how long it takes to answer a record
@@ -73,9 +74,9 @@ type api struct {
 	requests, served, limited, failed atomic.Int64
 }
 
-// startAPI starts the API on a free port of 127.0.0.1.
+// startAPI starts the API at cfg.listen.
 func startAPI(cfg apiConfig) (*api, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return nil, fmt.Errorf("api: %w", err)
 	}

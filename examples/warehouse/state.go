@@ -6,21 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/buffer"
-	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/durable"
-	"github.com/evolvekit/evolve/parallel"
-	"github.com/evolvekit/evolve/rate"
 )
 
 // state is what -state keeps in its directory: the batch files in
@@ -49,12 +43,18 @@ type deadLine struct {
 	Error    string `json:"error"`
 }
 
-// openState prepares dir: the batch files there are read back (a batch
-// is in its file whole or not at all: a temporary file left by a crash is
-// removed), and what they hold is loaded.
-func openState(dir string) (*state, error) {
-	s := &state{dir: dir, out: filepath.Join(dir, "batches"), queue: filepath.Join(dir, "queue"),
-		filled: filepath.Join(dir, "queue-filled"), deadPath: filepath.Join(dir, "dead-letters.ndjson"),
+// Names in a state's directory.
+const (
+	batchesDir = "batches"
+	deadFile   = "dead-letters.ndjson"
+)
+
+// openState prepares dir, with the batch files in out (dir/batches, or dir
+// for a joiner's -out), read back: what they hold is loaded (a batch file
+// is whole or absent: a temporary file left by a crash is removed).
+func openState(dir, out string) (*state, error) {
+	s := &state{dir: dir, out: out, queue: filepath.Join(dir, "queue"),
+		filled: filepath.Join(dir, "queue-filled"), deadPath: filepath.Join(dir, deadFile),
 		loaded: map[int]bool{}, dead: map[int]agent.DeadLetter{}}
 	if err := os.MkdirAll(s.out, 0o755); err != nil {
 		return nil, err
@@ -81,38 +81,35 @@ func openState(dir string) (*state, error) {
 		}
 		s.loaded[id] = true
 	}
-	if err := s.readDead(); err != nil {
-		return nil, err
+	var whole, size int64
+	if s.dead, whole, size, err = readDead(s.deadPath); err == nil && whole < size {
+		err = os.Truncate(s.deadPath, whole) // the line cut short
 	}
-	return s, nil
+	s.before = len(s.dead)
+	return s, err
 }
 
-// readDead reads the dead letters earlier runs wrote. A line cut short by
-// a crash mid-write is cut off: its item was not acknowledged, and comes
-// again.
-func (s *state) readDead() error {
-	data, err := os.ReadFile(s.deadPath)
+// readDead reads the whole lines of the dead letters' file at path, none
+// if there is no file: a line cut short by a crash mid-write is not a dead
+// letter (its item was not acknowledged, and comes again). It returns the
+// length of the whole lines, and of the file.
+func readDead(path string) (dead map[int]agent.DeadLetter, whole, size int64, err error) {
+	data, err := os.ReadFile(path)
+	dead = map[int]agent.DeadLetter{}
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return dead, 0, 0, nil
+	} else if err != nil {
+		return nil, 0, 0, err
 	}
-	if err != nil {
-		return err
-	}
-	whole := bytes.LastIndexByte(data, '\n') + 1
-	if whole < len(data) {
-		if err := os.Truncate(s.deadPath, int64(whole)); err != nil {
-			return err
-		}
-	}
+	whole = int64(bytes.LastIndexByte(data, '\n') + 1)
 	for line := range bytes.Lines(data[:whole]) {
 		var d deadLine
 		if err := json.Unmarshal(line, &d); err != nil {
-			return fmt.Errorf("%s: %w", s.deadPath, err)
+			return nil, 0, 0, fmt.Errorf("%s: %w", path, err)
 		}
-		s.dead[d.ID] = agent.DeadLetter{Agent: d.Agent, Attempts: d.Attempts, Err: errors.New(d.Error), Item: d.ID}
+		dead[d.ID] = agent.DeadLetter{Agent: d.Agent, Attempts: d.Attempts, Err: errors.New(d.Error), Item: d.ID}
 	}
-	s.before = len(s.dead)
-	return nil
+	return dead, whole, int64(len(data)), nil
 }
 
 // bury writes the records of the dead letter d to the dead letters' file,
@@ -180,10 +177,9 @@ func (s *state) files() (*files, error) {
 	return fs, nil
 }
 
-// fill adds to q the ids from 1 to n not yet loaded nor failed, once: a run that
-// finds the queue filled by an earlier one adds nothing. A crash while
-// adding makes the next run add again: the queue takes a key it already
-// has within its dedupe window once, and the files skip an id they hold.
+// fill adds to q the ids from 1 to n not yet loaded nor failed, once: not
+// if an earlier run filled it. A crash while adding makes the next run add
+// again: the queue takes a key it has within its dedupe window once.
 func (s *state) fill(ctx context.Context, q *durable.Queue[int], n int) (int, error) {
 	if _, err := os.Stat(s.filled); err == nil {
 		return 0, nil
@@ -224,85 +220,4 @@ func (s *state) mark(rs []record) {
 	for _, r := range rs {
 		s.loaded[r.ID] = true
 	}
-}
-
-// durableChain returns the loader's chain on items of a durable queue: the
-// same stages as chain, the GETs lifted to items, and the buffer writing
-// each batch's records that are not in a file yet. A partial batch is cut
-// after a second, so that it does not hold its items while the queue has
-// no more to give.
-func (l *loader) durableChain(s *state) (agent.Stage[durable.Item[int], []durable.Item[record]], error) {
-	var none agent.Stage[durable.Item[int], []durable.Item[record]]
-	limit, err := rate.Stage(rate.Config[durable.Item[int]]{Name: "rate", Rate: l.rate, Burst: loaderBurst(l.rate)})
-	if err != nil {
-		return none, err
-	}
-	fetch, err := parallel.Stage(parallel.Config{Name: "fetch", Limit: l.parallel, Queue: 1, Unordered: true,
-		Timeout: requestTimeout, Retry: l.retry}, durable.Map(l.f.fetch))
-	if err != nil {
-		return none, err
-	}
-	write, err := buffer.Stage(buffer.Config[durable.Item[record]]{Name: "files", Size: l.batch, MaxWait: time.Second},
-		func(ctx context.Context, batch []durable.Item[record]) error {
-			rs := s.fresh(batch)
-			if len(rs) == 0 {
-				return nil
-			}
-			if err := l.out.write(ctx, rs); err != nil {
-				return err
-			}
-			s.mark(rs)
-			l.loaded.Add(int64(len(rs)))
-			return nil
-		})
-	if err != nil {
-		return none, err
-	}
-	return compose.Pipe3(limit, fetch, write), nil
-}
-
-// loadDurable loads through a durable queue in s: it adds the ids not
-// loaded yet, once, and runs the chain on the queue until it is empty,
-// each id acknowledged once its record is in a file. A record that fails
-// for good is acknowledged too, once it is in the state's dead letters'
-// file, and listed.
-func (l *loader) loadDurable(ctx context.Context, rt *agent.Runtime, s *state, stdout io.Writer) error {
-	q, err := durable.Open[int](durable.Embedded{Dir: s.queue}, durable.Config{Name: "warehouse"})
-	if err != nil {
-		return err
-	}
-	defer q.Close()
-	added, err := s.fill(ctx, q, l.n)
-	if err != nil {
-		return err
-	}
-	left, err := q.Len(ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "warehouse: %d ids added to the queue in %s, %d to load\n", added, s.queue, left)
-	stages, err := l.durableChain(s)
-	if err != nil {
-		return err
-	}
-	c, err := compose.Start(rt, stages, durable.Batches(q, func([]durable.Item[record]) error { return nil }),
-		compose.WithName("warehouse"), compose.WithDeadLetters(durable.DeadLetterSink(q, func(d agent.DeadLetter) error {
-			// Written down before the queue lets the item go, so that a
-			// later run knows it failed.
-			if err := s.bury(d); err != nil {
-				return err
-			}
-			l.dead.add(d)
-			return nil
-		})))
-	if err != nil {
-		return err
-	}
-	err = durable.Consume(ctx, q, c, durable.WithUntilEmpty())
-	var dl *agent.DeadLettersError
-	if err != nil && !errors.As(err, &dl) {
-		return err
-	}
-	l.count(c.Status)
-	return err
 }
