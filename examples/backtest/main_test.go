@@ -141,10 +141,61 @@ func TestTheSameSeedPrintsTheSameTable(t *testing.T) {
 	assert.Contains(t, help.String(), "-plot")
 }
 
-func TestBadFlagsAreRefused(t *testing.T) {
-	var out bytes.Buffer
-	assert.EqualError(t, run([]string{"-scale", "0"}, &out, io.Discard), "scale must be above 0 and at most 100, got 0")
-	assert.Error(t, run([]string{"-seed", "x"}, &out, io.Discard))
+func TestBadFlagsAreRefusedByNameWithExitStatus2(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-scale", "0"}, "-scale must be above 0 and at most 100, got 0"},
+		{[]string{"-scale", "101"}, "-scale must be above 0 and at most 100, got 101"},
+		{[]string{"-seed", "x"}, `invalid value "x" for flag -seed`},
+		{[]string{"-nope"}, "flag provided but not defined: -nope"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"-scale", "0.01", "out"}, `unexpected argument "out"`},
+		{[]string{"-sweep", "-plot", t.TempDir()}, "-sweep does not go with -plot or -markdown"},
+	} {
+		var out, log, errs bytes.Buffer
+		err := run(tc.args, &out, &log)
+		require.Error(t, err, tc.args)
+		assert.Contains(t, err.Error(), tc.want)
+		assert.Empty(t, out.String()+log.String(), "nothing runs: %v", tc.args)
+		assert.Equal(t, 2, exitCode(err, &errs), tc.args)
+		assert.Equal(t, "backtest: "+err.Error()+"\nrun backtest -h for the flags\n", errs.String())
+	}
+}
+
+func TestAPlotDirThatCannotBeWrittenIsRefusedBeforeTheRun(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	start := time.Now()
+	var out, log, errs bytes.Buffer
+	// A scale of 100 would take minutes: the check comes first.
+	err := run([]string{"-scale", "100", "-plot", filepath.Join(file, "plots")}, &out, &log)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "-plot: ")
+	assert.Less(t, time.Since(start), 5*time.Second, "refused before any work")
+	assert.Empty(t, out.String()+log.String())
+	assert.Equal(t, 1, exitCode(err, &errs))
+	assert.Equal(t, "backtest: "+err.Error()+"\n", errs.String())
+
+	dir := filepath.Join(t.TempDir(), "new", "plots")
+	require.NoError(t, writable(dir), "made if need be")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the check leaves nothing behind")
+}
+
+func TestHelpSaysWhatItDoesThenTheFlags(t *testing.T) {
+	var out, log, errs bytes.Buffer
+	require.NoError(t, run([]string{"-h"}, &out, &log))
+	help := out.String()
+	assert.True(t, strings.HasPrefix(help, "usage: backtest [flags]\n\nCompares controllers of the adaptive agent"), help)
+	for _, f := range []string{"-seed", "-scale", "-plot", "-markdown", "-sweep"} {
+		assert.Contains(t, help, "\n  "+f+" ")
+	}
+	assert.Empty(t, log.String())
+	assert.Equal(t, 0, exitCode(nil, &errs))
+	assert.Empty(t, errs.String())
 }
 
 func TestDriftIsTheLargestRiseOnceNothingIsQueued(t *testing.T) {
