@@ -118,7 +118,7 @@ func (c *cell[S, I, W, R, O, V]) publish(now time.Time) {
 		InFlight: int64(l.InFlight), Demand: int64(l.Demand), Unbounded: l.Demand >= agent.Unbounded/2}
 	if c.spec.Measure != nil {
 		x := c.spec.Measure(v)
-		s.Limit, s.Retried, s.Dropped, s.Tokens, s.HasTokens = x.Limit, x.Retried, x.Dropped, x.Tokens, x.HasTokens
+		s.Limit, s.Retried, s.Dropped, s.Tokens, s.HasTokens, s.Lines = x.Limit, x.Retried, x.Dropped, x.Tokens, x.HasTokens, x.Lines
 	}
 	g.Publish(s)
 }

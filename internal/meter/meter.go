@@ -1,13 +1,15 @@
 // Package meter publishes the status of a runtime's agents as OpenTelemetry
 // instruments: counters of the items in, out, failed, retried and dropped;
 // gauges of the items queued and in flight, the demand, the limit and the
-// tokens; histograms of the work's duration and the items' wait in the
+// tokens, and, for an agent that has lines of work by tag, the workers each
+// line wants and its backlog; histograms of the work's duration and the items' wait in the
 // input queue. Every measurement carries the agent's name as the attribute
 // "agent".
 //
 // Nothing polls the agents. Each agent publishes a [Snapshot] of its own
 // state as it goes, on its own goroutine, and the observable instruments'
-// one callback reads what the agents published last. A runtime without a
+// one callback reads what the agents published last. The measurements of a
+// [Line] carry its tag as the attribute "tag" as well. A runtime without a
 // meter provider has no [Meter], and its agents publish nothing.
 //
 // The histograms go one of two ways: each duration recorded through an
@@ -50,6 +52,7 @@ type Meter struct {
 	in, out, failed, retried, dropped metric.Int64ObservableCounter
 	queued, inFlight, demand, limit   metric.Int64ObservableGauge
 	tokens                            metric.Float64ObservableGauge
+	desired, backlog                  metric.Int64ObservableGauge
 	work, wait                        metric.Float64Histogram
 	reg                               metric.Registration
 
@@ -72,7 +75,7 @@ func New(mp metric.MeterProvider, hist *Histograms) (*Meter, error) {
 	}
 	mt := mp.Meter(Name)
 	items := metric.WithUnit("{item}")
-	var errs [12]error
+	var errs [14]error
 	m.in, errs[0] = mt.Int64ObservableCounter("evolve.items.in", items, metric.WithDescription("Items the agent took in."))
 	m.out, errs[1] = mt.Int64ObservableCounter("evolve.items.out", items, metric.WithDescription("Values the agent passed on."))
 	m.failed, errs[2] = mt.Int64ObservableCounter("evolve.items.failed", items, metric.WithDescription("Items whose work failed for good."))
@@ -83,6 +86,9 @@ func New(mp metric.MeterProvider, hist *Histograms) (*Meter, error) {
 	m.demand, errs[7] = mt.Int64ObservableGauge("evolve.demand", items, metric.WithDescription("Values the agent may still pass on; not observed while unbounded."))
 	m.limit, errs[8] = mt.Int64ObservableGauge("evolve.limit", metric.WithUnit("{work}"), metric.WithDescription("Work the agent may have in flight at once."))
 	m.tokens, errs[9] = mt.Float64ObservableGauge("evolve.tokens", metric.WithUnit("{token}"), metric.WithDescription("Tokens in a rate agent's bucket."))
+	m.desired, errs[12] = mt.Int64ObservableGauge("evolve.desired_workers", metric.WithUnit("{worker}"),
+		metric.WithDescription("Workers the agent wants for the items of a tag: enough for their arrival rate and to drain their queue in time."))
+	m.backlog, errs[13] = mt.Int64ObservableGauge("evolve.backlog", items, metric.WithDescription("Items of a tag waiting for a worker."))
 	histogram := func(description string) []metric.Float64HistogramOption {
 		return []metric.Float64HistogramOption{metric.WithUnit(seconds), metric.WithExplicitBucketBoundaries(buckets[:]...), metric.WithDescription(description)}
 	}
@@ -94,7 +100,7 @@ func New(mp metric.MeterProvider, hist *Histograms) (*Meter, error) {
 		return nil, err
 	}
 	reg, err := mt.RegisterCallback(m.observe, m.in, m.out, m.failed, m.retried, m.dropped,
-		m.queued, m.inFlight, m.demand, m.limit, m.tokens)
+		m.queued, m.inFlight, m.demand, m.limit, m.tokens, m.desired, m.backlog)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +154,11 @@ func (m *Meter) observe(_ context.Context, o metric.Observer) error {
 		if s.HasTokens {
 			o.ObserveFloat64(m.tokens, s.Tokens, g.attrs)
 		}
+		for _, l := range s.Lines {
+			attrs := metric.WithAttributeSet(attribute.NewSet(attribute.String("agent", g.name), attribute.String("tag", l.Tag)))
+			o.ObserveInt64(m.desired, l.Desired, attrs)
+			o.ObserveInt64(m.backlog, l.Backlog, attrs)
+		}
 	}
 	return nil
 }
@@ -167,6 +178,16 @@ type Snapshot struct {
 	// Tokens are a rate agent's, if HasTokens.
 	Tokens    float64
 	HasTokens bool
+	// Lines are the agent's lines of work by tag, if it has any.
+	Lines []Line
+}
+
+// Line is what an agent publishes of the items of one tag ("" for those
+// that need none): the workers it wants for them, and how many wait for
+// one.
+type Line struct {
+	Tag              string
+	Desired, Backlog int64
 }
 
 // Extra is what a status says beyond its Load that the instruments show:
@@ -175,6 +196,7 @@ type Extra struct {
 	Limit, Retried, Dropped int64
 	Tokens                  float64
 	HasTokens               bool
+	Lines                   []Line
 }
 
 // Gauges is where one agent publishes. Publish, Worked and Waited may be
