@@ -81,6 +81,18 @@ type Config[I any] struct {
 	// parallel.Config's DeadLetters does; a stage without one hands its
 	// dead letters to its chain's.
 	DeadLetters func(agent.DeadLetter)
+	// Drain is the time within which the workers the stage wants for a
+	// tag should work through the items of that tag queued, beyond those
+	// its arrival rate keeps busy (see the package doc, under Scaling on
+	// the backlog). Default DefaultDrain.
+	Drain time.Duration
+	// OnWant, when not nil, is called each time the workers the stage
+	// wants for the items of tag ("" for those that need none) change,
+	// with their new number: a program that starts workers itself follows
+	// it. It is called on the master's goroutine, between two of its
+	// messages, so it must return quickly: hand the number to a goroutine
+	// of the program's own rather than start a process within it.
+	OnWant func(tag string, workers int)
 }
 
 // The defaults of Config.
@@ -93,6 +105,7 @@ const (
 	DefaultMaxSlots    = 1024
 	DefaultHeartbeat   = time.Second
 	DefaultMaxPrefetch = 256
+	DefaultDrain       = 30 * time.Second
 )
 
 // NoPrefetch, as Config.MaxPrefetch, grants workers no prefetch, and as
@@ -119,6 +132,8 @@ func (c Config[I]) validate() error {
 		return invalid("max slots must not be negative, got %d", c.MaxSlots)
 	case c.Heartbeat < 0 || c.Heartbeat > 0 && c.Heartbeat < time.Millisecond:
 		return invalid("heartbeat must be at least 1ms, got %v", c.Heartbeat)
+	case c.Drain < 0:
+		return invalid("drain must not be negative, got %v", c.Drain)
 	case c.MaxPrefetch < NoPrefetch:
 		return invalid("max prefetch must be NoPrefetch (-1), 0 for the default or positive, got %d", c.MaxPrefetch)
 	}
@@ -156,6 +171,9 @@ func (c Config[I]) withDefaults() Config[I] {
 	}
 	if c.Codec == nil {
 		c.Codec = codec.JSON
+	}
+	if c.Drain == 0 {
+		c.Drain = DefaultDrain
 	}
 	return c
 }

@@ -200,6 +200,48 @@
 // remote one should leave the workers' slots a margin over rate × the
 // round trip. A shared rate (rate.Config.Shared) paces the same way.
 //
+// # Scaling on the backlog
+//
+// The stage says, for the items of each tag ("" for those any worker may
+// take), how many workers it wants, so that something outside can start
+// and stop them. From λ, the rate those items arrive at, S, the time a
+// task of theirs holds a worker's slot (from its lease's start, when it
+// is sent or when a slot frees for a prefetched one, to its outcome's
+// arrival), and c, the mean slots of the registered workers that may take
+// them (once none is registered, the last such mean; 1 before any), it
+// wants
+//
+//	ceil((λ·S + queued·S/Drain) / c)
+//
+// workers: λ·S slots are busy by Little's law, and queued·S/Drain more
+// work through the items queued within [Config.Drain] ([DefaultDrain], 30
+// s). λ and S are moving averages over time, each sample weighing
+// e^(−age/2.5 s) (the mean age of a 5 s sliding window's), so a step of
+// load shows within seconds: from 100 to 400 items a second of 50 ms on
+// workers of 4 slots, the want rises from 2 to 5 in 3.6 s, and λ·S/c is
+// within 10% of Little's law 5 s after the step. A dead band of a tenth
+// of a worker keeps noise about a whole number from making it flap: of x,
+// the figure before it is rounded up, the want rises to ceil(x − 0.1)
+// when that is more, and falls to ceil(x + 0.1) when that is less.
+//
+// The want of a tag never reads 0 while any of its items is queued (those
+// waiting to be retried among them) or leased, nor while its items came
+// within the last 5 s; it reads 0 once the tag is empty and idle: no item
+// came for 5 s, or the input was closed. Time alone lowers λ, so the
+// master looks again every second while some tag's λ is not 0. Behind a
+// bounded input the stage sees no more than it is let take: a backlog
+// upstream of it (in a rate stage, or a durable queue) shows only as its
+// own queue, full.
+//
+// [Status].Want holds the figure by tag, and Leased, Retrying, Arrivals
+// and Service the counts and measures behind it; the metrics publish it
+// as the gauge evolve.desired_workers (evolve_desired_workers to
+// Prometheus) with the attributes agent and tag, beside evolve.backlog,
+// the items of each tag queued. [Config.OnWant] is called each time a
+// tag's figure changes, on the master's goroutine. The module's
+// docs/autoscaling.md shows a KEDA ScaledObject and a Kubernetes HPA that
+// follow the gauge.
+//
 // # Guarantees
 //
 // Each accepted item's result is emitted exactly once: the first outcome
@@ -215,8 +257,8 @@
 // # Status and errors
 //
 // The master's handle reports a [Status]: its agent.Load, a [WorkerStatus]
-// for each registered worker, the items queued by tag, and its requeues,
-// retries and duplicates. A setting out of range is an [ErrConfig]. An
+// for each registered worker, the items queued by tag, the workers wanted
+// by tag, and its requeues, retries and duplicates. A setting out of range is an [ErrConfig]. An
 // item's failed [Result] holds a [*WorkError], the error its work returned
 // on a worker, or wraps [ErrWorkerLost], [ErrLeaseExpired] or
 // [ErrNoWorker]; [Work] returns errors that wrap [ErrUnreachable],

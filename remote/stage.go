@@ -63,7 +63,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 	cfg = cfg.withDefaults()
 	n := cfg.Node.n
 	link := master.Config{Name: cfg.Name, Append: cfg.Codec.Append, Decode: cfg.Codec.Decode, MaxSlots: cfg.MaxSlots, Prefetch: cfg.grant(),
-		Heartbeat: cfg.Heartbeat, Lease: cfg.Lease, WorkError: workError}
+		Heartbeat: cfg.Heartbeat, Lease: cfg.Lease, WorkError: workError, OnWant: cfg.OnWant}
 	return spec[I, O]{
 		Name:        cfg.Name,
 		State:       book.New(bookConfig[I, O](cfg)),
@@ -86,7 +86,7 @@ func bookConfig[I, O any](cfg Config[I]) book.Config[I, O, Result[O]] {
 	return book.Config[I, O, Result[O]]{
 		Window: cfg.Window, Queue: cfg.Queue, MaxBatch: cfg.MaxBatch, MaxAttempts: cfg.MaxAttempts, Prefetch: cfg.grant(),
 		Unordered: cfg.Unordered, Lease: cfg.Lease, TagWait: cfg.TagWait, Tag: cfg.Tag,
-		Heartbeat: cfg.Heartbeat, Silence: wire.Misses * cfg.Heartbeat,
+		Heartbeat: cfg.Heartbeat, Silence: wire.Misses * cfg.Heartbeat, Drain: cfg.Drain,
 		Result: func(seq uint64, v O, err error) Result[O] { return Result[O]{Seq: seq, Value: v, Err: err} },
 	}
 }

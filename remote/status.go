@@ -1,6 +1,10 @@
 package remote
 
 import (
+	"slices"
+	"strings"
+	"time"
+
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/evolvekit/evolve/parallel"
@@ -55,6 +59,21 @@ type Status struct {
 	// counts those it can start as they come and has not got yet.
 	Paced bool
 	Room  int
+	// Want is, by tag as in Tags, how many workers the stage wants for
+	// the items of that tag (see the package doc, under Scaling on the
+	// backlog): it holds every tag the stage has seen, of an item or a
+	// worker, 0 for one empty and idle. The figures behind it, by tag too:
+	// Leased counts the items leased to a worker; Retrying those queued
+	// again after a failed attempt, among those Tags counts; Arrivals is
+	// the rate the items arrive at, a second, and Service the time a task
+	// holds a worker's slot, from its lease's start to its outcome's
+	// arrival. A tag with none leased or retrying, or no rate or time
+	// measured, is not in those maps.
+	Want     map[string]int
+	Leased   map[string]int
+	Retrying map[string]int
+	Arrivals map[string]float64
+	Service  map[string]time.Duration
 }
 
 // WorkerStatus is what the master knows of one worker.
@@ -80,14 +99,23 @@ type WorkerStatus struct {
 }
 
 // measure reads what the metrics show of a master's Status beyond its
-// Load: the workers' slots as its limit, and its retries.
+// Load: the workers' slots as its limit, its retries, and the workers it
+// wants and the items queued by tag.
 func measure(v any) meter.Extra {
 	st, _ := v.(Status)
 	slots := 0
 	for _, w := range st.Workers {
 		slots += w.Slots
 	}
-	return meter.Extra{Limit: int64(slots), Retried: int64(st.Retried)}
+	x := meter.Extra{Limit: int64(slots), Retried: int64(st.Retried)}
+	if len(st.Want) > 0 {
+		x.Lines = make([]meter.Line, 0, len(st.Want))
+		for tag, n := range st.Want {
+			x.Lines = append(x.Lines, meter.Line{Tag: tag, Desired: int64(n), Backlog: int64(st.Tags[tag])})
+		}
+		slices.SortFunc(x.Lines, func(a, b meter.Line) int { return strings.Compare(a.Tag, b.Tag) })
+	}
+	return x
 }
 
 // statusOf returns the Status of what a master's book knows.
@@ -103,5 +131,31 @@ func statusOf(s book.Snapshot) Status {
 	for i, w := range s.Workers {
 		st.Workers[i] = WorkerStatus(w)
 	}
+	for _, l := range s.Lines {
+		st.want(l)
+	}
 	return st
+}
+
+// want adds what the book measured of the items of one tag.
+func (st *Status) want(l book.Line) {
+	if st.Want == nil {
+		st.Want = map[string]int{}
+	}
+	st.Want[l.Tag] = l.Want
+	put(&st.Leased, l.Tag, l.Leased)
+	put(&st.Retrying, l.Tag, l.Retrying)
+	put(&st.Arrivals, l.Tag, l.Rate)
+	put(&st.Service, l.Tag, l.Service)
+}
+
+// put sets m[k] to v unless v is zero, making m if need be.
+func put[V int | float64 | time.Duration](m *map[string]V, k string, v V) {
+	if v == 0 {
+		return
+	}
+	if *m == nil {
+		*m = map[string]V{}
+	}
+	(*m)[k] = v
 }

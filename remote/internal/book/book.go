@@ -56,9 +56,11 @@ type Book[I, O, R any] struct {
 	stalled  int      // registered workers with every slot hung
 	next     WorkerID // where the next dispatch starts looking
 	leases   fifo.Deque[leaseEnd]
-	timers   [2]pending // by timer tag - 1
-	hush     pending    // the silence timer
-	expelled []WorkerID // the workers given up for silence by the message in hand
+	timers   [2]pending    // by timer tag - 1
+	hush     pending       // the silence timer
+	drain    time.Duration // the time the workers wanted work through a queue in; 0: no wants (see want.go)
+	wantTick pending       // the want timer
+	expelled []WorkerID    // the workers given up for silence by the message in hand
 
 	done, failed, requeued, retried, duplicates, refused int
 	firstErr                                             error
@@ -96,8 +98,9 @@ type entry[I, O any] struct {
 	failures int      // failed attempts: an expired lease, a lost worker, an error
 	tag      int      // index in lines
 	phase    phase
-	slot     bool // it holds an input slot: it has not left its line yet
-	waits    bool // leased, and waiting on its worker for a slot: its lease has not started
+	slot     bool      // it holds an input slot: it has not left its line yet
+	waits    bool      // leased, and waiting on its worker for a slot: its lease has not started
+	since    time.Time // when its lease started, while leased and not waiting
 }
 
 // tagLine is the queue of the items one tag names, by Seq, whether it has
@@ -112,6 +115,7 @@ type tagLine struct {
 	stuck   bool
 	since   time.Time
 	barred  bool
+	gauge   gauge // what the line wants of workers (see want.go)
 }
 
 // member is a registered worker.
@@ -164,6 +168,7 @@ type Config[I, O, R any] struct {
 	TagWait     time.Duration // how long an item waits for a worker that may take it
 	Heartbeat   time.Duration // how often workers are heard from, at least
 	Silence     time.Duration // how long a worker may be silent; 0 for ever
+	Drain       time.Duration // the time the workers wanted work through a queue in; 0: no wants
 	// Tag names the resource an item needs, "" for none; nil for no tags.
 	Tag func(I) string
 	// Result makes the result emitted for item seq: its value, or its
@@ -178,7 +183,7 @@ func New[I, O, R any](cfg Config[I, O, R]) *Book[I, O, R] {
 	return &Book[I, O, R]{
 		window: cfg.Window, queue: cfg.Queue, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts, prefetch: cfg.Prefetch,
 		unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagOf: cfg.Tag, result: cfg.Result,
-		heartbeat: cfg.Heartbeat, silence: cfg.Silence,
+		heartbeat: cfg.Heartbeat, silence: cfg.Silence, drain: cfg.Drain,
 		lines:  []tagLine{{}},
 		lineOf: map[string]int{"": 0},
 	}

@@ -19,6 +19,7 @@ type options[I any] struct {
 	Tag         func(I) string
 	Heartbeat   time.Duration
 	MaxPrefetch int
+	Drain       time.Duration // 0: the book wants no workers (remote's default is 30 s)
 }
 
 // Package remote's defaults, which the tests take.
@@ -65,7 +66,7 @@ func newBook[I, O any](o options[I]) (*Book[I, O, Result[O]], error) {
 		Window: or(o.Window, DefaultWindow), Queue: or(o.Queue, max(agent.DefaultQueue, maxBatch)), MaxBatch: maxBatch,
 		MaxAttempts: or(o.MaxAttempts, DefaultMaxAttempts), Prefetch: prefetch, Unordered: o.Unordered,
 		Lease: ord(o.Lease, DefaultLease), TagWait: ord(o.TagWait, DefaultTagWait), Tag: o.Tag,
-		Heartbeat: heartbeat, Silence: heartbeatMisses * heartbeat,
+		Heartbeat: heartbeat, Silence: heartbeatMisses * heartbeat, Drain: o.Drain,
 		Result: func(seq uint64, v O, err error) Result[O] { return Result[O]{Seq: seq, Value: v, Err: err} },
 	}), nil
 }

@@ -141,11 +141,11 @@ func (b *Book[I, O, R]) give(fx []agent.Effect, w *member, picks []pick, at time
 		}
 		seq := b.lines[p.line].seqs.PopFront()
 		e := b.entry(seq)
-		b.queued--
-		b.freeSlot(e)
+		b.unqueue(e)
 		e.phase, e.worker, e.prev = phaseLeased, w.id, e.worker
 		e.attempt++
 		b.leased++
+		b.lines[p.line].gauge.leased++
 		w.flight++
 		w.free--
 		b.hold(w, seq, e, at)

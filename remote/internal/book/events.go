@@ -9,7 +9,7 @@ package book
 // The book learns about its workers through agent.Event messages carrying
 // the types below, which the master's actor sends it, and asks for what
 // workers are sent with agent.Send effects carrying a Dispatch, an Expel
-// or a Prefetch.
+// or a Prefetch, and what the program is told with one carrying a Want.
 
 // WorkerID names one registered worker for as long as the stage runs: the
 // master's actor gives it as the worker registers, and never reuses it.
@@ -108,4 +108,11 @@ type Prefetch struct {
 // answered with the news, so that it registers again.
 type Expel struct {
 	Worker WorkerID
+}
+
+// Want asks the master's actor to tell the program that the book now wants
+// Workers workers for the items of Tag ("" for the untagged): see want.go.
+type Want struct {
+	Tag     string
+	Workers int
 }

@@ -31,8 +31,10 @@ import (
 // ([agent.Send] of an Expel); gives back the input slots of the items that
 // left their line ([agent.Demand]); keeps one timer at the earliest lease
 // deadline, one at the earliest tag wait and one at or before the earliest
-// instant a silent worker is given up ([agent.Timer], [agent.Disarm]); and
-// once closed with every item emitted, finishes ([agent.Finish] with the
+// instant a silent worker is given up ([agent.Timer], [agent.Disarm]);
+// with Config.Drain, says how many workers each tag's items want when that
+// changed ([agent.Send] of a Want, see want.go); and once closed with every
+// item emitted, finishes ([agent.Finish] with the
 // first failure). After that it only answers Queries. It returns
 // [agent.Unhandled] for any other message.
 //
@@ -81,7 +83,7 @@ func (b *Book[I, O, R]) take(m agent.Msg) []agent.Effect {
 			b.demand += min(m.N, agent.Unbounded-b.demand)
 		}
 	case agent.Input[I]:
-		b.accept(m.Items)
+		b.accept(m.Items, m.At)
 		at = m.At
 	case agent.Close:
 		b.closed, b.open, at = true, 0, m.At
@@ -108,8 +110,8 @@ func (b *Book[I, O, R]) take(m agent.Msg) []agent.Effect {
 	return b.settle(at)
 }
 
-// accept queues items in the lines of their tags.
-func (b *Book[I, O, R]) accept(items []I) {
+// accept queues items in the lines of their tags, arrived at instant at.
+func (b *Book[I, O, R]) accept(items []I, at time.Time) {
 	for _, v := range items {
 		k := 0
 		if b.tagOf != nil {
@@ -117,6 +119,7 @@ func (b *Book[I, O, R]) accept(items []I) {
 		}
 		b.items.PushBack(entry[I, O]{value: v, tag: k, slot: true})
 		b.lines[k].seqs.PushBack(b.accepted)
+		b.lines[k].gauge.arrive(at)
 		b.accepted++
 		b.queued++
 		b.slotted++
@@ -155,6 +158,7 @@ func (b *Book[I, O, R]) settle(at time.Time) []agent.Effect {
 	b.watch(at)
 	fx = b.arm(fx, at)
 	fx = b.armSilence(fx, at)
+	fx = b.want(fx, at)
 	return b.finish(fx)
 }
 

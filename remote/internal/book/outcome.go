@@ -18,6 +18,7 @@ func (b *Book[I, O, R]) collect(r Outcomes[O], at time.Time) {
 	for _, o := range r.Outcomes {
 		hung := w != nil && len(w.hung) > 0 && b.unhang(w, attemptRef{seq: o.Item, attempt: o.Attempt})
 		freed := hung || w != nil && b.leasedTo(w, o.Item, o.Attempt)
+		b.served(r.Worker, o.Item, o.Attempt, at)
 		b.outcome(r.Worker, w, o, hung)
 		if freed {
 			b.start(w, at)
@@ -90,14 +91,26 @@ func (b *Book[I, O, R]) requeue(seq uint64, e *entry[I, O]) {
 	e.phase = phaseQueued
 	b.lines[e.tag].seqs.add(seq)
 	b.queued++
+	if e.failures > 0 {
+		b.lines[e.tag].gauge.retrying++
+	}
 }
 
 // dequeue takes the queued item seq out of its line, and gives its input
 // slot back if it still holds one.
 func (b *Book[I, O, R]) dequeue(seq uint64, e *entry[I, O]) {
 	b.lines[e.tag].seqs.drop(seq)
+	b.unqueue(e)
+}
+
+// unqueue counts the item e out of its line, which it left, and gives its
+// input slot back if it still holds one.
+func (b *Book[I, O, R]) unqueue(e *entry[I, O]) {
 	b.queued--
 	b.freeSlot(e)
+	if e.failures > 0 {
+		b.lines[e.tag].gauge.retrying--
+	}
 }
 
 // freeSlot gives the input slot of an item that leaves its line back, if
@@ -113,6 +126,7 @@ func (b *Book[I, O, R]) freeSlot(e *entry[I, O]) {
 // unlease takes the leased item e back from its worker.
 func (b *Book[I, O, R]) unlease(e *entry[I, O]) {
 	b.leased--
+	b.lines[e.tag].gauge.leased--
 	w := b.member(e.worker)
 	if w != nil {
 		w.flight--

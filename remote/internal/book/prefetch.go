@@ -20,6 +20,7 @@ import "time"
 // for one.
 func (b *Book[I, O, R]) hold(w *member, seq uint64, e *entry[I, O], at time.Time) {
 	if w.flight-w.waiting <= w.slots {
+		e.since = at
 		b.leases.PushBack(leaseEnd{seq: seq, attempt: e.attempt, due: at.Add(b.lease)})
 		return
 	}
@@ -33,6 +34,7 @@ func (b *Book[I, O, R]) hold(w *member, seq uint64, e *entry[I, O], at time.Time
 func (b *Book[I, O, R]) start(w *member, at time.Time) {
 	if r, e := b.nextWaiting(w); e != nil {
 		b.unwait(w, e)
+		e.since = at
 		b.leases.PushBack(leaseEnd{seq: r.seq, attempt: r.attempt, due: at.Add(b.lease)})
 	}
 }

@@ -29,7 +29,13 @@ import (
 // that waits on its worker), the slots hung, the timers and the input slots;
 // after every message the master's Snapshot, effects and timers are checked
 // against it, and that it dispatched and emitted all it could. Every fourth
-// message is also evolved on a Clone, which must answer the same.
+// message is also evolved on a Clone, which must answer the same. Every
+// other sequence runs a book with Config.Drain, which says how many
+// workers each tag wants: after every message its counts of each tag's
+// items queued, leased and waiting for a retry must be the model's, and it
+// must want a worker at least while a tag has items queued or leased, and
+// none once the tag has none and is idle (closed, or no item came for the
+// rate window and a want timer's step).
 func TestRandomSequencesKeepEveryPromise(t *testing.T) {
 	const sequences, steps = 300, 300
 	var sum msim
@@ -148,6 +154,9 @@ type msim struct {
 	closed     bool
 	finishes   int
 	timers     [3]simTimer // by tag
+	gauging    bool        // the book has Config.Drain
+	wantTimer  simTimer
+	arrived    map[string]time.Time // the last arrival, by tag
 	stuck      map[string]time.Time
 	barred     map[string]bool // tags whose items gave up, none of whose workers may take items since
 	back       int             // input slots the message must give back
@@ -187,6 +196,9 @@ func newMsim(t *testing.T, seed uint64) *msim {
 	if r.IntN(4) > 0 {
 		cfg.Tag = func(v int) string { return tagNames[v%4] }
 	}
+	if seed%2 == 1 {
+		cfg.Drain = 30 * time.Second
+	}
 	s, err := newBook[int, int](cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -197,6 +209,7 @@ func newMsim(t *testing.T, seed uint64) *msim {
 		queue: cfg.Queue, window: cfg.Window, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts,
 		prefetch: grantOf(cfg.MaxPrefetch), unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait,
 		tagged: cfg.Tag != nil, credits: cfg.Queue, stuck: map[string]time.Time{}, barred: map[string]bool{},
+		gauging: cfg.Drain > 0, arrived: map[string]time.Time{},
 	}
 	if m.window == 0 {
 		m.window = DefaultWindow
@@ -258,6 +271,7 @@ func (m *msim) post() {
 			tag = tagNames[vs[i]%4]
 		}
 		m.items = append(m.items, &simItem{seq: uint64(len(m.items)), tag: tag, slot: true, workErrs: map[int]error{}})
+		m.arrived[tag] = m.now
 	}
 	m.credits -= n
 	m.deliver(agent.Input[int]{Items: vs})
@@ -410,6 +424,11 @@ func (m *msim) advance(d time.Duration) {
 			if t := m.timers[k]; t.on && !t.due.After(m.now) && (tag == 0 || t.due.Before(m.timers[tag].due)) {
 				tag = k
 			}
+		}
+		if w := m.wantTimer; w.on && !w.due.After(m.now) && (tag == 0 || w.due.Before(m.timers[tag].due)) {
+			m.wantTimer.on = false
+			m.deliver(agent.Tick{Tag: wantTimer})
+			continue
 		}
 		if tag == 0 {
 			return
@@ -869,6 +888,7 @@ func (m *msim) effects(fx []agent.Effect) {
 		sendKind
 		demandKind
 		timerKind
+		wantKind
 		finishKind
 	)
 	last, demands := -1, 0
@@ -896,10 +916,19 @@ func (m *msim) effects(fx []agent.Effect) {
 			m.credits += e.N
 		case agent.Timer:
 			kind = timerKind
-			if e.Delay < 0 || e.Tag < 1 || e.Tag > 2 {
+			switch {
+			case m.gauging && e.Tag == wantTimer && e.Delay == wantStep && !m.wantTimer.on:
+				m.wantTimer = simTimer{on: true, due: m.now.Add(e.Delay)}
+			case e.Delay < 0 || e.Tag < 1 || e.Tag > 2:
 				m.fail("armed %+v", e)
+			default:
+				m.timers[e.Tag] = simTimer{on: true, due: m.now.Add(e.Delay)}
 			}
-			m.timers[e.Tag] = simTimer{on: true, due: m.now.Add(e.Delay)}
+		case agent.Send[Want]:
+			kind = wantKind
+			if !m.gauging {
+				m.fail("a Want from a book without Drain: %+v", e)
+			}
 		case agent.Disarm:
 			kind = timerKind
 			if !m.timers[e.Tag].on {
@@ -912,7 +941,7 @@ func (m *msim) effects(fx []agent.Effect) {
 		default:
 			m.fail("unexpected effect %#v", e)
 		}
-		if kind < last || kind == last && kind != sendKind && kind != timerKind && kind != deadKind {
+		if kind < last || kind == last && kind != sendKind && kind != timerKind && kind != deadKind && kind != wantKind {
 			m.fail("effects out of order: %v", fx)
 		}
 		last = kind
@@ -1192,6 +1221,53 @@ func (m *msim) invariants() {
 	}
 	if m.closed && m.emittedN == len(m.items) && m.finishes == 0 {
 		m.fail("closed and everything emitted, but no Finish")
+	}
+	m.checkWants(st)
+}
+
+// checkWants checks, in a book with Config.Drain, the counts of each tag's
+// items queued, leased and waiting for a retry, and that the tag wants a
+// worker at least while it has items queued or leased, and none once it
+// has none and is idle.
+func (m *msim) checkWants(st Snapshot) {
+	if !m.gauging {
+		if st.Lines != nil {
+			m.fail("a book without Drain measures its lines: %+v", st.Lines)
+		}
+		return
+	}
+	type counts struct{ queued, leased, retrying int }
+	by := map[string]counts{}
+	for _, it := range m.items {
+		c := by[it.tag]
+		switch it.phase {
+		case simQueued:
+			c.queued++
+			if it.failures > 0 {
+				c.retrying++
+			}
+		case simLeased:
+			c.leased++
+		}
+		by[it.tag] = c
+	}
+	for _, l := range st.Lines {
+		c := by[l.Tag]
+		if l.Queued != c.queued || l.Leased != c.leased || l.Retrying != c.retrying {
+			m.fail("tag %q measured %+v, want %+v", l.Tag, l, c)
+		}
+		last, came := m.arrived[l.Tag]
+		// The book learns that time passed from the want timer, every
+		// wantStep while some tag's λ is not 0.
+		idle := m.closed || !came || m.now.Sub(last) >= rateWindow+wantStep
+		switch {
+		case c.queued+c.leased > 0 && l.Want < 1:
+			m.fail("tag %q wants no worker, with %d queued (%d to retry) and %d leased", l.Tag, c.queued, c.retrying, c.leased)
+		case c.queued+c.leased == 0 && idle && l.Want != 0:
+			m.fail("tag %q is empty and idle, and wants %d workers", l.Tag, l.Want)
+		case l.Want < 0 || l.Rate < 0 || l.Service < 0:
+			m.fail("tag %q measured %+v", l.Tag, l)
+		}
 	}
 }
 

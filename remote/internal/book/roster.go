@@ -47,6 +47,7 @@ func (b *Book[I, O, R]) join(j Joined) bool {
 		w.lines = append(w.lines, k)
 		b.lines[k].capable++
 	}
+	b.seat(&w, 1)
 	b.workers = slices.Insert(b.workers, i, w)
 	return true
 }
@@ -113,6 +114,7 @@ func (b *Book[I, O, R]) drop(id WorkerID, back func(seq uint64, e *entry[I, O], 
 	for _, k := range w.lines[1:] {
 		b.lines[k].capable--
 	}
+	b.seat(w, -1)
 	b.workers = slices.Delete(b.workers, i, i+1)
 	return true
 }

@@ -2,6 +2,7 @@ package book
 
 import (
 	"slices"
+	"time"
 
 	"github.com/evolvekit/evolve/agent"
 )
@@ -18,6 +19,16 @@ type Snapshot struct {
 	Closed                                 bool
 	Paced                                  bool
 	Room                                   int
+	Lines                                  []Line // with Config.Drain: each line's, "" first
+}
+
+// Line is what a book measures of one line, with Config.Drain (see
+// want.go): package remote's Status has it by tag.
+type Line struct {
+	Tag                            string
+	Want, Queued, Leased, Retrying int
+	Rate                           float64 // λ, items a second
+	Service                        time.Duration
 }
 
 // Worker is what a book knows of one worker: package remote's
@@ -50,6 +61,7 @@ func (b *Book[I, O, R]) Snapshot() Snapshot {
 		Closed:     b.closed,
 		Paced:      b.paced,
 		Room:       b.open,
+		Lines:      b.figures(),
 	}
 	for i := range b.lines {
 		l := &b.lines[i]

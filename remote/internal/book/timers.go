@@ -27,6 +27,8 @@ func (b *Book[I, O, R]) tick(m agent.Tick) bool {
 		b.giveUp(m.At)
 	case silenceTimer:
 		b.sweep(m.At)
+	case wantTimer:
+		b.wantFired(m.At)
 	default:
 		return false
 	}
@@ -160,8 +162,7 @@ func (b *Book[I, O, R]) fail(i int, barred bool) {
 	for l.seqs.Len() > 0 {
 		seq := l.seqs.PopFront()
 		e := b.entry(seq)
-		b.queued--
-		b.freeSlot(e)
+		b.unqueue(e)
 		var none O
 		b.conclude(seq, e, none, b.noWorker(seq, i, barred))
 	}

@@ -1,7 +1,7 @@
 // Package master is the master of a remote stage on its node: the actor
 // its workers talk to (the link), which turns what they send into events
-// for the master's book (package book) and performs the book's Dispatch
-// and Expel effects. It decides nothing the book decides: it checks who a
+// for the master's book (package book) and performs the book's effects:
+// Dispatch, Expel, Prefetch and Want. It decides nothing the book decides: it checks who a
 // message is from, decodes and encodes, and keeps the PIDs of the
 // registered workers.
 package master
@@ -34,6 +34,8 @@ type Config struct {
 	// WorkError makes the error of a task whose work failed on the worker
 	// at addr with text.
 	WorkError func(addr, text string) error
+	// OnWant, when not nil, is told each book.Want.
+	OnWant func(tag string, workers int)
 }
 
 // link is one running master's presence on its node: the actor its workers

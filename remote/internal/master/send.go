@@ -10,8 +10,9 @@ import (
 )
 
 // send performs an effect of the book: a Dispatch, whose tasks it encodes
-// and sends to their worker, an Expel, or a Prefetch, which it grants the
-// workers that register from then on. A task whose item cannot be encoded
+// and sends to their worker, an Expel, a Prefetch, which it grants the
+// workers that register from then on, or a Want, which it tells
+// Config.OnWant, on the master's goroutine. A task whose item cannot be encoded
 // comes back to the book as a failed attempt, with its slot. A worker that
 // is gone is sent nothing: the book queues its tasks again when it hears
 // it was lost.
@@ -27,6 +28,11 @@ func (l *link[I, O]) send(e agent.Effect) bool {
 		l.mu.Lock()
 		l.prefetch = e.Value.N
 		l.mu.Unlock()
+		return true
+	case agent.Send[book.Want]:
+		if l.cfg.OnWant != nil {
+			l.cfg.OnWant(e.Value.Tag, e.Value.Workers)
+		}
 		return true
 	default:
 		return false
