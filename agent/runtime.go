@@ -55,7 +55,9 @@ func WithLogger(l zerolog.Logger) Option {
 //     evolve.items.retried and evolve.items.dropped;
 //   - gauges evolve.queued, evolve.in_flight, evolve.demand (not while
 //     unbounded), evolve.limit (agents that have one) and evolve.tokens
-//     (rate agents);
+//     (rate agents); and, with the attribute "tag" too, for each tag of a
+//     remote stage, evolve.desired_workers (the workers it wants) and
+//     evolve.backlog (the items it has queued);
 //   - histograms evolve.work.duration, of each piece of work, and
 //     evolve.queue.wait, of each item's wait in the input queue, in
 //     seconds, with buckets of 1, 2 and 5 times each power of ten from
