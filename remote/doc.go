@@ -228,10 +228,16 @@
 // waiting to be retried among them) or leased, nor while its items came
 // within the last 5 s; it reads 0 once the tag is empty and idle: no item
 // came for 5 s, or the input was closed. Time alone lowers λ, so the
-// master looks again every second while some tag's λ is not 0. Behind a
-// bounded input the stage sees no more than it is let take: a backlog
-// upstream of it (in a rate stage, or a durable queue) shows only as its
-// own queue, full.
+// master looks again every second while some tag's λ is not 0.
+//
+// Behind a bounded input the stage sees no more than it is let take, and
+// behind a rate stage it takes items only as slots free up: a backlog
+// upstream of it (in a rate stage, or a durable queue) does not show in
+// λ, which is then what the workers it has can serve. So while λ·S holds
+// 90% of the slots of the workers registered for a tag or more, the
+// stage cannot tell its demand, and wants at least those workers and half
+// as many again (2 for 1, 3 for 2, 6 for 4): a saturated stage grows
+// until some of its slots are idle, then follows Little's law.
 //
 // [Status].Want holds the figure by tag, and Leased, Retrying, Arrivals
 // and Service the counts and measures behind it; the metrics publish it

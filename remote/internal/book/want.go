@@ -19,7 +19,12 @@ import (
 // that its mean age is a rateWindow sliding window's); c is the mean slots
 // of the registered workers that take the line, or the last such mean
 // while none is registered (1 before any). By Little's law λ·S slots are
-// busy; queued·S/Drain more work through what is queued within Drain. The
+// busy; queued·S/Drain more work through what is queued within Drain.
+// While λ·S holds 90% of the slots of the workers registered for the line
+// or more, the line's demand is not known (a backlog before the stage,
+// behind a rate stage or a bounded input, waits unseen), and x is at least
+// those workers and half as many again, so that a saturated stage grows
+// until some of its slots are idle. The
 // want follows x rounded up, with a dead band of slack: it rises to
 // ceil(x - slack) when that is more, and falls to ceil(x + slack) when that
 // is less, so that noise about a whole number does not make it flap. It is
@@ -33,6 +38,7 @@ const (
 	rateWindow        = 5 * time.Second
 	tau               = float64(rateWindow/2) / float64(time.Second) // in seconds
 	slack             = 0.1                                          // of a worker
+	saturated         = 0.9                                          // of a line's slots busy, by λ·S
 	wantStep          = time.Second
 	wantTimer  uint64 = 4
 )
@@ -138,6 +144,13 @@ func (b *Book[I, O, R]) wanted(i int, at time.Time) int {
 	}
 	queued := l.seqs.Len()
 	x := min((g.rate*g.service+float64(queued)*g.service/b.drain.Seconds())/max(g.mean, 1), 1e9)
+	if regs := b.registered(i); regs > 0 && g.slots > 0 && g.rate*g.service >= saturated*float64(g.slots) {
+		// Every slot busy: the items the line does not see (waiting
+		// before the stage, which takes them only as slots free up,
+		// behind a rate stage or a bounded input) may be many, so it
+		// asks for half as many workers again.
+		x = max(x, float64(regs+(regs+1)/2))
+	}
 	n := g.want
 	if up := int(math.Ceil(x - slack)); up > n {
 		n = up

@@ -239,6 +239,26 @@ func TestTheDrainTermAddsWorkersForWhatIsQueued(t *testing.T) {
 	assert.Greater(t, l.Want, 5, "more than Little's law alone, for the queue")
 }
 
+// A stage whose slots are all but all busy cannot see its demand: behind
+// a rate stage it takes items only as slots free up, and what waits
+// waits before it. Its items come as fast as its two workers serve them,
+// so Little's law alone would ask for the two it has; it asks for half as
+// many again.
+func TestASaturatedLineWantsHalfAsManyWorkersAgain(t *testing.T) {
+	s := newLoadSim(t, nil)
+	s.join(2, 4)
+	s.load("", 150, 50*time.Millisecond) // 7.5 of its 8 slots busy
+	s.run(at(20*time.Second), nil)
+	l := s.line("")
+	t.Logf("two workers of 4 slots under 150 items/s of 50 ms: λ·S %.2f, want %d", l.Rate*l.Service.Seconds(), l.Want)
+	assert.Zero(t, l.Queued, "they keep up, just")
+	assert.Equal(t, 3, l.Want, "2 + 2/2, where ceil(λ·S/c) is 2")
+
+	s.load("", 100, 50*time.Millisecond) // 5 of 8 busy: no longer saturated
+	s.run(at(40*time.Second), nil)
+	assert.Equal(t, 2, s.line("").Want, "ceil(100 · 0.05 / 4) once slots are idle")
+}
+
 func TestEachTagWantsItsOwnWorkersAndNoneOnceIdle(t *testing.T) {
 	s := newLoadSim(t, nil)
 	s.join(4, 8)
