@@ -13,16 +13,21 @@
 //
 // On a terminal it shows, side by side, the keys as the rate agent lets them
 // through and the lines in the file as each flush ends; under them, a line of
-// status per agent (keys queued and in flight, its tokens or its limit, keys
-// done and failed, and its demand: how many more it may pass on, or
-// unbounded), the keys typed but not yet taken by the chain, and the log.
-// The keys:
+// status per agent (keys queued and in flight, or flushing for the buffer's
+// line being written, its tokens or its limit, keys done and failed, and its
+// demand: how many more it may pass on, or unbounded), the keys typed but not
+// yet taken by the chain, and the log; at the bottom, the keys, a message
+// that goes after a few seconds, and the time elapsed. ? shows a legend in
+// place of the panes and the log: a line for each word and figure on the
+// screen. The keys:
 //
-//	any printable key   post it to the chain
-//	Enter               log every agent's status (in the log pane)
-//	Ctrl-D              stop taking keys, wait until every key is in the file, exit 0
-//	Esc                 stop taking keys, flush what was typed, exit 0
-//	Ctrl-C Ctrl-C       abort: drop what the chain holds, exit 130
+//	any printable key   sends it down the chain (all but ?)
+//	Enter               logs every agent's status in the log pane, in chain order
+//	Ctrl-D or Esc       finish: stops taking keys, waits until every key typed is
+//	                    in the file, exits 0
+//	Ctrl-C twice        abort: drops at once what the chain holds, exits 130
+//	?                   shows or hides the legend: what each word and figure on
+//	                    the screen means (Esc hides it too)
 //
 // After Ctrl-D or Esc the last line is short unless the keys typed are a
 // multiple of -b. The terminal is restored however the program ends. Exit status: 0 when

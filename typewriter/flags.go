@@ -7,7 +7,9 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/evolvekit/evolve/agent"
 )
@@ -70,7 +72,24 @@ func (p *parallelism) Set(s string) error {
 	return nil
 }
 
-const usageText = `usage: typewriter [flags] [< input]
+// keyUse is what a key does on a terminal.
+type keyUse struct {
+	key    string // the key, as -h and the README name it
+	does   string // what it does: -h, the README's table and the package doc say it in these words
+	footer string // the footer's name for it: for finish and abort, the first word of does
+}
+
+// keyUses are the keys on a terminal, in the order -h, the README and the
+// footer give them.
+var keyUses = []keyUse{
+	{"any printable key", "sends it down the chain (all but ?)", "type to send"},
+	{"Enter", "logs every agent's status in the log pane, in chain order", "Enter: log status"},
+	{"Ctrl-D or Esc", "finish: stops taking keys, waits until every key typed is in the file, exits 0", "Ctrl-D/Esc: finish"},
+	{"Ctrl-C twice", "abort: drops at once what the chain holds, exits 130", "Ctrl-C ×2: abort"},
+	{"?", "shows or hides the legend: what each word and figure on the screen means (Esc hides it too)", "?: legend"},
+}
+
+const usageHead = `usage: typewriter [flags] [< input]
 
 Every key typed goes through a chain of agents: a rate agent, a parallel
 agent that works on each key, and a buffer agent that makes lines of keys
@@ -88,12 +107,33 @@ flags:
                            Prometheus (host:port; port 0 picks one)
 
 keys on a terminal:
-  any printable key   send it down the chain
-  Enter               log every agent's status
-  Ctrl-D              stop taking keys, wait until all are in the file, exit
-  Esc                 stop taking keys, flush what was typed, exit
-  Ctrl-C Ctrl-C       abort at once (exit status 130)
 `
+
+// usageText is what -h prints: usageHead, then keyUses, each what it does
+// wrapped to 80 columns.
+var usageText = usageHead + keysText(2, 22, 80)
+
+// keysText lists keyUses, a key a line indented by indent, what it does
+// from column at, wrapped at width columns.
+func keysText(indent, at, width int) string {
+	var b strings.Builder
+	for _, k := range keyUses {
+		line := strings.Repeat(" ", indent) + k.key
+		for _, word := range strings.Fields(k.does) {
+			switch {
+			case len(line) < at:
+				line += strings.Repeat(" ", at-len(line)) + word
+			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width:
+				b.WriteString(line + "\n")
+				line = strings.Repeat(" ", at) + word
+			default:
+				line += " " + word
+			}
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
 
 // parseFlags reads the command line. On a bad flag or value it writes what
 // is wrong and the usage to stderr and returns an error; for -h it writes

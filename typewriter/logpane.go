@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/internal/fields"
 	"github.com/rs/zerolog"
 )
 
@@ -48,6 +50,25 @@ func (p *logPane) logger() zerolog.Logger {
 	return zerolog.New(w).With().Timestamp().Logger()
 }
 
+// logAgents logs the status of every agent of st, one event each, in the
+// chain's order (rate, then the work, then the buffer), as each agent's own
+// LogStatus would: written here, one after another, rather than by each
+// agent on its own goroutine, the events cannot come in another order. A
+// chain with no status yet logs that.
+func logAgents(log zerolog.Logger, st compose.Status) {
+	if len(st.Agents) == 0 {
+		log.Info().Msg("no status yet")
+		return
+	}
+	for _, a := range st.Agents {
+		var v any = a.Load
+		if a.Detail != nil {
+			v = a.Detail
+		}
+		log.Info().Str("agent", a.Name).Object("status", fields.Object(v)).Msg("status")
+	}
+}
+
 // bare writes a field's name, but for the agent and its status, whose
 // values say what they are.
 func bare(name any) string {
@@ -64,7 +85,9 @@ var briefKeys = []string{"queued", "in_flight", "limit", "tokens", "done", "fail
 
 // brief writes a field's value: an object (an agent's status, which the
 // console writer hands over as JSON) as its briefKeys, "3 queued · 1 in
-// flight · ..." (failed only when some did), and anything else as it is.
+// flight · ..." (failed only when some did; a buffer's keys in flight, which
+// its status tells by the lines it has flushed, as flushing, as on the
+// screen), and anything else as it is.
 func brief(v any) string {
 	raw, ok := v.([]byte)
 	if !ok || len(raw) == 0 || raw[0] != '{' {
@@ -83,6 +106,8 @@ func brief(v any) string {
 			parts = append(parts, fmt.Sprintf("limit %v", x))
 		case k == "tokens":
 			parts = append(parts, fmt.Sprintf("%.2f tokens", x))
+		case k == "in_flight" && m["flushed"] != nil:
+			parts = append(parts, fmt.Sprintf("%v flushing", x))
 		default:
 			parts = append(parts, fmt.Sprintf("%v %s", x, strings.ReplaceAll(k, "_", " ")))
 		}

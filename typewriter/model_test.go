@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -39,12 +43,12 @@ func (q *keyLog) add(keys ...rune) bool {
 func (q *keyLog) end()         { q.ended = true }
 func (q *keyLog) waiting() int { return len(q.keys) }
 
-// testModel returns a model on a keyLog, and a counter of its status logs.
-func testModel() (model, *keyLog, *int) {
-	q, logged := &keyLog{}, new(int)
-	m := newModel(defaults(), q, func() { *logged++ }, newLogPane(10))
+// testModel returns a model on a keyLog, and its log pane.
+func testModel() (model, *keyLog, *logPane) {
+	q, logs := &keyLog{}, newLogPane(10)
+	m := newModel(defaults(), q, logs)
 	m.width, m.height = 100, 30
-	return m, q, logged
+	return m, q, logs
 }
 
 // press sends msgs to m's Update, one after another, and returns the model
@@ -92,10 +96,11 @@ func TestModelQueuesTypedKeysInOrder(t *testing.T) {
 }
 
 func TestModelEnterLogsStatus(t *testing.T) {
-	m, _, logged := testModel()
+	m, _, logs := testModel()
 	m, cmd := press(t, m, keyOf(tea.KeyEnter))
 	assert.Nil(t, cmd)
-	assert.Equal(t, 1, *logged)
+	require.Len(t, logs.tail(10), 1)
+	assert.Contains(t, logs.tail(1)[0], "INF no status yet")
 	assert.Contains(t, screen(m), "status logged")
 }
 
@@ -136,8 +141,176 @@ func TestModelShowsALineOfStatusPerAgent(t *testing.T) {
 	s := screen(m)
 	assert.Contains(t, s, "rate        3 queued   0 in flight  0.50/1 tokens  2 keys/s  4 done  demand 64\n")
 	assert.Contains(t, s, "parallel    1 queued   2 in flight  limit 2  1 held  7 done  1 failed  demand 20\n")
-	assert.Contains(t, s, "buffer      4 queued  10 in flight  line 4/10  1 flushed  10 done  demand unbounded\n")
+	assert.Contains(t, s, "buffer      4 queued  10 flushing  line 4/10  1 flushed  10 done  demand unbounded\n",
+		"the line the buffer writes is flushing, not in flight")
+	assert.NotContains(t, s, "10 in flight")
 	assert.NotContains(t, s, strconv.Itoa(agent.Unbounded))
+}
+
+// chainStatus is the status of a chain of the three stages, as compose
+// gives it: first to last, the buffer writing a line.
+func chainStatus() statusMsg {
+	rl := agent.Load{Queued: 3, Done: 4, Demand: 0}
+	pl := agent.Load{Queued: 1, InFlight: 2, Done: 7, Demand: 20}
+	bl := agent.Load{Queued: 4, InFlight: 10, Done: 10, Demand: agent.Unbounded}
+	return statusMsg(compose.Status{Agents: []compose.AgentStatus{
+		stage("rate", rl, rate.Status{Load: rl, Rate: 2, Burst: 1, Tokens: 0.56}),
+		stage("parallel", pl, parallel.Status{Load: pl, Limit: 2, Held: 1}),
+		stage("buffer", bl, buffer.Status{Load: bl, Size: 10, Pending: 4, Flushed: 1}),
+	}})
+}
+
+// logShown returns the log lines on m's screen: those between the log's
+// title and the footer.
+func logShown(t *testing.T, m model) []string {
+	t.Helper()
+	s := screen(m)
+	_, after, ok := strings.Cut(s, "\nlog\n")
+	require.True(t, ok, "the screen shows the log: %s", s)
+	var lines []string
+	for _, l := range strings.Split(after, "\n")[:logRows] {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+func TestEnterLogsEveryAgentInTheChainsOrder(t *testing.T) {
+	m, _, _ := testModel()
+	m, _ = press(t, m, chainStatus())
+	for range 3 {
+		m, _ = press(t, m, keyOf(tea.KeyEnter))
+		lines := logShown(t, m)
+		require.GreaterOrEqual(t, len(lines), 3)
+		for i, name := range []string{"rate", "parallel", "buffer"} {
+			assert.Contains(t, lines[len(lines)-3+i], "INF status "+name+" ", "line %d of %q", i, lines)
+		}
+	}
+	assert.Contains(t, logShown(t, m)[3], "INF status buffer 4 queued · 10 flushing · 10 done", "the log says flushing too")
+	assert.Contains(t, logShown(t, m)[1], "INF status rate 3 queued · 0 in flight · 0.56 tokens · 4 done")
+}
+
+func TestATransientMessageClearsOnATickAFewSecondsLater(t *testing.T) {
+	m, _, _ := testModel()
+	assert.NotNil(t, m.Init(), "the model's clock starts with it")
+	m, _ = press(t, m, tickMsg(m.start.Add(time.Second)), keyOf(tea.KeyEnter))
+	assert.Contains(t, screen(m), "status logged")
+	m, cmd := press(t, m, tickMsg(m.start.Add(3*time.Second)))
+	assert.NotNil(t, cmd, "every tick asks for the next")
+	assert.Contains(t, screen(m), "status logged", "two seconds on, it is still there")
+	m, _ = press(t, m, tickMsg(m.start.Add(4*time.Second)))
+	assert.NotContains(t, screen(m), "status logged", "three seconds on, it is gone")
+
+	m, _ = press(t, m, keyOf(tea.KeyCtrlC), tickMsg(m.start.Add(time.Minute)))
+	assert.Contains(t, screen(m), "press Ctrl-C again to abort", "a question waiting for its answer stays")
+}
+
+func TestTheScreenShowsTheTimeElapsed(t *testing.T) {
+	m, _, _ := testModel()
+	assert.Contains(t, screen(m), "elapsed 0:00")
+	m, _ = press(t, m, tickMsg(m.start.Add(65*time.Second+300*time.Millisecond)))
+	assert.Contains(t, screen(m), "elapsed 1:05")
+	m, _ = press(t, m, keyOf(tea.KeyEnter), tickMsg(m.start.Add(time.Hour+2*time.Minute+5*time.Second)))
+	assert.Contains(t, screen(m), "elapsed 1:02:05")
+	m, _ = press(t, m, runes("abc"), keyOf(tea.KeyEsc))
+	assert.Regexp(t, `Esc: finishing\.\.\. 3 keys to go +elapsed 1:02:05$`, screen(m), "a message and the time share the line")
+}
+
+func TestEscFinishesInTheSameWordsEverywhere(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	doc, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	docText := strings.Join(strings.Fields(strings.ReplaceAll(string(doc), "//", "")), " ")
+	usage := strings.Join(strings.Fields(usageText), " ")
+	for _, k := range keyUses {
+		assert.Contains(t, usage, k.key+" "+k.does, "-h")
+		assert.Contains(t, string(readme), "| "+k.key+" | "+k.does+" |", "the README's table")
+		assert.Contains(t, docText, k.key+" "+k.does, "the package doc")
+		assert.Contains(t, ansi.Strip(footer), k.footer)
+	}
+	for _, verb := range []string{"finish", "abort"} {
+		assert.Contains(t, ansi.Strip(footer), ": "+verb)
+		assert.Contains(t, usage, " "+verb+": ")
+	}
+	assert.Contains(t, usage, "Ctrl-D or Esc finish: stops taking keys")
+	m, _, _ := testModel()
+	assert.Contains(t, screen(m), "type to send  Enter: log status  Ctrl-D/Esc: finish  Ctrl-C ×2: abort  ?: legend\n")
+	for _, text := range []string{ansi.Strip(footer), usage, docText} {
+		assert.NotContains(t, text, "quit", "Esc finishes as Ctrl-D does")
+	}
+}
+
+// words returns the words of a part of a status line: what is left of it
+// without its figures.
+func words(part string) string {
+	var kept []string
+	for _, f := range strings.Fields(part) {
+		if strings.ContainsFunc(f, unicode.IsLetter) {
+			kept = append(kept, f)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
+func TestTheLegendSaysWhatEveryWordOnTheScreenMeans(t *testing.T) {
+	m, q, _ := testModel()
+	m, _ = press(t, m, tea.WindowSizeMsg{Width: 80, Height: 24}, chainStatus(), runes("ab"), keyOf(tea.KeyEnter))
+	assert.NotContains(t, screen(m), "\nlegend  ?")
+	m, _ = press(t, m, runes("?"))
+	s := screen(m)
+	assert.Equal(t, "ab", string(q.keys), "? is not a key")
+	assert.Contains(t, s, "legend  ? or Esc hides it")
+	assert.NotContains(t, s, "keys through the rate agent", "the legend takes the panes' place")
+
+	terms := map[string]bool{}
+	for _, e := range legend(m.cfg) {
+		terms[e.term] = true
+		assert.Regexp(t, `(?m)^`+regexp.QuoteMeta(fmt.Sprintf("%-11s%s", e.term, e.means))+`$`, s, "at 80x24 every line of the legend is whole")
+	}
+	for _, st := range chainStatus().Agents {
+		for _, part := range describe(st) {
+			w := words(part)
+			if w == "demand unbounded" {
+				w = "unbounded"
+			}
+			if !terms[w] {
+				assert.Contains(t, s, w+":", "the legend says what %q means", part)
+			}
+		}
+	}
+	for _, w := range []string{"failed:", "unbounded:", "through the rate agent:", "in the file:", "to enter the chain:", "INF: info", "batch"} {
+		assert.Contains(t, s, w)
+	}
+	for _, w := range []string{"typed", "waiting", "elapsed", "log", "on top"} {
+		assert.True(t, terms[w], "the legend explains %q", w)
+	}
+	for i, line := range strings.Split(s, "\n") {
+		assert.LessOrEqual(t, ansi.StringWidth(line), 80, "line %d: %q", i, line)
+	}
+	assert.Equal(t, 24, strings.Count(s, "\n")+1, "the screen keeps its height")
+
+	m, _ = press(t, m, runes("?"))
+	assert.Contains(t, screen(m), "keys through the rate agent", "? again hides it")
+	m, _ = press(t, m, runes("x?y"), keyOf(tea.KeyEsc))
+	assert.Equal(t, typing, m.phase, "Esc hides the legend, and only that")
+	assert.NotContains(t, screen(m), "legend  ?")
+	m, _ = press(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("why?"), Paste: true})
+	assert.Equal(t, "abxywhy?", string(q.keys), "a ? typed shows the legend; in a paste it is a key")
+	assert.False(t, m.legend)
+	m, _ = press(t, m, keyOf(tea.KeyEsc), runes("?"))
+	assert.Equal(t, draining, m.phase, "with the legend hidden, Esc finishes")
+	assert.True(t, m.legend, "the legend shows while the chain finishes")
+}
+
+func TestTheAdaptiveAgentsLegendSaysItsLimitIsLearnt(t *testing.T) {
+	cfg := defaults()
+	assert.NotContains(t, fmt.Sprint(legend(cfg)), "learnt")
+	cfg.parallel = parallelism{auto: true}
+	text := fmt.Sprint(legend(cfg))
+	assert.Contains(t, text, "learnt between the bounds")
+	assert.Contains(t, text, "adaptive: the keys it has done a second")
 }
 
 func TestDescribeReadsTheLoadOfAnyStage(t *testing.T) {
@@ -224,16 +397,16 @@ func TestModelCtrlDDrainsThenQuits(t *testing.T) {
 		by  string
 	}{{tea.KeyCtrlD, "Ctrl-D"}, {tea.KeyEsc, "Esc"}} {
 		t.Run(tc.by, func(t *testing.T) {
-			m, q, logged := testModel()
+			m, q, logs := testModel()
 			m, cmd := press(t, m, runes("abc"), keyOf(tc.key))
 			assert.Nil(t, cmd, "the model waits for the chain to drain")
 			assert.True(t, q.ended)
-			assert.Contains(t, screen(m), tc.by+": draining... 3 keys to go")
+			assert.Contains(t, screen(m), tc.by+": finishing... 3 keys to go")
 
 			m, cmd = press(t, m, runes("more"), keyOf(tea.KeyEnter), keyOf(tea.KeyCtrlD))
 			assert.Nil(t, cmd)
 			assert.Equal(t, "abc", string(q.keys), "no key is taken while draining")
-			assert.Zero(t, *logged)
+			assert.Empty(t, logs.tail(10), "nothing is logged while draining")
 
 			m, cmd = press(t, m, writtenMsg("abc"), drainedMsg{})
 			assert.True(t, quits(cmd))
@@ -284,8 +457,9 @@ func TestModelViewFitsAnySize(t *testing.T) {
 		}
 	}
 	m, _ = press(t, m, msgs...)
-	for _, size := range [][2]int{{0, 0}, {20, 5}, {80, 24}, {200, 60}} {
+	for _, size := range [][3]int{{0, 0, 0}, {20, 5, 0}, {80, 24, 0}, {200, 60, 0}, {0, 0, 1}, {20, 5, 1}, {80, 24, 1}, {200, 60, 1}} {
 		m, _ = press(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		m.legend = size[2] == 1
 		view := screen(m)
 		if size[0] >= 40 {
 			for i, line := range strings.Split(view, "\n") {

@@ -131,6 +131,21 @@ func (s *session) waitFor(marker string) {
 	}
 }
 
+// waitForAgain waits until the typewriter writes marker once more than it
+// has so far.
+func (s *session) waitForAgain(marker string) {
+	s.t.Helper()
+	seen := strings.Count(s.screen(), marker)
+	timeout := time.After(deadline)
+	for strings.Count(s.screen(), marker) == seen {
+		select {
+		case <-s.grew:
+		case <-timeout:
+			s.t.Fatalf("no %q again on the terminal after %v; it shows:\n%s", marker, deadline, s.screen())
+		}
+	}
+}
+
 // typeKeys writes keys to the terminal.
 func (s *session) typeKeys(keys string) {
 	s.t.Helper()
@@ -224,7 +239,7 @@ func TestTerminalTypeEnterCtrlD(t *testing.T) {
 	s.waitFor("demand unbounded")
 	assert.NotContains(t, s.screen(), strconv.Itoa(agent.Unbounded)[:7], "no demand is shown as a number near agent.Unbounded")
 	s.typeKeys(ctrlD)
-	s.waitFor("Ctrl-D: draining...")
+	s.waitFor("Ctrl-D: finishing...")
 
 	require.Equal(t, 0, s.exit(), s.screen())
 	s.assertRestored()
@@ -238,12 +253,19 @@ func TestTerminalEscFlushesWhatWasTyped(t *testing.T) {
 	s.waitFor("keys through the rate agent")
 	s.typeKeys("abc")
 	s.waitFor("3 typed")
+	s.typeKeys("?")
+	s.waitFor("legend  ? or Esc hides it")
+	s.waitFor("elapsed 0:01") // the display's clock ticks
+	s.typeKeys(esc)           // hides the legend, and does not finish: keys are still taken
+	s.waitForAgain("keys through the rate agent")
+	s.typeKeys("d")
+	s.waitFor("4 typed")
 	s.typeKeys(esc)
-	s.waitFor("Esc: draining...")
+	s.waitFor("Esc: finishing...")
 
 	require.Equal(t, 0, s.exit(), s.screen())
 	s.assertRestored()
-	assert.Equal(t, []string{"abc"}, s.lines(), "the partial line is flushed")
+	assert.Equal(t, []string{"abcd"}, s.lines(), "the partial line is flushed")
 }
 
 func TestTerminalCtrlCTwiceAborts(t *testing.T) {

@@ -62,8 +62,15 @@ func isDone(chain statuser) bool {
 // open line), then what it has done and failed, and how much more the next
 // stage lets it pass on. A narrow terminal drops the last parts whole (see
 // fit), never one cut in the middle.
+//
+// A buffer's keys in flight are those of the line it is writing to the
+// file: its second part calls them flushing.
 func describe(st compose.AgentStatus) []string {
-	parts := []string{fmt.Sprintf("%3d queued", st.Queued), fmt.Sprintf("%2d in flight", st.InFlight)}
+	working := fmt.Sprintf("%2d in flight", st.InFlight)
+	if _, ok := st.Detail.(buffer.Status); ok {
+		working = fmt.Sprintf("%2d flushing", st.InFlight)
+	}
+	parts := []string{fmt.Sprintf("%3d queued", st.Queued), working}
 	parts = append(parts, detail(st.Detail)...)
 	parts = append(parts, fmt.Sprintf("%d done", st.Done))
 	if st.Failed > 0 {

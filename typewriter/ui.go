@@ -25,11 +25,7 @@ func interactive(cfg config, st stages, out *output, tty *os.File, stdout, stder
 	rt := newRuntime(logs.logger(), cfg.meter)
 	defer shutdown(rt, stderr)
 	feed := newFeeder()
-	var chain agent.Handle[rune, compose.Status]
-	// The model calls logStatus only from Update, once p runs, after chain
-	// is set.
-	logStatus := func() { chain.LogStatus() }
-	p := tea.NewProgram(newModel(cfg, feed, logStatus, logs),
+	p := tea.NewProgram(newModel(cfg, feed, logs),
 		tea.WithInput(tty), tea.WithOutput(stdout), tea.WithAltScreen())
 	chain, err := st.start(rt, cfg, out, watch{
 		passed:  func(k rune) { p.Send(passedMsg(k)) },

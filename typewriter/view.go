@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -19,11 +20,25 @@ var (
 // logRows is the number of log lines shown.
 const logRows = 4
 
-// footer names the keys.
-const footer = "type to send · Enter: log status · Ctrl-D: finish · Esc: quit · Ctrl-C ×2: abort"
+// footer names the keys, in the words of keyUses.
+var footer = footerText()
 
-// View draws the header, the two panes, a status line per agent, the log
-// and the footer.
+// footerText joins the keys' footer names, the key of each in bold.
+func footerText() string {
+	parts := make([]string, len(keyUses))
+	for i, k := range keyUses {
+		parts[i] = k.footer
+		if key, does, ok := strings.Cut(k.footer, ": "); ok {
+			parts[i] = titleStyle.Render(key) + ": " + does
+		}
+	}
+	return strings.Join(parts, "  ")
+}
+
+// View draws the header, the two panes, a status line per agent, the log,
+// the footer, and under it the message of the moment and the time elapsed.
+// With the legend shown, the status lines come first, and the legend takes
+// the place of the panes and the log.
 func (m model) View() string {
 	w := max(m.width, 40)
 	var b strings.Builder
@@ -31,11 +46,33 @@ func (m model) View() string {
 	if m.cfg.metricsURL != "" {
 		b.WriteString(dimStyle.Render(cut("metrics at "+m.cfg.metricsURL, w)) + "\n")
 	}
-	b.WriteString(m.panes(w) + "\n")
+	rows := m.paneRows()
+	if m.legend {
+		b.WriteString(m.statusLines(w))
+		b.WriteString(m.legendBlock(w, rows+3+1+logRows))
+	} else {
+		b.WriteString(m.panes(w, rows) + "\n")
+		b.WriteString(m.statusLines(w))
+		b.WriteString(m.logBlock(w))
+	}
+	b.WriteString(cut(footer, w) + "\n")
+	b.WriteString(m.bottom(w - 1))
+	return b.String()
+}
+
+// statusLines are a line per agent and the counts line.
+func (m model) statusLines(w int) string {
+	var b strings.Builder
 	for _, line := range m.agentLines() {
 		b.WriteString(cut(line, w) + "\n")
 	}
 	b.WriteString(m.counts(w) + "\n")
+	return b.String()
+}
+
+// logBlock is the log's title and its last logRows lines.
+func (m model) logBlock(w int) string {
+	var b strings.Builder
 	b.WriteString(dimStyle.Render("log") + "\n")
 	logs := m.logs.tail(logRows)
 	for i := range logRows {
@@ -45,11 +82,55 @@ func (m model) View() string {
 		}
 		b.WriteString(dimStyle.Render(cut(line, w)) + "\n")
 	}
-	b.WriteString(cut(footer, w) + "\n")
-	if note := m.footnote(); note != "" {
-		b.WriteString(noteStyle.Render(cut(note, w-1)))
+	return b.String()
+}
+
+// legendBlock is the legend in n lines of w columns: its title and a line
+// per word or figure the screen shows, the title left out first when they
+// do not all fit, and then the last lines.
+func (m model) legendBlock(w, n int) string {
+	lines := []string{titleStyle.Render("legend") + dimStyle.Render("  ? or Esc hides it · figures count keys unless they say otherwise")}
+	for _, e := range legend(m.cfg) {
+		lines = append(lines, titleStyle.Render(fmt.Sprintf("%-11s", e.term))+e.means)
+	}
+	if len(lines) > n {
+		lines = lines[1:]
+	}
+	var b strings.Builder
+	for i := range n {
+		line := ""
+		if i < len(lines) {
+			line = lines[i]
+		}
+		b.WriteString(cut(line, w) + "\n")
 	}
 	return b.String()
+}
+
+// bottom is the line under the footer, in w columns: the message of the
+// moment, if any, on the left, and the time elapsed on the right. A message
+// too long for both is shown alone.
+func (m model) bottom(w int) string {
+	elapsed := "elapsed " + clock(m.now.Sub(m.start))
+	note := m.footnote()
+	if note == "" {
+		return strings.Repeat(" ", max(w-ansi.StringWidth(elapsed), 0)) + dimStyle.Render(cut(elapsed, w))
+	}
+	gap := w - ansi.StringWidth(note) - ansi.StringWidth(elapsed)
+	if gap < 2 {
+		return noteStyle.Render(cut(note, w))
+	}
+	return noteStyle.Render(note) + strings.Repeat(" ", gap) + dimStyle.Render(elapsed)
+}
+
+// clock writes d as minutes and seconds, 1:05, or past an hour as hours,
+// minutes and seconds, 1:02:05.
+func clock(d time.Duration) string {
+	s := int(max(d, 0) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
 // settings is the header's account of the flags.
@@ -60,16 +141,22 @@ func (m model) settings() string {
 
 // chrome counts the rows View draws around the panes' contents: the header,
 // the panes' titles and borders, three agents, the counts, the log's title
-// and rows, the footer and the note.
+// and rows, the footer and the line under it.
 const chrome = 1 + 3 + 3 + 1 + 1 + logRows + 1 + 1
 
-// panes draws the keys through the rate agent on the left and the lines in
-// the file on the right, side by side in w columns.
-func (m model) panes(w int) string {
+// paneRows is how many rows of keys and lines the panes show: what the
+// height leaves, at least 3.
+func (m model) paneRows() int {
 	rows := max(m.height-chrome, 3)
 	if m.cfg.metricsURL != "" {
 		rows = max(rows-1, 3) // the line that says where the metrics are
 	}
+	return rows
+}
+
+// panes draws the keys through the rate agent on the left and the lines in
+// the file on the right, side by side in w columns, rows of each.
+func (m model) panes(w, rows int) string {
 	outer := w / 2
 	inner := max(outer-4, 8) // border and padding
 	left := tailRows(ansi.Hardwrap(string(m.passed), inner, true), rows)
@@ -107,13 +194,13 @@ func (m model) counts(w int) string {
 		fmt.Sprintf("%d through the rate agent", m.through), fmt.Sprintf("%d waiting to enter the chain", m.keys.waiting())}, " · ", w)
 }
 
-// footnote is the line under the footer: what is going on, if anything.
+// footnote is the message under the footer: what is going on, if anything.
 func (m model) footnote() string {
 	switch {
 	case m.armed:
-		return m.note
+		return "press Ctrl-C again to abort"
 	case m.phase == draining:
-		return fmt.Sprintf("%s: draining... %d keys to go", m.ending, m.typed-m.inFile)
+		return fmt.Sprintf("%s: finishing... %d keys to go", m.ending, m.typed-m.inFile)
 	case m.phase == finished && m.err != nil:
 		return "failed: " + m.err.Error()
 	case m.phase == finished:
