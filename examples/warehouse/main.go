@@ -105,17 +105,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 const latency = 20 * time.Millisecond
 
 // warehouse loads cfg.records records from an API with the faults given.
-func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Writer) error {
+// A new temporary directory it made is removed if the run fails with
+// nothing in it.
+func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Writer) (err error) {
 	stderr = zerolog.SyncWriter(stderr) // progress and the agents' log share it
-	dir, st, err := prepare(cfg, stdout)
-	if err != nil {
-		return err
-	}
 	metrics, srv, stopMetrics, err := promserve.Option(cfg.metrics)
 	if err != nil {
 		return fmt.Errorf("-metrics: %w", err)
 	}
 	defer stopMetrics(context.Background())
+	dir, st, err := prepare(cfg, stdout)
+	if err != nil {
+		return err
+	}
+	if cfg.out == "" && cfg.state == "" {
+		defer func() {
+			if err != nil {
+				os.Remove(dir) // refused, as it should be, if the run wrote there
+			}
+		}()
+	}
 	a, url, err := openAPI(cfg, fs, stdout)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -267,6 +268,30 @@ func TestBadFlagsAreRefusedByName(t *testing.T) {
 		assert.Empty(t, out.String(), "nothing runs")
 		assert.Equal(t, 2, exitCode(err, &errs), tc.args)
 		assert.Contains(t, errs.String(), "warehouse: "+err.Error()+"\nrun warehouse -h for the flags\n")
+	}
+}
+
+// TestAFailedStartLeavesNoTemporaryDirectory runs the program with
+// addresses it cannot listen at and no -out: it makes no temporary
+// directory, or removes the one it made.
+func TestAFailedStartLeavesNoTemporaryDirectory(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer taken.Close()
+	for _, args := range [][]string{
+		{"--metrics", "nope"},
+		{"-records", "10", "-metrics", taken.Addr().String()},
+		{"-records", "10", "-api-listen", taken.Addr().String()},
+	} {
+		var out, errs bytes.Buffer
+		err := run(t.Context(), args, &out, &errs)
+		require.Error(t, err, args)
+		assert.Equal(t, 1, exitCode(err, &errs), args)
+		left, err := os.ReadDir(tmp)
+		require.NoError(t, err)
+		assert.Empty(t, left, "%v left them behind", args)
 	}
 }
 
