@@ -22,7 +22,8 @@ func batchName(n int) string { return fmt.Sprintf("batch-%06d.ndjson", n) }
 // time, so the files are numbered in the order the batches were cut.
 type files struct {
 	dir     string
-	written atomic.Int64 // files written
+	written atomic.Int64 // files written, and those there before
+	before  int64        // files there before
 }
 
 // write writes batch to the next file. It writes a temporary file, syncs

@@ -117,13 +117,10 @@ process printed ("a crash of this process would load again at most B").
 
 // flagError is a command line that cannot be run: a bad flag, or a value out
 // of range.
-type flagError struct{ err error }
-
-// Error returns the error's message.
-func (e flagError) Error() string { return e.err.Error() }
+type flagError struct{ error }
 
 // Unwrap returns the error underneath.
-func (e flagError) Unwrap() error { return e.err }
+func (e flagError) Unwrap() error { return e.error }
 
 // parseFlags reads the command line. For -h it writes the usage to stdout
 // and returns flag.ErrHelp; for anything it cannot run it returns a

@@ -195,12 +195,7 @@ func (l *loader) watch(w io.Writer, start time.Time, period time.Duration, quit 
 }
 
 // ofN returns " of n", or "" for a joiner, which does not know n (0).
-func ofN(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" of %d", n)
-}
+func ofN(n int) string { return map[bool]string{true: fmt.Sprintf(" of %d", n)}[n > 0] }
 
 // background runs each function in a goroutine of its own until the
 // returned stop is called, which closes their quit channel and waits for

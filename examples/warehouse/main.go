@@ -45,6 +45,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -162,7 +163,7 @@ func warehouse(ctx context.Context, cfg config, fs faults, stdout, stderr io.Wri
 	if dl := new(agent.DeadLettersError); err != nil && !errors.As(err, &dl) {
 		return err // the load could not run, or the queue failed it
 	}
-	summarize(stdout, cfg, l, a, elapsed, mem.peak.Load())
+	summarize(stdout, cfg, l, cmp.Or(st, &state{}), a, elapsed, mem.peak.Load())
 	dead := l.dead.byID()
 	if st != nil {
 		var before int
@@ -240,10 +241,11 @@ func closeAPI(a *api, stderr io.Writer) {
 	}
 }
 
-// summarize prints what the load did; what the API did, if it is this
-// process's.
-func summarize(w io.Writer, cfg config, l *loader, a *api, elapsed time.Duration, peak uint64) {
-	fmt.Fprintf(w, "records loaded:  %d%s, in %d files\n", l.loaded.Load(), ofN(cfg.records), l.out.written.Load())
+// summarize prints what the load did, in this run if it resumes one st
+// found begun; what the API did, if it is this process's.
+func summarize(w io.Writer, cfg config, l *loader, st *state, a *api, elapsed time.Duration, peak uint64) {
+	resumed := map[bool]string{true: fmt.Sprintf(", by this run: it resumed a load that had %d records loaded already", st.found)}[st.found > 0]
+	fmt.Fprintf(w, "records loaded:  %d%s, in %d files%s\n", l.loaded.Load(), ofN(cfg.records), l.out.written.Load()-l.out.before, resumed)
 	fmt.Fprintf(w, "requests:        %d\n", l.f.requests.Load())
 	fmt.Fprintf(w, "retries:         %d (after a 429, a 5xx or no answer, with backoff; %d took a token of the rate agent)\n", l.retried, l.granted)
 	fmt.Fprintf(w, "429s received:   %d (goal: 0)\n", l.f.tooMany.Load())
@@ -252,9 +254,13 @@ func summarize(w io.Writer, cfg config, l *loader, a *api, elapsed time.Duration
 		fmt.Fprintf(w, "busiest second:  %d requests at the API (its limit: %g a second, bursts of %d)\n", a.busiest(), cfg.apiRate, burst(cfg.apiRate))
 	}
 	fmt.Fprintf(w, "elapsed:         %v", elapsed.Round(time.Millisecond))
-	if cfg.records > 0 {
-		least := float64(cfg.records) / min(cfg.rate, cfg.apiRate)
-		fmt.Fprintf(w, " (least possible: %v, %d records at %g a second)", time.Duration(least*float64(time.Second)).Round(time.Millisecond), cfg.records, min(cfg.rate, cfg.apiRate))
+	if n, r := cfg.records-st.found-st.before, min(cfg.rate, cfg.apiRate); n > 0 { // a joiner's records is 0
+		left := map[bool]string{true: " left"}[n < cfg.records]
+		fmt.Fprintf(w, " (least possible: %v, %d records%s at %g a second)", time.Duration(float64(n)/r*float64(time.Second)).Round(time.Millisecond), n, left, r)
+	}
+	if st.died > 0 {
+		fmt.Fprintf(w, "\nslow start:      the last run died loading: this one had no token until that run's share of the -rate limit kept with the queue lapsed (about 3s), then loaded each of the up to %d ids it held alone, no other GET beside it, so that an id that kills the process is found (durable's crash isolation): at most %.0f a second, a GET taking %v",
+			st.died, float64(time.Second/latency), latency)
 	}
 	fmt.Fprintf(w, "\npeak memory:     %.1f MiB of Go heap in objects (sampled every %v", mib(peak), memoryEvery)
 	if a == nil {
@@ -285,10 +291,7 @@ func reportDeadLetters(w io.Writer, dead map[int]agent.DeadLetter) {
 
 // plural returns n and the noun, with an s unless n is 1.
 func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return fmt.Sprintf("%d %s%s", n, noun, map[bool]string{true: "s"}[n != 1])
 }
 
 // verify reads the files back, checks that every id is there exactly once

@@ -134,10 +134,14 @@ func (l *loader) consume(ctx context.Context, rt *agent.Runtime, q *durable.Queu
 	if err != nil {
 		return err
 	}
-	fetch := fetchSize(l.rate)
+	fetch, bound := fetchSize(l.rate), 1
 	if st, err := c.Status(ctx); err == nil {
+		bound = st.Bound + fetch
 		fmt.Fprintf(stdout, "warehouse: a crash of this process would load again at most %d records: what it holds, its chain's Bound (%d) and a fetch (%d)\n",
-			st.Bound+fetch, st.Bound, fetch)
+			bound, st.Bound, fetch)
+	}
+	if !l.share { // a joiner's: the queue, and what a crash costs, are the serving process's
+		defer s.loading(bound)()
 	}
 	err = durable.Consume(ctx, q, c, durable.WithUntilEmpty(), durable.WithFetchSize(fetch))
 	if dl := new(agent.DeadLettersError); err != nil && !errors.As(err, &dl) {

@@ -32,6 +32,8 @@ type state struct {
 	loaded map[int]bool             // ids in the batch files
 	dead   map[int]agent.DeadLetter // ids that failed for good, in this run or an earlier one
 	before int                      // how many of dead earlier runs found
+	found  int                      // how many of loaded earlier runs found
+	died   int                      // what the last run said a crash would load again, if it died loading; else 0
 }
 
 // deadLine is a line of the dead letters' file: a record that failed for
@@ -45,13 +47,15 @@ type deadLine struct {
 
 // Names in a state's directory.
 const (
-	batchesDir = "batches"
-	deadFile   = "dead-letters.ndjson"
+	batchesDir  = "batches"
+	deadFile    = "dead-letters.ndjson"
+	loadingFile = "loading" // a run's bound, while it loads from its own queue
 )
 
 // openState prepares dir, with the batch files in out (dir/batches, or dir
 // for a joiner's -out), read back: what they hold is loaded (a batch file
-// is whole or absent: a temporary file left by a crash is removed).
+// is whole or absent: a temporary file left by a crash is removed); and
+// whether the last run died loading.
 func openState(dir, out string) (*state, error) {
 	s := &state{dir: dir, out: out, queue: filepath.Join(dir, "queue"),
 		filled: filepath.Join(dir, "queue-filled"), deadPath: filepath.Join(dir, deadFile),
@@ -81,6 +85,9 @@ func openState(dir, out string) (*state, error) {
 		}
 		s.loaded[id] = true
 	}
+	b, _ := os.ReadFile(filepath.Join(dir, loadingFile)) // none, or not a number: the last run did not die loading
+	s.died, _ = strconv.Atoi(string(b))
+	s.found = len(s.loaded)
 	var whole, size int64
 	if s.dead, whole, size, err = readDead(s.deadPath); err == nil && whole < size {
 		err = os.Truncate(s.deadPath, whole) // the line cut short
@@ -172,9 +179,18 @@ func (s *state) files() (*files, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs := &files{dir: s.out}
-	fs.written.Store(int64(len(names)))
+	fs := &files{dir: s.out, before: int64(len(names))}
+	fs.written.Store(fs.before)
 	return fs, nil
+}
+
+// loading writes bound, what a crash of a run loading from its own queue
+// would load again, as the load starts, and returns done, which removes it
+// as the load ends: found by the next run, it tells that this one died.
+func (s *state) loading(bound int) (done func()) {
+	name := filepath.Join(s.dir, loadingFile)
+	_ = os.WriteFile(name, []byte(strconv.Itoa(bound)), 0o644) // lost, the next run only lacks its word on a slow start
+	return func() { os.Remove(name) }
 }
 
 // fill adds to q the ids from 1 to n not yet loaded nor failed, once: not

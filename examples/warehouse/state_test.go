@@ -20,7 +20,9 @@ import (
 // child process, kills it with SIGKILL once some batch files are written,
 // and runs it again with the same flags: the second run says how many
 // records it found loaded, loads only the rest, and its check finds every
-// record in the files exactly once.
+// record in the files exactly once. Its summary says it resumed, counts
+// the files of this run, takes the least possible time of the records
+// left, and says why its start was slow.
 func TestAKilledLoadResumesWithItsState(t *testing.T) {
 	dir := t.TempDir()
 	args := fmt.Sprintf("-records 1500 -rate 3000 -batch 50 -fail 0 -state %s", dir)
@@ -46,11 +48,13 @@ func TestAKilledLoadResumesWithItsState(t *testing.T) {
 	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	<-done
+	before, err := filepath.Glob(filepath.Join(dir, "batches", filePattern))
+	require.NoError(t, err)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var out, errs bytes.Buffer
-	err := run(ctx, regexp.MustCompile(`\s+`).Split(args, -1), &out, &errs)
+	err = run(ctx, regexp.MustCompile(`\s+`).Split(args, -1), &out, &errs)
 	require.NoError(t, err, "%s\n%s", out.String(), errs.String())
 	m := regexp.MustCompile(`found (\d+) records already loaded`).FindStringSubmatch(out.String())
 	require.NotNil(t, m, out.String())
@@ -59,12 +63,47 @@ func TestAKilledLoadResumesWithItsState(t *testing.T) {
 	loaded := figure(t, out.String(), "records loaded")
 	require.Equal(t, 1500, found+loaded, "what the first run loaded and what the second did add up to every record once:\n%s", out.String())
 	require.Contains(t, out.String(), "check:           every id from 1 to 1500 is in")
+	after, err := filepath.Glob(filepath.Join(dir, "batches", filePattern))
+	require.NoError(t, err)
+	text := out.String()
+	require.Contains(t, text, fmt.Sprintf("records loaded:  %d of 1500, in %d files, by this run: it resumed a load that had %d records loaded already\n", loaded, len(after)-len(before), found), text)
+	require.Regexp(t, fmt.Sprintf(`elapsed: +\S+ \(least possible: \S+, %d records left at 3000 a second\)\n`, 1500-found), text)
+	require.Regexp(t, `\nslow start: +the last run died loading: this one had no token until that run's share of the -rate limit kept with the queue lapsed \(about 3s\), then loaded each of the up to \d+ ids it held alone, no other GET beside it, so that an id that kills the process is found \(durable's crash isolation\): at most 50 a second, a GET taking 20ms\n`, text)
+	_, err = os.Stat(filepath.Join(dir, loadingFile))
+	require.ErrorIs(t, err, os.ErrNotExist, "a run that ended leaves no word of a death")
 	seen, _ := readFiles(t, filepath.Join(dir, "batches"))
 	require.Len(t, seen, 1500)
 	for id, n := range seen {
 		require.Equal(t, 1, n, "record %d", id)
 	}
 	t.Logf("the first run, killed, loaded %d records; the second loaded the other %d", found, loaded)
+}
+
+// TestAnInterruptedLoadResumesWithoutASlowStart interrupts a load with
+// -state once it has loaded two seconds' worth, and runs it again: the
+// second run's summary says it resumed, and the least possible time of the
+// records left; the first ended without dying, so nothing slowed the
+// second's start, and the summary says nothing of one.
+func TestAnInterruptedLoadResumesWithoutASlowStart(t *testing.T) {
+	dir := t.TempDir()
+	args := regexp.MustCompile(`\s+`).Split(fmt.Sprintf("-records 2000 -rate 500 -parallel 16 -batch 50 -fail 0 -state %s", dir), -1)
+	ctx, cancel := context.WithCancel(t.Context())
+	progress := &cancelOn{w: &bytes.Buffer{}, s: "warehouse: 2s: ", cancel: cancel}
+	err := run(ctx, args, &bytes.Buffer{}, progress)
+	require.ErrorContains(t, err, "run again with -state "+dir)
+
+	var out, errs bytes.Buffer
+	require.NoError(t, run(t.Context(), args, &out, &errs), "%s\n%s", out.String(), errs.String())
+	text := out.String()
+	m := regexp.MustCompile(`found (\d+) records already loaded`).FindStringSubmatch(text)
+	require.NotNil(t, m, text)
+	found, _ := strconv.Atoi(m[1])
+	require.Greater(t, found, 0, text)
+	require.Equal(t, 2000-found, figure(t, text, "records loaded"), text)
+	require.Contains(t, text, fmt.Sprintf(" files, by this run: it resumed a load that had %d records loaded already\n", found), text)
+	require.Contains(t, text, fmt.Sprintf(", %d records left at 500 a second)\n", 2000-found), text)
+	require.NotContains(t, text, "slow start:")
+	require.Contains(t, text, "check:           every id from 1 to 2000 is in")
 }
 
 // TestARerunKnowsTheDeadLettersOfEarlierRuns loads with -state through an
