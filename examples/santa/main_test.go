@@ -118,6 +118,7 @@ func TestBadFlagsAreRefusedByName(t *testing.T) {
 		{[]string{"-plot", "santa.jpg"}, `-plot must name a .png file, got "santa.jpg"`},
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"-duration", "1s", "extra"}, `unexpected argument "extra"`},
 	} {
 		var out, errs bytes.Buffer
 		err := run(t.Context(), tc.args, &out, &errs)
@@ -129,9 +130,22 @@ func TestBadFlagsAreRefusedByName(t *testing.T) {
 	}
 }
 
+func TestAPlotThatCannotBeWrittenIsRefusedBeforeTheRun(t *testing.T) {
+	start := time.Now()
+	var out, errs bytes.Buffer
+	// Ten minutes of arrivals, were the plot not refused first.
+	err := run(t.Context(), []string{"-duration", "10m", "-plot", filepath.Join(t.TempDir(), "no", "santa.png")}, &out, &errs)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "-plot: ")
+	assert.Less(t, time.Since(start), 5*time.Second, "refused before any work")
+	assert.Empty(t, out.String(), "nothing runs")
+	assert.Equal(t, 1, exitCode(err, &errs))
+}
+
 func TestHelpPrintsTheUsageAndSucceeds(t *testing.T) {
 	var out, errs bytes.Buffer
 	require.NoError(t, run(t.Context(), []string{"-h"}, &out, &errs))
+	assert.True(t, strings.HasPrefix(out.String(), "usage: santa [flags]\n\nBatches of 0 to -max-batch identical jobs"), "what it does comes first: %s", out.String())
 	for _, f := range []string{"-duration", "-interval", "-max-batch", "-seed", "-limit", "-job", "-plot", "about 4 minutes"} {
 		assert.Contains(t, out.String(), f)
 	}
