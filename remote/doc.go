@@ -237,7 +237,12 @@
 // 90% of the slots of the workers registered for a tag or more, the
 // stage cannot tell its demand, and wants at least those workers and half
 // as many again (2 for 1, 3 for 2, 6 for 4): a saturated stage grows
-// until some of its slots are idle, then follows Little's law.
+// until some of its slots are idle, then follows Little's law. A want that
+// rose holds for 5 s (but for an idle tag's 0), the time the workers it
+// rose for take to show in λ: their slots, idle at first, would otherwise
+// make it fall at once. Behind a rate stage, from one worker of 4 slots
+// under 400 items a second of 50 ms, workers that join as wanted take it
+// to 2, 3, 5 and 8, and it settles at 6 five seconds later.
 //
 // [Status].Want holds the figure by tag, and Leased, Retrying, Arrivals
 // and Service the counts and measures behind it; the metrics publish it

@@ -24,7 +24,10 @@ import (
 // or more, the line's demand is not known (a backlog before the stage,
 // behind a rate stage or a bounded input, waits unseen), and x is at least
 // those workers and half as many again, so that a saturated stage grows
-// until some of its slots are idle. The
+// until some of its slots are idle. A want that rose holds for
+// rateWindow (but for an idle line's 0): the workers it rose for take
+// that long to show in λ, and would otherwise make it fall at once, as
+// their slots, idle at first, end the saturation. The
 // want follows x rounded up, with a dead band of slack: it rises to
 // ceil(x - slack) when that is more, and falls to ceil(x + slack) when that
 // is less, so that noise about a whole number does not make it flap. It is
@@ -54,6 +57,7 @@ type gauge struct {
 	leased   int       // items of the line leased
 	retrying int       // items of the line queued again after a failed attempt
 	want     int
+	rose     time.Time // when want last rose
 }
 
 // decay brings the sums to instant at: an instant that goes back changes
@@ -127,6 +131,9 @@ func (b *Book[I, O, R]) want(fx []agent.Effect, at time.Time) []agent.Effect {
 	for i := range b.lines {
 		l := &b.lines[i]
 		if n := b.wanted(i, at); n != l.gauge.want {
+			if n > l.gauge.want {
+				l.gauge.rose = at
+			}
 			l.gauge.want = n
 			fx = withEffect(fx, agent.Send[Want]{Value: Want{Tag: l.tag, Workers: n}})
 		}
@@ -159,6 +166,9 @@ func (b *Book[I, O, R]) wanted(i int, at time.Time) int {
 	}
 	if queued+g.leased == 0 && (b.closed || at.Sub(g.last) >= rateWindow) {
 		return 0 // empty and idle
+	}
+	if n < g.want && at.Sub(g.rose) < rateWindow {
+		n = g.want // held: the workers it rose for have yet to show in λ
 	}
 	return max(n, 1)
 }

@@ -35,6 +35,11 @@ type loadSim struct {
 	timerOn  bool
 	wants    []Want
 	workerID WorkerID
+	// paced holds an arrival back while the line has items queued, as a
+	// rate stage before the stage does: the stage takes items only as a
+	// slot frees up. upstream counts those held back.
+	paced    bool
+	upstream int
 }
 
 // dueOutcome is the outcome of a task, due at an instant.
@@ -108,9 +113,13 @@ func (s *loadSim) run(until time.Time, each func()) {
 		case "":
 			return
 		case "arrive":
+			s.next[tag] = s.now.Add(s.gap(tag))
+			if s.paced && s.line(tag).Queued > 0 {
+				s.upstream++
+				break
+			}
 			s.deliver(agent.Input[string]{Items: []string{tag + ":" + strconv.Itoa(s.items)}})
 			s.items++
-			s.next[tag] = s.now.Add(s.gap(tag))
 		case "outcome":
 			o := s.due[tag][0]
 			s.due[tag] = s.due[tag][1:]
@@ -257,6 +266,41 @@ func TestASaturatedLineWantsHalfAsManyWorkersAgain(t *testing.T) {
 	s.load("", 100, 50*time.Millisecond) // 5 of 8 busy: no longer saturated
 	s.run(at(40*time.Second), nil)
 	assert.Equal(t, 2, s.line("").Want, "ceil(100 · 0.05 / 4) once slots are idle")
+}
+
+// Behind a rate stage, the stage takes items only as its slots free up,
+// and workers that follow its want join it: each rise brings a worker
+// whose slots, idle at first, end the saturation for a moment. The want
+// holds for 5 s after it rose, so it climbs by half again each time to
+// what the load needs or a little past it, then settles once, where it
+// would otherwise flap at each join.
+func TestAPacedStageClimbsToItsLoadWithoutFlapping(t *testing.T) {
+	s := newLoadSim(t, nil)
+	s.paced = true
+	s.join(1, 4)
+	s.load("", 400, 50*time.Millisecond) // 20 slots' worth: 5 workers
+	workers, falls, seen := 1, 0, 0
+	var rose time.Time
+	s.run(at(60*time.Second), func() {
+		for ; seen < len(s.wants); seen++ {
+			w := s.wants[seen]
+			switch {
+			case w.Workers > workers:
+				s.join(w.Workers-workers, 4)
+				workers, rose = w.Workers, s.now
+			case w.Workers < workers:
+				falls++
+				require.GreaterOrEqual(t, s.now.Sub(rose), rateWindow, "a want fell within 5 s of its rise")
+			}
+		}
+	})
+	l := s.line("")
+	t.Logf("paced, 400 items/s of 50 ms, workers of 4 slots joining as wanted: %d wants, %d of them falls; %d workers, want %d; %d items held upstream in all",
+		len(s.wants), falls, workers, l.Want, s.upstream)
+	assert.GreaterOrEqual(t, workers, 5, "enough workers joined for the load")
+	assert.Contains(t, []int{5, 6}, l.Want, "the want settles at ceil(λ·S/c + 0.1) or below")
+	assert.LessOrEqual(t, falls, 1, "it settles once")
+	assert.LessOrEqual(t, len(s.wants), 6, "no flapping")
 }
 
 func TestEachTagWantsItsOwnWorkersAndNoneOnceIdle(t *testing.T) {
