@@ -13,6 +13,8 @@ import (
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
+	"github.com/evolvekit/evolve/examples/mailer/internal/ndjson"
+	"github.com/evolvekit/evolve/examples/mailer/internal/scale"
 	"github.com/evolvekit/evolve/internal/promserve"
 	"github.com/evolvekit/evolve/rate"
 	"github.com/evolvekit/evolve/remote"
@@ -35,7 +37,8 @@ type campaign struct {
 	mail  *mailserver.Server
 	node  *remote.Node
 	fleet *fleet
-	log   *campaignLog
+	log   *ndjson.Writer[receipt]
+	scale *scale.Scaler // with -autoscale
 
 	victim  atomic.Pointer[proc] // the worker to kill
 	killed  atomic.Bool          // the kill has begun
@@ -56,7 +59,8 @@ type outcome struct {
 	status  remote.Status // the remote stage's, at the end
 	mail    mailserver.Counts
 	workers []workerLine
-	err     error // the chain's
+	scaled  string // how the workers went, with -autoscale
+	err     error  // the chain's
 }
 
 // runCampaign runs the master: it starts the mail server, the remote node
@@ -70,10 +74,10 @@ func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err
 		return asFlagError(fmt.Errorf("-listen: %w", err))
 	}
 	defer c.node.Close()
-	if c.log, err = createLog(cfg.log); err != nil {
+	if c.log, err = ndjson.Create[receipt]("campaign log", cfg.log, "mailer-*.ndjson"); err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, c.log.close()) }()
+	defer func() { err = errors.Join(err, c.log.Close()) }()
 	if c.mail, err = mailserver.Start(mailserver.Config{Taken: c.taken}); err != nil {
 		return err
 	}
@@ -82,6 +86,9 @@ func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err
 		return err
 	}
 	defer c.fleet.stop()
+	if cfg.autoscale != "" {
+		c.scale = scale.New(cfg.least, cfg.most, &scaled{c: c, next: cfg.least}, names(cfg.least), stdout, time.Now())
+	}
 	o, err := c.run(ctx, stderr)
 	if err != nil {
 		return err
@@ -89,8 +96,11 @@ func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err
 	c.fleet.wait(endWait)
 	o.workers = c.workerLines()
 	o.mail = c.mail.Counts()
-	report(stdout, cfg, c.log.path, o)
-	return errors.Join(failure(o.err, o.status), verify(stdout, cfg.n, c.log.path, o))
+	if c.scale != nil {
+		o.scaled = c.scale.Summary()
+	}
+	report(stdout, cfg, c.log.Path, o)
+	return errors.Join(failure(o.err, o.status), verify(stdout, cfg.n, c.log.Path, o))
 }
 
 // closeMail stops the mail server.
@@ -131,9 +141,13 @@ func (c *campaign) run(ctx context.Context, stderr io.Writer) (outcome, error) {
 		return outcome{}, stop(chain, err)
 	}
 	start := time.Now()
-	stopWatching := background(
+	watchers := []func(quit <-chan struct{}){
 		func(quit <-chan struct{}) { c.joiner(quit) },
-		func(quit <-chan struct{}) { c.progress(stderr, chain, start, quit) })
+		func(quit <-chan struct{}) { c.progress(stderr, chain, start, quit) }}
+	if c.scale != nil {
+		watchers = append(watchers, c.scale.Run)
+	}
+	stopWatching := background(watchers...)
 	err = c.post(ctx, chain)
 	elapsed := time.Since(start)
 	stopWatching()
@@ -159,12 +173,16 @@ func (c *campaign) chain() (agent.Stage[email, []receipt], error) {
 	if err != nil {
 		return agent.Stage[email, []receipt]{}, err
 	}
+	var onWant func(string, int)
+	if c.scale != nil {
+		onWant = func(_ string, n int) { c.scale.Want(n) }
+	}
 	send, err := remote.Stage[email, receipt](remote.Config[email]{
-		Node: c.node, Name: stageName, Unordered: true, Lease: lease, TagWait: c.cfg.wait})
+		Node: c.node, Name: stageName, Unordered: true, Lease: lease, TagWait: c.cfg.wait, OnWant: onWant})
 	if err != nil {
 		return agent.Stage[email, []receipt]{}, err
 	}
-	write, err := buffer.Stage(buffer.Config[receipt]{Name: "log", Size: logBatch, MaxWait: logLinger}, c.log.write)
+	write, err := buffer.Stage(buffer.Config[receipt]{Name: "log", Size: logBatch, MaxWait: logLinger}, c.log.Write)
 	if err != nil {
 		return agent.Stage[email, []receipt]{}, err
 	}
@@ -180,28 +198,67 @@ func (c *campaign) header() {
 	fmt.Fprintf(c.out, "mailer: mail server at %s: answers a POST in %v, delivers each Message-ID once and refuses repeats\n",
 		c.mail.URL(), mailserver.Latency)
 	fmt.Fprintf(c.out, "mailer: %d emails at %g a second -> workers of the master at %s -> campaign log %s, in batches of %d\n",
-		c.cfg.n, c.cfg.rate, c.node.Addr(), c.log.path, logBatch)
+		c.cfg.n, c.cfg.rate, c.node.Addr(), c.log.Path, logBatch)
 	if c.cfg.workers == 0 {
 		fmt.Fprintf(c.out, "mailer: waiting for workers: %s\n", c.fleet.command())
 		return
 	}
 	fmt.Fprintf(c.out, "mailer: starting %d workers of %d slots; another can join with: %s\n",
 		c.cfg.workers, c.cfg.slots, c.fleet.command())
+	if c.scale != nil {
+		fmt.Fprintf(c.out, "mailer: then as many as the stage wants, %d to %d\n", c.cfg.least, c.cfg.most)
+	}
+}
+
+// names returns the names of the workers the master starts first, w1 to
+// w<n>.
+func names(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("w%d", i+1)
+	}
+	return out
 }
 
 // startWorkers starts the workers w1 to w<cfg.workers>; w1 is the one to
 // kill.
 func (c *campaign) startWorkers() error {
-	for i := 1; i <= c.cfg.workers; i++ {
-		p, err := c.fleet.start(fmt.Sprintf("w%d", i))
+	for i, name := range names(c.cfg.workers) {
+		p, err := c.fleet.start(name)
 		if err != nil {
 			return err
 		}
-		if i == 1 {
+		if i == 0 {
 			c.victim.Store(p)
 		}
 	}
 	return nil
+}
+
+// scaled is the fleet as the autoscaler starts and stops it: the workers
+// it starts are named on from w<next+1>. Only the autoscaler's goroutine
+// calls it.
+type scaled struct {
+	c    *campaign
+	next int
+}
+
+// Start starts the next worker.
+func (s *scaled) Start() (string, error) {
+	s.next++
+	name := fmt.Sprintf("w%d", s.next)
+	_, err := s.c.fleet.start(name)
+	return name, err
+}
+
+// Stop asks the worker named to leave, and waits for it.
+func (s *scaled) Stop(name string) error {
+	for _, p := range s.c.fleet.all() {
+		if p.name == name {
+			return p.end()
+		}
+	}
+	return fmt.Errorf("no worker %s", name)
 }
 
 // post posts every email to the chain, closes it and waits for the last

@@ -174,6 +174,29 @@ func (w *watched) String() string {
 	return w.buf.String()
 }
 
+// With -autoscale the master starts MIN workers and follows what the
+// stage wants: a campaign the one worker cannot keep up with (the rate
+// allows ten times what its slots send) starts more, each said in a line,
+// and once it has finished, the stage wants none and they are stopped.
+func TestAnAutoscaledCampaignGrowsItsWorkersThenStopsThem(t *testing.T) {
+	const n = 4000
+	logPath := filepath.Join(t.TempDir(), "campaign.ndjson")
+	var out, progress bytes.Buffer
+	args := []string{"-n", strconv.Itoa(n), "-rate", "20000", "-slots", "2", "-autoscale", "1:4", "-log", logPath}
+	require.NoError(t, run(t.Context(), args, &out, &progress), progress.String())
+	text := out.String()
+	t.Log(text)
+	assert.Contains(t, text, "mailer: then as many as the stage wants, 1 to 4")
+	assert.Regexp(t, `(?m)^mailer: [\d.]+m?s: the stage wants \d+ workers: started w2\b`, text, "a worker started as the stage asked")
+	assert.Regexp(t, `(?m)^mailer: [\d.]+m?s: the stage wants 0 workers: (stopped w\d+, )*stopped w2 \(1 running\)$`, text, "and stopped once it wanted none")
+	byWorker := rows(t, text)
+	assert.Equal(t, "finished", byWorker["w1"].ended)
+	assert.Equal(t, "stopped: not wanted", byWorker["w2"].ended)
+	assert.Positive(t, byWorker["w2"].receipts, "the worker started got its share")
+	assert.Regexp(t, `(?m)^autoscale: +1 to 4 workers as the stage wanted; at most [2-4] at once, \d+ changes$`, text)
+	assert.Contains(t, text, "every email of 4000 was delivered by the mail server exactly once: ok")
+}
+
 func TestAMasterWithoutWorkersWaitsForOneStartedByHand(t *testing.T) {
 	const n = 500
 	out := &watched{re: regexp.MustCompile(`waiting for workers: go run \./examples/mailer (-worker -master (\S+) -slots 4)\n`), hit: make(chan []string, 1)}

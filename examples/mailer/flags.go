@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/evolvekit/evolve/examples/mailer/internal/scale"
 	"github.com/evolvekit/evolve/remote"
 )
 
@@ -17,11 +18,14 @@ type config struct {
 	listen string // where this process listens: the master for its workers, a worker for its master
 
 	// The master's.
-	n         int           // emails to send
-	rate      float64       // emails a second
-	workers   int           // worker processes the master starts
-	slots     int           // emails each worker sends at once (also a worker's)
-	killAfter int           // SIGKILL the first worker after this many deliveries; 0 never
+	n         int     // emails to send
+	rate      float64 // emails a second
+	workers   int     // worker processes the master starts
+	slots     int     // emails each worker sends at once (also a worker's)
+	killAfter int     // SIGKILL the first worker after this many deliveries; 0 never
+	autoscale string  // MIN:MAX: keep between MIN and MAX workers, as the stage wants; "" for a fixed -workers
+	least     int     // MIN and MAX of autoscale, once read
+	most      int
 	joinAfter int           // start one more worker after this many deliveries; 0 never
 	wait      time.Duration // how long emails wait while no worker is registered
 	log       string        // the campaign log; "" for a new temporary file
@@ -76,6 +80,10 @@ master flags:
   -rate R           emails a second; fractions allowed (default 4000)
   -workers N        worker processes to start; 0 to start none and wait for
                     workers started by hand (default 3)
+  -autoscale MIN:MAX
+                    start MIN workers, then start and stop them, between MIN
+                    and MAX, as the stage says it wants (a line per change);
+                    not with -workers or -state
   -slots N          emails each worker sends at once (default 8)
   -kill-after N     SIGKILL the first worker after N emails are delivered; 0
                     for never (default: -n / 4, or 0 with -workers 0)
@@ -131,7 +139,7 @@ func asFlagError(err error) error {
 
 // masterOnly and workerOnly name the flags of one role only.
 var (
-	masterOnly = []string{"n", "rate", "workers", "kill-after", "join-after", "wait", "log", "state", "kill-master-after", "role", "relay"}
+	masterOnly = []string{"n", "rate", "workers", "autoscale", "kill-after", "join-after", "wait", "log", "state", "kill-master-after", "role", "relay"}
 	workerOnly = []string{"master", "name", "items"}
 )
 
@@ -148,6 +156,7 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	fs.Float64Var(&cfg.rate, "rate", cfg.rate, "")
 	fs.IntVar(&cfg.workers, "workers", cfg.workers, "")
 	fs.IntVar(&cfg.slots, "slots", cfg.slots, "")
+	fs.StringVar(&cfg.autoscale, "autoscale", cfg.autoscale, "")
 	fs.IntVar(&cfg.killAfter, "kill-after", cfg.killAfter, "")
 	fs.IntVar(&cfg.joinAfter, "join-after", cfg.joinAfter, "")
 	fs.DurationVar(&cfg.wait, "wait", cfg.wait, "")
@@ -171,6 +180,9 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	set := given(fs)
 	if err == nil {
 		err = roles(set, cfg.worker)
+	}
+	if err == nil {
+		cfg, err = cfg.withAutoscale(set)
 	}
 	if err == nil {
 		cfg = cfg.withMilestones(set)
@@ -208,12 +220,32 @@ func roles(set map[string]bool, worker bool) error {
 	return nil
 }
 
+// withAutoscale reads -autoscale MIN:MAX, and starts the master with MIN
+// workers; it takes neither -workers nor -state.
+func (c config) withAutoscale(set map[string]bool) (config, error) {
+	if c.autoscale == "" {
+		return c, nil
+	}
+	var err error
+	if c.least, c.most, err = scale.Parse(c.autoscale, maxWorkers); err != nil {
+		return c, fmt.Errorf("-autoscale: %w", err)
+	}
+	if set["workers"] || c.state != "" {
+		return c, errors.New("-autoscale starts MIN workers and follows the stage: it takes neither -workers nor -state")
+	}
+	c.workers = c.least
+	return c, nil
+}
+
 // withMilestones fills in the defaults of -kill-after and -join-after
 // unless set has them: a quarter and a half of -n, when the master starts
 // workers of its own, and 0 (never) when it does not.
 func (c config) withMilestones(set map[string]bool) config {
 	if c.state != "" {
 		return c // the master is killed instead
+	}
+	if c.autoscale != "" {
+		return c // the workers come and go already
 	}
 	if !set["kill-after"] && c.workers > 0 {
 		c.killAfter = c.n / 4

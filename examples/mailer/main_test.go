@@ -91,6 +91,10 @@ func TestBadFlagsAreRefusedByName(t *testing.T) {
 		{[]string{"-worker"}, "-worker needs -master ADDR, the address the master prints"},
 		{[]string{"-worker", "-master", "127.0.0.1:7070", "-n", "5"}, "-n is a flag of the master, not of -worker"},
 		{[]string{"-worker", "-master", "127.0.0.1:7070", "-slots", "-3"}, "-slots must be between 1 and 1000, got -3"},
+		{[]string{"-autoscale", "4"}, `-autoscale: want MIN:MAX, two whole numbers, not "4"`},
+		{[]string{"-autoscale", "1:65"}, `-autoscale: want 1 <= MIN <= MAX <= 64, not "1:65"`},
+		{[]string{"-autoscale", "1:3", "-workers", "2"}, "-autoscale starts MIN workers and follows the stage: it takes neither -workers nor -state"},
+		{[]string{"-worker", "-master", "127.0.0.1:7070", "-autoscale", "1:2"}, "-autoscale is a flag of the master, not of -worker"},
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
+	"github.com/evolvekit/evolve/examples/mailer/internal/ndjson"
 	"github.com/evolvekit/evolve/remote"
 )
 
@@ -41,7 +42,11 @@ func (c *campaign) workerLines() []workerLine {
 		lines = append(lines, workerLine{name: name, pid: pid, ended: ended, receipts: receipts[name], delivered: t.Delivered, refused: t.Refused})
 	}
 	for _, p := range c.fleet.all() {
-		add(p.name, p.pid, c.fleet.ended(p))
+		ended := c.fleet.ended(p)
+		if c.scale != nil && c.scale.Stopped(p.name) {
+			ended = "stopped: not wanted"
+		}
+		add(p.name, p.pid, ended)
 	}
 	var others []string
 	for name := range receipts {
@@ -68,6 +73,9 @@ func report(w io.Writer, cfg config, log string, o outcome) {
 	fmt.Fprintf(w, "duplicates dropped: %d (results the master dropped: the email's result was in already)\n", o.status.Duplicates)
 	fmt.Fprintf(w, "elapsed:            %v (least possible at %g emails a second, the first %d at once: %v)\n",
 		o.elapsed.Round(time.Millisecond), cfg.rate, burst(cfg.rate), least.Round(time.Millisecond))
+	if o.scaled != "" {
+		fmt.Fprintf(w, "autoscale:          %s\n", o.scaled)
+	}
 	fmt.Fprintf(w, "by worker:          %8s %9s %7s  %s\n", "receipts", "delivered", "refused", "ended")
 	for _, l := range o.workers {
 		name := l.name
@@ -96,7 +104,7 @@ func failure(err error, st remote.Status) error {
 // one receipt, and prints the outcome, saying how many emails were sent
 // more than once.
 func verify(w io.Writer, n int, log string, o outcome) error {
-	receipts, err := readLog(log)
+	receipts, err := ndjson.Read[receipt]("campaign log", log)
 	var repeats int
 	if err == nil {
 		repeats, err = checkOnce(n, o.mail, receipts)

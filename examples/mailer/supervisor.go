@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
+	"github.com/evolvekit/evolve/examples/mailer/internal/ndjson"
 	"github.com/rs/zerolog"
 )
 
@@ -310,7 +311,7 @@ func (s *supervisor) check() error {
 	fmt.Fprintf(s.stdout, "mail server:     %d emails delivered, %d repeats refused (%d emails sent more than once), in all runs\n", c.Total.Delivered, c.Total.Refused, twice)
 	fmt.Fprintf(s.stdout, "                 in this run %d delivered, %d refused; in runs before %d delivered, %d refused\n",
 		c.Total.Delivered-c.Before.Delivered, c.Total.Refused-c.Before.Refused, c.Before.Delivered, c.Before.Refused)
-	receipts, err := readLog(filepath.Join(s.cfg.state, stateLog))
+	receipts, err := ndjson.Read[receipt]("campaign log", filepath.Join(s.cfg.state, stateLog))
 	if err == nil {
 		_, err = checkOnce(s.cfg.n, c, receipts)
 	}

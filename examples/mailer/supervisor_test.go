@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/durable"
+	"github.com/evolvekit/evolve/examples/mailer/internal/ndjson"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -73,7 +74,7 @@ func TestTheStateLogKeepsOneReceiptPerEmail(t *testing.T) {
 	batch := []durable.Item[receipt]{{Value: receipt{ID: "<1@x>", Worker: "w2", Outcome: "already-delivered"}}, {Value: receipt{ID: "<2@x>", Worker: "w2", Outcome: "delivered"}}}
 	require.NoError(t, l.write(batch))
 	require.NoError(t, l.write(batch))
-	got, err := readLog(path)
+	got, err := ndjson.Read[receipt]("campaign log", path)
 	require.NoError(t, err)
 	assert.Equal(t, []receipt{{ID: "<1@x>", Worker: "w1", Outcome: "delivered"}, {ID: "<2@x>", Worker: "w2", Outcome: "delivered"}}, got)
 	assert.Equal(t, 1, l.written)
