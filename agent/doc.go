@@ -1,43 +1,44 @@
 // Package agent runs agents and holds the handle a program keeps on a
-// running one. A program calls four things here:
+// running one (from the NewRuntime example):
+//
+//	rt := agent.NewRuntime()
+//	defer rt.Shutdown(context.Background())
+//	h, err := parallel.New(rt, parallel.Config{Limit: 4}, double, show)
+//	err = h.Post(ctx, n)
+//	h.Close()
+//	err = h.Wait(ctx)
+//	st, err := h.Status(ctx)
+//
+// Every agent and every chain of this module is fed, drained, watched and
+// stopped through the same [Handle]. An item whose Post returned nil comes
+// out, or fails, exactly once; the input queue is bounded, so a producer
+// faster than the agent is slowed to its pace; and by the time Wait reports
+// that the agent finished, every goroutine it started has returned.
+//
+// # What a program calls
+//
+// A program calls four things here:
 //
 //   - [NewRuntime] makes the [Runtime] every agent and chain runs on
 //     (logs, metrics and a clock are its options), and [Runtime.Shutdown]
 //     ends it;
 //   - each agent package's New, and compose.Start for a chain, return a
-//     [Handle]: Post items, Close, Wait, Status, Stop;
+//     [Handle]: Post items, Close, Wait, Status, Stop; every status
+//     embeds a [Load], a snapshot of the agent's queue and work in flight
+//     (Queued, InFlight, Done, Failed, and the Demand it may still pass on);
 //   - [DeadLetter] is what an item that failed for good becomes, and
 //     [RetryAfter] is how work says when it may be tried again;
 //   - [ErrFull], [ErrClosed] and [ErrStopped] are what Post, TryPost and
 //     Wait report; a panic in work becomes a [*PanicError].
 //
-// Everything else in this package is the contract an agent is written
-// against, which a program that only uses agents never meets.
-//
-// # The contract
-//
-// An agent's whole behaviour is an [Evolve] function: given the current state
-// and one [Msg], it returns the next state and the [Effect] values it wants
-// performed. Evolve is pure: it starts no goroutines, reads no clock, does no
-// I/O and calls no user code. Time arrives inside each message, stamped by the
-// runtime from its [Clock]; an agent that needs randomness keeps a seeded
-// generator in its state. Because evolve is a plain function, an agent is
-// unit-tested by calling it: package agenttest replays a table of (time,
-// message) steps, with no goroutines and no sleeping. Package spawn runs an
-// evolve function of your own.
-//
-// The messages are [Input], [Pull], [Done], [Tick], [Close], [Query], [Set]
-// and [Event]; the effects [Start], [Emit], [Demand], [Timer], [Disarm],
-// [Reply], [Finish], [Cancel], [DeadLetter], [Send] and [Unhandled]. Event
-// and Send carry payloads an agent's own package defines, for what happens
-// outside the runtime: the workers of a remote stage, say, or the pace the
-// agents of a chain keep between them.
-//
-// The [Runtime] is the imperative shell. It runs each agent in its own
-// protoactor-go actor, stamps and delivers messages, runs the work that
-// [Start] effects ask for on goroutines it owns, arms the timers that [Timer]
-// effects ask for, and passes [Emit] values on as the demand downstream
-// allows.
+// In the index below, a program needs those and, beside them, the options
+// ([Option], [WithLogger], [WithMeterProvider], [WithHistograms] with
+// [NewHistograms], [WithClock]), [Stage] (what each agent package's Stage
+// function returns for compose), [Credit], [DefaultQueue],
+// [DeadLettersError], [RetryAfterError] and [ErrUnavailable]. Everything
+// else in this package is the contract an agent is written against (below,
+// under Writing an agent), which a program that only uses agents never
+// meets.
 //
 // # Lifecycle
 //
@@ -72,6 +73,47 @@
 // (it returns [Unhandled] for a message the runtime sent it, or an effect of
 // the wrong type), is a bug in the agent: the agent ends, the failure is
 // logged with its stack, and Wait returns it. Nothing is recovered silently.
+//
+// # Writing an agent: the contract (package spawn)
+//
+// This section and the rest are for writing a new kind of agent: package
+// spawn, the package for writing your own agent, runs an evolve function of
+// your own. An
+// agent's whole behaviour is an [Evolve] function: given the current state
+// and one [Msg], it returns the next state and the [Effect] values it wants
+// performed (from the package example):
+//
+//	func relayEvolve(s relay, m agent.Msg) (relay, []agent.Effect) {
+//		switch m := m.(type) {
+//		case agent.Pull:
+//			s.demand += m.N
+//		case agent.Input[string]:
+//			s.waiting = append(s.waiting[:len(s.waiting):len(s.waiting)], m.Items...)
+//		...
+//		}
+//		...
+//		fx = append(fx, agent.Emit[string]{Values: s.waiting[:n:n]}, agent.Demand{N: n})
+//
+// Evolve is pure: it starts no goroutines, reads no clock, does no I/O and
+// calls no user code. Time arrives inside each message, stamped by the
+// runtime from its [Clock] (see [Stamp]); an agent that needs randomness
+// keeps a seeded generator in its state. Because evolve is a plain
+// function, an agent is unit-tested by calling it: package agenttest
+// replays a table of (time, message) steps, with no goroutines and no
+// sleeping.
+//
+// The messages are [Input], [Pull], [Done], [Tick], [Close], [Query], [Set]
+// and [Event]; the effects [Start], [Emit], [Demand], [Timer], [Disarm],
+// [Reply], [Finish], [Cancel], [DeadLetter], [Send] and [Unhandled]. Event
+// and Send carry payloads an agent's own package defines, for what happens
+// outside the runtime: the workers of a remote stage, say, or the pace the
+// agents of a chain keep between them.
+//
+// The [Runtime] is the imperative shell. It runs each agent in its own
+// protoactor-go actor, stamps and delivers messages, runs the work that
+// [Start] effects ask for on goroutines it owns, arms the timers that [Timer]
+// effects ask for, and passes [Emit] values on as the demand downstream
+// allows.
 //
 // # Flow control
 //

@@ -1,11 +1,45 @@
 package agent_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/parallel"
 )
+
+// A program makes one runtime and starts agents on it, here a parallel
+// agent that doubles numbers, and keeps each one's Handle: it posts items,
+// closes the input, waits for the agent to finish and reads its status.
+func ExampleNewRuntime() {
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(context.Background())
+	ctx := context.Background()
+
+	double := func(_ context.Context, n int) (int, error) { return 2 * n, nil }
+	show := func(r parallel.Result[int]) { fmt.Println(r.Seq, r.Value) }
+	h, err := parallel.New(rt, parallel.Config{Limit: 4}, double, show)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for n := range 3 {
+		if err := h.Post(ctx, n); err != nil {
+			fmt.Println(err)
+		}
+	}
+	h.Close()
+	fmt.Println("wait:", h.Wait(ctx))
+	st, err := h.Status(ctx)
+	fmt.Println("done:", st.Done, err)
+	// Output:
+	// 0 0
+	// 1 2
+	// 2 4
+	// wait: <nil>
+	// done: 3 <nil>
+}
 
 // relay passes its input on while it holds demand and keeps the rest until
 // more is granted; each item it passes on gives its input slot back. It
