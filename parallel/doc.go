@@ -1,5 +1,21 @@
 // Package parallel runs work on many items at once, at most a limit of them
-// at a time, and passes the results on in input order, or as they finish.
+// at a time, and passes the results on in input order, or as they finish
+// (from the package example):
+//
+//	rt := agent.NewRuntime()
+//	defer rt.Shutdown(context.Background())
+//	parse := func(_ context.Context, s string) (int, error) { return strconv.Atoi(s) }
+//	p, err := parallel.New(rt, parallel.Config{Limit: 2}, parse, show)
+//	err = p.Post(ctx, s)
+//	p.Close()
+//	err = p.Wait(ctx)
+//
+// At most Limit items are worked on at once. Every item accepted ends
+// exactly once (unless Stop drops it), as one [Result] handed to the sink:
+// a failure is passed on like a success and does not stop the agent, and
+// Wait reports the first one. What is held waiting for output stays bounded, and with a rate
+// stage before it, its work starts no faster than that rate, retries
+// included.
 //
 // [New] starts an agent on an agent.Runtime and returns its agent.Handle.
 // Post items to it; it runs its [Work] on each in a goroutine the runtime
@@ -16,7 +32,8 @@
 //
 // # Order
 //
-// In input order, a result that finishes before an earlier one is held until
+// In input order, a result that finishes before an earlier one is held
+// (counted in Status.Held, the results finished and not yet emitted) until
 // that one is emitted, and while the limit times the batch size (below) of
 // results are held no new work starts: a slow item delays the output behind
 // it, but the memory it pins stays bounded.
@@ -73,7 +90,9 @@
 // it holds; anywhere else the runtime grants it at once. Behind a rate
 // stage, the agent also takes items only as it can start them: its demand
 // to the rate stage is the room it opens as places and downstream demand
-// free up (Status.Paced and Room), not its queue's free slots, and it
+// free up (Status.Paced, true while a rate stage paces it, and Room, the
+// items it can start as they come and has not got yet), not its queue's
+// free slots, and it
 // starts each item as it comes; one that finds no place after all waits
 // for a pass as a retry does. So its work starts no faster than the rate,
 // retries included, whatever holds it up.
