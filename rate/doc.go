@@ -1,6 +1,22 @@
 // Package rate passes items through a token bucket: an agent that emits the
 // values posted to it unchanged and in order, no faster than a rate (events
-// per second, fractions allowed) with bursts of up to a number of tokens.
+// per second, fractions allowed) with bursts of up to a number of tokens
+// (from the package example):
+//
+//	rt := agent.NewRuntime()
+//	defer rt.Shutdown(context.Background())
+//	a, err := rate.New(rt, rate.Config[string]{Rate: 1000, Burst: 10}, func(s string) {
+//		fmt.Println("out:", s)
+//	})
+//	err = a.Post(ctx, s)
+//	a.Close()
+//	err = a.Wait(ctx)
+//
+// Values come out unchanged and in the order they were posted, and in any
+// window of length t the items let through cost at most burst + rate·t
+// tokens, up to the lateness of its timers (below). The agent never emits more than the next one takes, and in a
+// chain the work of the stage after it starts at that pace, retries
+// included.
 //
 // The bucket starts full and refills continuously, from the instants carried
 // by the agent's messages: at any instant it holds min(burst, tokens +
@@ -49,7 +65,9 @@
 // places and downstream demand free up. The items wait here, in this
 // stage's queue, and each starts as it is let through. A retry reserves a
 // pass of this stage's pace, which grants it as its bucket allows, a
-// token a pass, ahead of the items it holds, and starts as the pass comes;
+// token a pass, ahead of the items it holds, and starts as the pass comes
+// ([Status].Reserved counts the passes reserved and not yet granted,
+// Granted those granted);
 // so does an item that came and found no place after all (the room opened
 // for a batch went to smaller ones, or the limit fell), its first token
 // lost. So the work starts in any window of length t at most burst +
