@@ -1,6 +1,23 @@
 // Package adaptive runs work on many items at once, like package parallel,
 // but learns how many: its limit is chosen, between a minimum and a maximum,
-// by a controller fed with what completed work tells it.
+// by a controller fed with what completed work tells it (from the package
+// example):
+//
+//	rt := agent.NewRuntime()
+//	defer rt.Shutdown(context.Background())
+//	upper := func(_ context.Context, s string) (string, error) { return strings.ToUpper(s), nil }
+//	show := func(r parallel.Result[string]) { fmt.Println(r.Seq, r.Value) }
+//	a, err := adaptive.New(rt, adaptive.Config{Min: 1, Max: 8}, upper, show)
+//	err = a.Post(ctx, s)
+//	a.Close()
+//	err = a.Wait(ctx)
+//
+// The limit stays within Min and Max, and the default controller, [Hill]
+// (a hill-climbing controller), moves it towards the limit that gives the
+// most throughput, growing it only while items wait for a place. Every
+// other promise is a parallel agent's: each item accepted ends exactly
+// once, as one result handed to the sink, and Wait reports the first
+// failure.
 //
 // [New] starts an agent on an agent.Runtime and returns its agent.Handle,
 // whose Status is a [Status]. Post items to it and it hands each
@@ -31,7 +48,8 @@
 //
 // Controllers are pure values, kept in the agent's State, so they can be
 // compared on equal terms in the simulator (package sim). This
-// package has one, [Hill], the default: it estimates the throughput at a
+// package has one, [Hill], the default, which climbs the hill of
+// throughput against limit: it estimates the throughput at a
 // limit by Little's law from service times, moves only on significant
 // evidence, grows the limit only while the agent is saturated (so it does
 // not drift under light load), forgets old estimates and notices a change

@@ -1,5 +1,25 @@
 // Package buffer gathers items into batches and flushes them one batch at a
-// time: a batch is cut when it holds [Config.Size] items, when it weighs
+// time (from the package example):
+//
+//	rt := agent.NewRuntime()
+//	defer rt.Shutdown(context.Background())
+//	flush := func(_ context.Context, batch []int) error {
+//		fmt.Println("insert", len(batch), "rows")
+//		return nil
+//	}
+//	sink := func(batch []int) { fmt.Println("batch", batch) }
+//	b, err := buffer.New(rt, buffer.Config[int]{Size: 3}, flush, sink)
+//	err = b.Post(ctx, i)
+//	b.Close()
+//	err = b.Wait(ctx)
+//
+// Every item accepted goes into exactly one batch, and batches are flushed
+// one at a time, in input order. A batch is emitted once its flush
+// succeeds; if the flush fails, its items go to the dead letters with the
+// flush's error, and Wait reports the first such error. A slow flush slows
+// the producer down rather than letting batches pile up.
+//
+// A batch is cut when it holds [Config.Size] items, when it weighs
 // [Config.MaxWeight] (bytes, say, as [Config.Weight] weighs each item), when
 // its oldest item has waited [Config.MaxWait], and on Close. An item heavier
 // than MaxWeight goes out in a batch of its own, as Akka's
