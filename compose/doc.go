@@ -1,8 +1,25 @@
 // Package compose links agents into typed chains: the values one stage
 // emits are the items the next one takes, and the last stage's values go to
-// a sink.
+// a sink (from the package example):
 //
-//	chain, err := compose.Start(rt, compose.Pipe3(limit, work, batches), sink)
+//	limit, err := rate.Stage(rate.Config[string]{Rate: 1000, Burst: 10})
+//	upper, err := parallel.Stage(parallel.Config{Limit: 4}, func(_ context.Context, w string) (string, error) {
+//		return strings.ToUpper(w), nil
+//	})
+//	lines, err := buffer.Stage(buffer.Config[string]{Size: 3}, nil)
+//	chain, err := compose.Start(rt, compose.Pipe3(limit, upper, lines), func(line []string) {
+//		fmt.Println(strings.Join(line, " "))
+//	})
+//	err = chain.Post(ctx, w)
+//	chain.Close()
+//	err = chain.Wait(ctx)
+//
+// A chain is bounded end to end: no stage emits more than the next can
+// hold, a producer faster than the slowest stage is slowed to its pace
+// (unless the chain's Overflow policy drops or refuses instead), and no
+// mailbox grows without bound. Close drains it stage by stage, and
+// Wait returns once the sink has seen every value, with the errors of
+// every stage that failed.
 //
 // A stage is an agent.Stage: every package that makes an agent has a Stage
 // function that returns its agent as one, and spawn.Stage makes one of an
@@ -39,7 +56,9 @@
 // of every failed stage joined. Nothing is polled. A stage that fails (its
 // evolve panics) takes whatever it is sent and drops it, so the stages
 // before it still drain; a parallel stage passes on only the values of the
-// items that succeeded, and counts the others in its Load.
+// items that succeeded, and counts the others in its Load (its
+// agent.Load, the snapshot of its queue and work in flight that every
+// status embeds).
 //
 // # Record and replay
 //
