@@ -1,6 +1,34 @@
 // Package remote runs a stage's work on worker processes, on this machine or
 // others, that pull it from the stage over protoactor-go's remote (gRPC):
-// the work-pulling pattern, with retries and resource routing.
+// the work-pulling pattern, with retries and resource routing. A master,
+// from the package example:
+//
+//	node, err := remote.Listen(remote.NodeConfig{Addr: "127.0.0.1:7070"})
+//	defer node.Close()
+//	rt := agent.NewRuntime()
+//	defer rt.Shutdown(context.Background())
+//	h, err := remote.New[int, int](rt, remote.Config[int]{Node: node, Name: "double"},
+//		func(r remote.Result[int]) { fmt.Println(r.Seq, r.Value, r.Err) })
+//	err = h.Post(context.Background(), i)
+//	h.Close()
+//	err = h.Wait(context.Background())
+//
+// and a worker process that works for it, from the Work example:
+//
+//	err := remote.Work(context.Background(), remote.WorkerConfig{Master: "127.0.0.1:7070", Stage: "double", Slots: 8},
+//		func(ctx context.Context, v int) (int, error) { return 2 * v, nil })
+//
+// Each item the master accepts has its result emitted exactly once: the
+// first outcome that succeeded, or its last error after Config.MaxAttempts.
+// Its work runs at least once, and more than once if a worker dies or
+// stalls on it, so work with side effects needs an idempotency key.
+// Workers ask for work, so no mailbox overflows, and they join and leave
+// at any time; the tasks of one that dies, hangs or falls silent go to
+// another. Without TLS, nodes speak only on the loopback, unless
+// AllowInsecure says the network is trusted. The master keeps
+// its items in memory, so a crash of its process loses them unless the
+// stage is fed by a durable queue. The rest of this doc says how, and
+// where each promise ends.
 //
 // # Master and workers
 //
@@ -185,8 +213,9 @@
 // length t number at most burst + rate·t, through killed, stopped and
 // rejoining workers, and start within that bound up to the spread of the
 // delay between master and workers. To keep it, the stage takes an item
-// only as a worker has a slot free for it ([Status].Paced, and Room counts
-// the items it can start as they come), grants workers no prefetch (a
+// only as a worker has a slot free for it ([Status].Paced, true while a
+// rate stage paces it, and Room counts the items it can start as they
+// come), grants workers no prefetch (a
 // prefetched task would start whenever a slot frees, not on its token),
 // and an item taken back from a worker (lost, given up, its lease expired,
 // its work failed) waits for a pass of the rate stage, a token, before it
