@@ -1,10 +1,25 @@
 // Package durable runs chains on a durable queue, on NATS JetStream, so
-// that a crash of any process loses nothing the queue accepted.
+// that a crash of any process loses nothing the queue accepted (from the
+// package example):
 //
-//	q, err := durable.Open[Record](durable.Embedded{Dir: "state"}, durable.Config{})
-//	err = q.AddMany(ctx, entries)                 // from this process or another
-//	chain, err := compose.Start(rt, stages, durable.Batches(q, write), compose.WithDeadLetters(q.DeadLetters))
+//	q, err := durable.Open[string](durable.Embedded{Dir: dir}, durable.Config{})
+//	defer q.Close()
+//	err = q.AddMany(ctx, entries) // from this process or another
+//	upper, err := parallel.Stage(parallel.Config{Limit: 4}, durable.Map(func(_ context.Context, w string) (string, error) {
+//		return strings.ToUpper(w), nil
+//	}))
+//	lines, err := buffer.Stage(buffer.Config[durable.Item[string]]{Size: 3}, nil)
+//	chain, err := compose.Start(rt, compose.Pipe2(upper, lines), durable.Batches(q, func(line []durable.Item[string]) error {
+//		...
+//	}), compose.WithDeadLetters(q.DeadLetters))
 //	err = durable.Consume(ctx, q, chain, durable.WithUntilEmpty())
+//
+// Each item reaches the sink or the dead letters at least once, and is
+// acknowledged only then, so an item whose process dies first is handed
+// out again; at a sink idempotent by key, each item's effect is seen once.
+// An entry added again under a key the queue has had within
+// Config.Dedupe is not a second item. Several processes may run the same
+// chain on one queue and share its items, and a rate limit too.
 //
 // A queue lives in a [Store]. [Embedded] runs a NATS server in the
 // process, which keeps the queue in a directory: nothing else is needed.
@@ -16,7 +31,9 @@
 // # Tickets
 //
 // A chain on a queue carries [Item]s: each value with its key and a
-// [Ticket]. Stages pass items on as they are; work on values is lifted to
+// [Ticket], the number by which the process that holds the item names it
+// until it lets the item go (acknowledged, sent to the dead letters, or
+// handed back). Stages pass items on as they are; work on values is lifted to
 // work on items with [Map], so what an item becomes keeps its ticket; a
 // buffer's batches are slices of items. The sink acknowledges an item once
 // what came of it has reached the sink ([Sink], or [Batches] for a
