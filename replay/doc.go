@@ -1,5 +1,26 @@
 // Package replay plays a recording of a running chain back through the
-// chain's evolve functions. A chain started with compose.WithRecording
+// chain's evolve functions (from the package example, whose squares builds
+// a stage of a rate, a parallel and a buffer agent):
+//
+//	stage, err := squares()
+//	var recording bytes.Buffer // a file, in a program
+//	chain, err := compose.Start(rt, stage, func(b []int) {
+//		...
+//	}, compose.WithRecording(&recording))
+//	err = chain.Post(ctx, i)
+//	chain.Close()
+//	err = chain.Wait(ctx)
+//
+//	// Later, elsewhere: the same stage, the recording.
+//	stage, err = squares()
+//	res, err := replay.Run(stage, &recording)
+//
+// Run returns a nil error only if the same evolve functions, fed the same
+// messages, return the same effects and end with the same statuses, byte
+// for byte; else it names the agent, the step and the first difference.
+// Nothing runs but the evolve functions: no goroutines, no clock, no work.
+//
+// A chain started with compose.WithRecording
 // writes down, as it runs on the real runtime, every message each of its
 // agents' evolve takes, with its instant, and the effects evolve returned.
 // [Run] feeds the recording to fresh agents of the same stage, each agent
