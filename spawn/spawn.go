@@ -1,19 +1,3 @@
-// Package spawn is for writing new kinds of agent: it runs an evolve
-// function of your own on an agent.Runtime, alone or as a stage of a
-// compose chain. A program that uses the agents of this module never needs
-// it.
-//
-// An agent is its [Spec]: an initial state, an evolve function (see
-// agent.Evolve for the contract), the bound of its input queue and the work
-// its Start effects run. [New] runs it on its own and returns its
-// agent.Handle; [Stage] makes it a stage for package compose; [Set] sends a
-// running agent an agent.Set message, for a setting that changes while it
-// runs. An agent that runs work on a limited number of workers may share
-// them with the other stages of its chain (see Spec.Workers). The runtime
-// stamps each message with the time, runs the work on goroutines it owns,
-// arms the timers, passes values on as the demand downstream allows, and
-// reports a message of its own sending that evolve did not handle as the
-// agent's failure.
 package spawn
 
 import (
