@@ -1,7 +1,3 @@
-// Package codec turns the items that cross between processes into bytes and
-// back: the items and results a remote stage sends its workers, and the
-// items of a durable queue. Both take a [Codec] in their settings, [JSON]
-// unless told otherwise, and one value serves both.
 package codec
 
 // Codec turns values into bytes, and back. Both methods are given a

@@ -1,9 +1,3 @@
-// Package mtls loads the mutual TLS that the processes of a fleet speak to
-// each other with: a remote stage's master and its workers, and a durable
-// queue and the servers it reaches or lets in. Each takes a *tls.Config in
-// its settings (remote.NodeConfig, remote.WorkerConfig, durable.Embedded
-// and durable.Server); [Load] makes one from the usual three PEM files,
-// good in both roles a process plays, server and client.
 package mtls
 
 import (

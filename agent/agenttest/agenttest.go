@@ -1,12 +1,3 @@
-// Package agenttest helps test agents at two levels.
-//
-// Evolve functions are driven directly: [Run] replays a table of steps, each
-// a message at an instant, against an initial state and collects every state
-// and effect. No actor system, no goroutines, no sleeping.
-//
-// Running agents are tested on a real runtime: [Runtime] makes one that is
-// shut down when the test ends, and [InBubble] makes one inside a
-// testing/synctest bubble so that timers and work run in virtual time.
 package agenttest
 
 import (
