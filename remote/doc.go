@@ -296,7 +296,8 @@
 //
 // # Status and errors
 //
-// The master's handle reports a [Status]: its agent.Load, a [WorkerStatus]
+// The master's handle reports a [Status]: its agent.Load (the snapshot of
+// its queue and work in flight that every status embeds), a [WorkerStatus]
 // for each registered worker, the items queued by tag, the workers wanted
 // by tag, and its requeues, retries and duplicates. A setting out of range is an [ErrConfig]. An
 // item's failed [Result] holds a [*WorkError], the error its work returned
