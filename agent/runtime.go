@@ -66,7 +66,11 @@ func WithLogger(l zerolog.Logger) Option {
 // Nothing polls the agents: each publishes its status as it goes, after a
 // batch of messages it takes in, at most once a millisecond (a timer
 // publishes the last batch's within it), and the instruments read what was
-// published last. An agent is observed until it ends. Each record of a
+// published last. An agent's gauges are observed until it ends; its
+// counters, by its name, for as long as the runtime runs: the agents that
+// bear one name (started one per request, say) make one set of counters
+// that counts on across them, as a Prometheus counter must for rate() to
+// hold, so give a name per kind of agent, not per request. Each record of a
 // histogram costs about 85 ns; with [WithHistograms] the agents count them
 // in plain memory instead. Without this option the agents measure nothing.
 // If mp refuses an instrument, the runtime logs it and measures nothing.

@@ -97,6 +97,9 @@ func TestAChainPublishesEveryAgentsStatusAsMetrics(t *testing.T) {
 		require.NoError(t, c.Wait(context.Background()))
 		require.NoError(t, reader.Collect(context.Background(), &rm))
 		assert.Empty(t, points(t, rm, "evolve.queued"), "an agent that ended is observed no more")
+		assert.Equal(t, map[string]float64{"pace": 20, "work": 20, "files": 20}, points(t, rm, "evolve.items.in"),
+			"but its counters keep what it counted, by name")
+		assert.Equal(t, map[string]float64{"pace": 20, "work": 20, "files": 4}, points(t, rm, "evolve.items.out"))
 		assert.Equal(t, 20.0, points(t, rm, "evolve.work.duration")["work"], "one piece of work per item")
 	}, agent.WithMeterProvider(mp))
 }

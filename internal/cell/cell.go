@@ -113,8 +113,11 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 		if c.wire.Tape != nil {
 			c.wire.Tape.Close()
 		}
-		// Observed no more before anyone waiting for the agent hears
-		// it is gone.
+		// Its last counts published, and its gauges observed no more,
+		// before anyone waiting for the agent hears it is gone.
+		if c.h.gauges != nil {
+			c.publish(c.h.rt.Clock.Now())
+		}
 		c.h.unmeter()
 		c.h.actorStopped(v, ok)
 		c.release()

@@ -8,7 +8,13 @@
 //
 // Nothing polls the agents. Each agent publishes a [Snapshot] of its own
 // state as it goes, on its own goroutine, and the observable instruments'
-// one callback reads what the agents published last. The measurements of a
+// one callback reads what the agents published last. The counters are
+// observed by name, and keep what the agents of that name that ended
+// counted: a name counts on across the agents that bear it, one at a time
+// or several at once, as a Prometheus counter must for rate() to hold; an
+// ended agent's gauges go with it. So a name a program gives to one kind
+// of agent, started per request, keeps one set of counters; a name given
+// per request keeps one per request. The measurements of a
 // [Line] carry its tag as the attribute "tag" as well. A runtime without a
 // meter provider has no [Meter], and its agents publish nothing.
 //
@@ -62,6 +68,25 @@ type Meter struct {
 
 	mu     sync.Mutex
 	agents map[*Gauges]struct{}
+	// ended holds, by name, the counters of the agents that ended: a
+	// counter keeps counting across them, as Prometheus expects of one,
+	// so that a rate() over agents started per request holds.
+	ended map[string]*counts
+}
+
+// counts are an agent's counters.
+type counts struct {
+	in, out, failed, retried, dropped int64
+	attrs                             metric.MeasurementOption
+}
+
+// add adds s's counters to c.
+func (c *counts) add(s Snapshot) {
+	c.in += s.In
+	c.out += s.Out
+	c.failed += s.Failed
+	c.retried += s.Retried
+	c.dropped += s.Dropped
 }
 
 // New makes the instruments on mp's meter for package evolve, and
@@ -69,7 +94,7 @@ type Meter struct {
 // tally their histograms themselves, for hist to produce; mp may then be
 // nil, for the histograms alone.
 func New(mp metric.MeterProvider, hist *Histograms) (*Meter, error) {
-	m := &Meter{agents: make(map[*Gauges]struct{}), hist: hist}
+	m := &Meter{agents: make(map[*Gauges]struct{}), ended: make(map[string]*counts), hist: hist}
 	if mp == nil {
 		return m, nil
 	}
@@ -130,19 +155,27 @@ func (m *Meter) Agent(name string) *Gauges {
 	return g
 }
 
-// observe observes what every agent published last.
+// observe observes what every agent published last: the counters by
+// name, those of the agents of that name that ended included; the gauges
+// of the live agents alone.
 func (m *Meter) observe(_ context.Context, o metric.Observer) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	byName := make(map[string]*counts, len(m.ended)+len(m.agents))
+	for name, c := range m.ended {
+		sum := *c
+		byName[name] = &sum
+	}
 	for g := range m.agents {
 		g.mu.Lock()
 		s := g.last
 		g.mu.Unlock()
-		o.ObserveInt64(m.in, s.In, g.attrs)
-		o.ObserveInt64(m.out, s.Out, g.attrs)
-		o.ObserveInt64(m.failed, s.Failed, g.attrs)
-		o.ObserveInt64(m.retried, s.Retried, g.attrs)
-		o.ObserveInt64(m.dropped, s.Dropped, g.attrs)
+		c := byName[g.name]
+		if c == nil {
+			c = &counts{attrs: g.attrs}
+			byName[g.name] = c
+		}
+		c.add(s)
 		o.ObserveInt64(m.queued, s.Queued, g.attrs)
 		o.ObserveInt64(m.inFlight, s.InFlight, g.attrs)
 		if !s.Unbounded {
@@ -159,6 +192,13 @@ func (m *Meter) observe(_ context.Context, o metric.Observer) error {
 			o.ObserveInt64(m.desired, l.Desired, attrs)
 			o.ObserveInt64(m.backlog, l.Backlog, attrs)
 		}
+	}
+	for _, c := range byName {
+		o.ObserveInt64(m.in, c.in, c.attrs)
+		o.ObserveInt64(m.out, c.out, c.attrs)
+		o.ObserveInt64(m.failed, c.failed, c.attrs)
+		o.ObserveInt64(m.retried, c.retried, c.attrs)
+		o.ObserveInt64(m.dropped, c.dropped, c.attrs)
 	}
 	return nil
 }
@@ -250,12 +290,26 @@ func (g *Gauges) Waited(d time.Duration, n int) {
 	}
 }
 
-// Close forgets the agent: it is observed no more.
+// Close forgets the agent, which ended: its gauges are observed no more,
+// and its counters are added to those of the agents of its name that
+// ended before (see Meter.ended). A second Close does nothing.
 func (g *Gauges) Close() {
+	g.mu.Lock()
+	last := g.last
+	g.mu.Unlock()
 	g.m.mu.Lock()
-	delete(g.m.agents, g)
+	_, live := g.m.agents[g]
+	if live {
+		delete(g.m.agents, g)
+		c := g.m.ended[g.name]
+		if c == nil {
+			c = &counts{attrs: g.attrs}
+			g.m.ended[g.name] = c
+		}
+		c.add(last)
+	}
 	g.m.mu.Unlock()
-	if g.m.hist != nil {
+	if live && g.m.hist != nil {
 		g.m.hist.leave(g)
 	}
 }
