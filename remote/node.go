@@ -37,8 +37,9 @@ type NodeConfig struct {
 // Listen starts a node as cfg says. Workers give its address ([Node.Addr])
 // to [Work]. It returns an [ErrConfig] for an address that is not a
 // concrete host and port, one off the loopback with neither TLS nor
-// AllowInsecure, both of those, or a TLS configuration that is not mutual
-// or whose certificate does not name the host it listens at.
+// AllowInsecure (a host name that does not resolve is refused as such
+// first), both of those, or a TLS configuration that is not mutual or
+// whose certificate does not name the host it listens at.
 func Listen(cfg NodeConfig) (*Node, error) {
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"

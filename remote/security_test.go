@@ -24,12 +24,30 @@ func TestOffTheLoopbackNeedsTLSOrAllowInsecure(t *testing.T) {
 	for _, cfg := range []remote.WorkerConfig{
 		{Master: "192.0.2.1:7070"},
 		{Master: "127.0.0.1:7070", Listen: "192.0.2.2:0"},
-		{Master: "master.example:7070"},
 	} {
 		err := remote.Work(context.Background(), cfg, nop)
 		require.ErrorIs(t, err, remote.ErrConfig, "%+v", cfg)
 		assert.ErrorContains(t, err, "off the loopback")
 	}
+}
+
+// A host that does not resolve (.invalid never does, and no network is
+// needed to find out) is refused as such, naming it, before the loopback
+// rule could call it off the loopback.
+func TestAHostThatDoesNotResolveIsRefusedAsSuch(t *testing.T) {
+	nop := func(context.Context, int) (int, error) { return 0, nil }
+	for _, cfg := range []remote.WorkerConfig{
+		{Master: "nosuchhost.invalid:7070"},
+		{Master: "127.0.0.1:7070", Listen: "nosuchhost.invalid:0"},
+	} {
+		err := remote.Work(context.Background(), cfg, nop)
+		require.ErrorIs(t, err, remote.ErrConfig, "%+v", cfg)
+		assert.Regexp(t, `^remote: host "nosuchhost\.invalid" of nosuchhost\.invalid:\d+ does not resolve: `, err.Error())
+		assert.NotContains(t, err.Error(), "off the loopback")
+	}
+	_, err := remote.Listen(remote.NodeConfig{Addr: "nosuchhost.invalid:7070"})
+	require.ErrorIs(t, err, remote.ErrConfig)
+	assert.ErrorContains(t, err, `host "nosuchhost.invalid" of nosuchhost.invalid:7070 does not resolve`)
 }
 
 func TestTLSAndAllowInsecureExcludeEachOther(t *testing.T) {

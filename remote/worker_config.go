@@ -46,6 +46,9 @@ type WorkerConfig struct {
 	TLS *tls.Config
 	// AllowInsecure lets the worker reach a master, or listen, off the
 	// loopback without TLS, as NodeConfig.AllowInsecure lets a node.
+	// Without either, a host name of Master or Listen that does not
+	// resolve is refused as such (an ErrConfig that names it), before it
+	// could be called off the loopback.
 	AllowInsecure bool
 	// Rejoin bounds how long a worker that lost its master tries to
 	// register again, with backoff, before Work fails with ErrMasterGone

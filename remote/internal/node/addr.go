@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"crypto/tls"
 	"net"
 	"strconv"
@@ -13,6 +14,9 @@ import (
 // and from the hosts of addrs (where a node listens, and the master a
 // worker dials), as internal/loopback's rule asks, and returns the TLS
 // configuration to use, nil for none: creds itself, checked (see Check).
+// A host name that the rule would refuse, with neither creds nor insecure,
+// is looked up first: one that does not resolve (a typo, say) is refused
+// as such, rather than as off the loopback.
 func Credentials(creds *tls.Config, insecure bool, addrs ...string) (*tls.Config, error) {
 	if creds != nil && insecure {
 		return nil, Invalid("TLS and AllowInsecure exclude each other")
@@ -22,6 +26,11 @@ func Credentials(creds *tls.Config, insecure bool, addrs ...string) (*tls.Config
 		if err != nil {
 			return nil, err
 		}
+		if creds == nil && !insecure && !loopback.Is(host) {
+			if err := resolves(addr, host); err != nil {
+				return nil, err
+			}
+		}
 		if err := loopback.Require(ErrConfig, "remote", addr, host, creds != nil, insecure); err != nil {
 			return nil, err
 		}
@@ -30,6 +39,23 @@ func Credentials(creds *tls.Config, insecure bool, addrs ...string) (*tls.Config
 		return nil, nil
 	}
 	return creds, Check(creds, time.Now())
+}
+
+// LookupBound bounds the look-up of a host name in Credentials.
+const LookupBound = 5 * time.Second
+
+// resolves reports a host name, of addr, that does not resolve to an
+// address: an IP address needs no look-up.
+func resolves(addr, host string) error {
+	if net.ParseIP(host) != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), LookupBound)
+	defer cancel()
+	if _, err := net.DefaultResolver.LookupHost(ctx, host); err != nil {
+		return Invalid("host %q of %s does not resolve: %v", host, addr, err)
+	}
+	return nil
 }
 
 // SplitAddr returns the host and port of addr, a concrete host and a port

@@ -31,3 +31,18 @@ func TestAnAdvertisedAddressNamesAHostAndAPort(t *testing.T) {
 		assert.ErrorIs(t, advertisable(bad), ErrConfig, bad)
 	}
 }
+
+// A host name that does not resolve is refused as such, naming the host,
+// rather than as off the loopback: .invalid never resolves (RFC 6761), and
+// without a network the look-up fails all the same.
+func TestAHostThatDoesNotResolveIsRefusedAsSuch(t *testing.T) {
+	_, err := Credentials(nil, false, "127.0.0.1:0", "nosuchhost.invalid:7070")
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Regexp(t, `^remote: host "nosuchhost\.invalid" of nosuchhost\.invalid:7070 does not resolve: `, err.Error())
+	assert.NotContains(t, err.Error(), "off the loopback")
+
+	_, err = Credentials(nil, false, "192.0.2.1:7070")
+	assert.ErrorContains(t, err, "192.0.2.1:7070 is off the loopback", "an IP address needs no look-up")
+	_, err = Credentials(nil, true, "nosuchhost.invalid:7070")
+	assert.NoError(t, err, "with AllowInsecure the rule passes, and the name is looked up as it is dialed")
+}
