@@ -12,6 +12,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/examples/mailer/internal/fleet"
 	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
 	"github.com/evolvekit/evolve/examples/mailer/internal/ndjson"
 	"github.com/evolvekit/evolve/examples/mailer/internal/scale"
@@ -26,7 +27,7 @@ const (
 	logBatch  = 500                    // receipts per batch written to the campaign log
 	logLinger = 250 * time.Millisecond // how long a partial batch waits
 	lease     = 10 * time.Second       // how long a worker may hold an email
-	endWait   = 10 * time.Second       // how long workers get to end once the campaign has
+	endWait   = fleet.EndWait          // how long workers get to end once the campaign has
 )
 
 // campaign is one run of the master: the mail server, the remote node its
@@ -36,14 +37,14 @@ type campaign struct {
 	out   io.Writer // stdout, safe for concurrent use
 	mail  *mailserver.Server
 	node  *remote.Node
-	fleet *fleet
+	fleet *fleet.Fleet
 	log   *ndjson.Writer[receipt]
 	scale *scale.Scaler // with -autoscale
 
-	victim  atomic.Pointer[proc] // the worker to kill
-	killed  atomic.Bool          // the kill has begun
-	joining atomic.Bool          // the join has been asked for
-	join    chan struct{}        // asks for the worker that joins
+	victim  atomic.Pointer[fleet.Worker] // the worker to kill
+	killed  atomic.Bool                  // the kill has begun
+	joining atomic.Bool                  // the join has been asked for
+	join    chan struct{}                // asks for the worker that joins
 
 	mu       sync.Mutex
 	receipts map[string]int // logged, by worker
@@ -82,10 +83,10 @@ func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err
 		return err
 	}
 	defer func() { err = errors.Join(err, closeMail(c.mail)) }()
-	if c.fleet, err = newFleet(c.node.Addr(), cfg.slots, stderr); err != nil {
+	if c.fleet, err = fleet.New(c.node.Addr(), cfg.slots, nil, stderr); err != nil {
 		return err
 	}
-	defer c.fleet.stop()
+	defer c.fleet.Stop()
 	if cfg.autoscale != "" {
 		c.scale = scale.New(cfg.least, cfg.most, &scaled{c: c, next: cfg.least}, names(cfg.least), stdout, time.Now())
 	}
@@ -93,7 +94,7 @@ func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err
 	if err != nil {
 		return err
 	}
-	c.fleet.wait(endWait)
+	c.fleet.Wait(endWait)
 	o.workers = c.workerLines()
 	o.mail = c.mail.Counts()
 	if c.scale != nil {
@@ -200,11 +201,11 @@ func (c *campaign) header() {
 	fmt.Fprintf(c.out, "mailer: %d emails at %g a second -> workers of the master at %s -> campaign log %s, in batches of %d\n",
 		c.cfg.n, c.cfg.rate, c.node.Addr(), c.log.Path, logBatch)
 	if c.cfg.workers == 0 {
-		fmt.Fprintf(c.out, "mailer: waiting for workers: %s\n", c.fleet.command())
+		fmt.Fprintf(c.out, "mailer: waiting for workers: %s\n", c.fleet.Command())
 		return
 	}
 	fmt.Fprintf(c.out, "mailer: starting %d workers of %d slots; another can join with: %s\n",
-		c.cfg.workers, c.cfg.slots, c.fleet.command())
+		c.cfg.workers, c.cfg.slots, c.fleet.Command())
 	if c.scale != nil {
 		fmt.Fprintf(c.out, "mailer: then as many as the stage wants, %d to %d\n", c.cfg.least, c.cfg.most)
 	}
@@ -224,7 +225,7 @@ func names(n int) []string {
 // kill.
 func (c *campaign) startWorkers() error {
 	for i, name := range names(c.cfg.workers) {
-		p, err := c.fleet.start(name)
+		p, err := c.fleet.Start(name)
 		if err != nil {
 			return err
 		}
@@ -247,15 +248,15 @@ type scaled struct {
 func (s *scaled) Start() (string, error) {
 	s.next++
 	name := fmt.Sprintf("w%d", s.next)
-	_, err := s.c.fleet.start(name)
+	_, err := s.c.fleet.Start(name)
 	return name, err
 }
 
 // Stop asks the worker named to leave, and waits for it.
 func (s *scaled) Stop(name string) error {
-	for _, p := range s.c.fleet.all() {
-		if p.name == name {
-			return p.end()
+	for _, p := range s.c.fleet.All() {
+		if p.Name == name {
+			return p.End()
 		}
 	}
 	return fmt.Errorf("no worker %s", name)
@@ -315,11 +316,11 @@ func (c *campaign) sent() int {
 // then: the email is delivered, and the worker never hears so, nor reports
 // it. Once cfg.joinAfter emails are delivered, it asks for one more worker.
 func (c *campaign) taken(id, worker string, total int, first bool) {
-	if v := c.victim.Load(); c.cfg.killAfter > 0 && total >= c.cfg.killAfter && first && v != nil && worker == v.name &&
+	if v := c.victim.Load(); c.cfg.killAfter > 0 && total >= c.cfg.killAfter && first && v != nil && worker == v.Name &&
 		c.killed.CompareAndSwap(false, true) {
-		c.fleet.kill(v)
+		c.fleet.Kill(v)
 		fmt.Fprintf(c.out, "mailer: %d emails delivered: killed worker %s (pid %d) with SIGKILL as the mail server took %s from it\n",
-			total, v.name, v.pid, id)
+			total, v.Name, v.Pid(), id)
 	}
 	if c.cfg.joinAfter > 0 && total >= c.cfg.joinAfter && c.joining.CompareAndSwap(false, true) {
 		c.join <- struct{}{}
@@ -335,12 +336,12 @@ func (c *campaign) joiner(quit <-chan struct{}) {
 	case <-c.join:
 	}
 	name := fmt.Sprintf("w%d", c.cfg.workers+1)
-	p, err := c.fleet.start(name)
+	p, err := c.fleet.Start(name)
 	if err != nil {
 		fmt.Fprintf(c.out, "mailer: %v\n", err)
 		return
 	}
-	fmt.Fprintf(c.out, "mailer: %d emails delivered: started worker %s (pid %d)\n", c.mail.Delivered(), name, p.pid)
+	fmt.Fprintf(c.out, "mailer: %d emails delivered: started worker %s (pid %d)\n", c.mail.Delivered(), name, p.Pid())
 }
 
 // progress writes a line to w every second until quit is closed.

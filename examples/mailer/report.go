@@ -41,12 +41,12 @@ func (c *campaign) workerLines() []workerLine {
 		t := mail.ByWorker[name]
 		lines = append(lines, workerLine{name: name, pid: pid, ended: ended, receipts: receipts[name], delivered: t.Delivered, refused: t.Refused})
 	}
-	for _, p := range c.fleet.all() {
-		ended := c.fleet.ended(p)
-		if c.scale != nil && c.scale.Stopped(p.name) {
+	for _, p := range c.fleet.All() {
+		ended := c.fleet.Ended(p)
+		if c.scale != nil && c.scale.Stopped(p.Name) {
 			ended = "stopped: not wanted"
 		}
-		add(p.name, p.pid, ended)
+		add(p.Name, p.Pid(), ended)
 	}
 	var others []string
 	for name := range receipts {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evolvekit/evolve/examples/mailer/internal/fleet"
 	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
 	"github.com/evolvekit/evolve/examples/mailer/internal/ndjson"
 	"github.com/rs/zerolog"
@@ -57,13 +58,13 @@ func supervise(ctx context.Context, cfg config, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	defer func() { _ = mail.end() }()
+	defer func() { _ = mail.End() }()
 	c, err := mailserver.FetchTotals(ctx, s.relay)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "mailer: mail server (pid %d) at %s; in runs before: %d emails delivered, %d repeats refused\n",
-		mail.pid, s.relay, c.Before.Delivered, c.Before.Refused)
+		mail.Pid(), s.relay, c.Before.Delivered, c.Before.Refused)
 	if done {
 		fmt.Fprintf(stdout, "mailer: the campaign in %s was done already: its queue is empty; nothing to send\n", cfg.state)
 	} else if err := s.runMaster(ctx, c.Before.Delivered); err != nil {
@@ -86,11 +87,14 @@ func (s *supervisor) runMaster(ctx context.Context, delivered int) error {
 	if err != nil {
 		return err
 	}
-	defer func() { _ = master.end() }() // the last master started
-	f := &fleet{exe: s.exe, master: addr, slots: s.cfg.slots, extra: []string{"-items"}, stderr: s.stderr}
-	defer f.stop()
+	defer func() { _ = master.End() }() // the last master started
+	f, err := fleet.New(addr, s.cfg.slots, []string{"-items"}, s.stderr)
+	if err != nil {
+		return err
+	}
+	defer f.Stop()
 	for i := 1; i <= s.cfg.workers; i++ {
-		if _, err := f.start(fmt.Sprintf("w%d", i)); err != nil {
+		if _, err := f.Start(fmt.Sprintf("w%d", i)); err != nil {
 			return err
 		}
 	}
@@ -106,39 +110,39 @@ func (s *supervisor) runMaster(ctx context.Context, delivered int) error {
 			delivered, s.cfg.killMasterAfter)
 	}
 	select {
-	case <-master.done:
+	case <-master.Done():
 	case <-ctx.Done():
 		return errors.New("interrupted")
 	}
-	if master.err != nil {
-		return fmt.Errorf("the master: %w", master.err)
+	if err := master.Err(); err != nil {
+		return fmt.Errorf("the master: %w", err)
 	}
-	f.wait(endWait)
+	f.Wait(endWait)
 	return nil
 }
 
 // killMaster kills master with SIGKILL once the mail server has delivered
 // cfg.killMasterAfter emails, and returns another started on the same
 // state and address.
-func (s *supervisor) killMaster(ctx context.Context, master *child, addr string) (*child, error) {
+func (s *supervisor) killMaster(ctx context.Context, master *fleet.Child, addr string) (*fleet.Child, error) {
 	delivered, err := awaitDeliveries(ctx, s.relay, s.cfg.killMasterAfter, master)
 	if err != nil {
 		return nil, err
 	}
-	master.kill()
+	master.Kill()
 	fmt.Fprintf(s.stdout, "mailer: %d emails delivered: killed the master (pid %d) with SIGKILL; starting it again on the same state\n",
-		delivered, master.pid)
+		delivered, master.Pid())
 	return s.startMaster(ctx, addr)
 }
 
 // startMaster starts a master at addr, its output to stdout and stderr,
 // and returns once it says its stage runs (masterReady): a worker that
 // registers before then is told that no such stage runs, and gives up.
-func (s *supervisor) startMaster(ctx context.Context, addr string) (*child, error) {
+func (s *supervisor) startMaster(ctx context.Context, addr string) (*fleet.Child, error) {
 	cmd := exec.Command(s.exe, s.masterArgs(addr)...)
 	ready := &readyWriter{w: s.stdout, ready: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = ready, s.stderr
-	c, err := startChild(cmd)
+	c, err := fleet.Start(cmd)
 	if err != nil {
 		return nil, fmt.Errorf("starting the master: %w", err)
 	}
@@ -147,14 +151,14 @@ func (s *supervisor) startMaster(ctx context.Context, addr string) (*child, erro
 	select {
 	case <-ready.ready:
 		return c, nil
-	case <-c.done:
-		return nil, fmt.Errorf("the master ended before its stage ran: %v", c.err)
+	case <-c.Done():
+		return nil, fmt.Errorf("the master ended before its stage ran: %v", c.Err())
 	case <-ctx.Done():
 		err = errors.New("interrupted")
 	case <-deadline.C:
 		err = fmt.Errorf("the master at %s did not run its stage within %v", addr, endWait)
 	}
-	_ = c.end()
+	_ = c.End()
 	return nil, err
 }
 
@@ -198,7 +202,7 @@ func (s *supervisor) masterArgs(addr string) []string {
 // prints first. Unless the campaign is done, it listens where it did in the
 // runs before, for the emails in the queue name that address, which
 // mailAddr keeps for the runs after.
-func (s *supervisor) startMail(done bool) (*child, error) {
+func (s *supervisor) startMail(done bool) (*fleet.Child, error) {
 	addrFile := filepath.Join(s.cfg.state, mailAddr)
 	addr, err := os.ReadFile(addrFile)
 	switch {
@@ -213,19 +217,19 @@ func (s *supervisor) startMail(done bool) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := startChild(cmd)
+	c, err := fleet.Start(cmd)
 	if err != nil {
 		return nil, fmt.Errorf("starting the mail server: %w", err)
 	}
 	line, err := bufio.NewReader(out).ReadString('\n')
 	url, ok := strings.CutPrefix(strings.TrimSpace(line), mailReady)
 	if err != nil || !ok {
-		return nil, fmt.Errorf("the mail server did not start at %s: %q %v (%v)", addr, line, err, c.end())
+		return nil, fmt.Errorf("the mail server did not start at %s: %q %v (%v)", addr, line, err, c.End())
 	}
 	s.relay = url
 	if !done {
 		if err := os.WriteFile(addrFile, []byte(strings.TrimPrefix(url, "http://")), 0o644); err != nil {
-			_ = c.end()
+			_ = c.End()
 			return nil, fmt.Errorf("-state: %w", err)
 		}
 	}
@@ -271,13 +275,13 @@ func freeAddress(listen string) (string, error) {
 // awaitDeliveries waits until the mail server at relay has delivered n
 // emails, and returns how many it had then, or an error if the master
 // ended first.
-func awaitDeliveries(ctx context.Context, relay string, n int, master *child) (int, error) {
+func awaitDeliveries(ctx context.Context, relay string, n int, master *fleet.Child) (int, error) {
 	tick := time.NewTicker(superviseEvery)
 	defer tick.Stop()
 	for {
 		select {
-		case <-master.done:
-			return -1, fmt.Errorf("the master ended before %d emails were delivered: %v", n, master.err)
+		case <-master.Done():
+			return -1, fmt.Errorf("the master ended before %d emails were delivered: %v", n, master.Err())
 		case <-ctx.Done():
 			return 0, errors.New("interrupted")
 		case <-tick.C:

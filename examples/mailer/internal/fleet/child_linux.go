@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package fleet
 
 import (
 	"os/exec"
@@ -8,7 +8,7 @@ import (
 )
 
 // dieWithParent has the kernel kill the process cmd starts with SIGKILL
-// once the thread that started it ends (see startChild), so that a
+// once the thread that started it ends (see Start), so that a
 // supervisor or master killed with SIGKILL, which runs no code of its own
 // to end them, takes its children with it. A process group would not do:
 // its members die when someone signals the group (a terminal's Ctrl-C),
