@@ -91,8 +91,14 @@
 //			s.waiting = append(s.waiting[:len(s.waiting):len(s.waiting)], m.Items...)
 //		...
 //		}
+//		var fx []agent.Effect
+//		if n := min(s.demand, len(s.waiting)); n > 0 {
+//			fx = append(fx, agent.Emit[string]{Values: s.waiting[:n:n]}, agent.Demand{N: n})
+//			s.waiting, s.demand = s.waiting[n:], s.demand-n
+//		}
 //		...
-//		fx = append(fx, agent.Emit[string]{Values: s.waiting[:n:n]}, agent.Demand{N: n})
+//		return s, fx
+//	}
 //
 // Evolve is pure: it starts no goroutines, reads no clock, does no I/O and
 // calls no user code. Time arrives inside each message, stamped by the
