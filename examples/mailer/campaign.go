@@ -40,6 +40,7 @@ type campaign struct {
 	fleet *fleet.Fleet
 	log   *ndjson.Writer[receipt]
 	scale *scale.Scaler // with -autoscale
+	starv *starved      // says when emails wait with no worker
 
 	victim  atomic.Pointer[fleet.Worker] // the worker to kill
 	killed  atomic.Bool                  // the kill has begun
@@ -87,6 +88,10 @@ func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err
 		return err
 	}
 	defer c.fleet.Stop()
+	c.starv = &starved{out: stdout, wait: cfg.wait, command: c.fleet.Command}
+	if cfg.workers == 0 {
+		c.starv.state = idle // the header says so
+	}
 	if cfg.autoscale != "" {
 		c.scale = scale.New(cfg.least, cfg.most, &scaled{c: c, next: cfg.least}, names(cfg.least), stdout, time.Now())
 	}
@@ -144,7 +149,8 @@ func (c *campaign) run(ctx context.Context, stderr io.Writer) (outcome, error) {
 	start := time.Now()
 	watchers := []func(quit <-chan struct{}){
 		func(quit <-chan struct{}) { c.joiner(quit) },
-		func(quit <-chan struct{}) { c.progress(stderr, chain, start, quit) }}
+		func(quit <-chan struct{}) { c.progress(stderr, chain, start, quit) },
+		func(quit <-chan struct{}) { c.watchStarved(chain, quit) }}
 	if c.scale != nil {
 		watchers = append(watchers, c.scale.Run)
 	}
@@ -152,6 +158,7 @@ func (c *campaign) run(ctx context.Context, stderr io.Writer) (outcome, error) {
 	err = c.post(ctx, chain)
 	elapsed := time.Since(start)
 	stopWatching()
+	c.starv.flush()
 	if ctx.Err() != nil {
 		return outcome{}, fmt.Errorf("interrupted after %v: %d of %d emails sent", elapsed.Round(time.Millisecond), c.sent(), c.cfg.n)
 	}
@@ -179,7 +186,8 @@ func (c *campaign) chain() (agent.Stage[email, []receipt], error) {
 		onWant = func(_ string, n int) { c.scale.Want(n) }
 	}
 	send, err := remote.Stage[email, receipt](remote.Config[email]{
-		Node: c.node, Name: stageName, Unordered: true, Lease: lease, TagWait: c.cfg.wait, OnWant: onWant})
+		Node: c.node, Name: stageName, Unordered: true, Lease: lease, TagWait: c.cfg.wait, OnWant: onWant,
+		DeadLetters: c.starv.dead})
 	if err != nil {
 		return agent.Stage[email, []receipt]{}, err
 	}
@@ -365,6 +373,29 @@ func (c *campaign) progress(w io.Writer, chain agent.Handle[email, compose.Statu
 		}
 		fmt.Fprintf(w, "mailer: %v: %d of %d emails delivered, %d receipts logged, %s workers\n",
 			time.Since(start).Round(100*time.Millisecond), c.mail.Delivered(), c.cfg.n, c.sent(), workers)
+	}
+}
+
+// watchStarved tells starved the remote stage's status every
+// starvedEvery until quit is closed.
+func (c *campaign) watchStarved(chain agent.Handle[email, compose.Status], quit <-chan struct{}) {
+	tick := time.NewTicker(starvedEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-quit:
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		st, err := chain.Status(ctx)
+		cancel()
+		if err != nil {
+			continue
+		}
+		if rs, ok := st.Agents[1].Detail.(remote.Status); ok {
+			c.starv.note(rs, c.sent()+rs.Failed < c.cfg.n, time.Now())
+		}
 	}
 }
 
