@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,19 +73,27 @@ type outcome struct {
 func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) {
 	stdout, stderr = zerolog.SyncWriter(stdout), zerolog.SyncWriter(stderr)
 	c := &campaign{cfg: cfg, out: stdout, join: make(chan struct{}, 1), receipts: make(map[string]int)}
-	if c.node, err = remote.Listen(remote.NodeConfig{Addr: cfg.listen}); err != nil {
+	if c.node, err = remote.Listen(remote.NodeConfig{Addr: cfg.listen, TLS: cfg.creds}); err != nil {
 		return asFlagError(fmt.Errorf("-listen: %w", err))
 	}
 	defer c.node.Close()
+	// With TLS, the mail server and the workers started here listen on the
+	// master's host, which its certificate names, and speak mutual TLS.
+	mail, extra := mailserver.Config{Taken: c.taken}, []string(nil)
+	if cfg.creds != nil {
+		host, _, _ := net.SplitHostPort(c.node.Addr())
+		mail.Addr, mail.TLS = net.JoinHostPort(host, "0"), cfg.creds
+		extra = append(cfg.tls.args(), "-listen", net.JoinHostPort(host, "0"))
+	}
 	if c.log, err = ndjson.Create[receipt]("campaign log", cfg.log, "mailer-*.ndjson"); err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, c.log.Close()) }()
-	if c.mail, err = mailserver.Start(mailserver.Config{Taken: c.taken}); err != nil {
+	if c.mail, err = mailserver.Start(mail); err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, closeMail(c.mail)) }()
-	if c.fleet, err = fleet.New(c.node.Addr(), cfg.slots, nil, stderr); err != nil {
+	if c.fleet, err = fleet.New(c.node.Addr(), cfg.slots, extra, stderr); err != nil {
 		return err
 	}
 	defer c.fleet.Stop()
@@ -208,6 +217,9 @@ func (c *campaign) header() {
 		c.mail.URL(), mailserver.Latency)
 	fmt.Fprintf(c.out, "mailer: %d emails at %g a second -> workers of the master at %s -> campaign log %s, in batches of %d\n",
 		c.cfg.n, c.cfg.rate, c.node.Addr(), c.log.Path, logBatch)
+	if c.cfg.creds != nil {
+		fmt.Fprintln(c.out, "mailer: over mutual TLS; a worker on another machine gives its own -tls-cert and -tls-key, and -listen its own HOST:0")
+	}
 	if c.cfg.workers == 0 {
 		fmt.Fprintf(c.out, "mailer: waiting for workers: %s\n", c.fleet.Command())
 		return

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
+	"github.com/evolvekit/evolve/internal/testing/certs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -224,4 +225,90 @@ func TestAMasterWithoutWorkersWaitsForOneStartedByHand(t *testing.T) {
 	assert.Contains(t, text, "check:              every email of 500 was delivered by the mail server exactly once: ok\n")
 	assert.Contains(t, text, "                    and sent exactly once this time: 500 POSTs for 500 emails\n")
 	assert.Zero(t, figure(t, text, "requeued"))
+}
+
+// A worker killed leaves the emails it held in the stage, and no other is
+// registered: a line says so, with the command that starts one and when
+// they fail; after -wait a line says how many failed for want of a worker;
+// a worker started by hand then sends the rest, and the run fails naming
+// the emails lost.
+func TestEmailsWaitingForAWorkerAreSaidAndSoIsTheirFailure(t *testing.T) {
+	const n = 300
+	out := &watched{re: regexp.MustCompile(`(?m)^mailer: (\d+) emails have failed for good for want of a worker \(remote\.ErrNoWorker\): none could take them within -wait 1s\n`), hit: make(chan []string, 1)}
+	var progress bytes.Buffer
+	done := make(chan error, 1)
+	args := []string{"-n", strconv.Itoa(n), "-rate", "1000", "-workers", "1", "-kill-after", "50", "-join-after", "0", "-wait", "1s",
+		"-log", filepath.Join(t.TempDir(), "log")}
+	go func() { done <- run(t.Context(), args, out, &progress) }()
+	var failed []string
+	select {
+	case failed = <-out.hit:
+	case err := <-done:
+		t.Fatalf("the master ended before emails failed: %v\n%s", err, out.String())
+	}
+	text := out.String()
+	waiting := regexp.MustCompile(`(?m)^mailer: no worker registered: (\d+) emails wait in the stage for one, and fail for good at \d\d:\d\d:\d\d \(-wait 1s\) unless one registers; start one with: go run \./examples/mailer (-worker -master \S+ -slots 8)$`).FindStringSubmatch(text)
+	require.NotNil(t, waiting, text)
+	assert.Equal(t, waiting[1], failed[1], "the emails that waited in the stage are those that failed")
+	assert.Less(t, strings.Index(text, "killed worker w1"), strings.Index(text, waiting[0]), "said once w1 was killed")
+
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	worker := exec.CommandContext(ctx, os.Args[0], append(strings.Fields(waiting[2]), "-name", "byhand")...)
+	worker.Stderr = os.Stderr
+	require.NoError(t, worker.Run(), "the worker ends cleanly once the campaign has finished")
+	err := <-done
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), failed[1]+" emails failed for good: ")
+	text = out.String()
+	assert.Regexp(t, `(?m)^mailer: 1 workers registered: the emails go on$`, text)
+	lost, _ := strconv.Atoi(failed[1])
+	assert.Equal(t, n-lost, figure(t, text, "emails sent"), "every email but those sent")
+	assert.Contains(t, text, "check:              FAILED: ")
+}
+
+// The master, the workers it starts and those started by hand speak
+// mutual TLS with the files given (certificates made here, for
+// 127.0.0.1), and so do the workers and the mail server; a worker whose
+// certificate another authority signed is refused, and exits 1.
+func TestAMasterAndItsWorkersSpeakMutualTLS(t *testing.T) {
+	ca, other := certs.NewAuthority(t, "mailer-ca"), certs.NewAuthority(t, "other-ca")
+	master, byHand := ca.Files(t, ca, "master", nil), ca.Files(t, ca, "byhand", nil)
+	stranger := other.Files(t, ca, "stranger", nil) // trusts the master, which does not trust it
+	files := func(f certs.Files) []string { return []string{"-tls-ca", f.CA, "-tls-cert", f.Cert, "-tls-key", f.Key} }
+
+	t.Run("started by the master", func(t *testing.T) {
+		var out, progress bytes.Buffer
+		args := append([]string{"-n", "300", "-rate", "5000", "-workers", "1", "-kill-after", "0", "-join-after", "0", "-log", filepath.Join(t.TempDir(), "log")}, files(master)...)
+		require.NoError(t, run(t.Context(), args, &out, &progress), progress.String())
+		text := out.String()
+		assert.Regexp(t, `(?m)^mailer: mail server at https://127\.0\.0\.1:\d+: `, text)
+		assert.Contains(t, text, "mailer: over mutual TLS; a worker on another machine gives its own -tls-cert and -tls-key, and -listen its own HOST:0\n")
+		assert.Equal(t, "finished", rows(t, text)["w1"].ended)
+		assert.Contains(t, text, "check:              every email of 300 was delivered by the mail server exactly once: ok\n")
+	})
+
+	t.Run("started by hand", func(t *testing.T) {
+		out := &watched{re: regexp.MustCompile(`waiting for workers: go run \./examples/mailer -worker -master (\S+) -slots 4 -tls-ca \S+ -tls-cert \S+ -tls-key \S+ -listen 127\.0\.0\.1:0\n`), hit: make(chan []string, 1)}
+		var progress bytes.Buffer
+		done := make(chan error, 1)
+		args := append([]string{"-n", "200", "-rate", "5000", "-workers", "0", "-slots", "4", "-log", filepath.Join(t.TempDir(), "log")}, files(master)...)
+		go func() { done <- run(t.Context(), args, out, &progress) }()
+		var hint []string
+		select {
+		case hint = <-out.hit:
+		case err := <-done:
+			t.Fatalf("the master ended before it waited: %v\n%s", err, out.String())
+		}
+		_, stderr, code := program(t, append([]string{"-worker", "-master", hint[1], "-name", "stranger"}, files(stranger)...)...)
+		assert.Equal(t, 1, code)
+		assert.Contains(t, stderr, "remote: ", "refused, saying so")
+		assert.Contains(t, stderr, "certificate", "at the TLS handshake")
+
+		stdout, stderr, code := program(t, append([]string{"-worker", "-master", hint[1], "-slots", "4", "-name", "byhand"}, files(byHand)...)...)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, stdout, "mailer: worker byhand: the campaign has finished; it sent 200 emails\n")
+		require.NoError(t, <-done)
+		assert.Equal(t, map[string]row{"byhand": {name: "byhand", receipts: 200, delivered: 200, ended: "started by hand"}}, rows(t, out.String()))
+	})
 }

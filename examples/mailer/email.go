@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -56,12 +57,15 @@ type sender struct {
 	client *http.Client
 }
 
-// newSender returns a sender that keeps up to slots connections open.
-func newSender(name string, slots int) *sender {
-	return &sender{name: name, client: &http.Client{Transport: &http.Transport{
-		MaxIdleConnsPerHost: slots,
-		IdleConnTimeout:     30 * time.Second,
-	}}}
+// newSender returns a sender that keeps up to slots connections open, and
+// speaks to a mail server of https:// URL with creds, the worker's mutual
+// TLS (nil for none).
+func newSender(name string, slots int, creds *tls.Config) *sender {
+	t := &http.Transport{MaxIdleConnsPerHost: slots, IdleConnTimeout: 30 * time.Second}
+	if creds != nil {
+		t.TLSClientConfig = creds.Clone()
+	}
+	return &sender{name: name, client: &http.Client{Transport: t}}
 }
 
 // close closes the idle connections.

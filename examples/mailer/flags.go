@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,14 +9,17 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/examples/mailer/internal/scale"
+	"github.com/evolvekit/evolve/mtls"
 	"github.com/evolvekit/evolve/remote"
 )
 
 // config is what the command line asks for: a campaign (the master), or,
 // with -worker, a worker for the campaign at -master.
 type config struct {
-	worker bool   // run as a worker
-	listen string // where this process listens: the master for its workers, a worker for its master
+	worker bool        // run as a worker
+	listen string      // where this process listens: the master for its workers, a worker for its master
+	tls    tlsFiles    // the PEM files of the mutual TLS between master and workers (mtls.Load)
+	creds  *tls.Config // loaded from tls; nil for none
 
 	// The master's.
 	n         int     // emails to send
@@ -42,6 +46,17 @@ type config struct {
 	name   string // the worker's name in receipts and on the mail server
 }
 
+// tlsFiles are the files of -tls-ca, -tls-cert and -tls-key.
+type tlsFiles struct{ ca, cert, key string }
+
+// args returns the flags that name the files, none for none.
+func (f tlsFiles) args() []string {
+	if f == (tlsFiles{}) {
+		return nil
+	}
+	return []string{"-tls-ca", f.ca, "-tls-cert", f.cert, "-tls-key", f.key}
+}
+
 // defaults returns the configuration of a bare `mailer`; killAfter and
 // joinAfter follow -n and -workers unless set (see parseFlags).
 func defaults() config {
@@ -59,13 +74,16 @@ const (
 // usageText is what -h prints.
 const usageText = `usage: mailer [flags]
        mailer -worker -master ADDR [-slots N] [-name NAME] [-listen ADDR]
+       add -tls-ca FILE -tls-cert FILE -tls-key FILE to either, across machines
 
 Sends a newsletter of -n emails through a chain of agents: a rate agent at
 -rate emails a second, a remote stage whose workers are other processes
 that POST each email to a mail server, and a buffer agent that writes the
 workers' receipts to the campaign log in batches. The mail server is a fake
-one on 127.0.0.1, started by the master: it keeps every email by its
-Message-ID and refuses one it has already delivered.
+one on 127.0.0.1 (with TLS, on the host of -listen), started by the master:
+it keeps every email by its Message-ID and refuses one it has already
+delivered. While no worker is registered and emails wait, a line says so,
+how to start one, and when those in the stage fail for want of one (-wait).
 
 The master starts -workers worker processes (this program again, with
 -worker). After -kill-after deliveries it kills the first with SIGKILL
@@ -92,7 +110,9 @@ master flags:
   -wait D           how long emails wait while no worker is registered,
                     before they fail (default 2m)
   -listen ADDR      where workers reach the master (default 127.0.0.1:0, a
-                    free port; the address is printed)
+                    free port; the address is printed); off the loopback only
+                    with the TLS flags, and the mail server listens on its
+                    host too
   -log FILE         the campaign log, one receipt a line, emptied first if it
                     exists (default: a new file in the temporary directory)
   -metrics ADDR     serve the agents' metrics at http://ADDR/metrics, for
@@ -115,6 +135,16 @@ worker flags:
   -name NAME        the worker's name in receipts (default: worker-PID)
   -listen ADDR      where the master answers the worker (default 127.0.0.1:0)
   -items            the master runs with -state: emails come as durable items
+
+flags of both:
+  -tls-ca FILE, -tls-cert FILE, -tls-key FILE
+                    mutual TLS between the master and its workers, and to the
+                    mail server: the CA that signs every process's certificate
+                    (PEM), this process's certificate, which names the host of
+                    its -listen (IP SAN for an IP), and its key. The workers
+                    the master starts get the same files, and listen on its
+                    host; a worker on another machine gives its own
+                    certificate and key, and -listen its own HOST:0
 `
 
 // flagError is a command line that cannot be run: a bad flag, or a value out
@@ -169,6 +199,9 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	fs.StringVar(&cfg.role, "role", cfg.role, "")
 	fs.StringVar(&cfg.relay, "relay", cfg.relay, "")
 	fs.BoolVar(&cfg.items, "items", cfg.items, "")
+	fs.StringVar(&cfg.tls.ca, "tls-ca", "", "")
+	fs.StringVar(&cfg.tls.cert, "tls-cert", "", "")
+	fs.StringVar(&cfg.tls.key, "tls-key", "", "")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usageText)
@@ -187,6 +220,11 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	if err == nil {
 		cfg = cfg.withMilestones(set)
 		err = cfg.check()
+	}
+	if err == nil && cfg.tls != (tlsFiles{}) {
+		if cfg.creds, err = mtls.Load(cfg.tls.ca, cfg.tls.cert, cfg.tls.key); err != nil {
+			err = fmt.Errorf("-tls-ca, -tls-cert, -tls-key: %w", err)
+		}
 	}
 	if err != nil {
 		return cfg, flagError{err}
@@ -261,6 +299,9 @@ func (c config) check() error {
 	if c.slots < 1 || c.slots > maxSlots {
 		return fmt.Errorf("-slots must be between 1 and %d, got %d", maxSlots, c.slots)
 	}
+	if c.tls != (tlsFiles{}) && (c.tls.ca == "" || c.tls.cert == "" || c.tls.key == "") {
+		return errors.New("-tls-ca, -tls-cert and -tls-key go together: the CA that signs every process's certificate, this one's, and its key")
+	}
 	if c.worker {
 		if c.master == "" {
 			return errors.New("-worker needs -master ADDR, the address the master prints")
@@ -288,6 +329,8 @@ func (c config) check() error {
 		return errors.New("-kill-master-after needs -state: the master goes on from its durable queue")
 	case c.state != "" && (c.killAfter > 0 || c.joinAfter > 0):
 		return errors.New("-kill-after and -join-after do not go with -state, which kills the master instead (-kill-master-after)")
+	case c.state != "" && c.tls != (tlsFiles{}):
+		return errors.New("-tls-ca, -tls-cert and -tls-key do not go with -state: its processes all run on this machine, over the loopback")
 	case c.state != "" && c.log != "":
 		return errors.New("-log does not go with -state: the campaign log is in the state directory")
 	case c.role != "" && c.role != "mail" && c.role != "master":

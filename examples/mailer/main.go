@@ -88,6 +88,25 @@
 // the master requeues them; stop it with SIGSTOP and its lease (10 s)
 // expires. A worker whose master cannot be reached says so and exits 1;
 // bad flags exit 2.
+//
+// While no worker is registered and emails wait, a line says so, with
+// the command that starts one, and, for the emails already in the remote
+// stage, when they fail for good for want of a worker (-wait after they
+// began waiting); a line then says how many did (remote.ErrNoWorker).
+//
+// With -tls-ca, -tls-cert and -tls-key (PEM files, loaded by package
+// mtls), master and workers speak mutual TLS, and so do the workers and
+// the mail server, which then listens on the host of the master's
+// -listen: -listen may then be off the loopback, for workers on other
+// machines, each with its own certificate, which names the host of its
+// own -listen:
+//
+//	go run ./examples/mailer -workers 0 -listen 10.0.0.5:7070 -tls-ca ca.pem -tls-cert master.pem -tls-key master-key.pem
+//	go run ./examples/mailer -worker -master 10.0.0.5:7070 -listen 10.0.0.6:0 -tls-ca ca.pem -tls-cert worker1.pem -tls-key worker1-key.pem
+//
+// The workers the master starts get its files, and listen on its host
+// (not with -state, whose processes all run on one machine).
+// A worker given a master whose host does not resolve is told so.
 package main
 
 import (

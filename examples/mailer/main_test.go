@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"errors"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
+	"github.com/evolvekit/evolve/internal/testing/certs"
 	"github.com/evolvekit/evolve/remote"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -95,6 +97,11 @@ func TestBadFlagsAreRefusedByName(t *testing.T) {
 		{[]string{"-autoscale", "1:65"}, `-autoscale: want 1 <= MIN <= MAX <= 64, not "1:65"`},
 		{[]string{"-autoscale", "1:3", "-workers", "2"}, "-autoscale starts MIN workers and follows the stage: it takes neither -workers nor -state"},
 		{[]string{"-worker", "-master", "127.0.0.1:7070", "-autoscale", "1:2"}, "-autoscale is a flag of the master, not of -worker"},
+		{[]string{"-tls-ca", "ca.pem"}, "-tls-ca, -tls-cert and -tls-key go together: the CA that signs every process's certificate, this one's, and its key"},
+		{[]string{"-worker", "-master", "127.0.0.1:7070", "-tls-cert", "w.pem", "-tls-key", "w-key.pem"}, "-tls-ca, -tls-cert and -tls-key go together: the CA that signs every process's certificate, this one's, and its key"},
+		{[]string{"-state", "/tmp/s", "-tls-ca", "a", "-tls-cert", "b", "-tls-key", "c"}, "-tls-ca, -tls-cert and -tls-key do not go with -state: its processes all run on this machine, over the loopback"},
+		{[]string{"-tls-ca", "/nonexistent/ca.pem", "-tls-cert", "/nonexistent/c.pem", "-tls-key", "/nonexistent/k.pem"}, "-tls-ca, -tls-cert, -tls-key: mtls: unusable files: CA file: open /nonexistent/ca.pem: no such file or directory"},
+		{[]string{"-listen", "192.0.2.1:0"}, "-listen: remote: 192.0.2.1:0 is off the loopback: connections to it need TLS, or AllowInsecure to send everything in the clear to whoever reaches it"},
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
@@ -129,12 +136,35 @@ func TestAWorkerWhoseMasterIsUnreachableSaysSoAndExits1(t *testing.T) {
 	assert.Regexp(t, `^mailer: remote: the master cannot be reached at `+addr+`: dial tcp `, stderr)
 }
 
+// A worker given a master whose host does not resolve is told so, naming
+// the host, and exits 2: the address came from a flag.
+func TestAWorkerWhoseMasterDoesNotResolveIsToldSo(t *testing.T) {
+	_, stderr, code := program(t, "-worker", "-master", "nosuchhost.invalid:7070")
+	assert.Equal(t, 2, code)
+	assert.Regexp(t, `^mailer: remote: host "nosuchhost\.invalid" of nosuchhost\.invalid:7070 does not resolve: `, stderr)
+	assert.NotContains(t, stderr, "off the loopback")
+}
+
+// With TLS the master may listen off the loopback: remote's rule passes,
+// and what stops it here is only that 192.0.2.1 is no address of this
+// machine's.
+func TestWithTLSTheMasterMayListenOffTheLoopback(t *testing.T) {
+	ca := certs.NewAuthority(t, "mailer-ca")
+	f := ca.Files(t, ca, "master", func(c *x509.Certificate) { c.IPAddresses = []net.IP{net.ParseIP("192.0.2.1")} })
+	var out, errs bytes.Buffer
+	err := run(t.Context(), []string{"-listen", "192.0.2.1:0", "-tls-ca", f.CA, "-tls-cert", f.Cert, "-tls-key", f.Key}, &out, &errs)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "off the loopback")
+	assert.Contains(t, err.Error(), "192.0.2.1:0")
+}
+
 func TestHelpPrintsTheUsageAndSucceeds(t *testing.T) {
 	var out, errs bytes.Buffer
 	require.NoError(t, run(t.Context(), []string{"-h"}, &out, &errs))
 	for _, f := range []string{"-n", "-rate", "-workers", "-slots", "-kill-after", "-join-after", "-wait", "-listen", "-log", "-worker", "-master", "-name"} {
 		assert.Contains(t, out.String(), "  "+f+" ")
 	}
+	assert.Contains(t, out.String(), "  -tls-ca FILE, -tls-cert FILE, -tls-key FILE\n")
 	assert.Empty(t, errs.String())
 }
 
@@ -157,7 +187,7 @@ func TestTheMailServerDeliversAMessageIDOnceAndCountsTheRepeats(t *testing.T) {
 	m, err := mailserver.Start(mailserver.Config{})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, m.Close(context.Background())) }()
-	a, b := newSender("a", 2), newSender("b", 2)
+	a, b := newSender("a", 2, nil), newSender("b", 2, nil)
 	defer a.close()
 	defer b.close()
 	first, second := newEmail(1, m.URL()), newEmail(2, m.URL())

@@ -57,7 +57,7 @@ func runQueuedMaster(ctx context.Context, cfg config, stdout, stderr io.Writer) 
 	if err := fill(ctx, q, cfg); err != nil {
 		return err
 	}
-	node, err := remote.Listen(remote.NodeConfig{Addr: cfg.listen})
+	node, err := remote.Listen(remote.NodeConfig{Addr: cfg.listen, TLS: cfg.creds})
 	if err != nil {
 		return asFlagError(fmt.Errorf("-listen: %w", err))
 	}

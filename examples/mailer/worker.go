@@ -26,7 +26,7 @@ func work(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	if name == "" {
 		name = fmt.Sprintf("worker-%d", os.Getpid())
 	}
-	s := newSender(name, cfg.slots)
+	s := newSender(name, cfg.slots, cfg.creds)
 	defer s.close()
 	var sent atomic.Int64
 	fmt.Fprintf(stdout, "mailer: worker %s: joining the master at %s, to send %d emails at once\n", name, cfg.master, cfg.slots)
@@ -38,7 +38,7 @@ func work(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		return r, err
 	}
 	log := zerolog.New(zerolog.SyncWriter(stderr)).Level(zerolog.WarnLevel).With().Timestamp().Str("worker", name).Logger()
-	wcfg := remote.WorkerConfig{Master: cfg.master, Stage: stageName, Slots: cfg.slots, Listen: cfg.listen, Log: log}
+	wcfg := remote.WorkerConfig{Master: cfg.master, Stage: stageName, Slots: cfg.slots, Listen: cfg.listen, TLS: cfg.creds, Log: log}
 	var err error
 	if cfg.items {
 		// The master's emails come from a durable queue: each with its key

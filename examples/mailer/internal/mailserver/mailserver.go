@@ -14,6 +14,7 @@ package mailserver
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,6 +88,10 @@ type Config struct {
 	Addr    string // host:port to listen at; "" for 127.0.0.1:0
 	Journal string // the journal's path (the package doc says what it is for); "" for none
 	Taken   Taken  // nil for none
+	// TLS, when not nil, makes the server speak HTTPS, with the mutual TLS
+	// that mtls.Load makes: only a client whose certificate its
+	// authorities signed gets through. Its URL is then https://.
+	TLS *tls.Config
 }
 
 // Start starts a mail server as cfg says. Close stops it.
@@ -103,6 +108,10 @@ func Start(cfg Config) (*Server, error) {
 		return nil, errors.Join(fmt.Errorf("mail server: %w", err), m.closeJournal())
 	}
 	m.url = "http://" + ln.Addr().String()
+	if cfg.TLS != nil {
+		ln = tls.NewListener(ln, cfg.TLS.Clone())
+		m.url = "https://" + ln.Addr().String()
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /messages", m.message)
 	mux.HandleFunc("GET /counts", m.countsJSON)
@@ -111,7 +120,7 @@ func Start(cfg Config) (*Server, error) {
 	return m, nil
 }
 
-// URL returns the server's URL, http://127.0.0.1:port.
+// URL returns the server's URL, such as http://127.0.0.1:port.
 func (m *Server) URL() string { return m.url }
 
 // Close stops the server: it stops listening, waits for the requests under
