@@ -117,7 +117,13 @@ func TestAWedgedWorkerToldToEndDoesAndItsRestartTakesWorkAgain(t *testing.T) {
 	post(t, h, 0, wedgeEvery)
 	c.await(t, wedgeEvery, 20*time.Second)
 	c.mu.Lock()
-	assert.ErrorIs(t, c.results[wedgeEvery-1].Err, remote.ErrLeaseExpired)
+	// The wedged item fails as its lease expires; or, on a loaded machine
+	// where the master's lease timer comes late, as the worker, which
+	// counted the lease out too and ended, is lost: two clocks in two
+	// processes, either first.
+	if err := c.results[wedgeEvery-1].Err; !errors.Is(err, remote.ErrLeaseExpired) {
+		assert.ErrorIs(t, err, remote.ErrWorkerLost, "the wedged item failed for its lease, or its worker's end")
+	}
 	c.mu.Unlock()
 	ended := w.await(t, "error: remote: the worker is wedged", 10*time.Second)
 	assert.Contains(t, ended.text, "items [199]")
