@@ -16,10 +16,11 @@
 //
 // Each item reaches the sink or the dead letters at least once, and is
 // acknowledged only then, so an item whose process dies first is handed
-// out again; at a sink idempotent by key, each item's effect is seen once.
-// An entry added again under a key the queue has had within
-// Config.Dedupe is not a second item. Several processes may run the same
-// chain on one queue and share its items, and a rate limit too.
+// out again; at a sink idempotent by key (one that writes each item under
+// its key, and skips a key it has), each item's effect is seen once. An
+// entry added again under a key the queue has had within Config.Dedupe is
+// not a second item. Several processes may run the same chain on one
+// queue and share its items, and a rate limit too.
 //
 // A queue lives in a [Store]. [Embedded] runs a NATS server in the
 // process, which keeps the queue in a directory: nothing else is needed.
@@ -44,12 +45,8 @@
 //
 // # Guarantees
 //
-// At least once to the sink: an item is acknowledged only after what came
-// of it reached the sink or the dead letters, so an item whose process
-// dies before that is handed out again. Exactly once at a sink that is
-// idempotent by key: a sink that writes each item under its key, and skips
-// a key it has, sees each item's effect once. The re-work after a crash is
-// bounded by what the process held: the chain's Bound and one fetch.
+// Those above; and the re-work after a crash is bounded by what the
+// process held: the chain's Bound and one fetch.
 //
 // An embedded queue that opens again after a crash hands out at once what
 // the dead process held. A process that holds an item renews its lease

@@ -6,19 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"time"
 
 	"github.com/evolvekit/evolve/durable/internal/grant"
 	"github.com/evolvekit/evolve/rate"
 	"github.com/nats-io/nats.go/jetstream"
-)
-
-// The lease of a share of a Limit, and what it leaves for clocks that run
-// at different rates and for a grant to reach its bucket (see Limits in
-// the package doc).
-const (
-	limitPeriod = 2 * time.Second
-	limitMargin = 100 * time.Millisecond
 )
 
 // Limit returns the rate limit named name, of r tokens a second with
@@ -42,33 +33,13 @@ func (q *Queue[T]) Limit(name string, r float64, burst int) (rate.Shared, error)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
 	defer cancel()
-	kv, err := q.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:   q.cfg.Name + "_limits",
-		History:  1,
-		Storage:  jetstream.FileStorage,
-		Replicas: q.replicas,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("durable: the limits of queue %s: %w", q.cfg.Name, err)
-	}
-	// The first process to open the limit makes it, with no share.
-	_, err = kv.Create(ctx, name, grant.Table{Rate: r, Burst: burst}.Encode())
-	if err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
-		return nil, fmt.Errorf("durable: limit %s of queue %s: %w", name, q.cfg.Name, err)
-	}
-	entry, err := kv.Get(ctx, name)
+	kv, err := grant.Open(ctx, q.js, q.cfg.Name+"_limits", q.replicas, name, r, burst)
+	var m *grant.Mismatch
 	switch {
-	case errors.Is(err, jetstream.ErrKeyNotFound):
+	case errors.As(err, &m):
+		return nil, invalid("limit %s is %v a second with bursts of %d on the queue's servers; this process asked for %v and %d", name, m.Rate, m.Burst, r, burst)
 	case err != nil:
 		return nil, fmt.Errorf("durable: limit %s of queue %s: %w", name, q.cfg.Name, err)
-	default:
-		t, err := grant.Decode(entry.Value())
-		if err != nil {
-			return nil, err
-		}
-		if t.Rate != r || t.Burst != burst {
-			return nil, invalid("limit %s is %v a second with bursts of %d on the queue's servers; this process asked for %v and %d", name, t.Rate, t.Burst, r, burst)
-		}
 	}
 	return &limit{kv: kv, name: name, rate: r, burst: burst}, nil
 }
@@ -84,9 +55,9 @@ type limit struct {
 // Join connects one rate agent to the limit: a goroutine of its own asks
 // for its share and renews it, until leave lets it go.
 func (l *limit) Join(set func(rate.Limit) bool) (use func(waiting, passed int), leave func()) {
-	cfg := grant.Config{ID: rand.Uint64()>>1 | 1, Rate: l.rate, Burst: l.burst, Period: limitPeriod, Margin: limitMargin}
+	cfg := grant.Config{ID: rand.Uint64()>>1 | 1, Rate: l.rate, Burst: l.burst, Period: grant.DefaultPeriod, Margin: grant.DefaultMargin}
 	d := grant.Start(l.kv, l.name, cfg, func(g grant.Limit) bool {
 		return set(rate.Limit{Rate: g.Rate, Burst: g.Burst, Until: g.Until})
 	})
-	return d.Use, func() { d.Stop(limitPeriod) }
+	return d.Use, func() { d.Stop(grant.DefaultPeriod) }
 }

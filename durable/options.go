@@ -13,8 +13,7 @@ type options struct {
 // WithUntilEmpty makes Consume end once the queue holds nothing but what
 // its chain holds: then it closes the chain, which drains. Items held by
 // other processes are waited for, since they come back if those die.
-// Items the chain fails go back to the queue, for the next run. Without
-// it, Consume runs until its context ends.
+// Items the chain fails go back to the queue, for the next run.
 func WithUntilEmpty() Option { return func(o *options) { o.untilEmpty = true } }
 
 // WithFetchSize sets how many items Consume asks the queue for at once,

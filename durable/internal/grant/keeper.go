@@ -13,6 +13,14 @@ type Config struct {
 	Margin time.Duration // what clocks may disagree on over a period, and a Set may take to land
 }
 
+// The lease of a share that durable's limits use, and what it leaves for
+// clocks that run at different rates and for a grant to reach its bucket
+// (see Limits in durable's package doc).
+const (
+	DefaultPeriod = 2 * time.Second
+	DefaultMargin = 100 * time.Millisecond
+)
+
 // Limit is what a process's bucket may spend: a rate and a burst, until
 // an instant of its own clock. The zero Limit spends nothing.
 type Limit struct {
