@@ -2,7 +2,10 @@ package durable_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -29,8 +32,18 @@ func TestTwoStagesShareOneLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.Limit("api", 2*r, burst); err == nil {
-		t.Error("a limit opened with another rate than its own: no error")
+	_, err = q.Limit("api", 2*r, burst)
+	if want := "limit api is 50 a second with bursts of 5 on the queue's servers; this process asked for 100 and 5"; !errors.Is(err, durable.ErrConfig) || !strings.Contains(fmt.Sprint(err), want) {
+		t.Errorf("a limit opened with another rate than its own: %v, want an ErrConfig saying %q", err, want)
+	}
+	for _, bad := range []struct {
+		name  string
+		r     float64
+		burst int
+	}{{"a b", r, burst}, {"api", 0, burst}, {"api", r, 0}} {
+		if _, err := q.Limit(bad.name, bad.r, bad.burst); !errors.Is(err, durable.ErrConfig) {
+			t.Errorf("Limit(%q, %v, %d): %v, want an ErrConfig", bad.name, bad.r, bad.burst, err)
+		}
 	}
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(ctx)
