@@ -25,6 +25,9 @@ var budgetFormat = regexp.MustCompile(`^scenario=\S+ budget=\d+\.\d best-static=
 // stage holds workers while the queues after it fill), and reaches only
 // 93% of the best static split in a fifth.
 func TestTheBudgetMeetsItsTargets(t *testing.T) {
+	if underRace {
+		t.Skip("the budget's scenarios take the race detector ten seconds; the plain pass runs them")
+	}
 	scs := budgetScenarios(0.2)
 	for i, sc := range budgetScenarios(0.5) {
 		if sc.rate > 0 {
@@ -66,6 +69,9 @@ func TestTheBudgetNeverGivesOutMoreWorkersThanItHas(t *testing.T) {
 }
 
 func TestABudgetReportPrintsALineAndAPlotPerScenario(t *testing.T) {
+	if underRace {
+		t.Skip("drawing the plots takes the race detector ten seconds; the plain pass runs it")
+	}
 	dir := t.TempDir()
 	var out bytes.Buffer
 	require.NoError(t, budgetReport(&out, io.Discard, 1, 0.01, dir))

@@ -24,6 +24,7 @@ import (
 // sends the rest, killing its master once, and checks exactly once over
 // both runs.
 func TestASupervisorKilledTakesItsChildrenAndARunAfterFinishesTheCampaign(t *testing.T) {
+	skipUnderRace(t)
 	state := t.TempDir()
 	args := []string{"-state", state, "-n", "2000", "-rate", "1000", "-workers", "2"}
 	out, err := os.Create(filepath.Join(t.TempDir(), "out")) // a file, not a pipe that children left running would hold open

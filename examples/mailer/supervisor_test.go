@@ -16,6 +16,7 @@ import (
 )
 
 func TestAMasterKilledMidwayGoesOnFromItsQueueAndEveryEmailIsDeliveredOnce(t *testing.T) {
+	skipUnderRace(t)
 	state := t.TempDir()
 	out, errs, code := program(t, "-state", state, "-n", "1000", "-rate", "2000", "-workers", "2", "-kill-master-after", "300", "-metrics", "127.0.0.1:0")
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, errs)
@@ -40,6 +41,7 @@ func TestAMasterKilledMidwayGoesOnFromItsQueueAndEveryEmailIsDeliveredOnce(t *te
 // no master, and reports the campaign log's receipts and what the mail
 // server received in the first run, checked exactly once.
 func TestAFinishedCampaignRunAgainEndsAtOnceAndReportsEveryRun(t *testing.T) {
+	skipUnderRace(t)
 	state := t.TempDir()
 	args := []string{"-state", state, "-n", "1000", "-rate", "4000", "-workers", "2"}
 	out, errs, code := program(t, append(args, "-kill-master-after", "300")...)

@@ -82,6 +82,7 @@ func serve(ctx context.Context, t *testing.T, args []string, done chan<- error) 
 // share, the API sees no more than the one -rate and no 429, and the check
 // of the three directories finds every id once.
 func TestAFleetLoadsEveryRecordOnceWithinOneRate(t *testing.T) {
+	skipUnderRace(t)
 	ctx, cancel := context.WithTimeout(t.Context(), fleetTimeout)
 	defer cancel()
 	const records, rate = 3000, 1000.0
@@ -147,6 +148,7 @@ func checkFleet(ctx context.Context, t *testing.T, records int, dirs []string, o
 // together they load every record. A joiner whose certificate another CA
 // signed is refused.
 func TestAFleetOverMutualTLS(t *testing.T) {
+	skipUnderRace(t)
 	ctx, cancel := context.WithTimeout(t.Context(), fleetTimeout)
 	defer cancel()
 	const records = 1000

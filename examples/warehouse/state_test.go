@@ -24,6 +24,7 @@ import (
 // the files of this run, takes the least possible time of the records
 // left, and says why its start was slow.
 func TestAKilledLoadResumesWithItsState(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	args := fmt.Sprintf("-records 1500 -rate 3000 -batch 50 -fail 0 -state %s", dir)
 	cmd := exec.Command(os.Args[0], "-test.run", "^$")
@@ -85,6 +86,7 @@ func TestAKilledLoadResumesWithItsState(t *testing.T) {
 // records left; the first ended without dying, so nothing slowed the
 // second's start, and the summary says nothing of one.
 func TestAnInterruptedLoadResumesWithoutASlowStart(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	args := regexp.MustCompile(`\s+`).Split(fmt.Sprintf("-records 2000 -rate 500 -parallel 16 -batch 50 -fail 0 -state %s", dir), -1)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -112,6 +114,7 @@ func TestAnInterruptedLoadResumesWithoutASlowStart(t *testing.T) {
 // them to the queue again, counts them as the first did, and its check
 // finds every other record in the files exactly once.
 func TestARerunKnowsTheDeadLettersOfEarlierRuns(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	args := regexp.MustCompile(`\s+`).Split(fmt.Sprintf("-records 1000 -rate 4000 -api-rate 4000 -batch 50 -fail 0.6 -state %s", dir), -1)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -253,7 +253,7 @@ func abs(d time.Duration) time.Duration {
 func TestBacklogedKeysKeepTheirWeightedShares(t *testing.T) {
 	worst := 0.0
 	var excess time.Duration
-	for seed := range uint64(300) {
+	for seed := range uint64(seeds) {
 		s := newSim(t, seed)
 		s.run(10 * time.Second)
 		if t.Failed() {
