@@ -44,10 +44,14 @@ type Agent[I, V any] struct {
 	// another goroutine may take its inbox in; takeIn does that, given the
 	// token: it is the cell's.
 	started atomic.Bool
-	takeIn  func(woke []relayed) ([]relayed, pause)
-	_       cpu.CacheLinePad
-	relay   Relay
-	_       cpu.CacheLinePad
+	// spawned says the actor exists, so that a wake sent to its PID
+	// reaches it; a wake asked for before (by its port, which opens
+	// first) is noted in early and sent once it is (see wake).
+	spawned, early atomic.Bool
+	takeIn         func(woke []relayed) ([]relayed, pause)
+	_              cpu.CacheLinePad
+	relay          Relay
+	_              cpu.CacheLinePad
 
 	gauges *meter.Gauges // where the agent publishes its metrics; nil for none
 

@@ -38,10 +38,29 @@ func (h *Agent[I, V]) visit(woke []relayed) []relayed {
 // hand to its PullVia and Feed, or to theirs, on its goroutine.
 func (h *Agent[I, V]) Relay() *Relay { return &h.relay }
 
-// wake tells the actor to take in its inbox.
+// wake tells the actor to take in its inbox. Before the actor exists (its
+// port may post as it opens, before the actor is spawned), a message to
+// its PID would be lost, and with it the inbox's token: the wake is noted
+// instead, and sent as the actor is spawned (see spawnedNow), by whichever
+// of the two sees the other's mark.
 func (h *Agent[I, V]) wake() {
+	if !h.spawned.Load() {
+		h.early.Store(true)
+		if !h.spawned.Load() || !h.early.CompareAndSwap(true, false) {
+			return
+		}
+	}
 	if pid := h.pid.Load(); pid != nil {
 		h.rt.System.Root.Send(pid, wake{})
+	}
+}
+
+// spawnedNow marks the actor as existing, and sends it the wake asked for
+// before it did, if one was.
+func (h *Agent[I, V]) spawnedNow() {
+	h.spawned.Store(true)
+	if h.early.CompareAndSwap(true, false) {
+		h.wake()
 	}
 }
 

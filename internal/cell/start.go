@@ -50,6 +50,7 @@ func Start[I, V, S, W, R, O any](rt *agent.Runtime, s spec.Spec[S, W, R, O], w W
 		parts.Release(h)
 		return nil, fmt.Errorf("agent %s: %w", s.Name, err)
 	}
+	h.spawnedNow()
 	return h, nil
 }
 
