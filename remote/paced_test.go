@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/rate"
 	"github.com/evolvekit/evolve/remote"
@@ -80,15 +79,7 @@ func TestAPacedStageStartsTasksAtTheRate(t *testing.T) {
 	starts := &startLog{}
 	api := httptest.NewServer(starts)
 	t.Cleanup(api.Close)
-	node, err := remote.Listen(remote.NodeConfig{})
-	require.NoError(t, err)
-	rt := agent.NewRuntime()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		assert.NoError(t, rt.Shutdown(ctx))
-		assert.NoError(t, node.Close())
-	})
+	node, rt := nodeAndRuntime(t)
 	limit, err := rate.Stage(rate.Config[int]{Rate: per, Burst: burst})
 	require.NoError(t, err)
 	work, err := remote.Stage[int, job](remote.Config[int]{Node: node, Name: "paced"})

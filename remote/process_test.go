@@ -96,6 +96,22 @@ func runWorker(spec string) int {
 	return 0
 }
 
+// nodeAndRuntime opens a node on the loopback and a runtime with opts,
+// both shut down as t ends.
+func nodeAndRuntime(t *testing.T, opts ...agent.Option) (*remote.Node, *agent.Runtime) {
+	t.Helper()
+	node, err := remote.Listen(remote.NodeConfig{})
+	require.NoError(t, err)
+	rt := agent.NewRuntime(opts...)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		assert.NoError(t, rt.Shutdown(ctx))
+		assert.NoError(t, node.Close())
+	})
+	return node, rt
+}
+
 // proc is a worker process the test started.
 type proc struct {
 	cmd   *exec.Cmd
@@ -398,15 +414,7 @@ func TestLeavingWorkerHandsBackWithoutFailing(t *testing.T) {
 
 func TestStageInAChain(t *testing.T) {
 	const n = 1000
-	node, err := remote.Listen(remote.NodeConfig{})
-	require.NoError(t, err)
-	rt := agent.NewRuntime()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		assert.NoError(t, rt.Shutdown(ctx))
-		assert.NoError(t, node.Close())
-	})
+	node, rt := nodeAndRuntime(t)
 	limit, err := rate.Stage(rate.Config[int]{Rate: 1e6, Burst: 100})
 	require.NoError(t, err)
 	double, err := remote.Stage[int, job](remote.Config[int]{Node: node, Name: "chain", Queue: 8})
@@ -441,15 +449,7 @@ func TestStageInAChain(t *testing.T) {
 }
 
 func TestAStageStartsAfreshEachRun(t *testing.T) {
-	node, err := remote.Listen(remote.NodeConfig{})
-	require.NoError(t, err)
-	rt := agent.NewRuntime()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		assert.NoError(t, rt.Shutdown(ctx))
-		assert.NoError(t, node.Close())
-	})
+	node, rt := nodeAndRuntime(t)
 	double, err := remote.Stage[int, job](remote.Config[int]{Node: node, Name: "again"})
 	require.NoError(t, err)
 	for run := range 2 {

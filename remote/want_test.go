@@ -59,15 +59,7 @@ func byTag(rm metricdata.ResourceMetrics, name, agentName string) map[string]int
 func TestAStagePublishesTheWorkersItWantsByTag(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	node, err := remote.Listen(remote.NodeConfig{})
-	require.NoError(t, err)
-	rt := agent.NewRuntime(agent.WithMeterProvider(mp))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		assert.NoError(t, rt.Shutdown(ctx))
-		assert.NoError(t, node.Close())
-	})
+	node, rt := nodeAndRuntime(t, agent.WithMeterProvider(mp))
 	told := &wants{last: map[string]int{}}
 	c := newCollector()
 	gpu := func(v int) string {
