@@ -44,6 +44,11 @@ func (m *mean) add(d time.Duration) {
 	m.d += (d - m.d) / 8
 }
 
+// DefaultQuantum is the quantum a stage shares its work with when its
+// configuration names none: a key's turn lasts about a millisecond of
+// work, so that the bound is a millisecond and one item.
+const DefaultQuantum = time.Millisecond
+
 // New returns an empty Queue that credits a key quantum times its weight
 // each turn: a few times the time an item takes keeps a turn to a few
 // items, and the bound (see the package doc) to a few items' work. It
