@@ -7,6 +7,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/fifo"
+	"github.com/evolvekit/evolve/remote/internal/want"
 )
 
 // Book is everything the master of a remote stage knows between two
@@ -58,7 +59,7 @@ type Book[I, O, R any] struct {
 	leases   fifo.Deque[leaseEnd]
 	timers   [2]pending    // by timer tag - 1
 	hush     pending       // the silence timer
-	drain    time.Duration // the time the workers wanted work through a queue in; 0: no wants (see want.go)
+	drain    time.Duration // the time the workers wanted work through a queue in; 0: no wants (see package want)
 	wantTick pending       // the want timer
 	expelled []WorkerID    // the workers given up for silence by the message in hand
 
@@ -115,7 +116,7 @@ type tagLine struct {
 	stuck   bool
 	since   time.Time
 	barred  bool
-	gauge   gauge // what the line wants of workers (see want.go)
+	gauge   want.Gauge // what the line wants of workers (see package want)
 }
 
 // member is a registered worker.
@@ -249,3 +250,6 @@ func (b *Book[I, O, R]) registered(i int) int {
 	}
 	return b.lines[i].capable
 }
+
+// inLine counts the items queued in line i.
+func (b *Book[I, O, R]) inLine(i int) int { return b.lines[i].seqs.Len() }

@@ -145,7 +145,7 @@ func (b *Book[I, O, R]) give(fx []agent.Effect, w *member, picks []pick, at time
 		e.phase, e.worker, e.prev = phaseLeased, w.id, e.worker
 		e.attempt++
 		b.leased++
-		b.lines[p.line].gauge.leased++
+		b.lines[p.line].gauge.Leased++
 		w.flight++
 		w.free--
 		b.hold(w, seq, e, at)

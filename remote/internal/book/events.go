@@ -111,7 +111,7 @@ type Expel struct {
 }
 
 // Want asks the master's actor to tell the program that the book now wants
-// Workers workers for the items of Tag ("" for the untagged): see want.go.
+// Workers workers for the items of Tag ("" for the untagged): see package want.
 type Want struct {
 	Tag     string
 	Workers int

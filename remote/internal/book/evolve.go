@@ -33,7 +33,7 @@ import (
 // deadline, one at the earliest tag wait and one at or before the earliest
 // instant a silent worker is given up ([agent.Timer], [agent.Disarm]);
 // with Config.Drain, says how many workers each tag's items want when that
-// changed ([agent.Send] of a Want, see want.go); and once closed with every
+// changed ([agent.Send] of a Want, see package want); and once closed with every
 // item emitted, finishes ([agent.Finish] with the
 // first failure). After that it only answers Queries. It returns
 // [agent.Unhandled] for any other message.
@@ -119,7 +119,7 @@ func (b *Book[I, O, R]) accept(items []I, at time.Time) {
 		}
 		b.items.PushBack(entry[I, O]{value: v, tag: k, slot: true})
 		b.lines[k].seqs.PushBack(b.accepted)
-		b.lines[k].gauge.arrive(at)
+		b.lines[k].gauge.Arrive(at)
 		b.accepted++
 		b.queued++
 		b.slotted++

@@ -92,7 +92,7 @@ func (b *Book[I, O, R]) requeue(seq uint64, e *entry[I, O]) {
 	b.lines[e.tag].seqs.add(seq)
 	b.queued++
 	if e.failures > 0 {
-		b.lines[e.tag].gauge.retrying++
+		b.lines[e.tag].gauge.Retrying++
 	}
 }
 
@@ -109,7 +109,7 @@ func (b *Book[I, O, R]) unqueue(e *entry[I, O]) {
 	b.queued--
 	b.freeSlot(e)
 	if e.failures > 0 {
-		b.lines[e.tag].gauge.retrying--
+		b.lines[e.tag].gauge.Retrying--
 	}
 }
 
@@ -126,7 +126,7 @@ func (b *Book[I, O, R]) freeSlot(e *entry[I, O]) {
 // unlease takes the leased item e back from its worker.
 func (b *Book[I, O, R]) unlease(e *entry[I, O]) {
 	b.leased--
-	b.lines[e.tag].gauge.leased--
+	b.lines[e.tag].gauge.Leased--
 	w := b.member(e.worker)
 	if w != nil {
 		w.flight--

@@ -12,6 +12,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/remote/internal/want"
 )
 
 // TestRandomSequencesKeepEveryPromise drives evolve with seeded random
@@ -917,7 +918,7 @@ func (m *msim) effects(fx []agent.Effect) {
 		case agent.Timer:
 			kind = timerKind
 			switch {
-			case m.gauging && e.Tag == wantTimer && e.Delay == wantStep && !m.wantTimer.on:
+			case m.gauging && e.Tag == wantTimer && e.Delay == want.Step && !m.wantTimer.on:
 				m.wantTimer = simTimer{on: true, due: m.now.Add(e.Delay)}
 			case e.Delay < 0 || e.Tag < 1 || e.Tag > 2:
 				m.fail("armed %+v", e)
@@ -1259,7 +1260,7 @@ func (m *msim) checkWants(st Snapshot) {
 		last, came := m.arrived[l.Tag]
 		// The book learns that time passed from the want timer, every
 		// wantStep while some tag's λ is not 0.
-		idle := m.closed || !came || m.now.Sub(last) >= rateWindow+wantStep
+		idle := m.closed || !came || m.now.Sub(last) >= want.Window+want.Step
 		switch {
 		case c.queued+c.leased > 0 && l.Want < 1:
 			m.fail("tag %q wants no worker, with %d queued (%d to retry) and %d leased", l.Tag, c.queued, c.retrying, c.leased)

@@ -23,7 +23,7 @@ type Snapshot struct {
 }
 
 // Line is what a book measures of one line, with Config.Drain (see
-// want.go): package remote's Status has it by tag.
+// package want): package remote's Status has it by tag.
 type Line struct {
 	Tag                            string
 	Want, Queued, Leased, Retrying int
@@ -65,7 +65,7 @@ func (b *Book[I, O, R]) Snapshot() Snapshot {
 	}
 	for i := range b.lines {
 		l := &b.lines[i]
-		n := l.seqs.Len()
+		n := b.inLine(i)
 		if n == 0 {
 			continue
 		}

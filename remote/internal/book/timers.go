@@ -102,7 +102,7 @@ func (b *Book[I, O, R]) nextLease() (time.Time, bool) {
 func (b *Book[I, O, R]) watch(at time.Time) {
 	for i := range b.lines {
 		l := &b.lines[i]
-		stuck := l.seqs.Len() > 0 && b.capable(i) == 0
+		stuck := b.inLine(i) > 0 && b.capable(i) == 0
 		if stuck && !l.stuck {
 			l.since = at
 		}
@@ -149,7 +149,7 @@ func (b *Book[I, O, R]) refuse() {
 		case !l.barred:
 		case b.capable(i) > 0:
 			l.barred = false
-		case l.seqs.Len() > 0:
+		case b.inLine(i) > 0:
 			b.fail(i, true)
 		}
 	}

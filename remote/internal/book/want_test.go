@@ -10,6 +10,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/remote/internal/want"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -244,7 +245,7 @@ func TestTheDrainTermAddsWorkersForWhatIsQueued(t *testing.T) {
 	x := (l.Rate*l.Service.Seconds() + float64(l.Queued)*l.Service.Seconds()/30) / 4
 	t.Logf("one worker of 4 slots under 400 items/s of 50 ms: queued %d, λ %.0f, S %v, want %d", l.Queued, l.Rate, l.Service, l.Want)
 	assert.Greater(t, l.Queued, 3000)
-	assert.Equal(t, int(math.Ceil(x-slack)), l.Want, "ceil((λ·S + queued·S/T) / c)")
+	assert.Equal(t, int(math.Ceil(x-0.1)), l.Want, "ceil((λ·S + queued·S/T) / c - slack), slack 0.1")
 	assert.Greater(t, l.Want, 5, "more than Little's law alone, for the queue")
 }
 
@@ -290,7 +291,7 @@ func TestAPacedStageClimbsToItsLoadWithoutFlapping(t *testing.T) {
 				workers, rose = w.Workers, s.now
 			case w.Workers < workers:
 				falls++
-				require.GreaterOrEqual(t, s.now.Sub(rose), rateWindow, "a want fell within 5 s of its rise")
+				require.GreaterOrEqual(t, s.now.Sub(rose), want.Window, "a want fell within 5 s of its rise")
 			}
 		}
 	})
@@ -338,7 +339,7 @@ func TestEachTagWantsItsOwnWorkersAndNoneOnceIdle(t *testing.T) {
 func TestAQueueWithNoWorkerWantsOneAndClosedEmptyNone(t *testing.T) {
 	s := newLoadSim(t, nil)
 	s.deliver(agent.Input[string]{Items: []string{":a", ":b"}})
-	assert.Equal(t, Line{Tag: "", Want: 1, Queued: 2, Rate: 2 / tau}, s.line(""), "S unknown: the floor")
+	assert.Equal(t, Line{Tag: "", Want: 1, Queued: 2, Rate: 2 / (want.Window / 2).Seconds()}, s.line(""), "S unknown: the floor")
 	s.load("", 0, time.Second)
 	s.join(1, 4)
 	s.run(at(2*time.Second), nil)
