@@ -18,28 +18,11 @@ func (q *Queue[T]) add(key string, data []byte) *nats.Msg {
 }
 
 // mark sends the marker of each of msgs, whose metadata are mds (nil
-// where unknown), and returns the confirmations to come, one for each
-// (nil where no marker is needed). A marker lives until the end of its
-// key's window, counted from when the item was added, by the time the
-// server stamped on it.
+// where unknown), and returns the confirmations to come (see keys.Mark).
 func (q *Queue[T]) mark(msgs []jetstream.Msg, mds []*jetstream.MsgMetadata) ([]jetstream.PubAckFuture, error) {
-	now := time.Now()
-	acks := make([]jetstream.PubAckFuture, len(msgs))
-	for i, msg := range msgs {
-		key := msg.Headers().Get(nats.MsgIdHdr)
-		left := q.cfg.Dedupe
-		if mds[i] != nil {
-			left -= now.Sub(mds[i].Timestamp)
-		}
-		h, ok := keys.TTL(left)
-		if key == "" || !ok {
-			continue
-		}
-		a, err := q.marks.PublishMsgAsync(&nats.Msg{Subject: keys.Subject(q.keys, key), Header: h})
-		if err != nil {
-			return nil, q.unmarked(err)
-		}
-		acks[i] = a
+	acks, err := keys.Mark(q.marks, q.keys, q.cfg.Dedupe, time.Now(), msgs, mds)
+	if err != nil {
+		return nil, q.unmarked(err)
 	}
 	return acks, nil
 }
@@ -50,21 +33,8 @@ func (q *Queue[T]) mark(msgs []jetstream.Msg, mds []*jetstream.MsgMetadata) ([]j
 // whose marker the queue did not take within Config.ConnectTimeout goes
 // back to the queue, to be marked again as it is handed out again.
 func (q *Queue[T]) sealed(h *ledger.Hold) bool {
-	if h.Mark == nil {
+	if keys.Written(h.Mark, q.cfg.ConnectTimeout) {
 		return true
-	}
-	select {
-	case <-h.Mark.Ok():
-		return true
-	default:
-	}
-	t := time.NewTimer(q.cfg.ConnectTimeout)
-	defer t.Stop()
-	select {
-	case <-h.Mark.Ok():
-		return true
-	case <-h.Mark.Err():
-	case <-t.C:
 	}
 	_ = h.Msg.Nak()
 	return false

@@ -2,14 +2,11 @@ package durable
 
 import (
 	"crypto/tls"
-	"errors"
 	"fmt"
-	"io/fs"
-	"strings"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/natserr"
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nkeys"
 )
 
 // Server is a [Store] kept by the NATS servers with JetStream at a URL: a
@@ -56,51 +53,12 @@ func (s Server) open(timeout time.Duration) (*site, error) {
 	}
 	nc, err := nats.Connect(s.URL, opts...)
 	if err != nil && s.Creds != "" {
-		if bad := unusable(err); bad != "" {
+		if bad := natserr.Unusable(err); bad != "" {
 			return nil, invalid("creds file %s %s", s.Creds, bad)
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %s", ErrUnreachable, redact(s.URL), why(err))
+		return nil, fmt.Errorf("%w: %s: %s", ErrUnreachable, natserr.Redact(s.URL), natserr.Why(err))
 	}
 	return &site{nc: nc, url: s.URL, replicas: max(s.Replicas, 1)}, nil
-}
-
-// unusable says what is wrong with the credentials file, if err is one
-// that could not be read or holds no key to sign with, and "" otherwise:
-// the client reads the file as it connects, so its errors come back from
-// the connection.
-func unusable(err error) string {
-	var path *fs.PathError
-	switch {
-	case errors.As(err, &path):
-		return "cannot be read: " + path.Err.Error()
-	case errors.Is(err, nkeys.ErrNoSeedFound):
-		return "holds no user seed: it is not a NATS credentials file"
-	}
-	return ""
-}
-
-// why says in words why a connection failed.
-func why(err error) string {
-	switch {
-	case errors.Is(err, nats.ErrAuthorization), strings.Contains(strings.ToLower(err.Error()), "authorization"):
-		return "the server refused the credentials: " + err.Error()
-	case errors.Is(err, nats.ErrNoServers):
-		return "no server answered: " + err.Error()
-	}
-	return err.Error()
-}
-
-// redact removes a password from a URL list, for errors and logs.
-func redact(urls string) string {
-	parts := strings.Split(urls, ",")
-	for i, u := range parts {
-		if at := strings.LastIndex(u, "@"); at >= 0 {
-			if scheme := strings.Index(u, "://"); scheme >= 0 && scheme < at {
-				parts[i] = u[:scheme+3] + "***@" + u[at+1:]
-			}
-		}
-	}
-	return strings.Join(parts, ",")
 }

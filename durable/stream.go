@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/evolvekit/evolve/durable/internal/natserr"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -89,34 +90,11 @@ func (q *Queue[T]) consumerConfig() jetstream.ConsumerConfig {
 // err: an ErrConfig for replicas they cannot keep, and otherwise an
 // ErrStore for an embedded server, an ErrUnreachable for a Server.
 func (s *site) refused(what string, err error) error {
-	if why := tooFewServers(err, redact(s.url), s.replicas); why != "" {
+	if why := natserr.TooFewServers(err, natserr.Redact(s.url), s.replicas); why != "" {
 		return invalid("replicas %d: %s (%s: %v)", s.replicas, why, what, err)
 	}
 	if s.srv != nil {
 		return fmt.Errorf("%w: %s: %s: %v", ErrStore, s.dir, what, err)
 	}
-	return fmt.Errorf("%w: %s: %s: %v", ErrUnreachable, redact(s.url), what, err)
-}
-
-// The JetStream errors of a stream with more replicas than the servers
-// can keep.
-const (
-	errCodeReplicasNotSupported = 10074 // the server is not clustered
-	errCodeNoPeers              = 10005 // the cluster has too few servers
-)
-
-// tooFewServers says, if err is the servers at url refusing a stream for
-// want of servers to keep its replicas, why, and otherwise returns "".
-func tooFewServers(err error, url string, replicas int) string {
-	var api *jetstream.APIError
-	if !errors.As(err, &api) {
-		return ""
-	}
-	switch api.ErrorCode {
-	case errCodeReplicasNotSupported:
-		return fmt.Sprintf("the server at %s is not part of a cluster, and keeps one copy: give the URL of a JetStream cluster, or Replicas 1", url)
-	case errCodeNoPeers:
-		return fmt.Sprintf("the cluster at %s has fewer than %d servers with JetStream to keep the copies", url, replicas)
-	}
-	return ""
+	return fmt.Errorf("%w: %s: %s: %v", ErrUnreachable, natserr.Redact(s.url), what, err)
 }
