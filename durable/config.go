@@ -6,6 +6,7 @@ import (
 
 	"github.com/evolvekit/evolve/codec"
 	"github.com/evolvekit/evolve/internal/errs"
+	"github.com/evolvekit/evolve/internal/fair"
 )
 
 // Config holds a queue's settings that do not depend on its [Store]: its
@@ -49,6 +50,22 @@ type Config struct {
 
 	// Codec turns items into bytes and back. Default codec.JSON.
 	Codec codec.Codec
+
+	// Key, if set, gives each item its fair key (a client, a tenant),
+	// from the key it is added under ("" for none), and [Consume] then
+	// fetches the items of the fair keys in turns, so that one key's long
+	// backlog does not hold back another's few (see Fair keys in the
+	// package doc). The dedupe key stays the item's key. Key runs in Add
+	// and AddMany; set the same in every process of the queue. Nil: no
+	// fair keys, and items are fetched in the order they were added.
+	Key func(key string) string
+	// Weights gives a fair key a share of its own against the others'
+	// (a key absent weighs 1): each at least 1, or Open returns an
+	// ErrConfig naming it.
+	Weights map[string]int
+	// Quantum is the work time a fair key is credited per unit of weight
+	// on its turn. Default fair's DefaultQuantum, a millisecond.
+	Quantum time.Duration
 }
 
 // The defaults of Config.
@@ -80,6 +97,13 @@ func (c Config) validate() error {
 		return invalid("dedupe must not be negative, got %v", c.Dedupe)
 	case c.MaxHeld < 0:
 		return invalid("max held must not be negative, got %d", c.MaxHeld)
+	case c.Quantum < 0:
+		return invalid("quantum must not be negative, got %v", c.Quantum)
+	}
+	for k, w := range c.Weights {
+		if w < 1 {
+			return invalid("weight of fair key %q must be at least 1, got %d", k, w)
+		}
 	}
 	return nil
 }
@@ -106,6 +130,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Codec == nil {
 		c.Codec = codec.JSON
+	}
+	if c.Quantum == 0 {
+		c.Quantum = fair.DefaultQuantum
 	}
 	return c
 }

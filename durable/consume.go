@@ -9,6 +9,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/durable/internal/fairfetch"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -60,10 +61,17 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 	if err := blocks(ctx, h); err != nil {
 		return err
 	}
+	src, fetcher, err := q.source(o.fetch)
+	if err != nil {
+		return err
+	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() { q.renew(stop) })
-	feedErr := (&feeder[T, S]{q: q, h: h, o: o}).feed(ctx)
+	feedErr := (&feeder[T, S]{q: q, h: h, o: o, src: src}).feed(ctx)
+	if fetcher != nil {
+		fetcher.Drain() // what it fetched and did not hand out goes back
+	}
 	h.Close()
 	waitErr := h.Wait(context.WithoutCancel(ctx))
 	close(stop)
@@ -81,6 +89,7 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 
 // feeder takes items from a queue and posts them to a chain, for one
 // Consume: its methods read the queue, the chain and the options from it,
+// and the source of its items (fair keys' turns, or the stream's order),
 // and keep between fetches room for the messages of one, their metadata,
 // and how long the last waited for items (0 once items came). It is used
 // by one goroutine.
@@ -88,6 +97,7 @@ type feeder[T, S any] struct {
 	q    *Queue[T]
 	h    agent.Handle[Item[T], S]
 	o    options
+	src  fairfetch.Source
 	msgs []jetstream.Msg
 	mds  []*jetstream.MsgMetadata
 	wait time.Duration
@@ -219,37 +229,19 @@ func (q *Queue[T]) stillQueued(ctx context.Context) (int, error) {
 // and returns how many it took.
 func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (int, error) {
 	q := f.q
-	var batch jetstream.MessageBatch
-	var err error
-	if wait == 0 {
-		batch, err = q.consumer.FetchNoWait(n)
-	} else {
-		// The server ends the fetch after wait, so that every message it
-		// sent is in the batch; a context would end it here, and drop what
-		// is on its way, until its lease ended.
-		batch, err = q.consumer.Fetch(n, jetstream.FetchMaxWait(wait))
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
-		if errors.Is(err, nats.ErrConnectionClosed) || q.closed.Load() {
-			return 0, ErrClosed
-		}
-		return 0, unavailable{fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)}
-	}
+	msgs, takeErr := f.src.Take(ctx, f.msgs[:0], n, wait)
 	// The batch is taken whole before the chain gets any of it, so that
 	// its keys' markers are on their way, and an embedded queue records
 	// once for all of it how far this run has handed out items (see
 	// package crashes).
-	msgs, mds := f.msgs[:0], f.mds[:0]
+	mds := f.mds[:0]
 	var last uint64
-	for msg := range batch.Messages() {
+	for _, msg := range msgs {
 		md, err := msg.Metadata()
 		if err == nil {
 			last = max(last, md.Sequence.Stream)
 		}
-		msgs, mds = append(msgs, msg), append(mds, md)
+		mds = append(mds, md)
 	}
 	defer func() {
 		clear(msgs)
@@ -277,14 +269,20 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 			return i + 1, err
 		}
 	}
-	got := len(msgs)
-	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, jetstream.ErrNoMessages) {
-		if ctx.Err() != nil {
-			return got, ctx.Err()
-		}
-		return got, unavailable{fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)}
+	return len(msgs), q.fetchErr(ctx, takeErr)
+}
+
+// fetchErr returns the error of a fetch that failed with err, if any.
+func (q *Queue[T]) fetchErr(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, nats.ErrConnectionClosed) || q.closed.Load():
+		return ErrClosed
 	}
-	return got, nil
+	return unavailable{fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)}
 }
 
 // post decodes msg, whose metadata is md (nil if it has none) and the
@@ -371,4 +369,23 @@ func blocks[T, S any](ctx context.Context, h agent.Handle[Item[T], S]) error {
 		return invalid("chain %s has overflow policy %s: a durable item it dropped or refused would be neither done nor handed back; use compose.Block, the default", cs.Name, cs.Overflow)
 	}
 	return nil
+}
+
+// source returns where Consume takes items from: with fair keys, a
+// Fetcher, which holds at most fetch items fetched and not yet handed
+// out; otherwise the queue's consumer, in the stream's order.
+func (q *Queue[T]) source(fetch int) (fairfetch.Source, *fairfetch.Fetcher, error) {
+	if q.cfg.Key == nil {
+		return fairfetch.Plain{Consumer: q.consumer}, nil, nil
+	}
+	weights := make(map[string]int, len(q.cfg.Weights))
+	for k, w := range q.cfg.Weights {
+		weights[fairfetch.Token(k)] = w
+	}
+	f, err := fairfetch.New(fairfetch.Config{JS: q.js, Stream: q.stream, Items: q.items, Plain: q.consumer,
+		Consumer: q.consumerConfig(), Weights: weights, Quantum: q.cfg.Quantum, Budget: fetch, Timeout: q.cfg.ConnectTimeout})
+	if err != nil {
+		return nil, nil, invalid("%v", err)
+	}
+	return f, f, nil
 }

@@ -27,7 +27,7 @@ func (q *Queue[T]) checkDamage() error {
 	}
 	rep, lost := damage.Compare(rec, now)
 	if rec != nil && rec.Changed && !q.acceptLoss {
-		items, seqs, err := damage.Unreadable(ctx, q.js, q.cfg.Name, []string{q.items, q.keys + "*"}, q.items, now)
+		items, seqs, err := damage.Unreadable(ctx, q.js, q.cfg.Name, []string{q.items, q.keys + "*", q.items + ".*"}, q.items, now)
 		if err != nil {
 			return fmt.Errorf("%w: %s: reading the queue's stream: %v", ErrStore, q.dir, err)
 		}

@@ -5,16 +5,22 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/fairfetch"
 	"github.com/evolvekit/evolve/durable/internal/keys"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// add returns the message that adds the item of key, encoded as data:
-// the server stores it only if key has no marker (see package keys).
+// add returns the message that adds the item of key, encoded as data,
+// on the subject of its fair key: the server stores it only if key has
+// no marker (see package keys).
 func (q *Queue[T]) add(key string, data []byte) *nats.Msg {
-	return &nats.Msg{Subject: q.items, Data: data, Header: keys.Guard(key, keys.Subject(q.keys, key))}
+	subject := q.items
+	if q.cfg.Key != nil {
+		subject = fairfetch.Subject(q.items, q.cfg.Key(key))
+	}
+	return &nats.Msg{Subject: subject, Data: data, Header: keys.Guard(key, keys.Subject(q.keys, key))}
 }
 
 // mark sends the marker of each of msgs, whose metadata are mds (nil

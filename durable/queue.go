@@ -7,6 +7,7 @@ import (
 
 	"github.com/evolvekit/evolve/durable/internal/crashes"
 	"github.com/evolvekit/evolve/durable/internal/damage"
+	"github.com/evolvekit/evolve/durable/internal/fairfetch"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -87,11 +88,11 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 // moment after the acknowledgement was confirmed, so Len may count it for
 // that moment: it may be high, never low.
 func (q *Queue[T]) Len(ctx context.Context) (int, error) {
-	info, err := q.stream.Info(ctx, jetstream.WithSubjectFilter(q.items))
+	counts, err := fairfetch.Count(ctx, q.stream, q.items)
 	if err != nil {
 		return 0, err
 	}
-	return int(info.State.Subjects[q.items]), nil
+	return fairfetch.Total(counts), nil
 }
 
 // count returns the number of messages in stream s.

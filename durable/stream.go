@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/evolvekit/evolve/durable/internal/fairfetch"
 	"github.com/evolvekit/evolve/durable/internal/natserr"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -33,7 +34,8 @@ func (q *Queue[T]) declare() error {
 	// A stream made before keys had markers gains their subjects and TTLs
 	// here; the servers refuse to turn TTLs off again.
 	cfg := q.streamConfig(q.cfg.Name, q.items, jetstream.WorkQueuePolicy)
-	cfg.Subjects, cfg.AllowMsgTTL = append(cfg.Subjects, q.keys+"*"), true
+	// The items of fair keys are on a subject of each key's.
+	cfg.Subjects, cfg.AllowMsgTTL = append(cfg.Subjects, q.keys+"*", q.items+".*"), true
 	if q.stream, err = js.CreateOrUpdateStream(ctx, cfg); err != nil {
 		return q.refused("the queue's stream "+q.cfg.Name, err)
 	}
@@ -51,7 +53,8 @@ func (q *Queue[T]) declare() error {
 		// apart from it, and may be behind it or ahead. A consumer made
 		// anew on a work queue starts from its first message, that is from
 		// every item not acknowledged, and hands them all out at once.
-		if err := js.DeleteConsumer(ctx, q.cfg.Name, consumerName); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		// So are the consumers of fair keys.
+		if err := fairfetch.DeleteConsumers(ctx, q.stream); err != nil {
 			return q.refused("handing out again what a dead process held", err)
 		}
 		if err := q.checkDamage(); err != nil {

@@ -1,0 +1,47 @@
+package fairfetch
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// held is a message a Fetcher handed out: the first call that lets it go
+// (an acknowledgement, a negative one, a termination) tells the Fetcher's
+// book what its work took, from when it was handed out, so that its key
+// is charged for it once.
+type held struct {
+	jetstream.Msg
+	f      *Fetcher
+	key    string
+	charge time.Duration
+	start  time.Time
+	ended  atomic.Bool
+}
+
+// end tells the book, the first time only.
+func (m *held) end() {
+	if !m.ended.Swap(true) {
+		m.f.done(m.key, m.charge, m.start)
+	}
+}
+
+// Ack acknowledges the message (see jetstream.Msg).
+func (m *held) Ack() error { m.end(); return m.Msg.Ack() }
+
+// DoubleAck acknowledges the message and waits for the server's answer.
+func (m *held) DoubleAck(ctx context.Context) error { m.end(); return m.Msg.DoubleAck(ctx) }
+
+// Nak hands the message back.
+func (m *held) Nak() error { m.end(); return m.Msg.Nak() }
+
+// NakWithDelay hands the message back, to be delivered after delay.
+func (m *held) NakWithDelay(delay time.Duration) error { m.end(); return m.Msg.NakWithDelay(delay) }
+
+// Term tells the server not to deliver the message again.
+func (m *held) Term() error { m.end(); return m.Msg.Term() }
+
+// TermWithReason does as Term, with a reason.
+func (m *held) TermWithReason(reason string) error { m.end(); return m.Msg.TermWithReason(reason) }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package fairfetch
+
+const seeds = 200
