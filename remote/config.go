@@ -1,10 +1,13 @@
 package remote
 
 import (
-	"github.com/evolvekit/evolve/codec"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/codec"
+	"github.com/evolvekit/evolve/internal/fair"
 )
 
 // Config sets up the master side of a remote stage: how many items it
@@ -59,6 +62,23 @@ type Config[I any] struct {
 	// Tag names the resource an item needs: it goes only to a worker that
 	// registered with that tag. Nil, or "", means any worker will do.
 	Tag func(I) string
+	// Key names the owner of an item (a client, a tenant), so that the keys
+	// with items waiting share the workers by Weights, each charged the
+	// time its work takes, each key's items starting in the order they
+	// came (see the package doc, under Fair shares). It needs Unordered:
+	// in input order one key's slow item would hold back every key's
+	// results, and once they fill the window every key's work. Nil, the
+	// default, keys nothing: items start first come, first served.
+	Key func(I) string
+	// Weights weighs the keys Key names: a key's share of the workers
+	// against another's is its weight to theirs. A key not in it weighs
+	// 1, and a weight must be at least 1. Nil weighs every key alike.
+	Weights map[string]int
+	// Quantum is the work a key of weight 1 is credited each turn among
+	// the keys waiting: it bounds how far a key's work started may stray
+	// from its share, with the longest item. Default a millisecond; it
+	// must not be negative.
+	Quantum time.Duration
 	// MaxSlots is the most slots a worker may register with: a worker
 	// that claims more is refused, so that no peer can claim the whole
 	// window. Default DefaultMaxSlots.
@@ -136,6 +156,22 @@ func (c Config[I]) validate() error {
 		return invalid("drain must not be negative, got %v", c.Drain)
 	case c.MaxPrefetch < NoPrefetch:
 		return invalid("max prefetch must be NoPrefetch (-1), 0 for the default or positive, got %d", c.MaxPrefetch)
+	case c.Quantum < 0:
+		return invalid("quantum must not be negative, got %v", c.Quantum)
+	case c.Key != nil && !c.Unordered:
+		return invalid("a key needs Unordered: in input order one key's slow item would hold back every key's results")
+	case c.Key == nil && len(c.Weights) > 0:
+		return invalid("weights need a key")
+	}
+	return c.validateWeights()
+}
+
+// validateWeights reports the first key, in order, weighed below 1.
+func (c Config[I]) validateWeights() error {
+	for _, k := range slices.Sorted(maps.Keys(c.Weights)) {
+		if w := c.Weights[k]; w < 1 {
+			return invalid("the weight of key %q must be at least 1, got %d", k, w)
+		}
 	}
 	return nil
 }
@@ -174,6 +210,9 @@ func (c Config[I]) withDefaults() Config[I] {
 	}
 	if c.Drain == 0 {
 		c.Drain = DefaultDrain
+	}
+	if c.Quantum == 0 {
+		c.Quantum = fair.DefaultQuantum
 	}
 	return c
 }

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +49,11 @@ func TestConfigRejectsASettingOutOfRange(t *testing.T) {
 		{Config[string]{Heartbeat: -time.Second}, "remote: heartbeat must be at least 1ms, got -1s"},
 		{Config[string]{Heartbeat: time.Microsecond}, "remote: heartbeat must be at least 1ms, got 1µs"},
 		{Config[string]{MaxPrefetch: -2}, "remote: max prefetch must be NoPrefetch (-1), 0 for the default or positive, got -2"},
+		{Config[string]{Quantum: -time.Millisecond}, "remote: quantum must not be negative, got -1ms"},
+		{Config[string]{Key: strings.ToLower}, "remote: a key needs Unordered: in input order one key's slow item would hold back every key's results"},
+		{Config[string]{Weights: map[string]int{"a": 2}}, "remote: weights need a key"},
+		{Config[string]{Key: strings.ToLower, Unordered: true, Weights: map[string]int{"a": 2, "b": 0, "c": -1}},
+			`remote: the weight of key "b" must be at least 1, got 0`},
 	} {
 		c.cfg.Node = &Node{}
 		_, err := build[string, int](c.cfg)
@@ -67,4 +73,6 @@ func TestTheBookTakesTheDefaultsOfConfig(t *testing.T) {
 	assert.Equal(t, DefaultHeartbeat, b.Heartbeat)
 	assert.Equal(t, 3*DefaultHeartbeat, b.Silence, "three heartbeats of silence")
 	assert.Equal(t, Result[int]{Seq: 4, Value: 8}, b.Result(4, 8, nil))
+	assert.Nil(t, b.Key, "no keys: first come, first served")
+	assert.Equal(t, time.Millisecond, b.Quantum)
 }

@@ -86,6 +86,7 @@ func bookConfig[I, O any](cfg Config[I]) book.Config[I, O, Result[O]] {
 	return book.Config[I, O, Result[O]]{
 		Window: cfg.Window, Queue: cfg.Queue, MaxBatch: cfg.MaxBatch, MaxAttempts: cfg.MaxAttempts, Prefetch: cfg.grant(),
 		Unordered: cfg.Unordered, Lease: cfg.Lease, TagWait: cfg.TagWait, Tag: cfg.Tag,
+		Key: cfg.Key, Weights: cfg.Weights, Quantum: cfg.Quantum,
 		Heartbeat: cfg.Heartbeat, Silence: wire.Misses * cfg.Heartbeat, Drain: cfg.Drain,
 		Result: func(seq uint64, v O, err error) Result[O] { return Result[O]{Seq: seq, Value: v, Err: err} },
 	}

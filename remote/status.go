@@ -74,6 +74,13 @@ type Status struct {
 	Retrying map[string]int
 	Arrivals map[string]float64
 	Service  map[string]time.Duration
+	// Keys counts, with Config.Key, the items of each key waiting for
+	// their fair turn, and Started those of each key whose work started
+	// (each item once, retries aside) since the key last had none waiting
+	// or at work: a key with neither is not in those maps (see the
+	// package doc, under Fair shares).
+	Keys    map[string]int
+	Started map[string]int
 }
 
 // WorkerStatus is what the master knows of one worker.
@@ -133,6 +140,12 @@ func statusOf(s book.Snapshot) Status {
 	}
 	for _, l := range s.Lines {
 		st.want(l)
+	}
+	if s.Keys != nil {
+		st.Keys, st.Started = make(map[string]int, len(s.Keys)), make(map[string]int, len(s.Keys))
+	}
+	for k, c := range s.Keys {
+		st.Keys[k], st.Started[k] = c.Queued, c.Started
 	}
 	return st
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/fifo"
+	"github.com/evolvekit/evolve/remote/internal/fairline"
 	"github.com/evolvekit/evolve/remote/internal/want"
 )
 
@@ -32,6 +33,9 @@ type Book[I, O, R any] struct {
 	lease, tagWait                time.Duration
 	heartbeat, silence            time.Duration // silence 0: no worker is given up for it
 	tagOf                         func(I) string
+	keyOf                         func(I) string // nil: no fair lines (see fairline.go)
+	weights                       map[string]int
+	quantum                       time.Duration
 	result                        func(seq uint64, v O, err error) R
 
 	// items holds the items from Seq base on, up to the last accepted:
@@ -116,7 +120,8 @@ type tagLine struct {
 	stuck   bool
 	since   time.Time
 	barred  bool
-	gauge   want.Gauge // what the line wants of workers (see package want)
+	gauge   want.Gauge     // what the line wants of workers (see package want)
+	fair    *fairline.Line // with Config.Key, its new items before they are let into seqs (see fairline.go)
 }
 
 // member is a registered worker.
@@ -172,6 +177,13 @@ type Config[I, O, R any] struct {
 	Drain       time.Duration // the time the workers wanted work through a queue in; 0: no wants
 	// Tag names the resource an item needs, "" for none; nil for no tags.
 	Tag func(I) string
+	// Key names the key an item's work is shared by (see fairline.go);
+	// nil for none. It needs Unordered. Weights weighs the keys, 1 for a
+	// key not in it, each at least 1; Quantum, positive, is the fair
+	// queues' quantum.
+	Key     func(I) string
+	Weights map[string]int
+	Quantum time.Duration
 	// Result makes the result emitted for item seq: its value, or its
 	// error.
 	Result func(seq uint64, v O, err error) R
@@ -181,13 +193,15 @@ type Config[I, O, R any] struct {
 // and knows no worker: the runtime's first agent.Pull gives it demand, and
 // workers join with agent.Event messages.
 func New[I, O, R any](cfg Config[I, O, R]) *Book[I, O, R] {
-	return &Book[I, O, R]{
+	b := &Book[I, O, R]{
+		lineOf: map[string]int{},
 		window: cfg.Window, queue: cfg.Queue, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts, prefetch: cfg.Prefetch,
 		unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagOf: cfg.Tag, result: cfg.Result,
 		heartbeat: cfg.Heartbeat, silence: cfg.Silence, drain: cfg.Drain,
-		lines:  []tagLine{{}},
-		lineOf: map[string]int{"": 0},
+		keyOf: cfg.Key, weights: maps.Clone(cfg.Weights), quantum: cfg.Quantum,
 	}
+	b.line("")
+	return b
 }
 
 // Clone returns a copy of b that shares no bookkeeping with it: evolving
@@ -203,6 +217,9 @@ func (b *Book[I, O, R]) Clone() *Book[I, O, R] {
 	c.lines = slices.Clone(b.lines)
 	for i := range c.lines {
 		c.lines[i].seqs = seqs{c.lines[i].seqs.Clone()}
+		if c.lines[i].fair != nil {
+			c.lines[i].fair = c.lines[i].fair.Clone()
+		}
 	}
 	c.lineOf = maps.Clone(b.lineOf)
 	c.workers = slices.Clone(b.workers)
@@ -228,7 +245,7 @@ func (b *Book[I, O, R]) line(tag string) int {
 	if i, ok := b.lineOf[tag]; ok {
 		return i
 	}
-	b.lines = append(b.lines, tagLine{tag: tag})
+	b.lines = append(b.lines, tagLine{tag: tag, fair: b.fairLine()})
 	b.lineOf[tag] = len(b.lines) - 1
 	return len(b.lines) - 1
 }
@@ -251,5 +268,5 @@ func (b *Book[I, O, R]) registered(i int) int {
 	return b.lines[i].capable
 }
 
-// inLine counts the items queued in line i.
-func (b *Book[I, O, R]) inLine(i int) int { return b.lines[i].seqs.Len() }
+// inLine counts the items queued in line i, in its fair queue too.
+func (b *Book[I, O, R]) inLine(i int) int { return b.lines[i].seqs.Len() + b.lines[i].fair.Len() }

@@ -20,6 +20,9 @@ type options[I any] struct {
 	Heartbeat   time.Duration
 	MaxPrefetch int
 	Drain       time.Duration // 0: the book wants no workers (remote's default is 30 s)
+	Key         func(I) string
+	Weights     map[string]int
+	Quantum     time.Duration // 0: a millisecond, as remote's default
 }
 
 // Package remote's defaults, which the tests take.
@@ -67,6 +70,7 @@ func newBook[I, O any](o options[I]) (*Book[I, O, Result[O]], error) {
 		MaxAttempts: or(o.MaxAttempts, DefaultMaxAttempts), Prefetch: prefetch, Unordered: o.Unordered,
 		Lease: ord(o.Lease, DefaultLease), TagWait: ord(o.TagWait, DefaultTagWait), Tag: o.Tag,
 		Heartbeat: heartbeat, Silence: heartbeatMisses * heartbeat, Drain: o.Drain,
+		Key: o.Key, Weights: o.Weights, Quantum: ord(o.Quantum, time.Millisecond),
 		Result: func(seq uint64, v O, err error) Result[O] { return Result[O]{Seq: seq, Value: v, Err: err} },
 	}), nil
 }

@@ -12,6 +12,7 @@ import (
 // instant at, as plan says, within the tokens the message brought behind
 // a pacer (see pace.go), and asks for them to be sent.
 func (b *Book[I, O, R]) dispatch(fx []agent.Effect, at time.Time) []agent.Effect {
+	b.letIn()
 	most := agent.Unbounded
 	if b.paced {
 		most = b.tokens

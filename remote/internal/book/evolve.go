@@ -118,7 +118,7 @@ func (b *Book[I, O, R]) accept(items []I, at time.Time) {
 			k = b.line(b.tagOf(v))
 		}
 		b.items.PushBack(entry[I, O]{value: v, tag: k, slot: true})
-		b.lines[k].seqs.PushBack(b.accepted)
+		b.enqueue(k, b.accepted, v)
 		b.lines[k].gauge.Arrive(at)
 		b.accepted++
 		b.queued++

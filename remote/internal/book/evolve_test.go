@@ -102,7 +102,7 @@ func play(t *testing.T, cfg options[string], steps ...agenttest.Step) []agenttes
 // for tests to compare two books with reflect.DeepEqual.
 func bookkeeping[I, O, R any](b *Book[I, O, R]) any {
 	c := b.Clone()
-	c.tagOf, c.result = nil, nil
+	c.tagOf, c.keyOf, c.result = nil, nil, nil
 	return *c
 }
 

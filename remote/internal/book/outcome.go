@@ -140,6 +140,7 @@ func (b *Book[I, O, R]) conclude(seq uint64, e *entry[I, O], v O, err error) {
 	if err != nil {
 		b.dead = append(b.dead, agent.DeadLetter{Seq: seq, Item: e.value, Err: err, Attempts: e.failures})
 	}
+	b.lines[e.tag].fair.End(seq)
 	var none I
 	e.value, e.result, e.err, e.phase = none, v, err, phaseHeld
 	b.nHeld++

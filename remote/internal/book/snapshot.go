@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/remote/internal/fairline"
 )
 
 // Snapshot is what a book knows, counted: package remote's Status, whose
@@ -19,7 +20,8 @@ type Snapshot struct {
 	Closed                                 bool
 	Paced                                  bool
 	Room                                   int
-	Lines                                  []Line // with Config.Drain: each line's, "" first
+	Lines                                  []Line                    // with Config.Drain: each line's, "" first
+	Keys                                   map[string]fairline.Count // with Config.Key (see fairline.go)
 }
 
 // Line is what a book measures of one line, with Config.Drain (see
@@ -62,6 +64,7 @@ func (b *Book[I, O, R]) Snapshot() Snapshot {
 		Paced:      b.paced,
 		Room:       b.open,
 		Lines:      b.figures(),
+		Keys:       b.keys(),
 	}
 	for i := range b.lines {
 		l := &b.lines[i]

@@ -62,6 +62,7 @@ func (b *Book[I, O, R]) expire(at time.Time) {
 		}
 		e := b.entry(l.seq)
 		b.unlease(e)
+		b.lines[e.tag].fair.Work(l.seq, b.lease)
 		if w := b.member(e.worker); w != nil {
 			w.failed++
 			b.hang(w, attemptRef{seq: l.seq, attempt: l.attempt})
@@ -158,6 +159,7 @@ func (b *Book[I, O, R]) refuse() {
 // fail fails every item of line i, which no worker may take: it waited
 // tagWait for one, or came to a barred line.
 func (b *Book[I, O, R]) fail(i int, barred bool) {
+	b.flush(i)
 	l := &b.lines[i]
 	for l.seqs.Len() > 0 {
 		seq := l.seqs.PopFront()

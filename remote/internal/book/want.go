@@ -26,12 +26,17 @@ func (b *Book[I, O, R]) seat(w *member, sign int) {
 
 // served measures, at instant at, the task of item at attempt whose
 // outcome worker from sent back, if the item is leased to it under that
-// attempt and its lease has started.
+// attempt and its lease has started: for its line's want, and its charge
+// in a fair line.
 func (b *Book[I, O, R]) served(from WorkerID, item uint64, attempt int, at time.Time) {
 	e := b.entry(item)
-	if b.drain > 0 && e != nil && e.phase == phaseLeased && !e.waits && e.worker == from && e.attempt == attempt {
+	if e == nil || e.phase != phaseLeased || e.waits || e.worker != from || e.attempt != attempt {
+		return
+	}
+	if b.drain > 0 {
 		b.lines[e.tag].gauge.Serve(at.Sub(e.since), at)
 	}
+	b.lines[e.tag].fair.Work(item, at.Sub(e.since))
 }
 
 // wantFired notes that the want timer has fired if it was due by at.

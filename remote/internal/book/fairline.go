@@ -1,0 +1,89 @@
+package book
+
+import (
+	"slices"
+
+	"github.com/evolvekit/evolve/remote/internal/fairline"
+)
+
+// Fair lines: with Config.Key, each line keeps its new items in a fair
+// queue (package fairline) and lets them into its seqs, whence dispatch
+// hands them out, only as free places on the workers that take the line
+// allow (letIn, before each dispatch): so the choice among the keys
+// waiting is made when work can start. The items taken back from a
+// worker go straight to the seqs: they were chosen once. A worker of
+// several lines counts its free places for each, so that with tags a line
+// may let in a few items before a place is theirs; they go next, in input
+// order. An item is charged the time from its lease's start to each
+// outcome that came for it under its lease (served), and the lease for
+// one that expired. An item in a fair queue is queued as any other: it
+// holds its input slot, counts in its line's Tags, want and TagWait, and
+// fails with the line's items.
+
+// fairLine returns a new line's fair queue, nil without Config.Key.
+func (b *Book[I, O, R]) fairLine() *fairline.Line {
+	if b.keyOf == nil {
+		return nil
+	}
+	l, err := fairline.New(b.quantum, b.weights)
+	if err != nil {
+		panic("remote: " + err.Error()) // package remote checks the config
+	}
+	return l
+}
+
+// enqueue puts the new item seq, of line k, in the line's fair queue if
+// it has one, or else in its seqs.
+func (b *Book[I, O, R]) enqueue(k int, seq uint64, v I) {
+	if l := &b.lines[k]; l.fair != nil {
+		l.fair.Push(b.keyOf(v), seq)
+	} else {
+		l.seqs.PushBack(seq)
+	}
+}
+
+// letIn lets items out of each fair queue into its line's seqs, as many
+// as the free places of the workers that take the line, within the
+// window, leave room for beyond the items in the seqs already.
+func (b *Book[I, O, R]) letIn() {
+	room := b.window - b.leased - b.nHeld
+	for i := range b.lines {
+		l := &b.lines[i]
+		if l.fair.Len() == 0 || room <= 0 {
+			continue
+		}
+		places := 0
+		for j := range b.workers {
+			if w := &b.workers[j]; slices.Contains(w.lines, i) {
+				places += b.takes(w)
+			}
+		}
+		for n := min(places, room) - l.seqs.Len(); n > 0 && l.fair.Len() > 0; n-- {
+			seq, _ := l.fair.Pop()
+			l.seqs.add(seq)
+			room--
+		}
+	}
+}
+
+// flush takes every item out of line i's fair queue into its seqs: they
+// fail with the line's.
+func (b *Book[I, O, R]) flush(i int) {
+	for l := &b.lines[i]; l.fair.Len() > 0; {
+		seq, _ := l.fair.Pop()
+		l.seqs.add(seq)
+	}
+}
+
+// keys returns the counts of each key with items queued or started and
+// not yet ended, over every line; nil without Config.Key.
+func (b *Book[I, O, R]) keys() map[string]fairline.Count {
+	if b.keyOf == nil {
+		return nil
+	}
+	sums := map[string]fairline.Count{}
+	for i := range b.lines {
+		b.lines[i].fair.AddCounts(sums)
+	}
+	return sums
+}

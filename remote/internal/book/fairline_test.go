@@ -1,0 +1,171 @@
+package book
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/remote/internal/fairline"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// keyOf keys the items "key:n" by key.
+func keyOf(item string) string { return item[:strings.IndexByte(item, ':')] }
+
+// keyed are the settings of a stage whose items are keyed, one slot a
+// worker, no prefetch.
+func keyed(weights map[string]int) options[string] {
+	return options[string]{Lease: lease, Unordered: true, MaxPrefetch: NoPrefetch, Key: keyOf, Weights: weights}
+}
+
+// sent returns the Dispatches fx asks for.
+func sent(fx []agent.Effect) []Dispatch[string] {
+	var out []Dispatch[string]
+	for _, e := range agenttest.Of[sendFx](fx) {
+		out = append(out, e.Value)
+	}
+	return out
+}
+
+// dispatched returns the values of the tasks fx hands out, in order.
+func dispatched(fx []agent.Effect) []string {
+	var out []string
+	for _, d := range sent(fx) {
+		for _, task := range d.Tasks {
+			out = append(out, task.Value)
+		}
+	}
+	return out
+}
+
+func TestAKeyWithItemsWaitingStartsBeforeAnotherKeysBacklog(t *testing.T) {
+	tr := play(t, keyed(nil),
+		pullAll, join(1, 1),
+		items("a:0", "a:1", "a:2", "b:0"),
+		ask(1, 1),
+		after(10*time.Millisecond, ok(1, 0, 1, 0)), ask(1, 1),
+		after(20*time.Millisecond, ok(1, 3, 1, 0)), ask(1, 1),
+	)
+	assert.Empty(t, dispatched(tr[2].Effects), "no place free: nothing let in")
+	assert.Equal(t, []string{"a:0"}, dispatched(tr[3].Effects), "a's turn first")
+	assert.Equal(t, []string{"b:0"}, dispatched(tr[5].Effects), "a spent its quantum: b's turn, ahead of a's backlog")
+	assert.Equal(t, []string{"a:1"}, dispatched(tr[7].Effects), "then a's, in order")
+	st := tr[7].State.Snapshot()
+	assert.Equal(t, map[string]fairline.Count{"a": {Queued: 1, Started: 2}}, st.Keys, "b ended and is forgotten")
+	assert.Equal(t, 1, st.Queued)
+	assert.Equal(t, map[string]int{"": 1}, st.Tags)
+}
+
+func TestAKeyAloneTakesEveryPlace(t *testing.T) {
+	tr := play(t, keyed(nil),
+		pullAll, join(1, 3), join(2, 2),
+		items("a:0", "a:1", "a:2", "a:3", "a:4", "a:5"),
+		ask(1, 3), ask(2, 2),
+	)
+	assert.Equal(t, []string{"a:0", "a:1", "a:2"}, dispatched(tr[4].Effects))
+	assert.Equal(t, []string{"a:3", "a:4"}, dispatched(tr[5].Effects), "every free place, in input order")
+	assert.Equal(t, map[string]fairline.Count{"a": {Queued: 1, Started: 5}}, tr[5].State.Snapshot().Keys)
+}
+
+func TestHeavierKeysStartMoreInProportion(t *testing.T) {
+	s := newMaster(t, keyed(map[string]int{"a": 3}))
+	var in []string
+	for n := range 40 {
+		in = append(in, "a:"+string(rune('0'+n%10)), "b:"+string(rune('0'+n%10)))
+	}
+	now := agenttest.T0
+	deliver := func(m agent.Msg) []agent.Effect {
+		var fx []agent.Effect
+		s, fx = evolve(s, agent.Stamp(m, now))
+		return fx
+	}
+	deliver(agent.Pull{N: agent.Unbounded})
+	deliver(agent.Event[Joined]{Value: Joined{Worker: 1, Slots: 1}})
+	deliver(agent.Input[string]{Items: in})
+	started := map[string]int{}
+	fx := deliver(agent.Event[Asked]{Value: Asked{Worker: 1, N: 1}})
+	for range 40 {
+		ds := sent(fx)
+		require.Len(t, ds, 1)
+		task := ds[0].Tasks[0]
+		started[keyOf(task.Value)]++
+		now = now.Add(time.Millisecond) // every item takes a quantum
+		fx = deliver(agent.Event[Outcomes[int]]{Value: Outcomes[int]{Worker: 1, Asked: 1,
+			Outcomes: []Outcome[int]{{Item: task.Item, Attempt: task.Attempt}}}})
+	}
+	assert.Equal(t, map[string]int{"a": 30, "b": 10}, started, "3 to 1")
+}
+
+func TestASlowKeyIsChargedItsTime(t *testing.T) {
+	s := newMaster(t, keyed(nil))
+	now := agenttest.T0
+	deliver := func(m agent.Msg) []agent.Effect {
+		var fx []agent.Effect
+		s, fx = evolve(s, agent.Stamp(m, now))
+		return fx
+	}
+	var in []string
+	for n := range 30 {
+		in = append(in, "slow:"+string(rune('0'+n%10)))
+	}
+	for n := range 30 {
+		in = append(in, "quick:"+string(rune('0'+n%10)))
+	}
+	deliver(agent.Pull{N: agent.Unbounded})
+	deliver(agent.Event[Joined]{Value: Joined{Worker: 1, Slots: 1}})
+	deliver(agent.Input[string]{Items: in})
+	took := map[string]time.Duration{}
+	// Q + L/1 + L/1, and what the first slow item's charge missed: it
+	// was charged a quantum, and took 4.
+	bound := time.Millisecond + 2*4*time.Millisecond + 3*time.Millisecond
+	fx := deliver(agent.Event[Asked]{Value: Asked{Worker: 1, N: 1}})
+	for range 40 {
+		task := sent(fx)[0].Tasks[0]
+		d := time.Millisecond
+		if keyOf(task.Value) == "slow" {
+			d = 4 * time.Millisecond
+		}
+		took[keyOf(task.Value)] += d
+		require.LessOrEqual(t, (took["slow"] - took["quick"]).Abs(), bound, "at %v", took)
+		now = now.Add(d)
+		fx = deliver(agent.Event[Outcomes[int]]{Value: Outcomes[int]{Worker: 1, Asked: 1,
+			Outcomes: []Outcome[int]{{Item: task.Item, Attempt: task.Attempt}}}})
+	}
+	t.Logf("work started: slow %v, quick %v", took["slow"], took["quick"])
+	assert.Greater(t, took["quick"], 20*time.Millisecond, "first come, first served would give quick 10 ms: 30 slow items came first")
+}
+
+func TestAnItemTakenBackBypassesTheFairQueue(t *testing.T) {
+	tr := play(t, keyed(nil),
+		pullAll, join(1, 1), items("a:0", "b:0", "c:0"), ask(1, 1),
+		lose(1),
+		join(2, 1), ask(2, 1),
+	)
+	assert.Equal(t, []string{"a:0"}, dispatched(tr[3].Effects))
+	assert.Equal(t, []Task[string]{taskOf(0, 2, "a:0")}, sent(tr[6].Effects)[0].Tasks,
+		"chosen once: b's turn does not come before it")
+}
+
+func TestItemsInTheFairQueueWaitForATagAndFailWithIt(t *testing.T) {
+	wait := 5 * time.Second
+	o := keyed(nil)
+	o.TagWait, o.Tag = wait, gpuTag
+	tr := play(t, o,
+		pullAll, join(1, 1), ask(1, 1),
+		items("gpu:a:0", "gpu:b:0", "a:1"),
+		after(wait, tick(waitTag)),
+	)
+	st := tr[3].State.Snapshot()
+	assert.Equal(t, map[string]int{"gpu": 2}, st.Tags, "a:1 went; the gpu items wait, in their fair queue")
+	assert.Equal(t, 2, st.Waiting)
+	assert.Equal(t, agent.Timer{Tag: waitTag, Delay: wait}, tr[3].Effects[len(tr[3].Effects)-1])
+	rs := agenttest.Emitted[res](tr[4].Effects)
+	require.Len(t, rs, 2, "none lost in the fair queue")
+	for _, r := range rs {
+		assert.ErrorIs(t, r.Err, ErrNoWorker)
+	}
+	assert.Equal(t, map[string]fairline.Count{"a": {Started: 1}}, tr[4].State.Snapshot().Keys, "the gpu keys ended")
+}
