@@ -40,6 +40,8 @@ func TestBadConfigsAreRefusedByName(t *testing.T) {
 		{durable.Embedded{Dir: dir}, durable.Config{MaxAttempts: -1}, "max attempts"},
 		{durable.Embedded{Dir: dir}, durable.Config{Dedupe: -time.Second}, "dedupe"},
 		{durable.Embedded{Dir: dir}, durable.Config{MaxHeld: -1}, "max held"},
+		{durable.Embedded{Dir: dir}, durable.Config{Quantum: -time.Millisecond}, "quantum"},
+		{durable.Embedded{Dir: dir}, durable.Config{Weights: map[string]int{"acme": 2, "tiny co": 0}}, `fair key "tiny co"`},
 		{durable.Embedded{Dir: dir, Listen: "0.0.0.0:0"}, durable.Config{}, "off the loopback"},
 		{durable.Embedded{Dir: dir, Listen: "127.0.0.1:x"}, durable.Config{}, "port"},
 		{durable.Embedded{Dir: dir, Listen: "127.0.0.1"}, durable.Config{}, "listen"},

@@ -110,3 +110,64 @@ func ExampleStore() {
 	// Output:
 	// queue orders, reached at ""
 }
+
+// A big client's 30 orders and a small client's 3 go into a queue whose
+// fair key is the client, named before the '/' of each order's key; the
+// small client's orders, added last, are done among the first few, not
+// after the big client's.
+func ExampleConfig_fairKeys() {
+	dir, err := os.MkdirTemp("", "durable-fair")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	client := func(key string) string {
+		c, _, _ := strings.Cut(key, "/")
+		return c
+	}
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{Key: client})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer q.Close()
+	var orders []durable.Entry[int]
+	for i := range 30 {
+		orders = append(orders, durable.Entry[int]{Key: fmt.Sprint("big/", i), Value: i})
+	}
+	for i := range 3 {
+		orders = append(orders, durable.Entry[int]{Key: fmt.Sprint("small/", i), Value: i})
+	}
+	if err := q.AddMany(ctx, orders); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(ctx)
+	work, err := parallel.Stage(parallel.Config{Limit: 1}, durable.Map(func(_ context.Context, v int) (int, error) { return v, nil }))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	done, smallBy := 0, 0
+	chain, err := compose.Start(rt, work, durable.Sink(q, func(it durable.Item[int]) error {
+		if done++; client(it.Key) == "small" {
+			smallBy = done
+		}
+		return nil
+	}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("consume:", durable.Consume(ctx, q, chain, durable.WithUntilEmpty()))
+	fmt.Println("done:", done)
+	fmt.Println("the small client's orders among the first 8:", smallBy <= 8)
+	// Output:
+	// consume: <nil>
+	// done: 33
+	// the small client's orders among the first 8: true
+}
