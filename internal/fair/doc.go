@@ -9,7 +9,9 @@
 // positive, each charged what its key's items have taken on average (a
 // new key's, what every key's have: the work's time is known only once
 // it ends). When the item's work ends, [Queue.Done] charges the key the
-// difference between what the work took and what was charged. A key whose
+// difference between what the work took and what was charged: a
+// correction that moves its credit, but not the turn it may be in, which
+// charges no more than the credit the key had as the turn began. A key whose
 // credit is spent waits for its next turn; one whose line empties leaves
 // the ring with no credit (a debt it keeps while its work is in flight)
 // and joins its back when an item comes again. So a client of slow items gets no more of the workers'

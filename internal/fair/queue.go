@@ -15,9 +15,14 @@ type Queue[K comparable, V any] struct {
 	flows   map[K]*flow[V]
 	ring    fifo.Deque[K] // the backlogged keys, the one whose turn it is first
 	turn    bool          // whether the first of the ring has had its credit this turn
-	idle    int           // turns since one started an item, to skip a round of spent keys
-	n       int           // items queued
-	cost    mean          // what every key's items have taken
+	// left is what the turn may still charge: the key's credit as the turn
+	// began. A correction Done makes during the turn moves the credit,
+	// not the turn: the work of a key whose first items were charged too
+	// much does not lengthen the turn it is in as it ends.
+	left time.Duration
+	idle int  // turns since one started an item, to skip a round of spent keys
+	n    int  // items queued
+	cost mean // what every key's items have taken
 }
 
 // flow is one key's line and its accounts.
@@ -123,13 +128,14 @@ func (q *Queue[K, V]) Pop() (k K, v V, charge time.Duration, ok bool) {
 		f := q.flows[k]
 		if !q.turn {
 			f.credit += q.quantum * time.Duration(f.weight)
-			q.turn = true
+			q.turn, q.left = true, f.credit
 		}
-		if f.credit > 0 {
+		if f.credit > 0 && q.left > 0 {
 			v = f.items.PopFront()
 			q.n--
 			charge = q.estimate(f)
 			f.credit -= charge
+			q.left -= charge
 			f.flight++
 			q.idle = 0
 			if f.items.Len() == 0 {
@@ -241,4 +247,12 @@ func (q *Queue[K, V]) Clone() *Queue[K, V] {
 	}
 	c.ring = q.ring.Clone()
 	return &c
+}
+
+// Freed is what an agent whose items have keys asks its runtime with an
+// agent.Send effect, just before the agent.Demand that gives their input
+// slots back: the key of each item whose slot comes back, one per item,
+// so that Post can bound each key's items too.
+type Freed struct {
+	Keys []string
 }
