@@ -66,6 +66,7 @@ func build[In, Out any](cfg Config, work parallel.Work[In, Out]) (batchwork.Agen
 		return p, invalid("work must not be nil")
 	}
 	p.Name, p.State, p.Evolve, p.Step, p.Queue = cfg.name(), s, Evolve[In, Out], (*State[In, Out]).step, cfg.queue()
+	p.Key, p.KeyQueue = cfg.Key, cfg.keyQueue()
 	p.Work, p.Timeout, p.DeadLetters = work, cfg.Timeout, cfg.DeadLetters
 	p.Reserves = true
 	p.Takes = []agent.Msg{agent.Set[Limit]{}}

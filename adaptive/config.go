@@ -54,6 +54,12 @@ type Config struct {
 	// DeadLetters takes each item that failed for good, as
 	// parallel.Config's DeadLetters does.
 	DeadLetters func(agent.DeadLetter)
+	// Key, Weights, Quantum and KeyQueue share the agent's work fairly
+	// among keys (clients, tenants), as parallel.Config's do.
+	Key      any
+	Weights  map[string]int
+	Quantum  time.Duration
+	KeyQueue int
 }
 
 // Limit is the setting that changes a running agent's limit by hand: the
@@ -120,6 +126,15 @@ func (c Config) queue() int {
 		return agent.DefaultQueue
 	}
 	return c.Queue
+}
+
+// keyQueue returns the bound of one key's items, with the default filled
+// in: a quarter of the queue, at least one.
+func (c Config) keyQueue() int {
+	if c.KeyQueue == 0 {
+		return max(c.queue()/4, 1)
+	}
+	return c.KeyQueue
 }
 
 // name returns the agent's name, with the default filled in.

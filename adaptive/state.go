@@ -53,6 +53,7 @@ func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 	p, err := parallel.NewState[In, Out](parallel.Config{
 		Limit: cfg.initial(), Queue: cfg.queue(), Unordered: cfg.Unordered,
 		MaxBatch: 1, CancelOnError: cfg.CancelOnError, Retry: cfg.Retry,
+		Key: cfg.Key, Weights: cfg.Weights, Quantum: cfg.Quantum, KeyQueue: cfg.KeyQueue,
 	})
 	if err != nil {
 		return State[In, Out]{}, invalid("%v", err)

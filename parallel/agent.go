@@ -78,6 +78,8 @@ func build[In, Out any](cfg Config, work Work[In, Out]) (batchwork.Agent[State[I
 		StepDone:    (*State[In, Out]).stepDone,
 		StepDones:   (*State[In, Out]).stepDones,
 		Queue:       cfg.Queue,
+		Key:         cfg.Key,
+		KeyQueue:    cfg.KeyQueue,
 		Work:        work,
 		Timeout:     cfg.Timeout,
 		Result:      result[Out],

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/evolvekit/evolve/agent"
@@ -85,5 +86,52 @@ func benchEvolve(b *testing.B, limit int, unordered bool) {
 		started(fx)
 		s, fx = parallel.Evolve(s, agent.Input[int]{Items: []int{i}})
 		started(fx)
+	}
+}
+
+// BenchmarkKeys is BenchmarkAgent's unordered agent with its items shared
+// among 1, 10 and 1,000 keys, beside the same agent without keys: what the
+// fair shares cost an item end to end. The items are posted by 8
+// goroutines, round robin over the keys, so that no key's bound in the
+// queue holds the others up.
+func BenchmarkKeys(b *testing.B) {
+	for _, keys := range []int{0, 1, 10, 1000} {
+		name := fmt.Sprintf("keys=%d", keys)
+		if keys == 0 {
+			name = "none"
+		}
+		b.Run(name, func(b *testing.B) {
+			names := make([]string, max(keys, 1))
+			for i := range names {
+				names[i] = fmt.Sprintf("client-%d", i)
+			}
+			cfg := parallel.Config{Limit: 8, Unordered: true}
+			if keys > 0 {
+				cfg.Key = func(v int) string { return names[v%len(names)] }
+				cfg.KeyQueue = cfg.Limit * 8 // a key alone fills the queue
+			}
+			rt := agent.NewRuntime()
+			defer rt.Shutdown(context.Background())
+			a, err := parallel.New(rt, cfg, double, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.SetParallelism(1)
+			var n atomic.Int64
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := a.Post(ctx, int(n.Add(1))); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			a.Close()
+			if err := a.Wait(ctx); err != nil {
+				b.Fatal(err)
+			}
+		})
 	}
 }

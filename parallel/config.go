@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/fair"
 )
 
 // Config configures a parallel agent. The zero Config is not valid: Limit is
@@ -42,7 +43,29 @@ type Config struct {
 	// the agent's goroutine. A stage of a chain without one hands its dead
 	// letters to the chain's (compose.WithDeadLetters).
 	DeadLetters func(agent.DeadLetter)
+	// Key, when not nil, shares the agent's work fairly among keys
+	// (clients, tenants): it must be a func(In) string, for the agent's
+	// item type In, that names each item's key; another value is an
+	// ErrConfig. See the package doc, Fair shares.
+	Key any
+	// Weights weighs the keys' shares of the work: a key's share against
+	// another's is its weight to theirs. A key not in it weighs 1; a
+	// weight below 1, or Weights without a Key, is an error.
+	Weights map[string]int
+	// Quantum is the work a key is credited each turn, times its weight:
+	// the bound of the fair shares. 0 means [DefaultQuantum]; a negative
+	// value is an error.
+	Quantum time.Duration
+	// KeyQueue bounds, with a Key, the items of one key that Post lets
+	// wait to start, within the agent's Queue: so that a flood from one
+	// key leaves the others room. 0 means a quarter of the Queue, at least
+	// one; a negative value is an error.
+	KeyQueue int
 }
+
+// DefaultQuantum is the quantum of [Config.Quantum] when it is 0: a key's
+// turn lasts a millisecond of work.
+const DefaultQuantum = fair.DefaultQuantum
 
 // Retry says how a failed item is tried again. Between two attempts the
 // item waits a backoff drawn at random between zero and a cap, full
@@ -111,6 +134,12 @@ func (c Config) validate() error {
 		return invalid("retry backoff must not be negative, got %v", c.Retry.Backoff)
 	case c.Retry.MaxBackoff < 0:
 		return invalid("retry max backoff must not be negative, got %v", c.Retry.MaxBackoff)
+	case c.Quantum < 0:
+		return invalid("quantum must not be negative, got %v", c.Quantum)
+	case c.KeyQueue < 0:
+		return invalid("key queue must not be negative, got %d", c.KeyQueue)
+	case c.Key == nil && len(c.Weights) > 0:
+		return invalid("weights need a key")
 	}
 	return nil
 }
@@ -133,6 +162,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxBatch == 0 {
 		c.MaxBatch = DefaultMaxBatch
+	}
+	if c.Quantum == 0 {
+		c.Quantum = DefaultQuantum
+	}
+	if c.KeyQueue == 0 {
+		c.KeyQueue = max(c.Queue/4, 1)
 	}
 	if c.Retry.Attempts == 0 {
 		c.Retry.Attempts = 1

@@ -32,6 +32,9 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 // as the runtime does, it copies no State in or out of a step. An agent
 // built on this one, as package adaptive's, steps its part with it.
 func (s *State[In, Out]) Step(m agent.Msg, fx []agent.Effect) []agent.Effect {
+	if s.line != nil && !s.owned {
+		s.line = s.line.Clone() // the line changes in place: the State given keeps its own
+	}
 	var at time.Time
 	switch m := m.(type) {
 	case agent.Input[In]:
@@ -80,6 +83,9 @@ func (s *State[In, Out]) Step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 // the last: the items that may start are shared over all the places the
 // Dones freed, and the round pays once for what it would pay for each.
 func (s *State[In, Out]) stepDones(ds []agent.Done[[]Result[Out]], fx []agent.Effect) []agent.Effect {
+	if s.line != nil && !s.owned {
+		s.line = s.line.Clone()
+	}
 	var at time.Time
 	took := false
 	for i := range ds {
@@ -96,6 +102,9 @@ func (s *State[In, Out]) stepDones(ds []agent.Done[[]Result[Out]], fx []agent.Ef
 
 // stepDone is Step for the Done *m, which the runtime hands it unboxed.
 func (s *State[In, Out]) stepDone(m *agent.Done[[]Result[Out]], fx []agent.Effect) []agent.Effect {
+	if s.line != nil && !s.owned {
+		s.line = s.line.Clone()
+	}
 	fx, ok := s.land(m, fx)
 	if !ok {
 		return fx
@@ -125,6 +134,10 @@ func (s *State[In, Out]) accept(items []In, at time.Time) {
 	if len(items) == 0 {
 		return
 	}
+	if s.line != nil {
+		s.acceptKeyed(items, at)
+		return
+	}
 	s.waiting = s.waiting.PushAll(items...)
 	s.accepted += uint64(len(items))
 	s.arrivals = s.arrivals.Push(arrival{at: at, end: s.accepted})
@@ -141,6 +154,7 @@ func (s *State[In, Out]) complete(m *agent.Done[[]Result[Out]], f flight[In], fx
 		took = m.At.Sub(f.at)
 	}
 	s.measured(took, f.n)
+	s.settleOwed(f.owes, took)
 	rs, failed := results(m.Result, m.Err, f)
 	if failed == 0 {
 		s.done += len(rs) // the common case: nothing to retry, count or send to the dead letters
@@ -196,7 +210,7 @@ func (s *State[In, Out]) settle(fx []agent.Effect, at time.Time) []agent.Effect 
 	fx = s.emit(fx)
 	var need int
 	fx, need = s.start(fx, at)
-	if s.paced && s.waiting.Len() > 0 && s.cancelled == nil {
+	if s.paced && s.queued() > 0 && s.cancelled == nil {
 		fx, need = s.strand(fx, need, at)
 	}
 	if need > 0 {
@@ -268,17 +282,19 @@ func (s *State[In, Out]) startWaiting(fx []agent.Effect, at time.Time) []agent.E
 	least := s.least(most)
 	fx = slices.Grow(fx, min(avail, room)+1)
 	n := 0
+	var keys []string
 	for ; avail > 0 && room > 0; room-- {
 		k := min(most, avail, max((avail+room-1)/room, least)) // an even share of what is left, not below least
 		id := s.started
-		items, wait := s.take(k, at)
-		s.running = s.running.Put(id, flight[In]{id: id, n: k, at: at, wait: wait, among: s.running.Len() + 1, items: items, attempt: 1})
+		items, wait, owes := s.take(k, at)
+		s.running = s.running.Put(id, flight[In]{id: id, n: k, at: at, wait: wait, among: s.running.Len() + 1, items: items, attempt: 1, owes: owes})
 		fx = append(fx, agent.Start[[]In]{ID: id, Work: items})
 		s.assigned += k
 		avail -= k
 		n += k
+		keys = keysOf(keys, owes)
 	}
-	return append(fx, agent.Demand{N: n})
+	return append(freed(fx, keys), agent.Demand{N: n})
 }
 
 // abandon fails the waiting items that startable allows, without starting
@@ -288,6 +304,7 @@ func (s *State[In, Out]) abandon(fx []agent.Effect, at time.Time) []agent.Effect
 	for s.retrying.Len() > 0 {
 		var r retrial[In]
 		r, s.retrying = s.retrying.Pop()
+		s.settleOwed(r.owes, 0)
 		s.done++
 		s.failed++
 		s.held = withResults(s.held, []Result[Out]{{Seq: r.seq, Err: s.cancelled}}, !s.unordered, s.emitted)
@@ -295,9 +312,12 @@ func (s *State[In, Out]) abandon(fx []agent.Effect, at time.Time) []agent.Effect
 	}
 	fx = s.emit(fx)
 	n := 0
+	var keys []string
 	for k := s.startable(); k > 0; k = s.startable() {
 		seq := s.started
-		items, _ := s.take(k, at)
+		items, _, owes := s.take(k, at)
+		s.settleOwed(owes, 0)
+		keys = keysOf(keys, owes)
 		rs := make([]Result[Out], k)
 		for i := range rs {
 			rs[i] = Result[Out]{Seq: seq + uint64(i), Err: s.cancelled}
@@ -312,7 +332,7 @@ func (s *State[In, Out]) abandon(fx []agent.Effect, at time.Time) []agent.Effect
 	if n == 0 {
 		return fx
 	}
-	return append(fx, agent.Demand{N: n})
+	return append(freed(fx, keys), agent.Demand{N: n})
 }
 
 // startable counts the waiting items that may start now, room for batches
@@ -324,7 +344,7 @@ func (s *State[In, Out]) startable() int {
 		return 0
 	}
 	unreserved := s.demand - s.assigned - s.held.Len() - s.retrying.Len()
-	return max(0, min(s.waiting.Len(), unreserved))
+	return max(0, min(s.queued(), unreserved))
 }
 
 // finish says the agent is done, once: input closed and nothing left.

@@ -93,7 +93,7 @@ func (s *State[In, Out]) startRetries(fx []agent.Effect, at time.Time) ([]agent.
 		r, s.retrying = s.retrying.Pop()
 		s.passes--
 		items := []In{r.item}
-		f := flight[In]{id: r.seq, n: 1, at: at, wait: at.Sub(r.due), among: s.running.Len() + 1, items: items, attempt: r.attempt}
+		f := flight[In]{id: r.seq, n: 1, at: at, wait: at.Sub(r.due), among: s.running.Len() + 1, items: items, attempt: r.attempt, owes: r.owes}
 		s.running = s.running.Put(r.seq, f)
 		s.assigned++
 		fx = append(fx, agent.Start[[]In]{ID: r.seq, Work: items})
@@ -126,7 +126,7 @@ func (s *State[In, Out]) promised() int {
 		return 0
 	}
 	b := s.batch()
-	return (s.open+b-1)/b + s.waiting.Len()
+	return (s.open+b-1)/b + s.queued()
 }
 
 // room counts the items the agent, behind a pacer, can open room for:
@@ -141,7 +141,7 @@ func (s *State[In, Out]) room(at time.Time) int {
 	if s.closed {
 		return 0
 	}
-	more := min(s.demand-s.assigned-s.held.Len()-s.retrying.Len(), s.queue) - s.waiting.Len() - s.open
+	more := min(s.demand-s.assigned-s.held.Len()-s.retrying.Len(), s.queue) - s.queued() - s.open
 	if more > 0 && s.cancelled == nil {
 		more = min(more, s.roomForBatches(at))
 	}
@@ -165,14 +165,18 @@ func (s *State[In, Out]) roomForBatches(at time.Time) int {
 // their input slots back, and returns need with the passes they need
 // added.
 func (s *State[In, Out]) strand(fx []agent.Effect, need int, at time.Time) ([]agent.Effect, int) {
-	n := s.waiting.Len()
+	n := s.queued()
 	seq := s.started
-	items, _ := s.take(n, at)
+	items, _, owes := s.take(n, at)
 	for i, it := range items {
-		s.queueRetry(retrial[In]{seq: seq + uint64(i), item: it, attempt: 1, due: at})
+		r := retrial[In]{seq: seq + uint64(i), item: it, attempt: 1, due: at}
+		if owes != nil {
+			r.owes = owes[i : i+1 : i+1]
+		}
+		s.queueRetry(r)
 	}
 	more := s.needPasses(s.dueBy(at))
-	return append(fx, agent.Demand{N: n}), need + more
+	return append(freed(fx, keysOf(nil, owes)), agent.Demand{N: n}), need + more
 }
 
 // dueBy counts the retries due by instant at.

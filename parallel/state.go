@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/internal/fifo"
 )
 
@@ -20,7 +21,10 @@ import (
 // item that waits for a retry, or a pass, costs O(log n) more for the n
 // that wait: they are kept in a persistent balanced tree); reading
 // or evolving an earlier State costs, once, time in proportion to the
-// changes made since. Two States evolved from one share memory, so they
+// changes made since. With a [Config.Key], the items waiting are kept in
+// a line per key that is not persistent: a State that is not owned (see
+// below) copies it on each step, O(n) for the n items waiting. Two States
+// evolved from one share memory, so they
 // must not be used on two goroutines at once. The runtime, which keeps
 // nothing but the newest State, runs an owned one ([State.Owned]): it
 // changes in place, and a change costs no allocation. The zero State is
@@ -32,8 +36,14 @@ type State[In, Out any] struct {
 	maxBatch  int
 	cancels   bool // Config.CancelOnError
 
-	waiting  fifo.Queue[In]         // accepted, not started; the oldest has Seq started
-	arrivals fifo.Queue[arrival]    // when the waiting items came, oldest first
+	waiting  fifo.Queue[In]      // accepted, not started; the oldest has Seq started
+	arrivals fifo.Queue[arrival] // when the waiting items came, oldest first
+	// keyOf and line, with a Key, take the place of waiting and arrivals:
+	// the items wait in a line per key, and start in the order it hands
+	// them out (see keys.go).
+	keyOf    func(In) string
+	line     *fair.Queue[string, waiter[In]]
+	owned    bool                   // set by Owned: the line is changed in place, not copied first
 	accepted uint64                 // items taken in so far: the next item's Seq
 	started  uint64                 // items started (or failed unstarted) so far
 	running  fifo.Slots[flight[In]] // the batches in flight, by ID
@@ -75,6 +85,7 @@ type retrial[In any] struct {
 	item    In
 	attempt int
 	due     time.Time
+	owes    []owed // an item of a key that has not started yet: its charge
 }
 
 // arrival is when the items up to (not including) Seq end were accepted.
@@ -96,6 +107,9 @@ type flight[In any] struct {
 	// is the batch's attempt at them, 1 unless it retries one item.
 	items   []In
 	attempt int
+	// owes, with a Key, is what the keys of its items were charged as
+	// they started: the fair line is told what they took once it ends.
+	owes []owed
 }
 
 // Flight describes a batch in flight, as [State.Flight] reports it.
@@ -121,10 +135,15 @@ func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 		return State[In, Out]{}, err
 	}
 	cfg = cfg.withDefaults()
+	keyOf, line, err := keyLine[In](cfg)
+	if err != nil {
+		return State[In, Out]{}, err
+	}
 	return State[In, Out]{
 		limit: cfg.Limit, queue: cfg.Queue, unordered: cfg.Unordered,
 		maxBatch: cfg.MaxBatch, cancels: cfg.CancelOnError,
 		retry: cfg.Retry, rng: *rand.NewPCG(cfg.Retry.Seed, cfg.Retry.Seed^pcgStream),
+		keyOf: keyOf, line: line,
 	}, nil
 }
 
@@ -137,6 +156,7 @@ func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 func (s State[In, Out]) Owned() State[In, Out] {
 	s.running = s.running.Owned()
 	s.held.runs = s.held.runs.Owned()
+	s.owned = true
 	return s
 }
 
@@ -156,7 +176,7 @@ const pcgStream = 0x9e3779b97f4a7c15
 // drained reports whether nothing is left: nothing waits, runs, is held or
 // waits to be tried again.
 func (s *State[In, Out]) drained() bool {
-	return s.waiting.Len() == 0 && s.running.Len() == 0 && s.held.Len() == 0 && s.retrying.Len() == 0
+	return s.queued() == 0 && s.running.Len() == 0 && s.held.Len() == 0 && s.retrying.Len() == 0
 }
 
 // batch returns how many items the next batch may hold, before the share
@@ -196,10 +216,14 @@ func (s *State[In, Out]) measured(took time.Duration, n int) {
 }
 
 // take removes the k oldest waiting items, which start at instant at, and
-// returns them with how long the first of them waited.
+// returns them with how long the first of them waited, and with a Key
+// what their keys were charged (see takeKeyed).
 // The oldest arrival is that of the oldest waiting item: arrivals whose
 // items have all started are dropped as they start.
-func (s *State[In, Out]) take(k int, at time.Time) ([]In, time.Duration) {
+func (s *State[In, Out]) take(k int, at time.Time) ([]In, time.Duration, []owed) {
+	if s.line != nil {
+		return s.takeKeyed(k, at)
+	}
 	wait := max(at.Sub(s.arrivals.At(0).at), 0)
 	var items []In
 	items, s.waiting = s.waiting.Take(k)
@@ -207,5 +231,5 @@ func (s *State[In, Out]) take(k int, at time.Time) ([]In, time.Duration) {
 	for s.arrivals.Len() > 0 && s.arrivals.At(0).end <= s.started {
 		_, s.arrivals = s.arrivals.Pop()
 	}
-	return items, wait
+	return items, wait, nil
 }

@@ -39,13 +39,23 @@ type Status struct {
 	// Room counts those it can start as they come and has not got yet.
 	Paced bool
 	Room  int
+	// Keys, with a [Config.Key], counts the keys that have items queued.
+	Keys int
+}
+
+// keys counts the keys that have items queued.
+func (s State[In, Out]) keys() int {
+	if s.line == nil {
+		return 0
+	}
+	return s.line.Keys()
 }
 
 // Status returns the snapshot of s that a Query is answered with.
 func (s State[In, Out]) Status() Status {
 	return Status{
 		Load: agent.Load{
-			Queued:   s.waiting.Len(),
+			Queued:   s.queued(),
 			InFlight: s.assigned,
 			Done:     s.done,
 			Failed:   s.failed,
@@ -65,5 +75,6 @@ func (s State[In, Out]) Status() Status {
 		Closed:    s.closed,
 		Paced:     s.paced,
 		Room:      s.open,
+		Keys:      s.keys(),
 	}
 }

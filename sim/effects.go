@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/internal/pace"
 )
 
@@ -30,6 +31,8 @@ func (r *runner) perform(i int, e agent.Effect, m agent.Msg) {
 		}
 	case agent.Send[pace.Drained]:
 		r.end(i)
+	case agent.Send[fair.Freed]:
+		// The keys of the slots that come back: the feeder bounds no key.
 	case agent.Finish:
 		r.finish(i, e.Err)
 	case agent.Cancel:

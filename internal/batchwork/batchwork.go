@@ -32,6 +32,10 @@ type Agent[S, In, Out, R, V any] struct {
 	// core.Spec).
 	StepDones func(s *S, ds []agent.Done[[]R], fx []agent.Effect) []agent.Effect
 	Queue     int
+	// Key and KeyQueue bound each key's items in the input queue (see
+	// core.Spec).
+	Key      any
+	KeyQueue int
 	// Work is the user's work on one item.
 	Work func(ctx context.Context, in In) (Out, error)
 	// Timeout, when positive, ends each item's context after it; an item
@@ -105,6 +109,8 @@ func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		StepDone:    p.StepDone,
 		StepDones:   p.StepDones,
 		Queue:       p.Queue,
+		Key:         p.Key,
+		KeyQueue:    p.KeyQueue,
 		DeadLetters: p.DeadLetters,
 		Reserves:    p.Reserves,
 		Measure:     p.Measure,

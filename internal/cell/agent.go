@@ -113,7 +113,7 @@ func (h *Agent[I, V]) Post(ctx context.Context, v I) error {
 			h.in.mu.Unlock()
 			return agent.ErrClosed
 		}
-		if h.in.credits > 0 {
+		if h.in.admits(v) {
 			h.accept(v)
 			return nil
 		}
@@ -139,7 +139,7 @@ func (h *Agent[I, V]) TryPost(v I) error {
 	case h.in.closed:
 		h.in.mu.Unlock()
 		return agent.ErrClosed
-	case h.in.credits == 0:
+	case !h.in.admits(v):
 		h.in.mu.Unlock()
 		return agent.ErrFull
 	}
@@ -150,7 +150,7 @@ func (h *Agent[I, V]) TryPost(v I) error {
 // accept spends a credit on v and unlocks the inbox, which the caller
 // locked.
 func (h *Agent[I, V]) accept(v I) {
-	h.in.credits--
+	h.in.spend(v)
 	h.in.put(v)
 	h.notify()
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/internal/pace"
 	"github.com/evolvekit/evolve/internal/safe"
 )
@@ -19,6 +20,10 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 	case agent.Demand:
 		c.left(e.N, c.now)
 		c.wire.Demand(e.N)
+	case agent.Send[fair.Freed]:
+		if !c.wire.upstream {
+			c.h.release(e.Value.Keys)
+		}
 	case agent.Timer:
 		c.arm(e)
 	case agent.Disarm:

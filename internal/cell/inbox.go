@@ -29,6 +29,13 @@ type inbox[I any] struct {
 	bound   int           // the queue's bound: credits never exceed it
 	space   chan struct{} // closed when credits come back; nil while no Post waits
 
+	// keyOf, for an agent whose items have keys, names an item's key:
+	// Post lets no key hold more than perKey of the credits, and keyed
+	// counts the credits each key holds (those at zero are dropped).
+	keyOf  func(I) string
+	perKey int
+	keyed  map[string]int
+
 	closed  bool // input has ended: Close, Stop, the end or a failure
 	stopped bool // the agent has ended or is stopping: nothing more is taken
 }
@@ -89,6 +96,39 @@ func (in *inbox[I]) waitSpace() <-chan struct{} {
 		in.space = make(chan struct{})
 	}
 	return in.space
+}
+
+// admits reports whether a credit may go to v: one is free, and v's key,
+// if items have keys, holds fewer than its bound. The caller holds mu.
+func (in *inbox[I]) admits(v I) bool {
+	if in.credits <= 0 {
+		return false
+	}
+	return in.keyOf == nil || in.keyed[in.keyOf(v)] < in.perKey
+}
+
+// spend takes a credit for v. The caller holds mu.
+func (in *inbox[I]) spend(v I) {
+	in.credits--
+	if in.keyOf != nil {
+		in.keyed[in.keyOf(v)]++
+	}
+}
+
+// release gives back the credits keys held, one for each: the keys of
+// the items whose slots Demand gives back. The caller holds mu.
+func (in *inbox[I]) release(keys []string) {
+	if in.keyed == nil {
+		return
+	}
+	for _, k := range keys {
+		switch n := in.keyed[k]; {
+		case n > 1:
+			in.keyed[k] = n - 1
+		case n == 1:
+			delete(in.keyed, k)
+		}
+	}
 }
 
 // drop lets go of everything waiting, once the agent has stopped. The

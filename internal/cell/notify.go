@@ -94,6 +94,14 @@ func (h *Agent[I, V]) grant(n int) {
 	}
 }
 
+// release gives back the credits of keys held (see inbox.release); the
+// Demand that comes with it refills.
+func (h *Agent[I, V]) release(keys []string) {
+	h.in.mu.Lock()
+	h.in.release(keys)
+	h.in.mu.Unlock()
+}
+
 // pull grants the agent demand for n more values.
 func (h *Agent[I, V]) pull(n int) { h.PullVia(n, nil) }
 

@@ -63,6 +63,13 @@ type Spec[S, W, R, O any] struct {
 	// Queue bounds the items accepted but not yet taken up (given back
 	// with Demand); at least 1.
 	Queue int
+	// Key, when not nil, is a func(I) string, for the agent's item type
+	// I, that names each item's key, and KeyQueue bounds the items of one
+	// key that Post lets wait, within Queue: evolve names the keys of the
+	// slots it gives back with an agent.Send[fair.Freed] before the
+	// Demand.
+	Key      any
+	KeyQueue int
 	// Work performs one Start's work; id is the Start's ID. It is nil for
 	// an agent that starts none. A panic in it becomes a *PanicError.
 	Work func(ctx context.Context, id uint64, w W) (R, error)

@@ -1,0 +1,126 @@
+package parallel
+
+import (
+	"reflect"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/fair"
+)
+
+// waiter is an item of an agent with a Key, waiting to start, with the
+// instant it came.
+type waiter[In any] struct {
+	item In
+	at   time.Time
+}
+
+// owed is what the key of an item started from the fair line was charged
+// as it started: once its work ends, the line is told what it took.
+type owed struct {
+	key    string
+	charge time.Duration
+}
+
+// keyLine builds the fair line of cfg, which has its defaults, for items
+// of type In: nil when cfg has no Key, else an [ErrConfig] when its Key
+// is not a func(In) string or a weight is below 1.
+func keyLine[In any](cfg Config) (func(In) string, *fair.Queue[string, waiter[In]], error) {
+	if cfg.Key == nil {
+		return nil, nil, nil
+	}
+	of, ok := cfg.Key.(func(In) string)
+	if !ok || of == nil {
+		return nil, nil, invalid("key must be a func(%v) string, got %T", reflect.TypeFor[In](), cfg.Key)
+	}
+	q, err := fair.New[string, waiter[In]](cfg.Quantum)
+	if err != nil {
+		return nil, nil, invalid("quantum must be positive, got %v", cfg.Quantum)
+	}
+	for k, w := range cfg.Weights {
+		if err := q.SetWeight(k, w); err != nil {
+			return nil, nil, invalid("weight of key %q must be at least 1, got %d", k, w)
+		}
+	}
+	return of, q, nil
+}
+
+// queued counts the items accepted and not started.
+func (s *State[In, Out]) queued() int {
+	if s.line != nil {
+		return s.line.Len()
+	}
+	return s.waiting.Len()
+}
+
+// acceptKeyed queues items that came at instant at, each in its key's
+// line.
+func (s *State[In, Out]) acceptKeyed(items []In, at time.Time) {
+	for _, it := range items {
+		s.line.Push(s.keyOf(it), waiter[In]{item: it, at: at})
+	}
+	s.accepted += uint64(len(items))
+}
+
+// takeKeyed removes k waiting items in the order the fair line hands them
+// out, which start at instant at, and returns them with how long the
+// first of them waited and what each one's key was charged.
+func (s *State[In, Out]) takeKeyed(k int, at time.Time) ([]In, time.Duration, []owed) {
+	items := make([]In, 0, k)
+	owes := make([]owed, 0, k)
+	var wait time.Duration
+	for range k {
+		key, w, charge, ok := s.line.Pop()
+		if !ok {
+			break
+		}
+		if len(items) == 0 {
+			wait = max(at.Sub(w.at), 0)
+		}
+		items = append(items, w.item)
+		owes = append(owes, owed{key: key, charge: charge})
+	}
+	s.started += uint64(len(items))
+	return items, wait, owes
+}
+
+// keysOf appends to keys the key of each of owes.
+func keysOf(keys []string, owes []owed) []string {
+	for _, o := range owes {
+		keys = append(keys, o.key)
+	}
+	return keys
+}
+
+// freed appends to fx, when keys are named, the effect that gives the
+// credits of their items' keys back to Post (see fair.Freed), which goes
+// just before the agent.Demand that gives their slots back.
+func freed(fx []agent.Effect, keys []string) []agent.Effect {
+	if len(keys) == 0 {
+		return fx
+	}
+	return append(fx, agent.Send[fair.Freed]{Value: fair.Freed{Keys: keys}})
+}
+
+// settleOwed tells the fair line what the work of the items owes took in
+// all: took, shared among them in proportion to what they were charged
+// (so that a batch of a slow key's items and a quick key's, whose
+// estimates were right, charges each key what its items took), or evenly
+// when none was charged anything. An agent without a Key owes none.
+func (s *State[In, Out]) settleOwed(owes []owed, took time.Duration) {
+	if s.line == nil || len(owes) == 0 {
+		return
+	}
+	took = max(took, 0)
+	var charged time.Duration
+	for _, o := range owes {
+		charged += max(o.charge, 0)
+	}
+	for _, o := range owes {
+		share := took / time.Duration(len(owes))
+		if charged > 0 {
+			share = time.Duration(float64(took) * float64(max(o.charge, 0)) / float64(charged))
+		}
+		s.line.Done(o.key, o.charge, share)
+	}
+}
