@@ -1,0 +1,100 @@
+//go:build !race
+
+package remote_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/remote"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The items of the small client are numbered from smallBase; those below
+// are the big client's.
+const smallBase = 1_000_000
+
+// client keys the test's items by client.
+func client(v int) string {
+	if v >= smallBase {
+		return "small"
+	}
+	return "big"
+}
+
+// timed is a stage of keyed items on workers of two slots each, which
+// take workTime an item, and the instants its results came at.
+type timed struct {
+	h    agent.Handle[int, remote.Status]
+	came chan time.Time // the instant each small result came
+}
+
+// keyedStage starts a keyed stage named name on a node of its own, with
+// workers of two slots each, and waits for them to register.
+func keyedStage(t *testing.T, name string, workers int) timed {
+	t.Helper()
+	node, rt := nodeAndRuntime(t)
+	s := timed{came: make(chan time.Time, 1<<12)}
+	h, err := remote.New[int, job](rt, remote.Config[int]{Node: node, Name: name, Key: client, Unordered: true,
+		Queue: 1 << 12, MaxPrefetch: remote.NoPrefetch}, func(r remote.Result[job]) {
+		if r.Err == nil && r.Value.V >= 2*smallBase {
+			s.came <- time.Now()
+		}
+	})
+	require.NoError(t, err)
+	s.h = h
+	for n := range workers {
+		startWorker(t, node.Addr(), name, 2, "", name+string(rune('a'+n)), workTime)
+	}
+	eventually(t, h, 10*time.Second, "the workers register", func(st remote.Status) bool { return len(st.Workers) == workers })
+	return s
+}
+
+// workTime is what an item's work takes.
+const workTime = 8 * time.Millisecond
+
+// small posts the small client's n items and returns how long they took,
+// from the first posted to the last result.
+func (s timed) small(t *testing.T, n int) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for i := range n {
+		require.NoError(t, s.h.Post(context.Background(), smallBase+i))
+	}
+	var last time.Time
+	for range n {
+		select {
+		case last = <-s.came:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the small client's results did not come")
+		}
+	}
+	return last.Sub(start)
+}
+
+// A big client with a hundred times the items of a small one does not
+// slow it down: sharing the stage, the small client's items finish as
+// fast as they would alone on half its workers. First come, first
+// served, they would wait for the big client's backlog.
+func TestASmallClientIsNotHeldUpByABigOnesBacklog(t *testing.T) {
+	const nSmall, nBig = 20, 2000
+	alone := keyedStage(t, "alone", 1).small(t, nSmall)
+
+	shared := keyedStage(t, "shared", 2)
+	for i := range nBig {
+		require.NoError(t, shared.h.Post(context.Background(), i))
+	}
+	eventually(t, shared.h, 5*time.Second, "the big client's backlog is queued", func(st remote.Status) bool {
+		return st.Keys["big"] > nBig/2
+	})
+	took := shared.small(t, nSmall)
+	st := status(t, shared.h)
+	fifo := time.Duration(st.Keys["big"]) * workTime / 4
+	t.Logf("the small client's %d items of %v: shared %v, alone on half the slots %v; big's %d queued would hold them %v first come, first served",
+		nSmall, workTime, took.Round(time.Millisecond), alone.Round(time.Millisecond), st.Keys["big"], fifo.Round(time.Millisecond))
+	assert.LessOrEqual(t, took, alone*3/2+50*time.Millisecond, "shared no slower than alone on half the workers, within a margin for a loaded machine")
+	assert.Greater(t, st.Started["big"], 0, "the big client went on meanwhile")
+}
