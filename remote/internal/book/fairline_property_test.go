@@ -56,6 +56,9 @@ type fairSim struct {
 	worst    float64       // the largest deviation seen, over the bound then
 	worstDev time.Duration // that deviation
 	worstMax time.Duration // and that bound
+	// worstFair is the largest deviation seen over package fair's bound,
+	// Q + L/w(i) + L/w(j), and what the guesses missed.
+	worstFair float64
 }
 
 // fairWorker is a worker's slots and the tasks at work on it.
@@ -258,6 +261,7 @@ func (s *fairSim) check(eligible map[string]bool) {
 			if r := float64(dev) / float64(bound); r > s.worst {
 				s.worst, s.worstDev, s.worstMax = r, dev, bound
 			}
+			s.worstFair = max(s.worstFair, float64(dev)/float64(bound-2*s.quantum))
 			require.LessOrEqual(s.t, dev, bound, "keys %s and %s at %v", i, j, s.now.Sub(agenttest.T0))
 		}
 	}
@@ -400,7 +404,7 @@ func TestFairSharesHoldTheirBoundUnderRandomLoads(t *testing.T) {
 	}
 	for _, sc := range scenes {
 		t.Run(sc.name, func(t *testing.T) {
-			worst, dev, bound, jumped := 0.0, time.Duration(0), time.Duration(0), 0
+			worst, dev, bound, jumped, fair := 0.0, time.Duration(0), time.Duration(0), 0, 0.0
 			for seed := range uint64(6) {
 				s := newFairSim(t, seed, sc)
 				s.run(3000)
@@ -408,9 +412,10 @@ func TestFairSharesHoldTheirBoundUnderRandomLoads(t *testing.T) {
 					worst, dev, bound = s.worst, s.worstDev, s.worstMax
 				}
 				jumped = max(jumped, s.jumped)
+				fair = max(fair, s.worstFair)
 			}
-			t.Logf("worst deviation %v of a bound %v (%.0f%%), 6 seeds of 3000 steps; at most %d items started ahead of a key's first queued",
-				dev, bound, 100*worst, jumped)
+			t.Logf("worst deviation %v of a bound %v (%.0f%%; %.0f%% of package fair's, Q + L/w(i) + L/w(j) with the guesses), "+
+				"6 seeds of 3000 steps; at most %d items started ahead of a key's first queued", dev, bound, 100*worst, 100*fair, jumped)
 			if sc.jumps > 0 {
 				assert.LessOrEqual(t, jumped, sc.jumps, "a key that comes waits for a turn of the others at most")
 			}
