@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"strings"
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/remote"
@@ -45,4 +46,38 @@ func ExampleWork() {
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// A master shares its workers fairly among the clients whose orders it
+// runs: an order of "acme/17" is acme's, and acme, weighing 2, gets twice
+// the workers' time of any other client while both have orders waiting.
+// Orders start in the order they came, client by client, and go out as
+// they end (a Key needs Unordered).
+func ExampleConfig_key() {
+	node, err := remote.Listen(remote.NodeConfig{Addr: "127.0.0.1:7070"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer node.Close()
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(context.Background())
+
+	client := func(order string) string { c, _, _ := strings.Cut(order, "/"); return c }
+	h, err := remote.New[string, string](rt, remote.Config[string]{Node: node, Name: "orders",
+		Key: client, Weights: map[string]int{"acme": 2}, Unordered: true},
+		func(r remote.Result[string]) { fmt.Println(r.Seq, r.Value, r.Err) })
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, order := range []string{"acme/1", "acme/2", "acme/3", "globex/1"} {
+		if err := h.Post(context.Background(), order); err != nil {
+			log.Fatal(err)
+		}
+	}
+	h.Close()
+	if err := h.Wait(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+	st, _ := h.Status(context.Background())
+	fmt.Println(st.Keys, st.Started)
 }
