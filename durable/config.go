@@ -44,8 +44,8 @@ type Config struct {
 	// window ends. Default [DefaultDedupe].
 	Dedupe time.Duration
 	// MaxHeld bounds the items handed to the processes of the queue and
-	// not yet acknowledged, all of them together. Default
-	// [DefaultMaxHeld].
+	// not yet acknowledged, all of them together (with Key, those of each
+	// fair key, and of no key). Default [DefaultMaxHeld].
 	MaxHeld int
 
 	// Codec turns items into bytes and back. Default codec.JSON.

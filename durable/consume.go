@@ -27,9 +27,11 @@ const (
 // Consume feeds the chain h with the items of q, each as an [Item] whose
 // ticket the chain's sink ([Sink], [Batches]) or dead letters
 // ([Queue.DeadLetters]) acknowledges, until ctx ends or, with
-// [WithUntilEmpty], the queue is empty. It posts with backpressure: it takes
-// from the queue only what the chain accepts, so what a process holds is
-// bounded by the chain's Bound and one fetch. While it runs, it renews the
+// [WithUntilEmpty], the queue is empty. It posts with backpressure: it
+// takes from the queue only what the chain accepts, so what a process
+// holds is bounded by the chain's Bound and one fetch (with fair keys,
+// their lines too). With Config.Key, it takes the fair keys' items in
+// turns (see Fair keys in the package doc). While it runs, it renews the
 // lease of every item the process holds, however long the chain keeps it.
 // Then it closes h, waits for it to drain, hands back to the queue
 // whatever the chain did not acknowledge, and returns h's error, joined
@@ -67,7 +69,7 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Go(func() { q.renew(stop) })
+	wg.Go(func() { q.renew(stop, fetcher) })
 	feedErr := (&feeder[T, S]{q: q, h: h, o: o, src: src}).feed(ctx)
 	if fetcher != nil {
 		fetcher.Drain() // what it fetched and did not hand out goes back
@@ -341,8 +343,9 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 }
 
 // renew renews, until stop closes, the lease of every item the process
-// holds, a third of a lease after it was last renewed.
-func (q *Queue[T]) renew(stop <-chan struct{}) {
+// holds, a third of a lease after it was last renewed: those of the
+// ledger, and those in the lines of f, if not nil.
+func (q *Queue[T]) renew(stop <-chan struct{}, f *fairfetch.Fetcher) {
 	every := q.cfg.Lease / 3
 	tick := time.NewTicker(every / 2)
 	defer tick.Stop()
@@ -352,6 +355,9 @@ func (q *Queue[T]) renew(stop <-chan struct{}) {
 			return
 		case now := <-tick.C:
 			for _, m := range q.ledger.Due(now, every) {
+				_ = m.InProgress()
+			}
+			for _, m := range f.Due(now, every) { // after: those renewed are not due
 				_ = m.InProgress()
 			}
 		}

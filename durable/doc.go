@@ -46,7 +46,8 @@
 // # Guarantees
 //
 // Those above; and the re-work after a crash is bounded by what the
-// process held: the chain's Bound and one fetch.
+// process held: the chain's Bound and one fetch (and, with fair keys, the
+// keys' lines).
 //
 // An embedded queue that opens again after a crash hands out at once what
 // the dead process held. A process that holds an item renews its lease
@@ -95,6 +96,39 @@
 // takes its tokens from a limit all of them share (Limits, below): two
 // processes each with a rate stage of 100 a second of their own make 200 a
 // second at the API.
+//
+// # Fair keys
+//
+// With Config.Key, each item has a fair key besides its key (a client, a
+// tenant: Key names it from the item's key), and [Consume] takes turns
+// among the fair keys with items waiting, so that one client's 100,000
+// items do not hold back another's ten. Each key's items start in
+// proportion to its weight (Config.Weights, 1 by default), charged by the
+// time each takes from its fetch to its acknowledgement; between two keys
+// with items waiting, the time started per unit of weight differs by at
+// most Config.Quantum and the longest item over each key's weight:
+// within one quantum and one item of its share. The chain's Bound is not
+// split among the keys: what it holds comes in their turns, so a key
+// alone fills it, and a key of slow items holds more of it for fewer
+// starts. The process holds, besides, up to twice the fetch size fetched
+// in the keys' lines. Items without a fair key are one key more, "".
+//
+// Each fair key's items are on a subject of their own, <name>.items.<first
+// 128 bits of the key's SHA-256, in hex>, with a consumer of their own,
+// chain_<the same>, made as a process first fetches from it, shared by
+// the processes, and removed by the servers once idle for five minutes
+// with no item out. The keys with items are found by counting the
+// stream's subjects, every 100 ms and whenever nothing is fetched: a key
+// added meanwhile, or while no process ran, waits that long for its first
+// turn. Keys, dedupe, leases, attempts and crashes are as without fair
+// keys: an embedded queue opening after a crash removes every consumer,
+// the keys' too, so what a dead run held comes back at once. What it
+// costs: a request to the servers for each fetch from a key, two for each
+// count, and a consumer for each key with items (a group of replicas each
+// on a cluster). Items without a key stay on <name>.items, where they
+// were: a queue made before fair keys opens as it was. Set Key in every
+// process of the queue; a process without it fetches only the items
+// without a fair key.
 //
 // # Limits
 //

@@ -296,3 +296,44 @@ func TestFairKeysSurviveACrash(t *testing.T) {
 		t.Errorf("after the crash, the small client's last item reached the sink as item %d; want by %d", last, limit)
 	}
 }
+
+// TestItemsWaitingInLinesKeepTheirLease runs two clients' 100 items each
+// through a chain of one slot, 5 ms an item, on a queue whose lease is
+// 150 ms: items wait in their key's line far longer than a lease, and
+// still none is handed out twice.
+func TestItemsWaitingInLinesKeepTheirLease(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	q, err := durable.Open[int](durable.Embedded{Dir: t.TempDir()}, durable.Config{Key: client, Lease: 150 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	a, b := clientEntries("a", 100), clientEntries("b", 100)
+	if err := q.AddMany(ctx, append(a, b...)); err != nil {
+		t.Fatal(err)
+	}
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(ctx)
+	var order []string
+	chain, err := compose.Start(rt, mustParallel(t, parallel.Config{Limit: 1}, durable.Map(func(ctx context.Context, v int) (int, error) {
+		select { // the work an item takes
+		case <-time.After(5 * time.Millisecond):
+		case <-ctx.Done():
+		}
+		return v, nil
+	})), durable.Sink(q, func(it durable.Item[int]) error {
+		order = append(order, it.Key) // the sink's goroutine alone
+		return nil
+	}), compose.WithDeadLetters(q.DeadLetters))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := durable.Consume(ctx, q, chain, durable.WithUntilEmpty()); err != nil {
+		t.Fatal(err)
+	}
+	once(t, order, a, b)
+	if n, err := q.DeadLen(ctx); err != nil || n != 0 {
+		t.Errorf("DeadLen = %d, %v; want 0", n, err)
+	}
+}

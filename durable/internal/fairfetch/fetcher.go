@@ -87,6 +87,11 @@ type Fetcher struct {
 	consumers map[string]jetstream.Consumer // by token; "" for no key
 	counted   time.Time
 	wants     []Want
+	// lined holds the messages fetched and not yet let go of, with when
+	// their lease was last renewed: a line, or the batch Take handed out,
+	// may keep them longer than a lease before a ledger holds them.
+	// Guarded by mu.
+	lined map[jetstream.Msg]time.Time
 }
 
 // recount is how often a Fetcher counts the keys' items in the stream
@@ -104,7 +109,7 @@ func New(cfg Config) (*Fetcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Fetcher{cfg: cfg, book: book, consumers: map[string]jetstream.Consumer{"": cfg.Plain}}, nil
+	return &Fetcher{cfg: cfg, book: book, consumers: map[string]jetstream.Consumer{"": cfg.Plain}, lined: map[jetstream.Msg]time.Time{}}, nil
 }
 
 // Token returns the token of key k in subjects and consumer names: the
@@ -228,8 +233,12 @@ func (f *Fetcher) fetch(ctx context.Context, w Want) error {
 	if err != nil && w.Key != "" {
 		delete(f.consumers, w.Key)
 	}
+	now := time.Now()
 	f.mu.Lock()
 	f.book.Fetched(w.Key, got, w.N)
+	for _, m := range got {
+		f.lined[m] = now
+	}
 	f.mu.Unlock()
 	if err != nil && w.Key == "" {
 		return err
@@ -262,18 +271,48 @@ func (f *Fetcher) consumer(ctx context.Context, k string) (jetstream.Consumer, e
 func (f *Fetcher) Drain() {
 	f.mu.Lock()
 	msgs := f.book.Drain()
+	clear(f.lined)
 	f.mu.Unlock()
 	for _, m := range msgs {
 		_ = m.Nak()
 	}
 }
 
-// done tells the book an item of key k, charged charge, is let go of,
-// having started at start.
-func (f *Fetcher) done(k string, charge time.Duration, start time.Time) {
+// Due returns the messages fetched and not yet let go of whose lease was
+// renewed before at - every, and notes them renewed at at. On a nil
+// Fetcher it returns none.
+func (f *Fetcher) Due(at time.Time, every time.Duration) []jetstream.Msg {
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []jetstream.Msg
+	for m, beat := range f.lined {
+		if at.Sub(beat) >= every {
+			f.lined[m] = at
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// done tells the book the item of msg, of key k, charged charge, is let
+// go of, having started at start.
+func (f *Fetcher) done(msg jetstream.Msg, k string, charge time.Duration, start time.Time) {
 	took := time.Since(start)
 	f.mu.Lock()
 	f.book.Done(k, charge, took)
+	delete(f.lined, msg)
+	f.mu.Unlock()
+}
+
+// renewed notes that the lease of msg was renewed at at.
+func (f *Fetcher) renewed(msg jetstream.Msg, at time.Time) {
+	f.mu.Lock()
+	if _, ok := f.lined[msg]; ok {
+		f.lined[msg] = at
+	}
 	f.mu.Unlock()
 }
 

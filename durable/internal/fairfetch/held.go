@@ -11,7 +11,8 @@ import (
 // held is a message a Fetcher handed out: the first call that lets it go
 // (an acknowledgement, a negative one, a termination) tells the Fetcher's
 // book what its work took, from when it was handed out, so that its key
-// is charged for it once.
+// is charged for it once. Renewing its lease is noted, so that the
+// Fetcher does not renew it as well.
 type held struct {
 	jetstream.Msg
 	f      *Fetcher
@@ -24,7 +25,7 @@ type held struct {
 // end tells the book, the first time only.
 func (m *held) end() {
 	if !m.ended.Swap(true) {
-		m.f.done(m.key, m.charge, m.start)
+		m.f.done(m.Msg, m.key, m.charge, m.start)
 	}
 }
 
@@ -45,3 +46,9 @@ func (m *held) Term() error { m.end(); return m.Msg.Term() }
 
 // TermWithReason does as Term, with a reason.
 func (m *held) TermWithReason(reason string) error { m.end(); return m.Msg.TermWithReason(reason) }
+
+// InProgress renews the message's lease.
+func (m *held) InProgress() error {
+	m.f.renewed(m.Msg, time.Now())
+	return m.Msg.InProgress()
+}
