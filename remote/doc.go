@@ -295,9 +295,10 @@
 // robin (Shreedhar and Varghese), with time in the place of a packet's
 // bytes: a key with items waiting is credited [Config.Quantum] (a
 // millisecond by default) times its weight a turn, and its items start
-// while its credit lasts, each charged what its key's items have taken
-// (measured from its lease's start to its outcome's arrival, over its
-// attempts), corrected once it ends.
+// while its credit lasts, each charged what its key's items have taken,
+// corrected once it ends by what its work took over its attempts, as its
+// worker measured it (or from its lease's start to its outcome's arrival,
+// for a worker that does not say, and the lease for one that expired).
 //
 // The bound: over any span through which keys i and j both had items
 // waiting, with Q the quantum, L the longest item and S(k) the work

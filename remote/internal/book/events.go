@@ -1,5 +1,7 @@
 package book
 
+import "time"
+
 // The vocabulary of a remote stage, one name a concept. An item is what
 // the stage accepted, numbered by its Seq. A task is one attempt at one
 // item, handed to a worker; its outcome is what the attempt came to on the
@@ -45,12 +47,14 @@ type Outcomes[O any] struct {
 }
 
 // Outcome is what one task came to: its value, or the error its work
-// returned (or the error decoding its value).
+// returned (or the error decoding its value), and what the work took as
+// its worker measured it (0 if it did not say).
 type Outcome[O any] struct {
 	Item    uint64
 	Attempt int
 	Value   O
 	Err     error
+	Took    time.Duration
 }
 
 // Left says a worker left gracefully: it will send nothing more. Every

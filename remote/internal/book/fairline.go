@@ -8,17 +8,12 @@ import (
 
 // Fair lines: with Config.Key, each line keeps its new items in a fair
 // queue (package fairline) and lets them into its seqs, whence dispatch
-// hands them out, only as free places on the workers that take the line
-// allow (letIn, before each dispatch): so the choice among the keys
-// waiting is made when work can start. The items taken back from a
-// worker go straight to the seqs: they were chosen once. A worker of
-// several lines counts its free places for each, so that with tags a line
-// may let in a few items before a place is theirs; they go next, in input
-// order. An item is charged the time from its lease's start to each
-// outcome that came for it under its lease (served), and the lease for
-// one that expired. An item in a fair queue is queued as any other: it
-// holds its input slot, counts in its line's Tags, want and TagWait, and
-// fails with the line's items.
+// hands them out, only as the free places of the workers that take the
+// line allow (letIn, before each dispatch), so that the choice among keys
+// is made as work can start. Package remote's doc, under Fair shares,
+// says the rest: items taken back skip the queue, which TagWait and the
+// wants see; a worker of several lines counts its places for each, so
+// that with tags a line may let in a few items early.
 
 // fairLine returns a new line's fair queue, nil without Config.Key.
 func (b *Book[I, O, R]) fairLine() *fairline.Line {

@@ -169,3 +169,24 @@ func TestItemsInTheFairQueueWaitForATagAndFailWithIt(t *testing.T) {
 	}
 	assert.Equal(t, map[string]fairline.Count{"a": {Started: 1}}, tr[4].State.Snapshot().Keys, "the gpu keys ended")
 }
+
+// took returns worker id's success at item's attempt, whose work took d.
+func took(id WorkerID, item uint64, attempt int, d time.Duration) agenttest.Step {
+	return event(Outcomes[int]{Worker: id, Asked: 1, Outcomes: []Outcome[int]{{Item: item, Attempt: attempt, Took: d}}})
+}
+
+func TestAnItemIsChargedTheWorkItsWorkerMeasured(t *testing.T) {
+	steps := func(d time.Duration) []agenttest.Step {
+		return []agenttest.Step{
+			pullAll, join(1, 1), items("a:0", "a:1", "b:0", "b:1"), ask(1, 1),
+			after(50*time.Millisecond, took(1, 0, 1, d)),
+			after(51*time.Millisecond, took(1, 2, 1, time.Millisecond)),
+		}
+	}
+	tr := play(t, keyed(nil), steps(time.Millisecond)...)
+	assert.Equal(t, []string{"a:0"}, dispatched(tr[3].Effects))
+	assert.Equal(t, []string{"b:0"}, dispatched(tr[4].Effects))
+	assert.Equal(t, []string{"a:1"}, dispatched(tr[5].Effects), "a's work took a millisecond, though its outcome came after 50")
+	tr = play(t, keyed(nil), steps(0)...)
+	assert.Equal(t, []string{"b:1"}, dispatched(tr[5].Effects), "unsaid: charged the 50 ms from its lease to its outcome")
+}

@@ -18,7 +18,7 @@ func (b *Book[I, O, R]) collect(r Outcomes[O], at time.Time) {
 	for _, o := range r.Outcomes {
 		hung := w != nil && len(w.hung) > 0 && b.unhang(w, attemptRef{seq: o.Item, attempt: o.Attempt})
 		freed := hung || w != nil && b.leasedTo(w, o.Item, o.Attempt)
-		b.served(r.Worker, o.Item, o.Attempt, at)
+		b.served(r.Worker, o, at)
 		b.outcome(r.Worker, w, o, hung)
 		if freed {
 			b.start(w, at)

@@ -24,19 +24,24 @@ func (b *Book[I, O, R]) seat(w *member, sign int) {
 	}
 }
 
-// served measures, at instant at, the task of item at attempt whose
-// outcome worker from sent back, if the item is leased to it under that
-// attempt and its lease has started: for its line's want, and its charge
-// in a fair line.
-func (b *Book[I, O, R]) served(from WorkerID, item uint64, attempt int, at time.Time) {
-	e := b.entry(item)
-	if e == nil || e.phase != phaseLeased || e.waits || e.worker != from || e.attempt != attempt {
+// served measures, at instant at, the task whose outcome o worker from
+// sent back, if its item is leased to it under that attempt and its lease
+// has started: for its line's want, the time from the lease's start to
+// the outcome; for its charge in a fair line, what its work took, if the
+// worker said, or else that.
+func (b *Book[I, O, R]) served(from WorkerID, o Outcome[O], at time.Time) {
+	e := b.entry(o.Item)
+	if e == nil || e.phase != phaseLeased || e.waits || e.worker != from || e.attempt != o.Attempt {
 		return
 	}
+	held := at.Sub(e.since)
 	if b.drain > 0 {
-		b.lines[e.tag].gauge.Serve(at.Sub(e.since), at)
+		b.lines[e.tag].gauge.Serve(held, at)
 	}
-	b.lines[e.tag].fair.Work(item, at.Sub(e.since))
+	if o.Took > 0 {
+		held = o.Took
+	}
+	b.lines[e.tag].fair.Work(o.Item, held)
 }
 
 // wantFired notes that the want timer has fired if it was due by at.

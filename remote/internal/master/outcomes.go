@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/remote/internal/book"
@@ -25,7 +26,7 @@ func (l *link[I, O]) outcomes(id book.WorkerID, m *wire.Outcomes) {
 // one's error made by workError, or reports false if m is malformed.
 func decode[O any](m *wire.Outcomes, decodeValue func(data []byte, v any) error, addr string, workError func(addr, text string) error) ([]book.Outcome[O], bool) {
 	n := len(m.Items)
-	if len(m.Attempts) != n || len(m.Sizes) != n || len(m.Failed) != len(m.Errors) {
+	if len(m.Attempts) != n || len(m.Sizes) != n || len(m.Failed) != len(m.Errors) || len(m.Took) != 0 && len(m.Took) != n {
 		return nil, false
 	}
 	out := make([]book.Outcome[O], n)
@@ -46,6 +47,9 @@ func decode[O any](m *wire.Outcomes, decodeValue func(data []byte, v any) error,
 		off = end
 		o := &out[i]
 		o.Item, o.Attempt = item, int(m.Attempts[i])
+		if len(m.Took) > 0 {
+			o.Took = time.Duration(max(m.Took[i], 0))
+		}
 		if text, bad := lookup(failed, uint32(i)); bad {
 			o.Err = workError(addr, text)
 		} else if err := decodeValue(data, &o.Value); err != nil {

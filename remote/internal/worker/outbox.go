@@ -17,6 +17,7 @@ type outcome struct {
 	gen     uint64 // the worker's generation the task came in
 	err     string
 	failed  bool
+	took    time.Duration // what the work took
 }
 
 // outbox gathers the outcomes the slots end with, until the actor sends
@@ -147,7 +148,7 @@ func (w *worker[I, O]) outcomes(out []outcome, values []byte) *wire.Outcomes {
 	id, inc := w.session.ID()
 	n := len(out)
 	msg := &wire.Outcomes{Worker: id, Ask: uint32(n), Incarnation: inc,
-		Items: make([]uint64, 0, n), Attempts: make([]uint32, 0, n), Sizes: make([]uint32, 0, n)}
+		Items: make([]uint64, 0, n), Attempts: make([]uint32, 0, n), Sizes: make([]uint32, 0, n), Took: make([]int64, 0, n)}
 	quit := w.ctx.Err() != nil
 	from, to := 0, 0
 	for _, o := range out {
@@ -161,6 +162,7 @@ func (w *worker[I, O]) outcomes(out []outcome, values []byte) *wire.Outcomes {
 		msg.Items = append(msg.Items, o.item)
 		msg.Attempts = append(msg.Attempts, o.attempt)
 		msg.Sizes = append(msg.Sizes, o.size)
+		msg.Took = append(msg.Took, int64(o.took))
 		if o.failed {
 			msg.Failed = append(msg.Failed, uint32(len(msg.Items)-1))
 			msg.Errors = append(msg.Errors, o.err)

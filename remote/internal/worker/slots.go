@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/evolvekit/evolve/internal/safe"
 )
@@ -66,7 +67,9 @@ func (w *worker[I, O]) run(i int, t task, in *I, out *O, buf []byte, o *outcome)
 		return buf
 	}
 	w.live[i].Store(t.item + 1)
+	start := time.Now()
 	v, err := w.call(t.ctx, *in)
+	o.took = time.Since(start)
 	w.live[i].Store(0)
 	*in = noIn
 	if err == nil {
