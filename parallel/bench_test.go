@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync/atomic"
 	"testing"
 
 	"github.com/evolvekit/evolve/agent"
@@ -91,47 +90,65 @@ func benchEvolve(b *testing.B, limit int, unordered bool) {
 
 // BenchmarkKeys is BenchmarkAgent's unordered agent with its items shared
 // among 1, 10 and 1,000 keys, beside the same agent without keys: what the
-// fair shares cost an item end to end. The items are posted by 8
-// goroutines, round robin over the keys, so that no key's bound in the
-// queue holds the others up.
+// fair shares cost an item end to end, for trivial work (the worst case:
+// the cost of the shares beside the least an item costs) and for work of
+// about 2 µs of CPU. The items are posted round robin over the keys, the
+// worst order for the lines' look-ups, with a key's bound in the queue
+// the queue's whole.
 func BenchmarkKeys(b *testing.B) {
-	for _, keys := range []int{0, 1, 10, 1000} {
-		name := fmt.Sprintf("keys=%d", keys)
-		if keys == 0 {
-			name = "none"
+	for _, work := range []string{"trivial", "2us"} {
+		for _, keys := range []int{0, 1, 10, 1000} {
+			name := fmt.Sprintf("%s/keys=%d", work, keys)
+			if keys == 0 {
+				name = work + "/none"
+			}
+			b.Run(name, func(b *testing.B) { benchKeys(b, keys, work != "trivial") })
 		}
-		b.Run(name, func(b *testing.B) {
-			names := make([]string, max(keys, 1))
-			for i := range names {
-				names[i] = fmt.Sprintf("client-%d", i)
-			}
-			cfg := parallel.Config{Limit: 8, Unordered: true}
-			if keys > 0 {
-				cfg.Key = func(v int) string { return names[v%len(names)] }
-				cfg.KeyQueue = cfg.Limit * 8 // a key alone fills the queue
-			}
-			rt := agent.NewRuntime()
-			defer rt.Shutdown(context.Background())
-			a, err := parallel.New(rt, cfg, double, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx := context.Background()
-			b.ReportAllocs()
-			b.SetParallelism(1)
-			var n atomic.Int64
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if err := a.Post(ctx, int(n.Add(1))); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-			a.Close()
-			if err := a.Wait(ctx); err != nil {
-				b.Fatal(err)
-			}
-		})
+	}
+}
+
+// spin is work of about 2 µs of CPU.
+func spin(_ context.Context, v int) (int, error) {
+	h := uint64(v) | 1
+	for range 1500 {
+		h ^= h << 13
+		h ^= h >> 7
+		h ^= h << 17
+	}
+	return int(h & 1), nil
+}
+
+// benchKeys runs BenchmarkKeys for one number of keys, 0 for none, and
+// work that spins or not.
+func benchKeys(b *testing.B, keys int, spins bool) {
+	names := make([]string, max(keys, 1))
+	for i := range names {
+		names[i] = fmt.Sprintf("client-%d", i)
+	}
+	cfg := parallel.Config{Limit: 8, Unordered: true}
+	if keys > 0 {
+		cfg.Key = func(v int) string { return names[v%len(names)] }
+		cfg.KeyQueue = agent.DefaultQueue // a key alone fills the queue
+	}
+	work := double
+	if spins {
+		work = spin
+	}
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(context.Background())
+	a, err := parallel.New(rt, cfg, work, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := a.Post(ctx, i); err != nil {
+			b.Fatal(err)
+		}
+	}
+	a.Close()
+	if err := a.Wait(ctx); err != nil {
+		b.Fatal(err)
 	}
 }

@@ -282,7 +282,7 @@ func (s *State[In, Out]) startWaiting(fx []agent.Effect, at time.Time) []agent.E
 	least := s.least(most)
 	fx = slices.Grow(fx, min(avail, room)+1)
 	n := 0
-	var keys []string
+	var keys [][]owed
 	for ; avail > 0 && room > 0; room-- {
 		k := min(most, avail, max((avail+room-1)/room, least)) // an even share of what is left, not below least
 		id := s.started
@@ -292,9 +292,11 @@ func (s *State[In, Out]) startWaiting(fx []agent.Effect, at time.Time) []agent.E
 		s.assigned += k
 		avail -= k
 		n += k
-		keys = keysOf(keys, owes)
+		if owes != nil {
+			keys = append(keys, owes)
+		}
 	}
-	return append(freed(fx, keys), agent.Demand{N: n})
+	return append(freed(fx, keys...), agent.Demand{N: n})
 }
 
 // abandon fails the waiting items that startable allows, without starting
@@ -312,12 +314,14 @@ func (s *State[In, Out]) abandon(fx []agent.Effect, at time.Time) []agent.Effect
 	}
 	fx = s.emit(fx)
 	n := 0
-	var keys []string
+	var keys [][]owed
 	for k := s.startable(); k > 0; k = s.startable() {
 		seq := s.started
 		items, _, owes := s.take(k, at)
 		s.settleOwed(owes, 0)
-		keys = keysOf(keys, owes)
+		if owes != nil {
+			keys = append(keys, owes)
+		}
 		rs := make([]Result[Out], k)
 		for i := range rs {
 			rs[i] = Result[Out]{Seq: seq + uint64(i), Err: s.cancelled}
@@ -332,7 +336,7 @@ func (s *State[In, Out]) abandon(fx []agent.Effect, at time.Time) []agent.Effect
 	if n == 0 {
 		return fx
 	}
-	return append(freed(fx, keys), agent.Demand{N: n})
+	return append(freed(fx, keys...), agent.Demand{N: n})
 }
 
 // startable counts the waiting items that may start now, room for batches

@@ -15,10 +15,12 @@ type waiter[In any] struct {
 	at   time.Time
 }
 
-// owed is what the key of an item started from the fair line was charged
-// as it started: once its work ends, the line is told what it took.
+// owed is what the key of a run of items started one after another from
+// the fair line, n of them, was charged as they started: once their work
+// ends, the line is told what it took.
 type owed struct {
 	key    string
+	n      int
 	charge time.Duration
 }
 
@@ -64,10 +66,11 @@ func (s *State[In, Out]) acceptKeyed(items []In, at time.Time) {
 
 // takeKeyed removes k waiting items in the order the fair line hands them
 // out, which start at instant at, and returns them with how long the
-// first of them waited and what each one's key was charged.
+// first of them waited and what their keys were charged, a run of one
+// key's items at a time.
 func (s *State[In, Out]) takeKeyed(k int, at time.Time) ([]In, time.Duration, []owed) {
 	items := make([]In, 0, k)
-	owes := make([]owed, 0, k)
+	owes := s.scratch[:0] // gathered here, then copied to a slice of their own
 	var wait time.Duration
 	for range k {
 		key, w, charge, ok := s.line.Pop()
@@ -78,28 +81,51 @@ func (s *State[In, Out]) takeKeyed(k int, at time.Time) ([]In, time.Duration, []
 			wait = max(at.Sub(w.at), 0)
 		}
 		items = append(items, w.item)
-		owes = append(owes, owed{key: key, charge: charge})
+		if n := len(owes); n > 0 && owes[n-1].key == key {
+			owes[n-1].n++
+			owes[n-1].charge += charge
+		} else {
+			owes = append(owes, owed{key: key, n: 1, charge: charge})
+		}
 	}
 	s.started += uint64(len(items))
-	return items, wait, owes
+	s.scratch = owes[:0]
+	return items, wait, append([]owed(nil), owes...)
 }
 
-// keysOf appends to keys the key of each of owes.
-func keysOf(keys []string, owes []owed) []string {
+// each returns owes one item a run: for items that go their own ways.
+func each(owes []owed) []owed {
+	var out []owed
 	for _, o := range owes {
-		keys = append(keys, o.key)
+		for range o.n {
+			out = append(out, owed{key: o.key, n: 1, charge: o.charge / time.Duration(o.n)})
+		}
 	}
-	return keys
+	return out
 }
 
-// freed appends to fx, when keys are named, the effect that gives the
+// freed appends to fx, when owes names keys, the effect that gives the
 // credits of their items' keys back to Post (see fair.Freed), which goes
 // just before the agent.Demand that gives their slots back.
-func freed(fx []agent.Effect, keys []string) []agent.Effect {
-	if len(keys) == 0 {
+func freed(fx []agent.Effect, owes ...[]owed) []agent.Effect {
+	n := 0
+	for _, o := range owes {
+		n += len(o)
+	}
+	if n == 0 {
 		return fx
 	}
-	return append(fx, agent.Send[fair.Freed]{Value: fair.Freed{Keys: keys}})
+	runs := make([]fair.Run, 0, n)
+	for _, os := range owes {
+		for _, o := range os {
+			if k := len(runs); k > 0 && runs[k-1].Key == o.key {
+				runs[k-1].N += o.n
+				continue
+			}
+			runs = append(runs, fair.Run{Key: o.key, N: o.n})
+		}
+	}
+	return append(fx, agent.Send[fair.Freed]{Value: fair.Freed{Runs: runs}})
 }
 
 // settleOwed tells the fair line what the work of the items owes took in
@@ -113,14 +139,16 @@ func (s *State[In, Out]) settleOwed(owes []owed, took time.Duration) {
 	}
 	took = max(took, 0)
 	var charged time.Duration
+	n := 0
 	for _, o := range owes {
 		charged += max(o.charge, 0)
+		n += o.n
 	}
 	for _, o := range owes {
-		share := took / time.Duration(len(owes))
+		share := took * time.Duration(o.n) / time.Duration(n)
 		if charged > 0 {
 			share = time.Duration(float64(took) * float64(max(o.charge, 0)) / float64(charged))
 		}
-		s.line.Done(o.key, o.charge, share)
+		s.line.DoneN(o.key, o.n, o.charge, share)
 	}
 }

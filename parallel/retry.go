@@ -168,15 +168,16 @@ func (s *State[In, Out]) strand(fx []agent.Effect, need int, at time.Time) ([]ag
 	n := s.queued()
 	seq := s.started
 	items, _, owes := s.take(n, at)
+	ones := each(owes)
 	for i, it := range items {
 		r := retrial[In]{seq: seq + uint64(i), item: it, attempt: 1, due: at}
-		if owes != nil {
-			r.owes = owes[i : i+1 : i+1]
+		if ones != nil {
+			r.owes = ones[i : i+1 : i+1]
 		}
 		s.queueRetry(r)
 	}
 	more := s.needPasses(s.dueBy(at))
-	return append(freed(fx, keysOf(nil, owes)), agent.Demand{N: n}), need + more
+	return append(freed(fx, owes), agent.Demand{N: n}), need + more
 }
 
 // dueBy counts the retries due by instant at.

@@ -41,9 +41,11 @@ type State[In, Out any] struct {
 	// keyOf and line, with a Key, take the place of waiting and arrivals:
 	// the items wait in a line per key, and start in the order it hands
 	// them out (see keys.go).
-	keyOf    func(In) string
-	line     *fair.Queue[string, waiter[In]]
-	owned    bool                   // set by Owned: the line is changed in place, not copied first
+	keyOf func(In) string
+	line  *fair.Queue[string, waiter[In]]
+	owned bool // set by Owned: the line is changed in place, not copied first
+	// scratch is where takeKeyed gathers the runs it takes, reused.
+	scratch  []owed
 	accepted uint64                 // items taken in so far: the next item's Seq
 	started  uint64                 // items started (or failed unstarted) so far
 	running  fifo.Slots[flight[In]] // the batches in flight, by ID

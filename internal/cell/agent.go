@@ -113,7 +113,7 @@ func (h *Agent[I, V]) Post(ctx context.Context, v I) error {
 			h.in.mu.Unlock()
 			return agent.ErrClosed
 		}
-		if h.in.admits(v) {
+		if h.in.spend(v) {
 			h.accept(v)
 			return nil
 		}
@@ -139,7 +139,7 @@ func (h *Agent[I, V]) TryPost(v I) error {
 	case h.in.closed:
 		h.in.mu.Unlock()
 		return agent.ErrClosed
-	case !h.in.admits(v):
+	case !h.in.spend(v):
 		h.in.mu.Unlock()
 		return agent.ErrFull
 	}
@@ -147,10 +147,9 @@ func (h *Agent[I, V]) TryPost(v I) error {
 	return nil
 }
 
-// accept spends a credit on v and unlocks the inbox, which the caller
-// locked.
+// accept puts v, for which the caller spent a credit, in the inbox and
+// unlocks it, which the caller locked.
 func (h *Agent[I, V]) accept(v I) {
-	h.in.spend(v)
 	h.in.put(v)
 	h.notify()
 }

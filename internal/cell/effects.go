@@ -22,7 +22,7 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 		c.wire.Demand(e.N)
 	case agent.Send[fair.Freed]:
 		if !c.wire.upstream {
-			c.h.release(e.Value.Keys)
+			c.h.release(e.Value.Runs)
 		}
 	case agent.Timer:
 		c.arm(e)

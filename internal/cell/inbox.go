@@ -1,6 +1,10 @@
 package cell
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/evolvekit/evolve/internal/fair"
+)
 
 // inbox is where everything sent to an agent waits for its actor: the items
 // posted or passed on to it, the demand granted to it, the results of its
@@ -34,7 +38,8 @@ type inbox[I any] struct {
 	// counts the credits each key holds (those at zero are dropped).
 	keyOf  func(I) string
 	perKey int
-	keyed  map[string]int
+	keyed  map[string]*int
+	spare  []*int // counts dropped, for keys to come: a few
 
 	closed  bool // input has ended: Close, Stop, the end or a failure
 	stopped bool // the agent has ended or is stopping: nothing more is taken
@@ -98,35 +103,55 @@ func (in *inbox[I]) waitSpace() <-chan struct{} {
 	return in.space
 }
 
-// admits reports whether a credit may go to v: one is free, and v's key,
-// if items have keys, holds fewer than its bound. The caller holds mu.
-func (in *inbox[I]) admits(v I) bool {
+// spend takes a credit for v and reports true, if one is free and v's
+// key, if items have keys, holds fewer than its bound; else it reports
+// false. The caller holds mu.
+func (in *inbox[I]) spend(v I) bool {
 	if in.credits <= 0 {
 		return false
 	}
-	return in.keyOf == nil || in.keyed[in.keyOf(v)] < in.perKey
-}
-
-// spend takes a credit for v. The caller holds mu.
-func (in *inbox[I]) spend(v I) {
-	in.credits--
-	if in.keyOf != nil {
-		in.keyed[in.keyOf(v)]++
+	if in.keyOf == nil {
+		in.credits--
+		return true
 	}
+	k := in.keyOf(v)
+	n := in.keyed[k]
+	switch {
+	case n == nil:
+		if s := len(in.spare); s > 0 {
+			n = in.spare[s-1]
+			in.spare = in.spare[:s-1]
+		} else {
+			n = new(int)
+		}
+		*n = 1
+		in.keyed[k] = n
+	case *n >= in.perKey:
+		return false
+	default:
+		*n++
+	}
+	in.credits--
+	return true
 }
 
-// release gives back the credits keys held, one for each: the keys of
-// the items whose slots Demand gives back. The caller holds mu.
-func (in *inbox[I]) release(keys []string) {
+// release gives back the credits the keys of runs held, one an item: the
+// items whose slots Demand gives back. The caller holds mu.
+func (in *inbox[I]) release(runs []fair.Run) {
 	if in.keyed == nil {
 		return
 	}
-	for _, k := range keys {
-		switch n := in.keyed[k]; {
-		case n > 1:
-			in.keyed[k] = n - 1
-		case n == 1:
-			delete(in.keyed, k)
+	for _, r := range runs {
+		n := in.keyed[r.Key]
+		switch {
+		case n == nil:
+		case *n > r.N:
+			*n -= r.N
+		default:
+			delete(in.keyed, r.Key)
+			if len(in.spare) < 64 {
+				in.spare = append(in.spare, n)
+			}
 		}
 	}
 }

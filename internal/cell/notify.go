@@ -1,6 +1,9 @@
 package cell
 
-import "github.com/evolvekit/evolve/agent"
+import (
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/fair"
+)
 
 // notify unlocks the inbox, which the caller locked to add to it, and wakes
 // the actor if it was idle.
@@ -96,9 +99,9 @@ func (h *Agent[I, V]) grant(n int) {
 
 // release gives back the credits of keys held (see inbox.release); the
 // Demand that comes with it refills.
-func (h *Agent[I, V]) release(keys []string) {
+func (h *Agent[I, V]) release(runs []fair.Run) {
 	h.in.mu.Lock()
-	h.in.release(keys)
+	h.in.release(runs)
 	h.in.mu.Unlock()
 }
 

@@ -15,7 +15,7 @@ func Start[I, V, S, W, R, O any](rt *agent.Runtime, s spec.Spec[S, W, R, O], w W
 	parts := bridge.Runtime(rt)
 	h := newAgent[I, V](parts, s.Name, s.Queue)
 	if of, ok := s.Key.(func(I) string); ok && of != nil {
-		h.in.keyOf, h.in.perKey, h.in.keyed = of, max(s.KeyQueue, 1), map[string]int{}
+		h.in.keyOf, h.in.perKey, h.in.keyed = of, max(s.KeyQueue, 1), map[string]*int{}
 	}
 	jobs := make(chan job[W, R])
 	h.dismiss = func() { close(jobs) }

@@ -12,21 +12,24 @@ import (
 type Queue[K comparable, V any] struct {
 	quantum time.Duration
 	weights map[K]int // the weights set; 1 for a key not in it
-	flows   map[K]*flow[V]
-	ring    fifo.Deque[K] // the backlogged keys, the one whose turn it is first
-	turn    bool          // whether the first of the ring has had its credit this turn
+	flows   map[K]*flow[K, V]
+	ring    fifo.Deque[*flow[K, V]] // the backlogged keys' flows, the one whose turn it is first
+	turn    bool                    // whether the first of the ring has had its credit this turn
 	// left is what the turn may still charge: the key's credit as the turn
 	// began. A correction Done makes during the turn moves the credit,
 	// not the turn: the work of a key whose first items were charged too
 	// much does not lengthen the turn it is in as it ends.
 	left time.Duration
-	idle int  // turns since one started an item, to skip a round of spent keys
-	n    int  // items queued
-	cost mean // what every key's items have taken
+	idle int           // turns since one started an item, to skip a round of spent keys
+	n    int           // items queued
+	last *flow[K, V]   // the flow Push found last: a flood pushes runs of one key
+	free []*flow[K, V] // flows forgotten, kept for keys to come: a few
+	cost mean          // what every key's items have taken
 }
 
 // flow is one key's line and its accounts.
-type flow[V any] struct {
+type flow[K comparable, V any] struct {
+	key    K
 	items  fifo.Deque[V]
 	weight int
 	credit time.Duration // credit left, negative for a debt
@@ -62,7 +65,7 @@ func New[K comparable, V any](quantum time.Duration) (*Queue[K, V], error) {
 	if quantum <= 0 {
 		return nil, fmt.Errorf("fair: the quantum must be positive, not %v", quantum)
 	}
-	return &Queue[K, V]{quantum: quantum, weights: map[K]int{}, flows: map[K]*flow[V]{}}, nil
+	return &Queue[K, V]{quantum: quantum, weights: map[K]int{}, flows: map[K]*flow[K, V]{}}, nil
 }
 
 // SetWeight gives key k weight w from its next turn on: its share against
@@ -107,16 +110,35 @@ func (q *Queue[K, V]) Queued(k K) int {
 
 // Push queues v, an item of key k, behind k's others.
 func (q *Queue[K, V]) Push(k K, v V) {
-	f := q.flows[k]
+	f := q.last
+	if f == nil || f.key != k {
+		f = q.flows[k]
+	}
 	if f == nil {
-		f = &flow[V]{weight: q.weight(k)}
+		f = q.newFlow(k)
 		q.flows[k] = f
 	}
 	if f.items.Len() == 0 {
-		q.ring.PushBack(k)
+		q.ring.PushBack(f)
 	}
 	f.items.PushBack(v)
 	q.n++
+	q.last = f
+}
+
+// maxFree is the most flows a Queue keeps for keys to come.
+const maxFree = 1024
+
+// newFlow returns the accounts of key k, new, in a flow forgotten if one
+// is kept (its line's buffer with it).
+func (q *Queue[K, V]) newFlow(k K) *flow[K, V] {
+	if n := len(q.free); n > 0 {
+		f := q.free[n-1]
+		q.free = q.free[:n-1]
+		*f = flow[K, V]{key: k, items: f.items, weight: q.weight(k)}
+		return f
+	}
+	return &flow[K, V]{key: k, weight: q.weight(k)}
 }
 
 // Pop hands out the next item to start, its key, and what its key is
@@ -124,8 +146,8 @@ func (q *Queue[K, V]) Push(k K, v V) {
 // queued.
 func (q *Queue[K, V]) Pop() (k K, v V, charge time.Duration, ok bool) {
 	for q.ring.Len() > 0 {
-		k = *q.ring.At(0)
-		f := q.flows[k]
+		f := *q.ring.At(0)
+		k = f.key
 		if !q.turn {
 			f.credit += q.quantum * time.Duration(f.weight)
 			q.turn, q.left = true, f.credit
@@ -144,7 +166,7 @@ func (q *Queue[K, V]) Pop() (k K, v V, charge time.Duration, ok bool) {
 			return k, v, charge, true
 		}
 		q.ring.PopFront()
-		q.ring.PushBack(k)
+		q.ring.PushBack(f)
 		q.turn = false
 		if q.idle++; q.idle >= q.ring.Len() {
 			q.skip()
@@ -156,8 +178,8 @@ func (q *Queue[K, V]) Pop() (k K, v V, charge time.Duration, ok bool) {
 // leave takes the first key of the ring, whose line emptied, out of it:
 // it keeps a debt, but no credit, and its turn ends.
 func (q *Queue[K, V]) leave() {
-	k := q.ring.PopFront()
-	f := q.flows[k]
+	f := q.ring.PopFront()
+	k := f.key
 	f.credit = min(f.credit, 0)
 	q.turn = false
 	q.forget(k, f)
@@ -169,7 +191,7 @@ func (q *Queue[K, V]) leave() {
 func (q *Queue[K, V]) skip() {
 	turns := time.Duration(-1)
 	for i := range q.ring.Len() {
-		f := q.flows[*q.ring.At(i)]
+		f := *q.ring.At(i)
 		per := q.quantum * time.Duration(f.weight)
 		need := -f.credit/per + 1 // turns until its credit is positive
 		if turns < 0 || need < turns {
@@ -182,7 +204,7 @@ func (q *Queue[K, V]) skip() {
 	}
 	turns-- // the next turn credits the first key as it comes
 	for i := range q.ring.Len() {
-		f := q.flows[*q.ring.At(i)]
+		f := *q.ring.At(i)
 		f.credit += turns * q.quantum * time.Duration(f.weight)
 	}
 	q.idle = 0
@@ -190,7 +212,7 @@ func (q *Queue[K, V]) skip() {
 
 // estimate returns what an item of f is charged as it starts: what f's
 // items have taken, else what every key's have, else a quantum.
-func (q *Queue[K, V]) estimate(f *flow[V]) time.Duration {
+func (q *Queue[K, V]) estimate(f *flow[K, V]) time.Duration {
 	switch {
 	case f.cost.known:
 		return f.cost.d
@@ -203,15 +225,28 @@ func (q *Queue[K, V]) estimate(f *flow[V]) time.Duration {
 // Done says the work of an item of key k, charged charge as it started,
 // took took: k is charged the difference. A key out of the ring keeps a
 // debt but no credit.
-func (q *Queue[K, V]) Done(k K, charge, took time.Duration) {
+func (q *Queue[K, V]) Done(k K, charge, took time.Duration) { q.DoneN(k, 1, charge, took) }
+
+// DoneN is Done for n items of key k at once, charged charge in all as
+// they started, whose work took took in all: each is taken to have taken
+// took/n.
+func (q *Queue[K, V]) DoneN(k K, n int, charge, took time.Duration) {
+	if n < 1 {
+		return
+	}
 	took = max(took, 0)
-	q.cost.add(took)
+	each := took / time.Duration(n)
+	for range n {
+		q.cost.add(each)
+	}
 	f := q.flows[k]
 	if f == nil {
 		return // not started here, or forgotten: nothing to correct
 	}
-	f.cost.add(took)
-	f.flight = max(f.flight-1, 0)
+	for range n {
+		f.cost.add(each)
+	}
+	f.flight = max(f.flight-n, 0)
 	f.credit += charge - took
 	if f.items.Len() == 0 {
 		f.credit = min(f.credit, 0)
@@ -222,9 +257,15 @@ func (q *Queue[K, V]) Done(k K, charge, took time.Duration) {
 // forget drops the accounts of key k once its line is empty and nothing
 // of it is in flight: its debt, if any, is forgiven, as deficit round
 // robin forgives a flow that empties.
-func (q *Queue[K, V]) forget(k K, f *flow[V]) {
+func (q *Queue[K, V]) forget(k K, f *flow[K, V]) {
 	if f.items.Len() == 0 && f.flight == 0 {
 		delete(q.flows, k)
+		if q.last == f {
+			q.last = nil
+		}
+		if len(q.free) < maxFree {
+			q.free = append(q.free, f)
+		}
 	}
 }
 
@@ -239,20 +280,30 @@ func (q *Queue[K, V]) Clone() *Queue[K, V] {
 	for k, w := range q.weights {
 		c.weights[k] = w
 	}
-	c.flows = make(map[K]*flow[V], len(q.flows))
+	c.flows = make(map[K]*flow[K, V], len(q.flows))
 	for k, f := range q.flows {
 		g := *f
 		g.items = f.items.Clone()
 		c.flows[k] = &g
 	}
-	c.ring = q.ring.Clone()
+	c.last, c.free = nil, nil
+	c.ring = fifo.Deque[*flow[K, V]]{}
+	for i := range q.ring.Len() {
+		c.ring.PushBack(c.flows[(*q.ring.At(i)).key])
+	}
 	return &c
 }
 
 // Freed is what an agent whose items have keys asks its runtime with an
 // agent.Send effect, just before the agent.Demand that gives their input
-// slots back: the key of each item whose slot comes back, one per item,
-// so that Post can bound each key's items too.
+// slots back: the keys of the items whose slots come back, so that Post
+// can bound each key's items too.
 type Freed struct {
-	Keys []string
+	Runs []Run
+}
+
+// Run is N items of one key.
+type Run struct {
+	Key string
+	N   int
 }
