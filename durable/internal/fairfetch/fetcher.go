@@ -72,7 +72,8 @@ type Config struct {
 	Weights map[string]int
 	Quantum time.Duration
 	// Budget is the most messages the Fetcher holds fetched and not yet
-	// handed out; Timeout bounds each request to the servers.
+	// handed out as a key's line starts, and half the most it ever holds
+	// (see Book); Timeout bounds each request to the servers.
 	Budget  int
 	Timeout time.Duration
 }
@@ -82,7 +83,7 @@ type Config struct {
 // hands out may be let go of from any.
 type Fetcher struct {
 	cfg       Config
-	mu        sync.Mutex // guards book, which the messages' Done reach
+	mu        sync.Mutex // guards book and lined, which the messages reach
 	book      *Book[jetstream.Msg]
 	consumers map[string]jetstream.Consumer // by token; "" for no key
 	counted   time.Time
