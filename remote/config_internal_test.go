@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evolvekit/evolve/remote/internal/book"
+	"github.com/evolvekit/evolve/remote/internal/fairline"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -75,4 +77,13 @@ func TestTheBookTakesTheDefaultsOfConfig(t *testing.T) {
 	assert.Equal(t, Result[int]{Seq: 4, Value: 8}, b.Result(4, 8, nil))
 	assert.Nil(t, b.Key, "no keys: first come, first served")
 	assert.Equal(t, time.Millisecond, b.Quantum)
+}
+
+func TestStatusCountsTheKeys(t *testing.T) {
+	st := statusOf(book.Snapshot{Keys: map[string]fairline.Count{"a": {Queued: 2, Started: 3}, "b": {Started: 1}}})
+	assert.Equal(t, map[string]int{"a": 2, "b": 0}, st.Keys)
+	assert.Equal(t, map[string]int{"a": 3, "b": 1}, st.Started)
+	st = statusOf(book.Snapshot{})
+	assert.Nil(t, st.Keys, "no keys: no maps")
+	assert.Nil(t, st.Started)
 }

@@ -75,10 +75,10 @@ type Status struct {
 	Arrivals map[string]float64
 	Service  map[string]time.Duration
 	// Keys counts, with Config.Key, the items of each key waiting for
-	// their fair turn, and Started those of each key whose work started
-	// (each item once, retries aside) since the key last had none waiting
-	// or at work: a key with neither is not in those maps (see the
-	// package doc, under Fair shares).
+	// their fair turn, and Started those of each key that had it (each
+	// item once, retries aside; those that failed after TagWait too)
+	// since the key last had none waiting or at work: a key with neither
+	// is not in those maps (see the package doc, under Fair shares).
 	Keys    map[string]int
 	Started map[string]int
 }

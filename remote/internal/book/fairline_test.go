@@ -190,3 +190,23 @@ func TestAnItemIsChargedTheWorkItsWorkerMeasured(t *testing.T) {
 	tr = play(t, keyed(nil), steps(0)...)
 	assert.Equal(t, []string{"b:1"}, dispatched(tr[5].Effects), "unsaid: charged the 50 ms from its lease to its outcome")
 }
+
+func TestACloneOfAKeyedBookSharesNoFairQueue(t *testing.T) {
+	b := newMaster(t, keyed(map[string]int{"a": 2}))
+	for _, m := range []agent.Msg{
+		agent.Pull{N: agent.Unbounded},
+		agent.Event[Joined]{Value: Joined{Worker: 1, Slots: 2}},
+		agent.Input[string]{Items: []string{"a:0", "a:1", "b:0", "b:1"}},
+	} {
+		b, _ = evolve(b, agent.Stamp(m, agenttest.T0))
+	}
+	before := bookkeeping(b)
+	c := b.Clone()
+	c, fx := evolve(c, agent.Stamp(agent.Event[Asked]{Value: Asked{Worker: 1, N: 2}}, agenttest.T0))
+	assert.Len(t, dispatched(fx), 2)
+	assert.Equal(t, map[string]fairline.Count{"a": {Started: 2}, "b": {Queued: 2}}, c.Snapshot().Keys, "a weighs 2: two turns' worth")
+	assert.Equal(t, before, bookkeeping(b), "the original is as it was")
+	assert.Equal(t, map[string]fairline.Count{"a": {Queued: 2}, "b": {Queued: 2}}, b.Snapshot().Keys)
+	_, gx := evolve(b, agent.Stamp(agent.Event[Asked]{Value: Asked{Worker: 1, N: 2}}, agenttest.T0))
+	assert.Equal(t, fx, gx, "and does what the clone did")
+}
