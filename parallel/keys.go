@@ -72,22 +72,29 @@ func (s *State[In, Out]) takeKeyed(k int, at time.Time) ([]In, time.Duration, []
 	items := make([]In, 0, k)
 	owes := s.scratch[:0] // gathered here, then copied to a slice of their own
 	var wait time.Duration
-	for range k {
-		key, w, charge, ok := s.line.Pop()
-		if !ok {
+	ws := s.waiters[:0]
+	for len(items) < k {
+		var key string
+		var charge time.Duration
+		key, ws, charge = s.line.PopRun(k-len(items), ws[:0])
+		if len(ws) == 0 {
 			break
 		}
 		if len(items) == 0 {
-			wait = max(at.Sub(w.at), 0)
+			wait = max(at.Sub(ws[0].at), 0)
 		}
-		items = append(items, w.item)
+		for _, w := range ws {
+			items = append(items, w.item)
+		}
 		if n := len(owes); n > 0 && owes[n-1].key == key {
-			owes[n-1].n++
+			owes[n-1].n += len(ws)
 			owes[n-1].charge += charge
 		} else {
-			owes = append(owes, owed{key: key, n: 1, charge: charge})
+			owes = append(owes, owed{key: key, n: len(ws), charge: charge})
 		}
 	}
+	clear(ws)
+	s.waiters = ws[:0]
 	s.started += uint64(len(items))
 	s.scratch = owes[:0]
 	return items, wait, append([]owed(nil), owes...)

@@ -45,7 +45,9 @@ type State[In, Out any] struct {
 	line  *fair.Queue[string, waiter[In]]
 	owned bool // set by Owned: the line is changed in place, not copied first
 	// scratch is where takeKeyed gathers the runs it takes, reused.
-	scratch  []owed
+	scratch []owed
+	// waiters is where takeKeyed takes a run of waiting items in, reused.
+	waiters  []waiter[In]
 	accepted uint64                 // items taken in so far: the next item's Seq
 	started  uint64                 // items started (or failed unstarted) so far
 	running  fifo.Slots[flight[In]] // the batches in flight, by ID

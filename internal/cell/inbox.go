@@ -40,6 +40,10 @@ type inbox[I any] struct {
 	perKey int
 	keyed  map[string]*int
 	spare  []*int // counts dropped, for keys to come: a few
+	// lastKey and last are the key spend looked up last and its count,
+	// while it has one: a flood posts runs of one key.
+	lastKey string
+	last    *int
 
 	closed  bool // input has ended: Close, Stop, the end or a failure
 	stopped bool // the agent has ended or is stopping: nothing more is taken
@@ -115,7 +119,10 @@ func (in *inbox[I]) spend(v I) bool {
 		return true
 	}
 	k := in.keyOf(v)
-	n := in.keyed[k]
+	n := in.last
+	if n == nil || k != in.lastKey {
+		n = in.keyed[k]
+	}
 	switch {
 	case n == nil:
 		if s := len(in.spare); s > 0 {
@@ -131,6 +138,7 @@ func (in *inbox[I]) spend(v I) bool {
 	default:
 		*n++
 	}
+	in.lastKey, in.last = k, n
 	in.credits--
 	return true
 }
@@ -149,6 +157,9 @@ func (in *inbox[I]) release(runs []fair.Run) {
 			*n -= r.N
 		default:
 			delete(in.keyed, r.Key)
+			if in.last == n {
+				in.last = nil
+			}
 			if len(in.spare) < 64 {
 				in.spare = append(in.spare, n)
 			}

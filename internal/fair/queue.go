@@ -175,6 +175,43 @@ func (q *Queue[K, V]) Pop() (k K, v V, charge time.Duration, ok bool) {
 	return k, v, 0, false
 }
 
+// PopRun is Pop for up to most items at once: it appends to into the
+// items of the key whose turn it is that its turn lets start, up to most,
+// and returns them with the key and what it was charged for them in all
+// (each item an estimate, as Pop charges it); into comes back as it was
+// when none is queued.
+func (q *Queue[K, V]) PopRun(most int, into []V) (k K, items []V, charge time.Duration) {
+	k, v, c, ok := q.Pop()
+	if !ok || most < 1 {
+		return k, into, 0
+	}
+	into = append(into, v)
+	charge = c
+	if q.ring.Len() == 0 || (*q.ring.At(0)).key != k {
+		return k, into, charge // its line emptied
+	}
+	f := *q.ring.At(0)
+	m := min(most-1, f.items.Len())
+	if c > 0 {
+		m = min(m, int((f.credit+c-1)/c), int((q.left+c-1)/c))
+	}
+	if m <= 0 {
+		return k, into, charge
+	}
+	for range m {
+		into = append(into, f.items.PopFront())
+	}
+	q.n -= m
+	f.credit -= time.Duration(m) * c
+	q.left -= time.Duration(m) * c
+	f.flight += m
+	charge += time.Duration(m) * c
+	if f.items.Len() == 0 {
+		q.leave()
+	}
+	return k, into, charge
+}
+
 // leave takes the first key of the ring, whose line emptied, out of it:
 // it keeps a debt, but no credit, and its turn ends.
 func (q *Queue[K, V]) leave() {
