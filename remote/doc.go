@@ -316,7 +316,9 @@
 // and going, stays within 43% of it with an allowance of L for each
 // guess; on real worker processes, a client of 20 items beside one of
 // 2,000 finishes them as fast as it would alone on half the workers (91
-// ms against 88).
+// ms against 88), and clients of 8 ms and 40 ms items, both backlogged,
+// start about the same work (960 ms against 1.04 s over half a second on
+// 4 slots).
 //
 // The choice is made when work can start: the master keeps each tag's new
 // items in a fair queue, and lets them go to the workers only as free

@@ -13,13 +13,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The items of the small client are numbered from smallBase; those below
-// are the big client's.
-const smallBase = 1_000_000
+// The items of the small client are numbered from smallBase, those of
+// the slow client from slowBase, whose work takes slowTimes as long as
+// the others'; those below are the big client's, or the quick one's.
+const (
+	smallBase = 1_000_000
+	slowBase  = 2_000_000
+	slowTimes = 5
+)
 
 // client keys the test's items by client.
 func client(v int) string {
-	if v >= smallBase {
+	switch {
+	case v >= slowBase:
+		return "slow"
+	case v >= smallBase:
 		return "small"
 	}
 	return "big"
@@ -40,7 +48,7 @@ func keyedStage(t *testing.T, name string, workers int) timed {
 	s := timed{came: make(chan time.Time, 1<<12)}
 	h, err := remote.New[int, job](rt, remote.Config[int]{Node: node, Name: name, Key: client, Unordered: true,
 		Queue: 1 << 12, MaxPrefetch: remote.NoPrefetch}, func(r remote.Result[job]) {
-		if r.Err == nil && r.Value.V >= 2*smallBase {
+		if r.Err == nil && client(r.Value.V/2) == "small" {
 			s.came <- time.Now()
 		}
 	})
@@ -97,4 +105,34 @@ func TestASmallClientIsNotHeldUpByABigOnesBacklog(t *testing.T) {
 		nSmall, workTime, took.Round(time.Millisecond), alone.Round(time.Millisecond), st.Keys["big"], fifo.Round(time.Millisecond))
 	assert.LessOrEqual(t, took, alone*3/2+50*time.Millisecond, "shared no slower than alone on half the workers, within a margin for a loaded machine")
 	assert.Greater(t, st.Started["big"], 0, "the big client went on meanwhile")
+}
+
+// A client of slow items gets no more of the workers than one of quick
+// items: both backlogged, the work started for each, in time, is about
+// the same. First come, first served, the quick client's items, posted
+// first, would have all of it.
+func TestASlowClientGetsNoMoreOfTheWorkersThanAQuickOne(t *testing.T) {
+	const nQuick, nSlow = 600, 600 / slowTimes // 3 s of work each, on 4 slots
+	s := keyedStage(t, "slowquick", 2)
+	for i := range nQuick {
+		require.NoError(t, s.h.Post(context.Background(), i))
+	}
+	for i := range nSlow {
+		require.NoError(t, s.h.Post(context.Background(), slowBase+i))
+	}
+	work := func(st remote.Status) (quick, slow time.Duration) {
+		return time.Duration(st.Started["big"]) * workTime, time.Duration(st.Started["slow"]) * workTime * slowTimes
+	}
+	var st remote.Status
+	eventually(t, s.h, 10*time.Second, "a second of work each", func(got remote.Status) bool {
+		st = got
+		quick, slow := work(got)
+		return quick+slow >= 2*time.Second
+	})
+	quick, slow := work(st)
+	t.Logf("work started: quick %v (%d items), slow %v (%d items); queued %v",
+		quick, st.Started["big"], slow, st.Started["slow"], st.Keys)
+	require.Positive(t, st.Keys["big"], "still backlogged")
+	require.Positive(t, st.Keys["slow"], "still backlogged")
+	assert.InDelta(t, 1, float64(slow)/float64(quick), 0.25, "alike within a quarter")
 }

@@ -46,7 +46,7 @@ type job struct {
 // environment as master|stage|slots|tags|label|delay. A negative delay
 // makes the work on some items never return, ignoring its context, and the
 // worker's Grace short: hangs on item hangItem, wedges on every
-// wedgeEvery-th.
+// wedgeEvery-th. The items from slowBase on take slowTimes the delay.
 func runWorker(spec string) int {
 	f := strings.Split(spec, "|")
 	if len(f) != 6 {
@@ -81,8 +81,12 @@ func runWorker(spec string) int {
 				select {}
 			}
 			if delay > 0 {
+				d := delay
+				if v >= slowBase {
+					d *= slowTimes
+				}
 				select {
-				case <-time.After(delay):
+				case <-time.After(d):
 				case <-ctx.Done():
 					return job{}, ctx.Err()
 				}
