@@ -25,7 +25,8 @@ import (
 // After each message, in this order, it emits the results it may
 // ([agent.Emit] of R, in input order unless Config.Unordered, within the
 // demand it holds); hands queued items to the workers that asked for them,
-// oldest first, while fewer than Config.Window items are leased or held
+// oldest first (new ones in their keys' turns with Config.Key, see
+// fairline.go), while fewer than Config.Window items are leased or held
 // ([agent.Send] of a Dispatch, one per worker and MaxBatch tasks), after
 // asking for the workers it gave up for silence to be expelled
 // ([agent.Send] of an Expel); gives back the input slots of the items that
