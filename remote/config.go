@@ -72,7 +72,8 @@ type Config[I any] struct {
 	Key func(I) string
 	// Weights weighs the keys Key names: a key's share of the workers
 	// against another's is its weight to theirs. A key not in it weighs
-	// 1, and a weight must be at least 1. Nil weighs every key alike.
+	// 1, and a weight must be at least 1. Nil weighs every key alike. The
+	// stage keeps a copy: changing the map later changes nothing.
 	Weights map[string]int
 	// Quantum is the work a key of weight 1 is credited each turn among
 	// the keys waiting: it bounds how far a key's work started may stray
