@@ -74,6 +74,7 @@ var snippets = map[string]any{
 	"snippetHello":       snippetHello,
 	"snippetUse":         snippetUse,
 	"snippetRetry":       snippetRetry,
+	"snippetKeys":        snippetKeys,
 	"snippetChain":       snippetChain,
 	"snippetMaster":      snippetMaster,
 	"snippetWorker":      snippetWorker,

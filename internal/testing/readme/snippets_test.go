@@ -104,6 +104,14 @@ func snippetRetry() parallel.Config {
 	return cfg
 }
 
+func snippetKeys() parallel.Config {
+	cfg := parallel.Config{Limit: 8, Unordered: true,
+		Key:     func(e Email) string { return e.Client },
+		Weights: map[string]int{"enterprise": 4}, // four times a client's share
+	}
+	return cfg
+}
+
 func snippetChain(ctx context.Context, rt *agent.Runtime, ids []int) error {
 	limit, err := rate.Stage(rate.Config[int]{Rate: 100, Burst: 10}) // 100 calls/s
 	if err != nil {
@@ -286,7 +294,7 @@ var written atomic.Int64
 type (
 	Row     struct{ ID int }
 	Record  struct{ ID int }
-	Email   struct{ ID, To string }
+	Email   struct{ ID, To, Client string }
 	Receipt struct{ ID string }
 )
 
