@@ -70,7 +70,7 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() { q.renew(stop, fetcher) })
-	feedErr := (&feeder[T, S]{q: q, h: h, o: o, src: src}).feed(ctx)
+	feedErr := (&feeder[T, S]{q: q, h: h, o: o, src: src, marks: map[string]uint64{}}).feed(ctx)
 	if fetcher != nil {
 		fetcher.Drain() // what it fetched and did not hand out goes back
 	}
@@ -96,13 +96,14 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 // and how long the last waited for items (0 once items came). It is used
 // by one goroutine.
 type feeder[T, S any] struct {
-	q    *Queue[T]
-	h    agent.Handle[Item[T], S]
-	o    options
-	src  fairfetch.Source
-	msgs []jetstream.Msg
-	mds  []*jetstream.MsgMetadata
-	wait time.Duration
+	q     *Queue[T]
+	h     agent.Handle[Item[T], S]
+	o     options
+	src   fairfetch.Source
+	marks map[string]uint64 // by fair key's token, the highest sequence fetched
+	msgs  []jetstream.Msg
+	mds   []*jetstream.MsgMetadata
+	wait  time.Duration
 }
 
 // feed takes items from the queue and posts them to the chain until ctx
@@ -237,11 +238,11 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 	// once for all of it how far this run has handed out items (see
 	// package crashes).
 	mds := f.mds[:0]
-	var last uint64
+	clear(f.marks)
 	for _, msg := range msgs {
 		md, err := msg.Metadata()
-		if err == nil {
-			last = max(last, md.Sequence.Stream)
+		if k := fairfetch.TokenOf(q.items, msg.Subject()); err == nil {
+			f.marks[k] = max(f.marks[k], md.Sequence.Stream)
 		}
 		mds = append(mds, md)
 	}
@@ -252,7 +253,7 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 	}()
 	marks, err := q.mark(msgs, mds)
 	if err == nil {
-		if err = q.crash.HandOut(last); err != nil {
+		if err = q.crash.HandOutOf(f.marks); err != nil {
 			err = fmt.Errorf("%w: %s: %v", ErrStore, q.dir, err)
 		}
 	}
@@ -315,7 +316,7 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 			return nil
 		}
 		if q.crash.Suspects() {
-			it.iso, it.seq = q.crash, md.Sequence.Stream
+			it.iso, it.seq, it.fair = q.crash, md.Sequence.Stream, fairfetch.TokenOf(q.items, msg.Subject())
 		}
 	}
 	if err := q.cfg.Codec.Decode(msg.Data(), &it.Value); err != nil {

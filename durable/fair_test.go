@@ -2,7 +2,10 @@ package durable_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -283,6 +286,25 @@ func TestFairKeysSurviveACrash(t *testing.T) {
 	want := len(big) + len(small) - len(acked)
 	if n, err := q.Len(ctx); err != nil || n != want {
 		t.Fatalf("Len after the crash = %d, %v; want %d", n, err, want)
+	}
+	// The suspects, worked on alone, are the items each client had handed
+	// out: not the big client's whole backlog, added before the small
+	// client's items (sequences 1 to 1,000, and 1,001 to 1,100).
+	var rec struct {
+		To uint64            `json:"suspects_to"`
+		Of map[string]uint64 `json:"suspects_of"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "evolve-durable.crashes"))
+	if err == nil {
+		err = json.Unmarshal(data, &rec)
+	}
+	if err != nil || rec.To != 0 || len(rec.Of) != 2 {
+		t.Fatalf("the record of crashes: %+v, %v; want suspects of two fair keys", rec, err)
+	}
+	for tok, seq := range rec.Of {
+		if seq > 1000 && seq-1000 > 100 || seq <= 1000 && seq > 500 {
+			t.Errorf("fair key %s: suspects up to sequence %d, far past what the dead run handed out", tok, seq)
+		}
 	}
 	start := time.Now()
 	second := fairRun(t, q, 0)

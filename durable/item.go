@@ -21,10 +21,11 @@ type Item[T any] struct {
 
 	// iso, in a run after a crash, runs the work on the item alone if it
 	// is a suspect (see package crashes); seq is its sequence in the
-	// stream. They stay in the process: a remote stage's wire does not
-	// carry them.
-	iso *crashes.Record
-	seq uint64
+	// stream, and fair the token of its fair key. They stay in the
+	// process: a remote stage's wire does not carry them.
+	iso  *crashes.Record
+	seq  uint64
+	fair string
 }
 
 // Ticket names an item a process holds, until the item is acknowledged,
@@ -51,10 +52,10 @@ func Map[T, U any](f func(context.Context, T) (U, error)) func(context.Context, 
 		var v U
 		var err error
 		if in.iso != nil {
-			in.iso.Work(in.seq, func() { v, err = f(ctx, in.Value) })
+			in.iso.WorkOf(in.fair, in.seq, func() { v, err = f(ctx, in.Value) })
 		} else {
 			v, err = f(ctx, in.Value)
 		}
-		return Item[U]{Key: in.Key, Value: v, Ticket: in.Ticket, iso: in.iso, seq: in.seq}, err
+		return Item[U]{Key: in.Key, Value: v, Ticket: in.Ticket, iso: in.iso, seq: in.seq, fair: in.fair}, err
 	}
 }

@@ -24,8 +24,10 @@ import (
 //
 //   - the run file, which a run writes before its chains get the items:
 //     the highest stream sequence it has handed out, and the item, if any,
-//     its work runs alone (below). Close removes it; found at open, it
-//     tells of a run that died.
+//     its work runs alone (below); then, a line each time it rises, the
+//     highest sequence it handed out of each fair key (whose items are
+//     handed out in turns, each key's in the stream's order). Close
+//     removes it; found at open, it tells of a run that died.
 //   - the crash file, which the next open writes: the items held by runs
 //     that died, the suspects, and how many times each item killed its
 //     process working alone.
@@ -46,16 +48,21 @@ const (
 // all but Work do nothing and report nothing.
 type Record struct {
 	dir     string
-	upTo    uint64         // the items up to this sequence are suspects; 0 for none
-	charged map[uint64]int // the items that killed their process, by sequence, and how often
+	upTo    uint64            // the items with no fair key up to this sequence are suspects; 0 for none
+	upToOf  map[string]uint64 // those of each fair key, by its token
+	charged map[uint64]int    // the items that killed their process, by sequence, and how often
 
 	// alone is held shared by the work on every item, and exclusively by
 	// the work on a suspect, while suspects remain.
 	alone sync.RWMutex
 
-	mu   sync.Mutex
-	run  *os.File // this run's record, or nil once closed
-	mark uint64   // the highest sequence handed out
+	mu     sync.Mutex
+	run    *os.File          // this run's record, or nil once closed
+	mark   uint64            // the highest sequence handed out of the items with no fair key
+	marks  map[string]uint64 // of each fair key's, by its token
+	size   int64             // the run file's length
+	lines  int               // the lines of fair keys in the run file
+	inWork uint64            // the suspect in work alone, 0 for none
 }
 
 // crashRecord is the content of the crash file.
@@ -63,9 +70,11 @@ type crashRecord struct {
 	// Stream is when the queue's stream was made: a stream made anew
 	// numbers its items from 1 again, and the record no longer applies.
 	Stream time.Time `json:"stream"`
-	// SuspectsTo is the highest sequence of the items that runs which
-	// died held; 0 for none.
-	SuspectsTo uint64 `json:"suspects_to,omitempty"`
+	// SuspectsTo is the highest sequence of the items with no fair key
+	// that runs which died held; 0 for none. SuspectsOf is that of each
+	// fair key's, by its token.
+	SuspectsTo uint64            `json:"suspects_to,omitempty"`
+	SuspectsOf map[string]uint64 `json:"suspects_of,omitempty"`
 	// Killed counts, by sequence, the processes each item killed while
 	// its work ran alone.
 	Killed map[uint64]int `json:"killed,omitempty"`
@@ -101,23 +110,34 @@ func Open(dir string, made time.Time, first uint64) (*Record, error) {
 	rec.Stream = made
 	switch data, err := os.ReadFile(filepath.Join(dir, runName)); {
 	case errors.Is(err, fs.ErrNotExist):
-		rec.SuspectsTo = 0 // the last run ended well, or there was none
+		rec.SuspectsTo, rec.SuspectsOf = 0, nil // the last run ended well, or there was none
 	case err != nil:
 		return nil, fail("reading the last run's record", err)
 	default:
-		handed, alone := parseRun(string(data))
+		handed, alone, of := parseRun(string(data))
 		switch {
 		case alone > 0:
 			if rec.Killed == nil {
 				rec.Killed = map[uint64]int{}
 			}
 			rec.Killed[alone]++
-		case handed > 0:
+		default:
 			rec.SuspectsTo = max(rec.SuspectsTo, handed)
+			for k, seq := range of {
+				if rec.SuspectsOf == nil {
+					rec.SuspectsOf = map[string]uint64{}
+				}
+				rec.SuspectsOf[k] = max(rec.SuspectsOf[k], seq)
+			}
 		}
 	}
 	if rec.SuspectsTo < first {
 		rec.SuspectsTo = 0
+	}
+	for k, seq := range rec.SuspectsOf {
+		if seq < first {
+			delete(rec.SuspectsOf, k)
+		}
 	}
 	for seq := range rec.Killed {
 		if seq < first {
@@ -131,28 +151,59 @@ func Open(dir string, made time.Time, first uint64) (*Record, error) {
 	if err := replace(filepath.Join(dir, crashName), data); err != nil {
 		return nil, fail("writing the record of crashes", err)
 	}
-	c := &Record{dir: dir, upTo: rec.SuspectsTo, charged: rec.Killed}
-	if c.run, err = os.OpenFile(filepath.Join(dir, runName), os.O_CREATE|os.O_TRUNC|os.O_RDWR, 0o644); err != nil {
-		return nil, fail("starting this run's record", err)
-	}
-	if _, err := c.run.WriteAt(fmt.Appendf(nil, "%0*d %0*d\n", runWidth, 0, runWidth, 0), 0); err != nil {
-		c.run.Close()
+	c := &Record{dir: dir, upTo: rec.SuspectsTo, upToOf: rec.SuspectsOf, charged: rec.Killed, marks: map[string]uint64{}}
+	if err := c.start(); err != nil {
 		return nil, fail("starting this run's record", err)
 	}
 	return c, nil
 }
 
-// parseRun reads a run file: the highest sequence handed out, and the
-// suspect in work alone. What cannot be read is 0.
-func parseRun(s string) (handed, alone uint64) {
-	f := strings.Fields(s)
+// start writes the run file anew, whole or not at all, with what this run
+// has recorded, and opens it. The caller holds mu, or is Open.
+func (c *Record) start() error {
+	data := fmt.Appendf(nil, "%0*d %0*d\n", runWidth, c.mark, runWidth, c.inWork)
+	for k, seq := range c.marks {
+		data = fmt.Appendf(data, "%s %d\n", k, seq)
+	}
+	name := filepath.Join(c.dir, runName)
+	if err := replace(name, data); err != nil {
+		return err
+	}
+	run, err := os.OpenFile(name, os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	if c.run != nil {
+		c.run.Close()
+	}
+	c.run, c.size, c.lines = run, int64(len(data)), len(c.marks)
+	return nil
+}
+
+// parseRun reads a run file: the highest sequence handed out of the
+// items with no fair key, the suspect in work alone, and the highest
+// handed out of each fair key's. What cannot be read is 0, or left out.
+func parseRun(s string) (handed, alone uint64, of map[string]uint64) {
+	head, rest, _ := strings.Cut(s, "\n")
+	f := strings.Fields(head)
 	if len(f) > 0 {
 		handed, _ = strconv.ParseUint(f[0], 10, 64)
 	}
 	if len(f) > 1 {
 		alone, _ = strconv.ParseUint(f[1], 10, 64)
 	}
-	return handed, alone
+	for line := range strings.Lines(rest) {
+		k, n, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		seq, err := strconv.ParseUint(n, 10, 64)
+		if !ok || err != nil || !strings.HasSuffix(line, "\n") {
+			continue // a line the death cut short
+		}
+		if of == nil {
+			of = map[string]uint64{}
+		}
+		of[k] = max(of[k], seq)
+	}
+	return handed, alone, of
 }
 
 // replace writes data to the file name, whole or not at all.
@@ -173,7 +224,7 @@ func (c *Record) Killed(seq uint64) int {
 }
 
 // Suspects reports whether this run has suspects to work on alone.
-func (c *Record) Suspects() bool { return c != nil && c.upTo > 0 }
+func (c *Record) Suspects() bool { return c != nil && (c.upTo > 0 || len(c.upToOf) > 0) }
 
 // HandOut records that this run hands out items up to sequence seq,
 // before the chain gets them.
@@ -193,11 +244,57 @@ func (c *Record) HandOut(seq uint64) error {
 	return nil
 }
 
-// Work runs f, the work on the item of sequence seq: alone if the item
-// is a suspect, with its sequence in the run file while it runs, and
-// beside other items' work otherwise.
-func (c *Record) Work(seq uint64, f func()) {
-	if seq > c.upTo {
+// HandOutOf records that this run hands out the items of each fair key
+// in marks (by its token; "" for no key, as HandOut) up to its sequence,
+// before the chain gets them.
+func (c *Record) HandOutOf(marks map[string]uint64) error {
+	if c == nil {
+		return nil
+	}
+	if err := c.HandOut(marks[""]); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var data []byte
+	for k, seq := range marks {
+		if k != "" && seq > c.marks[k] {
+			c.marks[k] = seq
+			data = fmt.Appendf(data, "%s %d\n", k, seq)
+			c.lines++
+		}
+	}
+	if len(data) == 0 || c.run == nil {
+		return nil
+	}
+	if c.lines > 2*len(c.marks)+1024 {
+		// The lines of keys whose marks rose since are dropped.
+		if err := c.start(); err != nil {
+			return fmt.Errorf("recording the items handed out: %w", err)
+		}
+		return nil
+	}
+	if _, err := c.run.WriteAt(data, c.size); err != nil {
+		return fmt.Errorf("recording the items handed out: %w", err)
+	}
+	c.size += int64(len(data))
+	return nil
+}
+
+// Work runs f, the work on the item of sequence seq with no fair key
+// (see WorkOf).
+func (c *Record) Work(seq uint64, f func()) { c.WorkOf("", seq, f) }
+
+// WorkOf runs f, the work on the item of sequence seq of the fair key of
+// token key ("" for none): alone if the item is a suspect, with its
+// sequence in the run file while it runs, and beside other items' work
+// otherwise.
+func (c *Record) WorkOf(key string, seq uint64, f func()) {
+	upTo := c.upTo
+	if key != "" {
+		upTo = c.upToOf[key]
+	}
+	if seq > upTo {
 		c.alone.RLock()
 		defer c.alone.RUnlock()
 		f()
@@ -215,6 +312,7 @@ func (c *Record) Work(seq uint64, f func()) {
 func (c *Record) writeAlone(seq uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.inWork = seq
 	if c.run != nil {
 		_, _ = c.run.WriteAt(fmt.Appendf(nil, "%0*d", runWidth, seq), runAlone)
 	}

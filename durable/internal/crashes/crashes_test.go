@@ -115,3 +115,78 @@ func TestSuspectsAreWorkedOnAlone(t *testing.T) {
 		t.Errorf("%d suspects were worked on beside other work", overlaps.Load())
 	}
 }
+
+// TestFairKeysHaveSuspectsOfTheirOwn records the items a run hands out of
+// two fair keys and of none, and dies: the next run's suspects of each
+// key are its items up to the highest handed out of that key, whatever
+// the others' sequences; a record written thousands of times is kept
+// short and still read whole; a line the death cut short is left out.
+func TestFairKeysHaveSuspectsOfTheirOwn(t *testing.T) {
+	dir := t.TempDir()
+	made := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	c, err := Open(dir, made, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.HandOutOf(map[string]uint64{"": 10, "big": 7}); err != nil {
+		t.Fatal(err)
+	}
+	for seq := uint64(1000); seq < 4000; seq++ { // the small key's items came last
+		if err := c.HandOutOf(map[string]uint64{"small": seq}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.HandOutOf(map[string]uint64{"big": 9, "small": 5}); err != nil { // small's 5 is below its mark
+		t.Fatal(err)
+	}
+	info, err := os.Stat(filepath.Join(dir, runName))
+	if err != nil || info.Size() > 42+2*1024*20 {
+		t.Fatalf("the run file after 3,000 marks: %v, %v; want it kept short", info.Size(), err)
+	}
+	c.Close(false) // dies
+
+	c, err = Open(dir, made, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.upTo != 10 || c.upToOf["big"] != 9 || c.upToOf["small"] != 3999 || !c.Suspects() {
+		t.Fatalf("suspects up to %d, of big %d, of small %d; want 10, 9, 3999", c.upTo, c.upToOf["big"], c.upToOf["small"])
+	}
+	for _, w := range []struct {
+		key   string
+		seq   uint64
+		alone bool
+	}{{"", 10, true}, {"", 11, false}, {"big", 9, true}, {"big", 3000, false}, {"small", 3000, true}, {"other", 8, false}} {
+		if got := c.alone.TryRLock(); !got {
+			t.Fatal("work still alone")
+		}
+		c.alone.RUnlock()
+		var alone bool
+		c.WorkOf(w.key, w.seq, func() {
+			alone = !c.alone.TryRLock()
+			if !alone {
+				c.alone.RUnlock()
+			}
+		})
+		if alone != w.alone {
+			t.Errorf("item %d of key %q worked alone: %v, want %v", w.seq, w.key, alone, w.alone)
+		}
+	}
+	// A death that cut a line short.
+	run, err := os.OpenFile(filepath.Join(dir, runName), os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.WriteString("late 77\nlater 8"); err != nil {
+		t.Fatal(err)
+	}
+	run.Close()
+	c.Close(false)
+	if c, err = Open(dir, made, 8); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(true)
+	if c.upToOf["late"] != 77 || c.upToOf["later"] != 0 || c.upToOf["small"] != 3999 {
+		t.Errorf("after a cut line: late %d, later %d, small %d; want 77, 0, 3999", c.upToOf["late"], c.upToOf["later"], c.upToOf["small"])
+	}
+}

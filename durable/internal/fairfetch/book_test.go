@@ -157,6 +157,9 @@ func TestTokensAndSubjects(t *testing.T) {
 			t.Errorf("Subject of %q is %q", k, Subject("q.items", k))
 		}
 	}
+	if TokenOf("q.items", Subject("q.items", "acme")) != Token("acme") || TokenOf("q.items", "q.items") != "" {
+		t.Error("TokenOf does not read back the token of a subject")
+	}
 	if Token("a") == Token("b") {
 		t.Error("two keys share a token")
 	}

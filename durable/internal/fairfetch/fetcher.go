@@ -131,6 +131,16 @@ func Subject(items, k string) string {
 	return items + "." + Token(k)
 }
 
+// TokenOf returns the token of the fair key of an item on subject, added
+// on items with no key: "" for none.
+func TokenOf(items, subject string) string {
+	tok, _ := strings.CutPrefix(subject, items+".")
+	if tok == subject {
+		return ""
+	}
+	return tok
+}
+
 // consumerPrefix begins the names of the keys' consumers.
 const consumerPrefix = "chain_"
 
