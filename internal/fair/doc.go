@@ -29,9 +29,14 @@
 //	| S(i)/w(i) - S(j)/w(j) | <= Q + L/w(i) + L/w(j)
 //
 // that is, a backlogged key's work started is within one quantum and one
-// item of its weighted share. A correction moves a key's charge by what
-// its estimate missed, and the bound by as much: the property test
-// measures both.
+// item of its weighted share, over spans that begin as a turn does; a
+// span cut part way through a turn may find one key up to a quantum
+// further ahead at each end. A correction moves a key's charge by what
+// its estimate missed, and the bound by as much, and a key's debt or
+// credit from the misses of the items it started before the span is
+// carried into it: the property tests measure both (here, in package
+// parallel, whose test allows each key, over any span, what the guesses
+// for its first items could miss by, and in the remote stage's book).
 //
 // # Cost
 //
