@@ -1,0 +1,115 @@
+package livepage
+
+// Live returns what the page saw at its last sample.
+func (p *Page) Live() Live {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	doc := Live{Time: p.last, Window: Window.Seconds(), Period: Period.Seconds(), Chains: []Chain{}}
+	var old, cur reading
+	if n := len(p.readings); n > 0 {
+		old, cur = p.readings[0], p.readings[n-1]
+	}
+	for _, w := range p.chains {
+		c := Chain{Name: w.name, Done: w.over, Error: w.err, Stages: make([]Stage, len(w.parts))}
+		for i, pt := range w.parts {
+			c.Stages[i] = stageOf(pt, w.phases[i], old, cur)
+			if s := c.Stages[i].Shares; c.Bottleneck == "" && s.Busy >= 0.5 && s.Busy > s.Held {
+				c.Bottleneck = pt.name
+			}
+		}
+		doc.Chains = append(doc.Chains, c)
+	}
+	return doc
+}
+
+// sharesOf returns the fractions of stamps in each phase.
+func sharesOf(stamps []stamp) Shares {
+	var s Shares
+	if len(stamps) == 0 {
+		return s
+	}
+	var n [3]int
+	for _, st := range stamps {
+		n[st.phase]++
+	}
+	all := float64(len(stamps))
+	return Shares{Busy: float64(n[Busy]) / all, Held: float64(n[Held]) / all, Idle: float64(n[Idle]) / all}
+}
+
+// stageOf returns what the page shows of pt, given its phases over the
+// window and the oldest and newest readings of the metrics in it.
+func stageOf(pt part, stamps []stamp, old, cur reading) Stage {
+	d := pt.detail
+	s := Stage{
+		Name: pt.name, Kind: pt.kind, Shares: sharesOf(stamps),
+		Queued: pt.load.Queued, InFlight: pt.load.InFlight, Done: pt.load.Done, Failed: pt.load.Failed,
+		Results: d.Held, Tokens: d.Tokens, Rate: d.Rate,
+	}
+	if !pt.load.Demand.IsUnbounded() {
+		s.Demand = ptr(int(pt.load.Demand))
+	}
+	dt := cur.at.Sub(old.at)
+	s.In = measured(perSecond(old.in, cur.in, pt.name, dt))
+	s.Out = measured(perSecond(old.out, cur.out, pt.name, dt))
+	s.WaitP50 = measured(quantile(0.5, old.waits[pt.name], cur.waits[pt.name]))
+	s.WaitP99 = measured(quantile(0.99, old.waits[pt.name], cur.waits[pt.name]))
+	if d.Burst > 0 {
+		s.Burst = ptr(d.Burst)
+	}
+	if d.Limit > 0 {
+		s.Limit = ptr(d.Limit)
+	}
+	if d.Workers != nil || d.Want != nil {
+		s.Limit = ptr(remoteStage(&s, d))
+	}
+	if n, ok := count(d.Keys); ok && n > 0 && d.Started == nil {
+		s.KeyCount = ptr(n)
+	}
+	s.Keys = keysOf(d)
+	return s
+}
+
+// remoteStage fills in s's workers and tags from d, and returns the
+// workers' slots.
+func remoteStage(s *Stage, d detail) int {
+	slots := 0
+	for _, w := range d.Workers {
+		slots += w.Slots
+		s.Workers = append(s.Workers, Worker(w))
+	}
+	retrying := counts(d.Retrying)
+	for _, tag := range sortedKeys(d.Want, d.Tags, d.Leased, retrying) {
+		s.Tags = append(s.Tags, Tag{Tag: tag, Want: d.Want[tag], Queued: d.Tags[tag], Leased: d.Leased[tag], Retrying: retrying[tag]})
+	}
+	return slots
+}
+
+// keysOf returns a keyed remote stage's keys, each with its share of the
+// items started.
+func keysOf(d detail) []Key {
+	waiting := counts(d.Keys)
+	all := 0
+	for _, n := range d.Started {
+		all += n
+	}
+	var keys []Key
+	for _, k := range sortedKeys(waiting, d.Started) {
+		key := Key{Key: k, Waiting: waiting[k], Started: d.Started[k]}
+		if all > 0 {
+			key.Share = float64(key.Started) / float64(all)
+		}
+		keys = append(keys, key)
+	}
+	return keys
+}
+
+// measured returns &v if ok, nil otherwise.
+func measured(v float64, ok bool) *float64 {
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+// ptr returns &v.
+func ptr[T any](v T) *T { return &v }
