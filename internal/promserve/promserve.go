@@ -1,10 +1,12 @@
 // Package promserve serves the metrics of a program's agents to Prometheus:
 // an OpenTelemetry meter provider whose reader is the OpenTelemetry
 // Prometheus exporter, with the agents' own histograms as a producer, and
-// an HTTP server that answers GET /metrics with what it reads. The
-// programs of this module start one for their -metrics flag and hand its
-// Provider to agent.WithMeterProvider and its Histograms to
-// agent.WithHistograms (what Option returns does both).
+// an HTTP server that answers GET /metrics with what it reads, and GET /
+// with the live page of the chains handed to [Watch] (package livepage).
+// The programs of this module start one for their -metrics flag and hand
+// its Provider to agent.WithMeterProvider and its Histograms to
+// agent.WithHistograms (what Option returns does both), and their chains
+// to Watch.
 package promserve
 
 import (
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/livepage"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
@@ -23,13 +26,18 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
-// Server serves the metrics of one meter provider at /metrics.
+// Server serves the metrics of one meter provider at /metrics, and the
+// live page of the chains it watches at /.
 type Server struct {
 	mp    *sdkmetric.MeterProvider
 	hist  *agent.Histograms
+	page  *livepage.Page
 	srv   *http.Server
 	addr  string
 	serve chan error // what Serve returned
+
+	stopSampling context.CancelFunc
+	sampled      chan struct{} // closed once the page's sampler has returned
 }
 
 // Start listens on addr (host:port; port 0 picks a free one) and serves
@@ -45,18 +53,44 @@ func Start(addr string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
+	page := livepage.New(reg)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /", page.Handler())
+	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
-		mp:    sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp)),
-		hist:  hist,
-		srv:   &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second},
-		addr:  ln.Addr().String(),
-		serve: make(chan error, 1),
+		mp:           sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp)),
+		hist:         hist,
+		page:         page,
+		srv:          &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second},
+		addr:         ln.Addr().String(),
+		serve:        make(chan error, 1),
+		stopSampling: cancel,
+		sampled:      make(chan struct{}),
 	}
 	go func() { s.serve <- s.srv.Serve(ln) }() // owned by Close, which waits for it
+	go func() {                                // owned by Close too
+		defer close(s.sampled)
+		page.Run(ctx, livepage.Period)
+	}()
 	return s, nil
 }
+
+// Watch shows h, a chain's handle or an agent's, on s's live page (see
+// livepage.Watch). A nil s, a server not started, does nothing, so that a
+// program calls it whether it serves metrics or not.
+func Watch[I, S any](s *Server, h agent.Handle[I, S]) {
+	if s != nil {
+		livepage.Watch(s.page, h)
+	}
+}
+
+// Page returns s's live page.
+func (s *Server) Page() *livepage.Page { return s.page }
+
+// PageURL returns the address of the live page, as in
+// http://127.0.0.1:9464/.
+func (s *Server) PageURL() string { return "http://" + s.addr + "/" }
 
 // Provider returns the meter provider whose metrics the server serves.
 func (s *Server) Provider() metric.MeterProvider { return s.mp }
@@ -74,9 +108,12 @@ func (s *Server) Options() []agent.Option {
 // http://127.0.0.1:9464/metrics.
 func (s *Server) URL() string { return "http://" + s.addr + "/metrics" }
 
-// Close stops serving, waits for the requests under way and for the
-// serving goroutine, and shuts the meter provider down.
+// Close stops serving and sampling, waits for the requests under way, for
+// the serving goroutine and for the page's sampler, and shuts the meter
+// provider down.
 func (s *Server) Close(ctx context.Context) error {
+	s.stopSampling()
+	<-s.sampled // a sample under way is bounded by its round trips' timeout
 	err := s.srv.Shutdown(ctx)
 	if serr := <-s.serve; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)

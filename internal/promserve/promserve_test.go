@@ -16,6 +16,7 @@ import (
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
 
 // scrape returns the metrics the server serves, in Prometheus's text
@@ -90,4 +91,21 @@ func workOf2ms(t *testing.T, opts func(*promserve.Server) []agent.Option) {
 	assert.Contains(t, wait, "1e-05", "the queue's wait is told apart from 10 µs up")
 	assert.Contains(t, wait, "60")
 	assert.Equal(t, 3, wait["+Inf"], "each item's wait is counted")
+}
+
+func TestTheLivePageIsServedAtTheRootAndCloseStopsItsSampler(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	promserve.Watch[int, parallel.Status](nil, nil) // no server: nothing to do
+	srv, err := promserve.Start("127.0.0.1:0")
+	require.NoError(t, err)
+	resp, err := http.Get(srv.PageURL())
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, string(body), "live.js")
+	assert.Equal(t, srv.URL(), srv.PageURL()+"metrics", "the page beside the metrics")
+	require.NoError(t, srv.Close(context.Background()))
+	http.DefaultClient.CloseIdleConnections()
 }
