@@ -63,13 +63,14 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 	if err := blocks(ctx, h); err != nil {
 		return err
 	}
-	src, fetcher, err := q.source(o.fetch)
+	leases := &fairfetch.Leases{}
+	src, fetcher, err := q.source(o.fetch, leases)
 	if err != nil {
 		return err
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Go(func() { q.renew(stop, fetcher) })
+	wg.Go(func() { q.renew(stop, leases) })
 	feedErr := (&feeder[T, S]{q: q, h: h, o: o, src: src, marks: map[string]uint64{}}).feed(ctx)
 	if fetcher != nil {
 		fetcher.Drain() // what it fetched and did not hand out goes back
@@ -344,9 +345,11 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 }
 
 // renew renews, until stop closes, the lease of every item the process
-// holds, a third of a lease after it was last renewed: those of the
-// ledger, and those in the lines of f, if not nil.
-func (q *Queue[T]) renew(stop <-chan struct{}, f *fairfetch.Fetcher) {
+// holds, a third of a lease after it was last renewed: those the ledger
+// holds, which the chain has, and those the source fetched and has not
+// yet let go of, held by leases: in its lines, or fetched and waiting to
+// be posted.
+func (q *Queue[T]) renew(stop <-chan struct{}, leases *fairfetch.Leases) {
 	every := q.cfg.Lease / 3
 	tick := time.NewTicker(every / 2)
 	defer tick.Stop()
@@ -358,7 +361,7 @@ func (q *Queue[T]) renew(stop <-chan struct{}, f *fairfetch.Fetcher) {
 			for _, m := range q.ledger.Due(now, every) {
 				_ = m.InProgress()
 			}
-			for _, m := range f.Due(now, every) { // after: those renewed are not due
+			for _, m := range leases.Due(now, every) { // after: those renewed are not due
 				_ = m.InProgress()
 			}
 		}
@@ -378,19 +381,20 @@ func blocks[T, S any](ctx context.Context, h agent.Handle[Item[T], S]) error {
 	return nil
 }
 
-// source returns where Consume takes items from: with fair keys, a
-// Fetcher, which holds at most fetch items fetched and not yet handed
-// out; otherwise the queue's consumer, in the stream's order.
-func (q *Queue[T]) source(fetch int) (fairfetch.Source, *fairfetch.Fetcher, error) {
+// source returns where Consume takes items from, holding what it fetches
+// in leases until it is let go of: with fair keys, a Fetcher, which holds
+// at most fetch items fetched and not yet handed out; otherwise the
+// queue's consumer, in the stream's order.
+func (q *Queue[T]) source(fetch int, leases *fairfetch.Leases) (fairfetch.Source, *fairfetch.Fetcher, error) {
 	if q.cfg.Key == nil {
-		return fairfetch.Plain{Consumer: q.consumer}, nil, nil
+		return fairfetch.Plain{Consumer: q.consumer, Leases: leases}, nil, nil
 	}
 	weights := make(map[string]int, len(q.cfg.Weights))
 	for k, w := range q.cfg.Weights {
 		weights[fairfetch.Token(k)] = w
 	}
 	f, err := fairfetch.New(fairfetch.Config{JS: q.js, Stream: q.stream, Items: q.items, Plain: q.consumer,
-		Consumer: q.consumerConfig(), Weights: weights, Quantum: q.cfg.Quantum, Budget: fetch, Timeout: q.cfg.ConnectTimeout})
+		Consumer: q.consumerConfig(), Weights: weights, Quantum: q.cfg.Quantum, Budget: fetch, Timeout: q.cfg.ConnectTimeout, Leases: leases})
 	if err != nil {
 		return nil, nil, invalid("%v", err)
 	}

@@ -54,8 +54,8 @@
 // one item gets one past the budget; each fetch asks a key for its share
 // of the budget, at least two. When more keys have items than the budget
 // has room for lines, they take turns to start one: the keys left out
-// wait, and the bound holds among the keys with lines. A Fetcher renews
-// the lease of every message it fetched until the message is let go of
-// ([Fetcher.Due]), but for those a ledger renews already: a line may
-// keep an item longer than a lease.
+// wait, and the bound holds among the keys with lines. A line may keep an
+// item longer than a lease: the [Leases] a Fetcher (or a [Plain] source)
+// holds its messages in, from their fetch until they are let go of, says
+// which are due a renewal, but for those a ledger renewed already.
 package fairfetch

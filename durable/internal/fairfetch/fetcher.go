@@ -22,8 +22,12 @@ type Source interface {
 }
 
 // Plain takes messages from one consumer, in the stream's order: the
-// source of a queue without keys.
-type Plain struct{ Consumer jetstream.Consumer }
+// source of a queue without keys. Leases, which must not be nil, holds
+// each message it hands out until the message is let go of.
+type Plain struct {
+	Consumer jetstream.Consumer
+	Leases   *Leases
+}
 
 // Take takes what the consumer has (see Source).
 func (p Plain) Take(_ context.Context, dst []jetstream.Msg, n int, wait time.Duration) ([]jetstream.Msg, error) {
@@ -40,7 +44,14 @@ func (p Plain) Take(_ context.Context, dst []jetstream.Msg, n int, wait time.Dur
 	if err != nil {
 		return dst, err
 	}
-	return drain(dst, batch)
+	from := len(dst)
+	dst, err = drain(dst, batch)
+	got := dst[from:]
+	p.Leases.add(got, time.Now())
+	for i, m := range got {
+		got[i] = &held{Msg: m, leases: p.Leases}
+	}
+	return dst, err
 }
 
 // drain appends the messages of batch to dst, and returns its error but
@@ -76,6 +87,9 @@ type Config struct {
 	// (see Book); Timeout bounds each request to the servers.
 	Budget  int
 	Timeout time.Duration
+	// Leases holds each message the Fetcher fetches, in a line or handed
+	// out, until it is let go of; New makes one if it is nil.
+	Leases *Leases
 }
 
 // Fetcher is a Source that hands out the items of each key in turn (see
@@ -83,16 +97,12 @@ type Config struct {
 // hands out may be let go of from any.
 type Fetcher struct {
 	cfg       Config
-	mu        sync.Mutex // guards book and lined, which the messages reach
+	mu        sync.Mutex // guards book, which the messages reach
 	book      *Book[jetstream.Msg]
+	leases    *Leases                       // cfg.Leases
 	consumers map[string]jetstream.Consumer // by token; "" for no key
 	counted   time.Time
 	wants     []Want
-	// lined holds the messages fetched and not yet let go of, with when
-	// their lease was last renewed: a line, or the batch Take handed out,
-	// may keep them longer than a lease before a ledger holds them.
-	// Guarded by mu.
-	lined map[jetstream.Msg]time.Time
 }
 
 // recount is how often a Fetcher counts the keys' items in the stream
@@ -110,7 +120,10 @@ func New(cfg Config) (*Fetcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Fetcher{cfg: cfg, book: book, consumers: map[string]jetstream.Consumer{"": cfg.Plain}, lined: map[jetstream.Msg]time.Time{}}, nil
+	if cfg.Leases == nil {
+		cfg.Leases = &Leases{}
+	}
+	return &Fetcher{cfg: cfg, book: book, leases: cfg.Leases, consumers: map[string]jetstream.Consumer{"": cfg.Plain}}, nil
 }
 
 // Token returns the token of key k in subjects and consumer names: the
@@ -195,7 +208,7 @@ func (f *Fetcher) take(ctx context.Context, dst []jetstream.Msg, n int) ([]jetst
 		if !ok {
 			break
 		}
-		dst = append(dst, &held{Msg: msg, f: f, key: k, charge: charge, start: time.Now()})
+		dst = append(dst, &held{Msg: msg, leases: f.leases, f: f, key: k, charge: charge, start: time.Now()})
 		if want > 0 {
 			if err := f.fetch(ctx, Want{Key: k, N: want}); err != nil {
 				return dst, err
@@ -244,12 +257,9 @@ func (f *Fetcher) fetch(ctx context.Context, w Want) error {
 	if err != nil && w.Key != "" {
 		delete(f.consumers, w.Key)
 	}
-	now := time.Now()
+	f.leases.add(got, time.Now())
 	f.mu.Lock()
 	f.book.Fetched(w.Key, got, w.N)
-	for _, m := range got {
-		f.lined[m] = now
-	}
 	f.mu.Unlock()
 	if err != nil && w.Key == "" {
 		return err
@@ -282,48 +292,19 @@ func (f *Fetcher) consumer(ctx context.Context, k string) (jetstream.Consumer, e
 func (f *Fetcher) Drain() {
 	f.mu.Lock()
 	msgs := f.book.Drain()
-	clear(f.lined)
 	f.mu.Unlock()
 	for _, m := range msgs {
+		f.leases.drop(m)
 		_ = m.Nak()
 	}
 }
 
-// Due returns the messages fetched and not yet let go of whose lease was
-// renewed before at - every, and notes them renewed at at. On a nil
-// Fetcher it returns none.
-func (f *Fetcher) Due(at time.Time, every time.Duration) []jetstream.Msg {
-	if f == nil {
-		return nil
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []jetstream.Msg
-	for m, beat := range f.lined {
-		if at.Sub(beat) >= every {
-			f.lined[m] = at
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// done tells the book the item of msg, of key k, charged charge, is let
-// go of, having started at start.
-func (f *Fetcher) done(msg jetstream.Msg, k string, charge time.Duration, start time.Time) {
+// done tells the book the item of key k, charged charge, is let go of,
+// having started at start.
+func (f *Fetcher) done(k string, charge time.Duration, start time.Time) {
 	took := time.Since(start)
 	f.mu.Lock()
 	f.book.Done(k, charge, took)
-	delete(f.lined, msg)
-	f.mu.Unlock()
-}
-
-// renewed notes that the lease of msg was renewed at at.
-func (f *Fetcher) renewed(msg jetstream.Msg, at time.Time) {
-	f.mu.Lock()
-	if _, ok := f.lined[msg]; ok {
-		f.lined[msg] = at
-	}
 	f.mu.Unlock()
 }
 

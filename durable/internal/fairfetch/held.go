@@ -8,24 +8,30 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// held is a message a Fetcher handed out: the first call that lets it go
-// (an acknowledgement, a negative one, a termination) tells the Fetcher's
-// book what its work took, from when it was handed out, so that its key
-// is charged for it once. Renewing its lease is noted, so that the
-// Fetcher does not renew it as well.
+// held is a message a source handed out, whose lease its Leases renews
+// until the first call that lets it go (an acknowledgement, a negative
+// one, a termination): that call drops it from the Leases and, for a
+// Fetcher's message, tells the book what its work took, from when it was
+// handed out, so that its key is charged for it once. Renewing its lease
+// is noted, so that the Leases does not renew it as well.
 type held struct {
 	jetstream.Msg
-	f      *Fetcher
+	leases *Leases
+	f      *Fetcher // nil for a Plain source's
 	key    string
 	charge time.Duration
 	start  time.Time
 	ended  atomic.Bool
 }
 
-// end tells the book, the first time only.
+// end lets go of the message, the first time only.
 func (m *held) end() {
-	if !m.ended.Swap(true) {
-		m.f.done(m.Msg, m.key, m.charge, m.start)
+	if m.ended.Swap(true) {
+		return
+	}
+	m.leases.drop(m.Msg)
+	if m.f != nil {
+		m.f.done(m.key, m.charge, m.start)
 	}
 }
 
@@ -49,6 +55,6 @@ func (m *held) TermWithReason(reason string) error { m.end(); return m.Msg.TermW
 
 // InProgress renews the message's lease.
 func (m *held) InProgress() error {
-	m.f.renewed(m.Msg, time.Now())
+	m.leases.renewed(m.Msg, time.Now())
 	return m.Msg.InProgress()
 }
