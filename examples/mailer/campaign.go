@@ -13,10 +13,12 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/examples/mailer/internal/clients"
 	"github.com/evolvekit/evolve/examples/mailer/internal/fleet"
 	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
 	"github.com/evolvekit/evolve/examples/mailer/internal/ndjson"
 	"github.com/evolvekit/evolve/examples/mailer/internal/scale"
+	"github.com/evolvekit/evolve/examples/mailer/internal/starved"
 	"github.com/evolvekit/evolve/internal/promserve"
 	"github.com/evolvekit/evolve/rate"
 	"github.com/evolvekit/evolve/remote"
@@ -40,8 +42,9 @@ type campaign struct {
 	node  *remote.Node
 	fleet *fleet.Fleet
 	log   *ndjson.Writer[receipt]
-	scale *scale.Scaler // with -autoscale
-	starv *starved      // says when emails wait with no worker
+	scale *scale.Scaler   // with -autoscale
+	share *clients.Shares // with -clients
+	starv *starved.Watch  // says when emails wait with no worker
 
 	victim  atomic.Pointer[fleet.Worker] // the worker to kill
 	killed  atomic.Bool                  // the kill has begun
@@ -62,8 +65,9 @@ type outcome struct {
 	status  remote.Status // the remote stage's, at the end
 	mail    mailserver.Counts
 	workers []workerLine
-	scaled  string // how the workers went, with -autoscale
-	err     error  // the chain's
+	scaled  string   // how the workers went, with -autoscale
+	clients []string // each client's line, with -clients
+	err     error    // the chain's
 }
 
 // runCampaign runs the master: it starts the mail server, the remote node
@@ -97,9 +101,9 @@ func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err
 		return err
 	}
 	defer c.fleet.Stop()
-	c.starv = &starved{out: stdout, wait: cfg.wait, command: c.fleet.Command}
+	c.starv = &starved.Watch{Out: stdout, Wait: cfg.wait, Command: c.fleet.Command}
 	if cfg.workers == 0 {
-		c.starv.state = idle // the header says so
+		c.starv.Idle() // the header says so
 	}
 	if cfg.autoscale != "" {
 		c.scale = scale.New(cfg.least, cfg.most, &scaled{c: c, next: cfg.least}, names(cfg.least), stdout, time.Now())
@@ -113,6 +117,9 @@ func runCampaign(ctx context.Context, cfg config, stdout, stderr io.Writer) (err
 	o.mail = c.mail.Counts()
 	if c.scale != nil {
 		o.scaled = c.scale.Summary()
+	}
+	if c.share != nil {
+		o.clients = c.share.Summary(o.elapsed)
 	}
 	report(stdout, cfg, c.log.Path, o)
 	return errors.Join(failure(o.err, o.status), verify(stdout, cfg.n, c.log.Path, o))
@@ -156,6 +163,9 @@ func (c *campaign) run(ctx context.Context, stderr io.Writer) (outcome, error) {
 		return outcome{}, stop(chain, err)
 	}
 	start := time.Now()
+	if c.cfg.plan != nil {
+		c.share = clients.NewShares(c.cfg.plan, start)
+	}
 	watchers := []func(quit <-chan struct{}){
 		func(quit <-chan struct{}) { c.joiner(quit) },
 		func(quit <-chan struct{}) { c.progress(stderr, chain, start, quit) },
@@ -167,7 +177,7 @@ func (c *campaign) run(ctx context.Context, stderr io.Writer) (outcome, error) {
 	err = c.post(ctx, chain)
 	elapsed := time.Since(start)
 	stopWatching()
-	c.starv.flush()
+	c.starv.Flush()
 	if ctx.Err() != nil {
 		return outcome{}, fmt.Errorf("interrupted after %v: %d of %d emails sent", elapsed.Round(time.Millisecond), c.sent(), c.cfg.n)
 	}
@@ -178,7 +188,7 @@ func (c *campaign) run(ctx context.Context, stderr io.Writer) (outcome, error) {
 	if serr != nil {
 		return o, serr
 	}
-	o.status, _ = st.Agents[1].Detail.(remote.Status)
+	o.status, _ = st.Agents[c.sendAt()].Detail.(remote.Status)
 	return o, nil
 }
 
@@ -194,9 +204,18 @@ func (c *campaign) chain() (agent.Stage[email, []receipt], error) {
 	if c.scale != nil {
 		onWant = func(_ string, n int) { c.scale.Want(n) }
 	}
-	send, err := remote.Stage[email, receipt](remote.Config[email]{
+	cfg := remote.Config[email]{
 		Node: c.node, Name: stageName, Unordered: true, Lease: lease, TagWait: c.cfg.wait, OnWant: onWant,
-		DeadLetters: c.starv.dead})
+		DeadLetters: c.starv.Dead}
+	if c.cfg.plan != nil {
+		// The stage comes first and holds every email, so that the
+		// clients' emails wait in its lines, one a client, where the
+		// workers' turns are fair. Behind the rate agent they would wait
+		// in its queue, first come, first served: a stage behind a rate
+		// agent takes an item only as it can start it.
+		cfg.Key, cfg.Weights, cfg.Queue = func(e email) string { return e.Client }, c.cfg.plan.Weights(), c.cfg.n
+	}
+	send, err := remote.Stage[email, receipt](cfg)
 	if err != nil {
 		return agent.Stage[email, []receipt]{}, err
 	}
@@ -204,7 +223,19 @@ func (c *campaign) chain() (agent.Stage[email, []receipt], error) {
 	if err != nil {
 		return agent.Stage[email, []receipt]{}, err
 	}
+	if c.cfg.plan != nil {
+		return compose.Pipe2(send, write), nil
+	}
 	return compose.Pipe3(limit, send, write), nil
+}
+
+// sendAt returns the place of the remote stage in the chain: behind the
+// rate agent, but first with -clients.
+func (c *campaign) sendAt() int {
+	if c.cfg.plan != nil {
+		return 0
+	}
+	return 1
 }
 
 // burst returns the rate agent's burst at rate: a twentieth of a second's
@@ -215,8 +246,13 @@ func burst(rate float64) int { return max(1, int(rate/20)) }
 func (c *campaign) header() {
 	fmt.Fprintf(c.out, "mailer: mail server at %s: answers a POST in %v, delivers each Message-ID once and refuses repeats\n",
 		c.mail.URL(), mailserver.Latency)
-	fmt.Fprintf(c.out, "mailer: %d emails at %g a second -> workers of the master at %s -> campaign log %s, in batches of %d\n",
-		c.cfg.n, c.cfg.rate, c.node.Addr(), c.log.Path, logBatch)
+	if c.cfg.plan != nil {
+		fmt.Fprintf(c.out, "mailer: %d emails of %d clients, posted client by client: %s -> workers of the master at %s, shared by client -> campaign log %s, in batches of %d\n",
+			c.cfg.n, len(c.cfg.plan.Weights()), c.cfg.plan, c.node.Addr(), c.log.Path, logBatch)
+	} else {
+		fmt.Fprintf(c.out, "mailer: %d emails at %g a second -> workers of the master at %s -> campaign log %s, in batches of %d\n",
+			c.cfg.n, c.cfg.rate, c.node.Addr(), c.log.Path, logBatch)
+	}
 	if c.cfg.creds != nil {
 		fmt.Fprintln(c.out, "mailer: over mutual TLS; a worker on another machine gives its own -tls-cert and -tls-key, and -listen its own HOST:0")
 	}
@@ -287,7 +323,11 @@ func (s *scaled) Stop(name string) error {
 // ends first, having stopped the chain.
 func (c *campaign) post(ctx context.Context, chain agent.Handle[email, compose.Status]) error {
 	for i := 1; i <= c.cfg.n; i++ {
-		if err := chain.Post(ctx, newEmail(i, c.mail.URL())); err != nil {
+		e := newEmail(i, c.mail.URL())
+		if c.cfg.plan != nil {
+			e.Client = c.cfg.plan.Of(i)
+		}
+		if err := chain.Post(ctx, e); err != nil {
 			return stop(chain, err)
 		}
 	}
@@ -320,6 +360,12 @@ func (c *campaign) logBatch(batch []receipt) {
 	c.logged += len(batch)
 	for _, r := range batch {
 		c.receipts[r.Worker]++
+	}
+	if c.share != nil {
+		now := time.Now()
+		for _, r := range batch {
+			c.share.Sent(c.cfg.plan.Of(emailNumber(r.ID)), now)
+		}
 	}
 }
 
@@ -379,19 +425,31 @@ func (c *campaign) progress(w io.Writer, chain agent.Handle[email, compose.Statu
 		st, err := chain.Status(ctx)
 		cancel()
 		if err == nil {
-			if rs, ok := st.Agents[1].Detail.(remote.Status); ok {
+			if rs, ok := st.Agents[c.sendAt()].Detail.(remote.Status); ok {
 				workers = fmt.Sprint(len(rs.Workers))
 			}
 		}
 		fmt.Fprintf(w, "mailer: %v: %d of %d emails delivered, %d receipts logged, %s workers\n",
 			time.Since(start).Round(100*time.Millisecond), c.mail.Delivered(), c.cfg.n, c.sent(), workers)
+		if line := c.shares(); line != "" {
+			fmt.Fprintf(c.out, "mailer: %v: %s\n", time.Since(start).Round(100*time.Millisecond), line)
+		}
 	}
 }
 
-// watchStarved tells starved the remote stage's status every
-// starvedEvery until quit is closed.
+// shares returns the line of each client's share since the last one, ""
+// without -clients.
+func (c *campaign) shares() string {
+	if c.share == nil {
+		return ""
+	}
+	return c.share.Line()
+}
+
+// watchStarved tells the starved watch the remote stage's status every
+// starved.Every until quit is closed.
 func (c *campaign) watchStarved(chain agent.Handle[email, compose.Status], quit <-chan struct{}) {
-	tick := time.NewTicker(starvedEvery)
+	tick := time.NewTicker(starved.Every)
 	defer tick.Stop()
 	for {
 		select {
@@ -405,8 +463,8 @@ func (c *campaign) watchStarved(chain agent.Handle[email, compose.Status], quit 
 		if err != nil {
 			continue
 		}
-		if rs, ok := st.Agents[1].Detail.(remote.Status); ok {
-			c.starv.note(rs, c.sent()+rs.Failed < c.cfg.n, time.Now())
+		if rs, ok := st.Agents[c.sendAt()].Detail.(remote.Status); ok {
+			c.starv.Note(rs, c.sent()+rs.Failed < c.cfg.n, time.Now())
 		}
 	}
 }

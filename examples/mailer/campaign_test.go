@@ -315,3 +315,27 @@ func TestAMasterAndItsWorkersSpeakMutualTLS(t *testing.T) {
 		assert.Equal(t, map[string]row{"byhand": {name: "byhand", receipts: 200, delivered: 200, ended: "started by hand"}}, rows(t, out.String()))
 	})
 }
+
+// With -clients the remote stage shares its workers among the clients by
+// weight: a small client posted after a big one is done long before it,
+// where first come, first served would have it done last.
+func TestClientsShareTheWorkersFairly(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "campaign.ndjson")
+	var out, progress bytes.Buffer
+	args := []string{"-clients", "big:3000,small:100:2", "-workers", "2", "-slots", "2", "-kill-after", "0", "-join-after", "0", "-log", logPath}
+	require.NoError(t, run(t.Context(), args, &out, &progress), progress.String())
+	text := out.String()
+	t.Log(text)
+	assert.Contains(t, text, "mailer: 3100 emails of 2 clients, posted client by client: big 3000, small 100 (weight 2)")
+	done := regexp.MustCompile(`(?m)^  client (\w+): \d+ emails, weight \d, done after ([\d.]+m?s) \(first come, first served: about ([\d.]+m?s)\)$`)
+	ends := map[string]time.Duration{}
+	for _, m := range done.FindAllStringSubmatch(text, -1) {
+		d, err := time.ParseDuration(m[2])
+		require.NoError(t, err)
+		ends[m[1]] = d
+	}
+	require.Len(t, ends, 2, "a line for each client")
+	assert.Less(t, ends["small"], ends["big"]/4,
+		"the small client's 100 emails, at twice the big one's weight, are done within a quarter of the big one's time")
+	assert.Contains(t, text, "every email of 3100 was delivered by the mail server exactly once: ok")
+}

@@ -23,6 +23,9 @@ type email struct {
 	To      string `json:"to"`
 	Subject string `json:"subject"`
 	Relay   string `json:"relay"`
+	// Client, with -clients, is whose campaign the email is of: the
+	// stage's key, which shares the workers among the clients.
+	Client string `json:"client,omitempty"`
 }
 
 // campaignName is in every Message-ID.
@@ -32,6 +35,15 @@ const campaignName = "spring-sale"
 // server at relay.
 func newEmail(i int, relay string) email {
 	return email{ID: messageID(i), To: fmt.Sprintf("reader%d@example.com", i), Subject: "Our spring sale", Relay: relay}
+}
+
+// emailNumber returns i of the Message-ID of the i-th email, or 0.
+func emailNumber(id string) int {
+	var i int
+	if _, err := fmt.Sscanf(id, "<%d.", &i); err != nil {
+		return 0
+	}
+	return i
 }
 
 // messageID returns the Message-ID of the i-th email.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/evolvekit/evolve/examples/mailer/internal/clients"
 	"github.com/evolvekit/evolve/examples/mailer/internal/scale"
 	"github.com/evolvekit/evolve/mtls"
 	"github.com/evolvekit/evolve/remote"
@@ -22,13 +23,15 @@ type config struct {
 	creds  *tls.Config // loaded from tls; nil for none
 
 	// The master's.
-	n         int     // emails to send
-	rate      float64 // emails a second
-	workers   int     // worker processes the master starts
-	slots     int     // emails each worker sends at once (also a worker's)
-	killAfter int     // SIGKILL the first worker after this many deliveries; 0 never
-	autoscale string  // MIN:MAX: keep between MIN and MAX workers, as the stage wants; "" for a fixed -workers
-	least     int     // MIN and MAX of autoscale, once read
+	n         int           // emails to send
+	rate      float64       // emails a second
+	workers   int           // worker processes the master starts
+	slots     int           // emails each worker sends at once (also a worker's)
+	killAfter int           // SIGKILL the first worker after this many deliveries; 0 never
+	autoscale string        // MIN:MAX: keep between MIN and MAX workers, as the stage wants; "" for a fixed -workers
+	clients   string        // NAME:EMAILS[:WEIGHT],...: the campaigns of several clients; "" for one
+	plan      *clients.Plan // the clients' emails, once read
+	least     int           // MIN and MAX of autoscale, once read
 	most      int
 	joinAfter int           // start one more worker after this many deliveries; 0 never
 	wait      time.Duration // how long emails wait while no worker is registered
@@ -102,6 +105,13 @@ master flags:
                     start MIN workers, then start and stop them, between MIN
                     and MAX, as the stage says it wants (a line per change);
                     not with -workers or -state
+  -clients NAME:EMAILS[:WEIGHT],...
+                    the campaigns of several clients, posted one client after
+                    another, in place of -n, to a chain of the remote stage
+                    and the buffer agent: the stage shares its workers among
+                    the clients with emails left by weight (1 by default),
+                    and a line a second says each client's share of the
+                    emails sent; not with -n, -rate or -state
   -slots N          emails each worker sends at once (default 8)
   -kill-after N     SIGKILL the first worker after N emails are delivered; 0
                     for never (default: -n / 4, or 0 with -workers 0)
@@ -169,7 +179,7 @@ func asFlagError(err error) error {
 
 // masterOnly and workerOnly name the flags of one role only.
 var (
-	masterOnly = []string{"n", "rate", "workers", "autoscale", "kill-after", "join-after", "wait", "log", "state", "kill-master-after", "role", "relay"}
+	masterOnly = []string{"n", "rate", "workers", "autoscale", "clients", "kill-after", "join-after", "wait", "log", "state", "kill-master-after", "role", "relay"}
 	workerOnly = []string{"master", "name", "items"}
 )
 
@@ -187,6 +197,7 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	fs.IntVar(&cfg.workers, "workers", cfg.workers, "")
 	fs.IntVar(&cfg.slots, "slots", cfg.slots, "")
 	fs.StringVar(&cfg.autoscale, "autoscale", cfg.autoscale, "")
+	fs.StringVar(&cfg.clients, "clients", cfg.clients, "")
 	fs.IntVar(&cfg.killAfter, "kill-after", cfg.killAfter, "")
 	fs.IntVar(&cfg.joinAfter, "join-after", cfg.joinAfter, "")
 	fs.DurationVar(&cfg.wait, "wait", cfg.wait, "")
@@ -216,6 +227,9 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	}
 	if err == nil {
 		cfg, err = cfg.withAutoscale(set)
+	}
+	if err == nil {
+		cfg, err = cfg.withClients(set)
 	}
 	if err == nil {
 		cfg = cfg.withMilestones(set)
@@ -272,6 +286,24 @@ func (c config) withAutoscale(set map[string]bool) (config, error) {
 		return c, errors.New("-autoscale starts MIN workers and follows the stage: it takes neither -workers nor -state")
 	}
 	c.workers = c.least
+	return c, nil
+}
+
+// withClients reads -clients: the campaign is the clients' emails, -n in
+// all; it takes neither -n nor -state.
+func (c config) withClients(set map[string]bool) (config, error) {
+	if c.clients == "" {
+		return c, nil
+	}
+	cs, err := clients.Parse(c.clients, maxEmails)
+	if err != nil {
+		return c, fmt.Errorf("-clients: %w", err)
+	}
+	if set["n"] || set["rate"] || c.state != "" {
+		return c, errors.New("-clients sends each client's emails as fast as the workers go: it takes neither -n, -rate nor -state")
+	}
+	c.plan = clients.NewPlan(cs)
+	c.n = c.plan.Total()
 	return c, nil
 }
 

@@ -1,4 +1,4 @@
-package main
+package starved
 
 import (
 	"bytes"
@@ -17,33 +17,33 @@ import (
 // worker; a worker registered again is said too.
 func TestStarvedSaysWhenEmailsWaitForAWorkerAndWhenTheyFail(t *testing.T) {
 	var out bytes.Buffer
-	s := &starved{out: &out, wait: 2 * time.Minute, command: func() string { return "CMD" }}
+	s := &Watch{Out: &out, Wait: 2 * time.Minute, Command: func() string { return "CMD" }}
 	at := time.Date(2025, 5, 1, 10, 0, 0, 0, time.Local)
 	one := remote.Status{Workers: []remote.WorkerStatus{{ID: 1}}}
-	s.note(one, true, at)
+	s.Note(one, true, at)
 	assert.Empty(t, out.String(), "a worker is registered")
 
-	s.note(remote.Status{Waiting: 8}, true, at)
-	s.note(remote.Status{Waiting: 8}, true, at.Add(time.Second))
+	s.Note(remote.Status{Waiting: 8}, true, at)
+	s.Note(remote.Status{Waiting: 8}, true, at.Add(time.Second))
 	assert.Equal(t, "mailer: no worker registered: 8 emails wait in the stage for one, and fail for good at 10:02:00 (-wait 2m0s) unless one registers; start one with: CMD\n", out.String(), "said once")
 
 	out.Reset()
 	for range 8 {
-		s.dead(agent.DeadLetter{Err: fmt.Errorf("remote: item 3 waited 2m0s and no worker registered: %w", remote.ErrNoWorker)})
+		s.Dead(agent.DeadLetter{Err: fmt.Errorf("remote: item 3 waited 2m0s and no worker registered: %w", remote.ErrNoWorker)})
 	}
-	s.dead(agent.DeadLetter{Err: errors.New("the mail server answered 500")})
-	s.note(remote.Status{}, true, at.Add(2*time.Minute))
+	s.Dead(agent.DeadLetter{Err: errors.New("the mail server answered 500")})
+	s.Note(remote.Status{}, true, at.Add(2*time.Minute))
 	assert.Equal(t, "mailer: 8 emails have failed for good for want of a worker (remote.ErrNoWorker): none could take them within -wait 2m0s\n"+
 		"mailer: no worker registered: the emails wait for one; start one with: CMD\n", out.String(), "only those that failed for want of a worker count")
 
 	out.Reset()
-	s.note(remote.Status{}, true, at.Add(3*time.Minute))
-	s.flush()
+	s.Note(remote.Status{}, true, at.Add(3*time.Minute))
+	s.Flush()
 	assert.Empty(t, out.String(), "nothing new")
-	s.note(one, true, at.Add(4*time.Minute))
+	s.Note(one, true, at.Add(4*time.Minute))
 	assert.Equal(t, "mailer: 1 workers registered: the emails go on\n", out.String())
 
 	out.Reset()
-	s.note(remote.Status{}, false, at.Add(5*time.Minute))
+	s.Note(remote.Status{}, false, at.Add(5*time.Minute))
 	assert.Empty(t, out.String(), "no worker, but no email waits: nothing to say")
 }
