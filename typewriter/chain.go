@@ -7,6 +7,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/buffer"
 	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/internal/promserve"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
 )
@@ -60,7 +61,11 @@ func (s stages) start(rt *agent.Runtime, cfg config, out *output, w watch) (agen
 	if err != nil {
 		return nil, err
 	}
-	return compose.Start(rt, compose.Pipe3(limit, s.work, lines), w.written, compose.WithName("typewriter"))
+	h, err := compose.Start(rt, compose.Pipe3(limit, s.work, lines), w.written, compose.WithName("typewriter"))
+	if err == nil {
+		promserve.Watch(cfg.live, h)
+	}
+	return h, err
 }
 
 // typeKey is the work on one key: it takes delay, then passes the key on.

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/promserve"
 )
 
 // config is what the command line asks for.
@@ -24,8 +25,9 @@ type config struct {
 	flushDelay time.Duration // the wait before a line is appended
 	metrics    string        // where to serve the agents' metrics; "" for nowhere
 
-	meter      agent.Option // publishes to the metrics server; nil for none (not a flag)
-	metricsURL string       // where the metrics server answers; "" for none (not a flag)
+	meter      agent.Option      // publishes to the metrics server; nil for none (not a flag)
+	metricsURL string            // where the metrics server answers; "" for none (not a flag)
+	live       *promserve.Server // shows the chain on its live page; nil for none (not a flag)
 }
 
 // defaults returns the configuration of a bare `typewriter`.
@@ -104,7 +106,8 @@ flags:
       --work-delay D       how long the work on each key takes (default 1s)
       --flush-delay D      wait before each line is appended (default 5s)
       --metrics ADDR       serve the agents' metrics at http://ADDR/metrics, for
-                           Prometheus (host:port; port 0 picks one)
+                           Prometheus, and a live page of the chain at
+                           http://ADDR/ (host:port; port 0 picks one)
 
 keys on a terminal:
 `

@@ -41,9 +41,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stopMetrics(context.Background())
 	if srv != nil {
 		fmt.Fprintf(stderr, "typewriter: the agents' metrics are at %s\n", srv.URL())
+		fmt.Fprintf(stderr, "typewriter: a live page of the chain is at %s\n", srv.PageURL())
 	}
 	if srv != nil {
-		cfg.meter, cfg.metricsURL = meter, srv.URL()
+		cfg.meter, cfg.metricsURL, cfg.live = meter, srv.URL(), srv
 	}
 	out, err := createOutput(cfg.path)
 	if err != nil {

@@ -55,5 +55,6 @@ func TestTheMetricsEndpointShowsEveryAgentOfTheChain(t *testing.T) {
 		assert.Regexp(t, `(?m)^evolve_in_flight\{agent="`+name+`"\} \d+$`, stderr.body)
 	}
 	assert.Regexp(t, `(?m)^evolve_items_in_total\{agent="rate"\} [1-9]`, stderr.body)
+	assert.Regexp(t, `typewriter: a live page of the chain is at http://127\.0\.0\.1:\d+/\n`, stderr.buf.String())
 	assert.Equal(t, []string{"abc", "def", "ghi"}, fileLines(t, path))
 }
