@@ -158,6 +158,7 @@ func (c *campaign) run(ctx context.Context, stderr io.Writer) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
+	promserve.Watch(srv, chain)
 	c.header()
 	if err := c.startWorkers(); err != nil {
 		return outcome{}, stop(chain, err)

@@ -88,6 +88,7 @@ func runQueuedMaster(ctx context.Context, cfg config, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	promserve.Watch(srv, chain)
 	fmt.Fprintf(stdout, "mailer: master (pid %d) at %s, %s %s\n", os.Getpid(), node.Addr(), masterReady, cfg.state)
 	if err := durable.Consume(ctx, q, chain, durable.WithUntilEmpty()); err != nil {
 		return err
