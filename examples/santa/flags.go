@@ -69,8 +69,8 @@ flags:
   -limit N       the fixed strategy's limit (default: the number of cores, %d)
   -job D         how long one job takes on one core, calibrated at start (default 50ms)
   -plot FILE     write a PNG of the queue and the parallelism over time for each strategy
-  -metrics ADDR  serve the agents' metrics at http://ADDR/metrics, for Prometheus
-                 (host:port; port 0 picks one)
+  -metrics ADDR  serve the agents' metrics at http://ADDR/metrics, for Prometheus,
+                 and a live page of the agents at http://ADDR/ (host:port; port 0 picks one)
 `
 
 // flagError is a command line that cannot be run: a bad flag, or a value out

@@ -136,7 +136,7 @@ func compare(ctx context.Context, cfg config, stdout, stderr io.Writer) ([]outco
 	progress := max(int(cfg.duration/12/every), 1)
 	var outs []outcome
 	for _, s := range strategies(cfg.limit, cfg.seed) {
-		t := &trial{s: s, plan: plan, duration: cfg.duration, every: every, progress: progress, log: stderr}
+		t := &trial{s: s, plan: plan, duration: cfg.duration, every: every, progress: progress, log: stderr, live: srv}
 		o, err := t.run(ctx, rt, w)
 		if err != nil {
 			return nil, err

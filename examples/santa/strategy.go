@@ -7,6 +7,7 @@ import (
 
 	"github.com/evolvekit/evolve/adaptive"
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/promserve"
 	"github.com/evolvekit/evolve/parallel"
 )
 
@@ -130,6 +131,9 @@ func startAdaptive(rt *agent.Runtime, seed uint64, w workload, m *meter) (runner
 	}
 	return pool[adaptive.Status]{h: h, limitOf: func(st adaptive.Status) int { return st.Limit }}, nil
 }
+
+// watch shows the agent on srv's live page, if srv is not nil.
+func (p pool[V]) watch(srv *promserve.Server) { promserve.Watch(srv, p.h) }
 
 // tryPost posts j if the agent's input queue has room.
 func (p pool[V]) tryPost(j job) bool { return p.h.TryPost(j) == nil }

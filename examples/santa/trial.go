@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/promserve"
 )
 
 // sample is a strategy's state at one instant of its run.
@@ -43,6 +44,7 @@ type trial struct {
 	every    time.Duration // sampling period
 	progress int           // samples between two progress lines
 	log      io.Writer
+	live     *promserve.Server // shows the strategy's agent on its live page; nil for none
 
 	start   time.Time
 	m       *meter
@@ -66,6 +68,9 @@ func (t *trial) run(ctx context.Context, rt *agent.Runtime, w workload) (outcome
 		return outcome{}, err
 	}
 	t.r, t.box = r, newMailbox(r)
+	if p, ok := r.(interface{ watch(*promserve.Server) }); ok {
+		p.watch(t.live)
+	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
 		defer cancel()
