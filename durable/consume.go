@@ -10,18 +10,9 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
+	"github.com/evolvekit/evolve/durable/internal/intake"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-)
-
-// idleWait is the longest one fetch waits for items when the queue has
-// none ready. The first wait after items came is firstWait, and each after
-// it twice as long, up to idleWait: at the end of a run, what keeps the
-// queue from looking empty is often acknowledgements on their way, which
-// the server takes within a few milliseconds.
-const (
-	idleWait  = 250 * time.Millisecond
-	firstWait = 5 * time.Millisecond
 )
 
 // Consume feeds the chain h with the items of q, each as an [Item] whose
@@ -70,8 +61,9 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Go(func() { q.renew(stop, leases) })
-	feedErr := (&feeder[T, S]{q: q, h: h, o: o, src: src, marks: map[string]uint64{}}).feed(ctx)
+	// The ledger first: a message it renews is not due with the leases.
+	wg.Go(func() { intake.Renew(stop, q.cfg.Lease, q.ledger.Due, leases.Due) })
+	feedErr := intake.Run(ctx, (&feeder[T, S]{q: q, h: h, o: o, src: src, marks: map[string]uint64{}}).step)
 	if fetcher != nil {
 		fetcher.Drain() // what it fetched and did not hand out goes back
 	}
@@ -94,8 +86,7 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 // Consume: its methods read the queue, the chain and the options from it,
 // and the source of its items (fair keys' turns, or the stream's order),
 // and keep between fetches room for the messages of one, their metadata,
-// and how long the last waited for items (0 once items came). It is used
-// by one goroutine.
+// and how long the next waits for items. It is used by one goroutine.
 type feeder[T, S any] struct {
 	q     *Queue[T]
 	h     agent.Handle[Item[T], S]
@@ -104,58 +95,8 @@ type feeder[T, S any] struct {
 	marks map[string]uint64 // by fair key's token, the highest sequence fetched
 	msgs  []jetstream.Msg
 	mds   []*jetstream.MsgMetadata
-	wait  time.Duration
+	waits intake.Waits
 }
-
-// feed takes items from the queue and posts them to the chain until ctx
-// ends, the chain takes no more, or, with o.untilEmpty, the queue is
-// empty.
-//
-// An error of the queue's servers does not end it at once: a cluster that
-// lost the server leading the queue answers with errors, or not at all,
-// until it has elected another, and a connection to a server that went
-// away moves to another meanwhile. feed tries again every idleWait, and
-// gives up only once the errors have lasted longer than outage.
-func (f *feeder[T, S]) feed(ctx context.Context) error {
-	var failing time.Time // when the errors began; zero while the queue answers
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		over, err := f.step(ctx)
-		var u unavailable
-		switch {
-		case over:
-			return nil
-		case err == nil:
-			failing = time.Time{}
-			continue
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case !errors.As(err, &u):
-			return err
-		case failing.IsZero():
-			failing = time.Now()
-		case time.Since(failing) > outage:
-			return fmt.Errorf("%w (for more than %v)", err, outage)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(idleWait):
-		}
-	}
-}
-
-// outage is how long feed rides out errors of the queue's servers before
-// it gives up: longer than a cluster takes to elect a new leader.
-const outage = 30 * time.Second
-
-// unavailable is an error of the queue's servers, which may pass.
-type unavailable struct{ error }
-
-// Unwrap returns the error of the servers.
-func (u unavailable) Unwrap() error { return u.error }
 
 // step takes what is ready of the queue and posts it; when nothing is,
 // it reports with o.untilEmpty whether the run is over, and otherwise
@@ -163,7 +104,7 @@ func (u unavailable) Unwrap() error { return u.error }
 func (f *feeder[T, S]) step(ctx context.Context) (bool, error) {
 	got, err := f.fetch(ctx, f.o.fetch, 0)
 	if err != nil || got > 0 {
-		f.wait = 0
+		f.waits.Came()
 		return false, err
 	}
 	if f.o.untilEmpty {
@@ -172,60 +113,32 @@ func (f *feeder[T, S]) step(ctx context.Context) (bool, error) {
 			return over, err
 		}
 	}
-	f.wait = min(max(2*f.wait, firstWait), idleWait)
-	got, err = f.fetch(ctx, 1, f.wait)
+	got, err = f.fetch(ctx, 1, f.waits.Next())
 	if got > 0 {
-		f.wait = 0
+		f.waits.Came()
 	}
 	return false, err
 }
 
-// drained reports whether q holds nothing but what this process holds:
-// every message in the queue is one the ledger holds. Counting is not
-// enough: a message handed out again while the process held it (its lease
-// ran out as a cluster elected a leader) is held twice, once it may be
-// gone from the queue (acknowledged under its first delivery), and either
-// would hide a message that waits to come back (one whose acknowledgement
-// the election lost): the run would end with it in the queue. So when the
-// count says drained, the messages held are looked up, one request each,
-// and those gone from the queue do not count.
+// drained reports whether q holds nothing but what this process holds
+// (see intake.Drained).
 func (q *Queue[T]) drained(ctx context.Context) (bool, error) {
 	// A request the servers lost, as a cluster changes leaders, would wait
 	// as long as ctx does: it is asked again instead.
 	ask, cancel := context.WithTimeout(ctx, q.cfg.ConnectTimeout)
 	defer cancel()
 	n, err := q.Len(ask)
-	if err == nil && n <= q.ledger.Messages() {
-		var kept int
-		kept, err = q.stillQueued(ask)
-		if err == nil {
-			return n <= kept, nil
-		}
+	over := false
+	if err == nil {
+		over, err = intake.Drained(ask, q.stream, n, q.ledger)
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		return false, unavailable{fmt.Errorf("durable: reading the length of queue %s: %w", q.cfg.Name, err)}
+	switch {
+	case err == nil:
+		return over, nil
+	case ctx.Err() != nil:
+		return false, ctx.Err()
 	}
-	return false, nil
-}
-
-// stillQueued counts the messages the ledger holds that the queue still
-// holds.
-func (q *Queue[T]) stillQueued(ctx context.Context) (int, error) {
-	seqs, unknown := q.ledger.Sequences()
-	kept := unknown
-	for _, seq := range seqs {
-		_, err := q.stream.GetMsg(ctx, seq)
-		switch {
-		case err == nil:
-			kept++
-		case !errors.Is(err, jetstream.ErrMsgNotFound):
-			return 0, err
-		}
-	}
-	return kept, nil
+	return false, intake.Unavailable{Err: fmt.Errorf("durable: reading the length of queue %s: %w", q.cfg.Name, err)}
 }
 
 // fetch takes up to n items from the queue, those ready now if wait is 0
@@ -286,7 +199,7 @@ func (q *Queue[T]) fetchErr(ctx context.Context, err error) error {
 	case errors.Is(err, nats.ErrConnectionClosed) || q.closed.Load():
 		return ErrClosed
 	}
-	return unavailable{fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)}
+	return intake.Unavailable{Err: fmt.Errorf("durable: fetching from queue %s: %w", q.cfg.Name, err)}
 }
 
 // post decodes msg, whose metadata is md (nil if it has none) and the
@@ -342,30 +255,6 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 		q.bury(hd, err, 0)
 	}
 	return nil
-}
-
-// renew renews, until stop closes, the lease of every item the process
-// holds, a third of a lease after it was last renewed: those the ledger
-// holds, which the chain has, and those the source fetched and has not
-// yet let go of, held by leases: in its lines, or fetched and waiting to
-// be posted.
-func (q *Queue[T]) renew(stop <-chan struct{}, leases *fairfetch.Leases) {
-	every := q.cfg.Lease / 3
-	tick := time.NewTicker(every / 2)
-	defer tick.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case now := <-tick.C:
-			for _, m := range q.ledger.Due(now, every) {
-				_ = m.InProgress()
-			}
-			for _, m := range leases.Due(now, every) { // after: those renewed are not due
-				_ = m.InProgress()
-			}
-		}
-	}
 }
 
 // blocks returns an ErrConfig if h is a chain whose overflow policy drops

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
+	"github.com/evolvekit/evolve/durable/internal/intake"
 	"github.com/evolvekit/evolve/durable/internal/keys"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
 	"github.com/nats-io/nats.go"
@@ -51,5 +52,5 @@ func (q *Queue[T]) unmarked(err error) error {
 	if errors.Is(err, nats.ErrConnectionClosed) || q.closed.Load() {
 		return ErrClosed
 	}
-	return unavailable{fmt.Errorf("durable: marking keys handed out by queue %s: %w", q.cfg.Name, err)}
+	return intake.Unavailable{Err: fmt.Errorf("durable: marking keys handed out by queue %s: %w", q.cfg.Name, err)}
 }
