@@ -3,15 +3,12 @@ package durable
 import (
 	"crypto/tls"
 	"fmt"
-	"net"
-	"strconv"
 	"time"
 
 	"github.com/evolvekit/evolve/durable/internal/damage"
 	"github.com/evolvekit/evolve/durable/internal/dirlock"
 	"github.com/evolvekit/evolve/durable/internal/embed"
 	"github.com/evolvekit/evolve/durable/internal/natslog"
-	"github.com/evolvekit/evolve/internal/loopback"
 	"github.com/nats-io/nats-server/v2/server"
 )
 
@@ -83,28 +80,5 @@ func (e Embedded) options() (*server.Options, error) {
 	if e.Dir == "" {
 		return nil, invalid("an Embedded store needs Dir, the directory it keeps the queue in")
 	}
-	opts := &server.Options{ServerName: "evolve-durable", JetStream: true, StoreDir: e.Dir, SyncAlways: e.Sync,
-		NoLog: true, NoSigs: true, DontListen: e.Listen == ""}
-	if e.Listen == "" {
-		return opts, nil
-	}
-	host, port, err := net.SplitHostPort(e.Listen)
-	if err != nil {
-		return nil, invalid("listen %q: %v", e.Listen, err)
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil || p < 0 || p > 65535 {
-		return nil, invalid("listen %q: the port must be a number from 0 to 65535", e.Listen)
-	}
-	if err := loopback.Require(ErrConfig, "durable", e.Listen, host, e.TLS != nil, e.AllowInsecure); err != nil {
-		return nil, err
-	}
-	if p == 0 {
-		p = server.RANDOM_PORT
-	}
-	opts.Host, opts.Port = host, p
-	if e.TLS != nil {
-		opts.TLSConfig, opts.TLS, opts.TLSVerify = e.TLS.Clone(), true, e.TLS.ClientCAs != nil
-	}
-	return opts, nil
+	return embed.Options(embed.Config{Dir: e.Dir, Listen: e.Listen, TLS: e.TLS, AllowInsecure: e.AllowInsecure, Sync: e.Sync}, ErrConfig)
 }
