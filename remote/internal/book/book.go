@@ -8,6 +8,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/fifo"
 	"github.com/evolvekit/evolve/remote/internal/fairline"
+	"github.com/evolvekit/evolve/remote/internal/pacing"
 	"github.com/evolvekit/evolve/remote/internal/want"
 )
 
@@ -71,12 +72,7 @@ type Book[I, O, R any] struct {
 	firstErr                                             error
 	closed, finished                                     bool
 
-	// Behind a pacer (see pace.go): paced is set once it says so; tokens
-	// counts the tasks the message in hand may hand out (the items it
-	// brought, or its passes), reserved the passes asked for and not yet
-	// come, open the room opened for items that have not come.
-	paced                  bool
-	tokens, reserved, open int
+	pacer pacing.Pacer // the count kept behind a pacer (see pace.go)
 
 	picks []pick // plan's, reused: no bookkeeping
 	heads []int  // plan's, reused

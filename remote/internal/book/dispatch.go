@@ -14,8 +14,8 @@ import (
 func (b *Book[I, O, R]) dispatch(fx []agent.Effect, at time.Time) []agent.Effect {
 	b.letIn()
 	most := agent.Unbounded
-	if b.paced {
-		most = b.tokens
+	if b.pacer.Paced() {
+		most = b.pacer.Tokens()
 	}
 	picks := b.plan(most)
 	for from := 0; from < len(picks); {
@@ -30,8 +30,8 @@ func (b *Book[I, O, R]) dispatch(fx []agent.Effect, at time.Time) []agent.Effect
 		}
 		from = to
 	}
-	if b.paced {
-		b.tokens = max(b.tokens-len(picks), 0)
+	if b.pacer.Paced() {
+		b.pacer.Spend(len(picks))
 	}
 	return fx
 }
@@ -125,7 +125,7 @@ func (b *Book[I, O, R]) takes(w *member) int {
 	switch {
 	case w.stalled():
 		return 0
-	case b.paced:
+	case b.pacer.Paced():
 		return max(w.free-w.prefetch, 0)
 	}
 	return w.free

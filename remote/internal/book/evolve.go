@@ -59,7 +59,7 @@ func Evolve[I, O, R any](b *Book[I, O, R], m agent.Msg) (*Book[I, O, R], []agent
 		b.hear(m.Value.Worker, m.At)
 		return b, nil
 	case agent.Event[pace.Paced]:
-		if b.finished || b.paced {
+		if b.finished || b.pacer.Paced() {
 			return b, nil
 		}
 		return b, b.follow(m.At)
@@ -87,9 +87,10 @@ func (b *Book[I, O, R]) take(m agent.Msg) []agent.Effect {
 		b.accept(m.Items, m.At)
 		at = m.At
 	case agent.Close:
-		b.closed, b.open, at = true, 0, m.At
+		b.closed, at = true, m.At
+		b.pacer.Close()
 	case agent.Event[pace.Pass]:
-		ok, at = b.pass(m.Value.N), m.At
+		ok, at = b.pacer.Pass(m.Value.N), m.At
 	case agent.Tick:
 		ok, at = b.tick(m), m.At
 	case agent.Event[Joined]:
@@ -125,8 +126,8 @@ func (b *Book[I, O, R]) accept(items []I, at time.Time) {
 		b.queued++
 		b.slotted++
 	}
-	if b.paced {
-		b.came(len(items))
+	if b.pacer.Paced() {
+		b.pacer.Came(len(items))
 	}
 }
 
@@ -146,14 +147,14 @@ func (b *Book[I, O, R]) settle(at time.Time) []agent.Effect {
 	fx = b.emit(fx)
 	fx = b.expel(fx)
 	fx = b.dispatch(fx, at)
-	if b.paced {
+	if b.pacer.Paced() {
 		fx = b.reserve(fx)
 	}
 	if b.back > 0 {
 		fx = withEffect(fx, agent.Demand{N: b.back})
 		b.back = 0
 	}
-	if b.paced {
+	if b.pacer.Paced() {
 		fx = b.openRoom(fx)
 	}
 	b.watch(at)

@@ -343,7 +343,7 @@ func (p *psim) drain() {
 		}
 		p.advance(time.Second)
 	}
-	p.fail("the book never finished: %+v, reserved %d, owed %d", p.b.Snapshot(), p.b.reserved, p.owed)
+	p.fail("the book never finished: %+v, reserved %d, owed %d", p.b.Snapshot(), p.b.pacer.Reserved(), p.owed)
 }
 
 // checkEnd checks that every item came out once.
@@ -364,7 +364,7 @@ func (p *psim) checkEnd() {
 func (p *psim) deliver(msg agent.Msg) {
 	msg = agent.Stamp(msg, p.now)
 	p.delivered++
-	reserved := p.b.reserved
+	reserved := p.b.pacer.Reserved()
 	var fx []agent.Effect
 	p.b, fx = evolve(p.b, msg)
 	if p.finishes > 0 {
@@ -468,30 +468,30 @@ func (p *psim) checkPace(msg agent.Msg, tasks, reserved int) {
 	p.tasks += tasks
 	st := b.Snapshot()
 	switch startable := len(b.plan(agent.Unbounded)); {
-	case b.reserved != p.owed:
-		p.fail("the book counts %d passes reserved, the pacer owes %d", b.reserved, p.owed)
-	case !p.closed && b.open != p.room:
-		p.fail("the book counts room for %d, the pacer %d", b.open, p.room)
-	case startable > b.reserved:
-		p.fail("%d queued items a worker could take, %d passes reserved", startable, b.reserved)
-	case b.open+b.slotted > p.queue:
-		p.fail("room for %d with %d items holding an input slot, over a bound of %d", b.open, b.slotted, p.queue)
+	case b.pacer.Reserved() != p.owed:
+		p.fail("the book counts %d passes reserved, the pacer owes %d", b.pacer.Reserved(), p.owed)
+	case !p.closed && b.pacer.Room() != p.room:
+		p.fail("the book counts room for %d, the pacer %d", b.pacer.Room(), p.room)
+	case startable > b.pacer.Reserved():
+		p.fail("%d queued items a worker could take, %d passes reserved", startable, b.pacer.Reserved())
+	case b.pacer.Room()+b.slotted > p.queue:
+		p.fail("room for %d with %d items holding an input slot, over a bound of %d", b.pacer.Room(), b.slotted, p.queue)
 	case st.Queued+st.InFlight+st.Held+st.Emitted != p.posted || st.Accepted != p.posted:
 		p.fail("%d items posted: %+v", p.posted, st)
-	case b.tokens != 0:
-		p.fail("%d tokens kept after the message", b.tokens)
+	case b.pacer.Tokens() != 0:
+		p.fail("%d tokens kept after the message", b.pacer.Tokens())
 	}
 }
 
 // checkPasses gives a Clone of the book at once the passes it reserved:
 // it must hand out a task for each queued item a worker could take.
 func (p *psim) checkPasses() {
-	if p.b.reserved == 0 {
+	if p.b.pacer.Reserved() == 0 {
 		return
 	}
 	want := len(p.b.plan(agent.Unbounded))
 	c := p.b.Clone()
-	_, fx := evolve(c, agent.Stamp(pace.In(pace.Pass{N: c.reserved}), p.now))
+	_, fx := evolve(c, agent.Stamp(pace.In(pace.Pass{N: c.pacer.Reserved()}), p.now))
 	got := 0
 	for _, e := range fx {
 		if d, ok := e.(agent.Send[Dispatch[int]]); ok {
@@ -499,6 +499,6 @@ func (p *psim) checkPasses() {
 		}
 	}
 	if got != want {
-		p.fail("%d passes handed out %d tasks, where %d items may go", p.b.reserved, got, want)
+		p.fail("%d passes handed out %d tasks, where %d items may go", p.b.pacer.Reserved(), got, want)
 	}
 }

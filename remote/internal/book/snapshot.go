@@ -61,8 +61,8 @@ func (b *Book[I, O, R]) Snapshot() Snapshot {
 		Accepted:   int(b.accepted),
 		Emitted:    b.emitted,
 		Closed:     b.closed,
-		Paced:      b.paced,
-		Room:       b.open,
+		Paced:      b.pacer.Paced(),
+		Room:       b.pacer.Room(),
 		Lines:      b.figures(),
 		Keys:       b.keys(),
 	}
