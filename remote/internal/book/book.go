@@ -9,6 +9,7 @@ import (
 	"github.com/evolvekit/evolve/internal/fifo"
 	"github.com/evolvekit/evolve/remote/internal/fairline"
 	"github.com/evolvekit/evolve/remote/internal/pacing"
+	"github.com/evolvekit/evolve/remote/internal/timer"
 	"github.com/evolvekit/evolve/remote/internal/want"
 )
 
@@ -58,15 +59,15 @@ type Book[I, O, R any] struct {
 	lines  []tagLine      // the queue of each tag; lines[0] is that of ""
 	lineOf map[string]int // index in lines, by tag
 
-	workers  []member // registered, by ID
-	stalled  int      // registered workers with every slot hung
-	next     WorkerID // where the next dispatch starts looking
-	leases   fifo.Deque[leaseEnd]
-	timers   [2]pending    // by timer tag - 1
-	hush     pending       // the silence timer
-	drain    time.Duration // the time the workers wanted work through a queue in; 0: no wants (see package want)
-	wantTick pending       // the want timer
-	expelled []WorkerID    // the workers given up for silence by the message in hand
+	workers  []member         // registered, by ID
+	stalled  int              // registered workers with every slot hung
+	next     WorkerID         // where the next dispatch starts looking
+	leases   timer.Deadlines  // of the leases given
+	timers   [2]timer.Pending // by timer tag - 1
+	hush     timer.Pending    // the silence timer
+	drain    time.Duration    // the time the workers wanted work through a queue in; 0: no wants (see package want)
+	wantTick timer.Pending    // the want timer
+	expelled []WorkerID       // the workers given up for silence by the message in hand
 
 	done, failed, requeued, retried, duplicates, refused int
 	firstErr                                             error
@@ -141,20 +142,6 @@ type member struct {
 	// hung holds the attempts it still holds whose lease expired: each
 	// keeps a slot of its busy until its result comes.
 	hung []attemptRef
-}
-
-// leaseEnd is the deadline of one attempt at one item; it no longer counts
-// once the item is not leased under that attempt.
-type leaseEnd struct {
-	seq     uint64
-	attempt int
-	due     time.Time
-}
-
-// pending is the timer pending for one timer tag, if any.
-type pending struct {
-	on  bool
-	due time.Time
 }
 
 // Config holds the settings of a book, every one given: package remote

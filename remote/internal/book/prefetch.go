@@ -21,7 +21,7 @@ import "time"
 func (b *Book[I, O, R]) hold(w *member, seq uint64, e *entry[I, O], at time.Time) {
 	if w.flight-w.waiting <= w.slots {
 		e.since = at
-		b.leases.PushBack(leaseEnd{seq: seq, attempt: e.attempt, due: at.Add(b.lease)})
+		b.leases.Add(seq, e.attempt, at.Add(b.lease))
 		return
 	}
 	e.waits = true
@@ -35,7 +35,7 @@ func (b *Book[I, O, R]) start(w *member, at time.Time) {
 	if r, e := b.nextWaiting(w); e != nil {
 		b.unwait(w, e)
 		e.since = at
-		b.leases.PushBack(leaseEnd{seq: r.seq, attempt: r.attempt, due: at.Add(b.lease)})
+		b.leases.Add(r.seq, r.attempt, at.Add(b.lease))
 	}
 }
 

@@ -42,12 +42,10 @@ func (b *Book[I, O, R]) heardFrom(m agent.Msg, at time.Time) {
 // messages may be waiting behind it: then each worker gets a full silence
 // from at instead.
 func (b *Book[I, O, R]) sweep(at time.Time) {
-	t := &b.hush
-	if !t.on || t.due.After(at) {
+	if !b.hush.Fired(at) {
 		return // a stale Tick: the timer pending is due later
 	}
-	t.on = false
-	late := at.Sub(t.due) > b.heartbeat
+	late := at.Sub(b.hush.Due()) > b.heartbeat
 	for i := 0; i < len(b.workers); {
 		w := &b.workers[i]
 		switch {
@@ -82,12 +80,8 @@ func (b *Book[I, O, R]) armSilence(fx []agent.Effect, at time.Time) []agent.Effe
 	case b.silence == 0:
 		return fx
 	case len(b.workers) == 0:
-		if t.on {
-			t.on = false
-			return withEffect(fx, agent.Disarm{Tag: silenceTimer})
-		}
-		return fx
-	case t.on:
+		return t.Set(fx, silenceTimer, time.Time{}, false, at)
+	case t.On():
 		return fx
 	}
 	due := b.workers[0].heard
@@ -96,7 +90,5 @@ func (b *Book[I, O, R]) armSilence(fx []agent.Effect, at time.Time) []agent.Effe
 			due = w.heard
 		}
 	}
-	due = due.Add(b.silence)
-	t.on, t.due = true, due
-	return withEffect(fx, agent.Timer{Tag: silenceTimer, Delay: max(due.Sub(at), 0)})
+	return t.Arm(fx, silenceTimer, due.Add(b.silence), at)
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/remote/internal/timer"
 )
 
 // The tags of the master's two timers: one at the earliest lease deadline,
@@ -20,26 +21,19 @@ const (
 func (b *Book[I, O, R]) tick(m agent.Tick) bool {
 	switch m.Tag {
 	case leaseTimer:
-		b.fired(m.Tag, m.At)
+		b.timers[m.Tag-1].Fired(m.At)
 		b.expire(m.At)
 	case tagWaitTimer:
-		b.fired(m.Tag, m.At)
+		b.timers[m.Tag-1].Fired(m.At)
 		b.giveUp(m.At)
 	case silenceTimer:
 		b.sweep(m.At)
 	case wantTimer:
-		b.wantFired(m.At)
+		b.wantTick.Fired(m.At)
 	default:
 		return false
 	}
 	return true
-}
-
-// fired notes that the timer tag has fired if it was due by at.
-func (b *Book[I, O, R]) fired(tag uint64, at time.Time) {
-	if t := &b.timers[tag-1]; t.on && !t.due.After(at) {
-		t.on = false
-	}
 }
 
 // expire takes back every item whose lease ended by at, as a failed attempt
@@ -50,52 +44,33 @@ func (b *Book[I, O, R]) fired(tag uint64, at time.Time) {
 // altogether: the items waiting for its slots are taken back too (see
 // reclaim).
 func (b *Book[I, O, R]) expire(at time.Time) {
-	for b.leases.Len() > 0 {
-		l := *b.leases.At(0)
-		live := b.live(l)
-		if live && l.due.After(at) {
+	for {
+		l, ok := b.leases.Pop(at, b.live)
+		if !ok {
 			return
 		}
-		b.leases.PopFront()
-		if !live {
-			continue
-		}
-		e := b.entry(l.seq)
+		e := b.entry(l.Seq)
 		b.unlease(e)
-		b.lines[e.tag].fair.Work(l.seq, b.lease)
+		b.lines[e.tag].fair.Work(l.Seq, b.lease)
 		if w := b.member(e.worker); w != nil {
 			w.failed++
-			b.hang(w, attemptRef{seq: l.seq, attempt: l.attempt})
-			if w.heard.After(l.due.Add(-b.lease)) {
+			b.hang(w, attemptRef{seq: l.Seq, attempt: l.Attempt})
+			if w.heard.After(l.Due.Add(-b.lease)) {
 				b.start(w, at)
 			} else {
 				b.reclaim(w)
 			}
 		}
-		if b.retry(l.seq, e, lostWith(l.seq, e, ErrLeaseExpired)) {
+		if b.retry(l.Seq, e, lostWith(l.Seq, e, ErrLeaseExpired)) {
 			b.requeued++
 		}
 	}
 }
 
-// live reports whether l is the lease of its item's current attempt.
-func (b *Book[I, O, R]) live(l leaseEnd) bool {
-	e := b.entry(l.seq)
-	return e != nil && e.phase == phaseLeased && e.attempt == l.attempt
-}
-
-// nextLease returns the earliest deadline of a live lease, dropping the
-// leases ahead of it that no longer count. Leases are kept in the order
-// they were given, which is that of their deadlines as long as messages
-// come at instants that do not go back.
-func (b *Book[I, O, R]) nextLease() (time.Time, bool) {
-	for b.leases.Len() > 0 {
-		if l := b.leases.At(0); b.live(*l) {
-			return l.due, true
-		}
-		b.leases.PopFront()
-	}
-	return time.Time{}, false
+// live reports whether l is the deadline of its item's current attempt.
+func (b *Book[I, O, R]) live(l timer.End) bool {
+	e := b.entry(l.Seq)
+	return e != nil && e.phase == phaseLeased && e.attempt == l.Attempt
 }
 
 // watch notes, at instant at, which lines are stuck (hold items, and no
@@ -192,23 +167,8 @@ func (b *Book[I, O, R]) noWorker(seq uint64, i int, barred bool) error {
 // and none when nothing is: it asks for a Timer when that instant moved,
 // and for a Disarm when nothing is due any more.
 func (b *Book[I, O, R]) arm(fx []agent.Effect, at time.Time) []agent.Effect {
-	due, ok := b.nextLease()
-	fx = b.set(fx, leaseTimer, due, ok, at)
-	due, ok = b.nextGiveUp()
-	return b.set(fx, tagWaitTimer, due, ok, at)
-}
-
-// set arms the timer tag for due (or disarms it if !ok), at instant at,
-// unless it is pending for due already.
-func (b *Book[I, O, R]) set(fx []agent.Effect, tag uint64, due time.Time, ok bool, at time.Time) []agent.Effect {
-	t := &b.timers[tag-1]
-	switch {
-	case !ok && t.on:
-		t.on = false
-		return withEffect(fx, agent.Disarm{Tag: tag})
-	case !ok || t.on && t.due.Equal(due):
-		return fx
-	}
-	t.on, t.due = true, due
-	return withEffect(fx, agent.Timer{Tag: tag, Delay: max(due.Sub(at), 0)})
+	l, ok := b.leases.Next(b.live)
+	fx = b.timers[leaseTimer-1].Set(fx, leaseTimer, l.Due, ok, at)
+	due, ok := b.nextGiveUp()
+	return b.timers[tagWaitTimer-1].Set(fx, tagWaitTimer, due, ok, at)
 }

@@ -44,13 +44,6 @@ func (b *Book[I, O, R]) served(from WorkerID, o Outcome[O], at time.Time) {
 	b.lines[e.tag].fair.Work(o.Item, held)
 }
 
-// wantFired notes that the want timer has fired if it was due by at.
-func (b *Book[I, O, R]) wantFired(at time.Time) {
-	if t := &b.wantTick; t.on && !t.due.After(at) {
-		t.on = false
-	}
-}
-
 // want brings every line's want up to date at instant at, keeps the want
 // timer pending while some line's rate is not 0, and asks for a Want for
 // each line whose want changed.
@@ -62,9 +55,8 @@ func (b *Book[I, O, R]) want(fx []agent.Effect, at time.Time) []agent.Effect {
 	for i := range b.lines {
 		moving = b.lines[i].gauge.Age(at, b.closed) || moving
 	}
-	if t := &b.wantTick; moving && !t.on {
-		t.on, t.due = true, at.Add(want.Step)
-		fx = withEffect(fx, agent.Timer{Tag: wantTimer, Delay: want.Step})
+	if t := &b.wantTick; moving && !t.On() {
+		fx = t.Arm(fx, wantTimer, at.Add(want.Step), at)
 	}
 	for i := range b.lines {
 		l := &b.lines[i]
