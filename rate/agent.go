@@ -28,7 +28,7 @@ func New[T any](rt *agent.Runtime, cfg Config[T], sink func(T)) (agent.Handle[T,
 	if err != nil {
 		return nil, err
 	}
-	a, err := core.Spawn[Item[T], Status](rt, spec(cfg), sink)
+	a, err := core.Spawn[Item[T], Status](rt, spec(cfg, itemKey(cfg.Key)), sink)
 	if err != nil {
 		return nil, err
 	}
@@ -51,10 +51,10 @@ func Stage[T any](cfg Config[T]) (agent.Stage[T, T], error) {
 	}
 	if cfg.Cost == nil {
 		// Every value costs 1: the stage takes the values as they are.
-		return core.Wrap(core.NewStage[T, Status](spec(cfg))), nil
+		return core.Wrap(core.NewStage[T, Status](spec(cfg, valueKey(cfg.Key)))), nil
 	}
 	price := func(v T) (Item[T], error) { return itemFor(cfg.Cost, v, cfg.Burst) }
-	return core.Wrap(core.MapIn(core.NewStage[Item[T], Status](spec(cfg)), price)), nil
+	return core.Wrap(core.MapIn(core.NewStage[Item[T], Status](spec(cfg, itemKey(cfg.Key))), price)), nil
 }
 
 // SetLimit changes the rate and burst of the agent h, which [New] started,
@@ -125,22 +125,41 @@ func itemFor[T any](cost func(T) float64, v T, burst int) (Item[T], error) {
 	return Item[T]{Value: v, Cost: c}, nil
 }
 
-// spec describes the agent cfg (with its defaults filled in) makes.
-func spec[T any](cfg Config[T]) core.Spec[State[T], struct{}, struct{}, T] {
+// spec describes the agent cfg (with its defaults filled in) makes; key,
+// with a Key, is its key of the items its Post takes (see core.Spec).
+func spec[T any](cfg Config[T], key any) core.Spec[State[T], struct{}, struct{}, T] {
 	return core.Spec[State[T], struct{}, struct{}, T]{
-		Name:   cfg.Name,
-		State:  newState(cfg),
-		Evolve: Evolve[T],
-		Step:   (*State[T]).step,
-		Queue:  cfg.Queue,
-		Paces:  true,
-		Takes:  []agent.Msg{agent.Set[Limit]{}},
+		Name:     cfg.Name,
+		State:    newState(cfg),
+		Evolve:   Evolve[T],
+		Step:     (*State[T]).step,
+		Queue:    cfg.Queue,
+		Key:      key,
+		KeyQueue: cfg.KeyQueue,
+		Paces:    true,
+		Takes:    []agent.Msg{agent.Set[Limit]{}},
 		Measure: func(v any) meter.Extra {
 			st, _ := v.(Status)
 			return meter.Extra{Tokens: st.Tokens, HasTokens: true}
 		},
 		Open: open(cfg.Shared),
 	}
+}
+
+// itemKey returns the key of an Item, the key of its value, or nil.
+func itemKey[T any](key func(T) string) any {
+	if key == nil {
+		return nil
+	}
+	return func(it Item[T]) string { return key(it.Value) }
+}
+
+// valueKey returns key as the key of the values a Post takes, or nil.
+func valueKey[T any](key func(T) string) any {
+	if key == nil {
+		return nil
+	}
+	return key
 }
 
 // open returns the Open of an agent of the shared limit sh, nil for none:

@@ -1,6 +1,10 @@
 package rate
 
-import "github.com/evolvekit/evolve/agent"
+import (
+	"time"
+
+	"github.com/evolvekit/evolve/agent"
+)
 
 // Config sets up a rate agent: the bucket's rate and burst, the bound of its
 // input queue, and how much each item costs.
@@ -31,6 +35,23 @@ type Config[T any] struct {
 	// and Burst are then the shared limit's, for the checks of costs; Cost
 	// must be nil (every item costs 1), since a share's burst may be 1.
 	Shared Shared
+	// Key, when not nil, shares the bucket fairly among keys (clients,
+	// tenants): it names each item's key, and among the keys with items
+	// waiting, items pass in proportion to their Weights (1 for a key not
+	// named), each charged the bucket's time for its tokens, each key's in
+	// the order they came. See the package doc, Fair shares.
+	Key func(T) string
+	// Weights weighs the keys' shares of the bucket; a weight below 1, or
+	// Weights without a Key, is an error.
+	Weights map[string]int
+	// Quantum is the bucket's time a key is credited each turn, times its
+	// weight. 0 means a millisecond; a negative value is an error.
+	Quantum time.Duration
+	// KeyQueue bounds, with a Key, the items of one key that Post lets
+	// wait, within Queue: so that a flood from one key leaves the others
+	// room. 0 means a quarter of the Queue, at least one; a negative value
+	// is an error.
+	KeyQueue int
 }
 
 // limit returns the bucket shape cfg asks for.
@@ -48,8 +69,17 @@ func (c Config[T]) withDefaults() (Config[T], error) {
 	if c.Shared != nil && c.Cost != nil {
 		return c, configError("cost must be nil with a shared limit: every item costs 1")
 	}
+	if _, err := keyLine(c); err != nil {
+		return c, err
+	}
+	if c.KeyQueue < 0 {
+		return c, configError("key queue must not be negative, got %d", c.KeyQueue)
+	}
 	if c.Queue == 0 {
 		c.Queue = agent.DefaultQueue
+	}
+	if c.KeyQueue == 0 {
+		c.KeyQueue = max(c.Queue/4, 1)
 	}
 	if c.Name == "" {
 		c.Name = "rate"

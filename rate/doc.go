@@ -74,6 +74,29 @@
 // rate·t times, retries included, whatever stalls after this stage; and
 // this stage finishes only after the stage it paces.
 //
+// # Fair shares
+//
+// [Config.Key] shares the bucket among keys (clients, tenants): the items
+// wait in a line per key, and among the keys with items waiting, the
+// tokens go in proportion to their [Config.Weights] (1 for a key not
+// named), each item charged the bucket's time for its tokens (its cost
+// over the rate), by deficit round robin (package internal/fair). So one
+// client's 100,000 calls do not make another's ten wait behind them, a
+// key alone gets every token, and each key's items pass in the order they
+// came. The choice is made as tokens come: an item is taken from its line
+// only as the bucket is about to pay for it. Over any span through which
+// two keys both had items waiting, the bucket's time each got, per weight,
+// is within [Config.Quantum] (a millisecond by default) plus one item's
+// time per weight of the other's (TestAKeyedRateAgentKeepsTheBound
+// measures it after every step of random fleets). Post lets one key fill
+// only [Config.KeyQueue] of the input queue, a quarter by default, so a
+// flood from one key leaves the others room: post each key's items from a
+// goroutine of its own. This is where to share an API's quota fairly: a
+// keyed stage behind a rate stage takes an item only as it can start it,
+// so the backlog waits here. Evolve copies the lines of a State it is
+// given, O(n) for the n items in them; the runtime changes its State in
+// place.
+//
 // # A rate shared by several processes
 //
 // A rate agent's bucket is its own: two processes each with an agent of

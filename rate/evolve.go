@@ -35,6 +35,9 @@ import (
 // Each step costs O(items emitted) plus, when a timer is asked for, a few
 // float64 operations to find its nanosecond.
 func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
+	if s.line != nil {
+		s.line = s.line.Clone() // the lines change in place: the State given keeps its own
+	}
 	fx := s.step(m, nil)
 	return s, fx
 }
@@ -45,7 +48,11 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 func (s *State[T]) step(m agent.Msg, _ []agent.Effect) []agent.Effect {
 	switch m := m.(type) {
 	case agent.Input[Item[T]]:
-		s.queue = s.queue.PushAll(m.Items...)
+		if s.line != nil {
+			s.queueKeyed(m.Items)
+		} else {
+			s.queue = s.queue.PushAll(m.Items...)
+		}
 		return s.settle(m.At)
 	case agent.Input[T]:
 		return s.admit(m.Items, m.At)
@@ -109,7 +116,7 @@ func (s *State[T]) catchUp(at time.Time) bool {
 		return true
 	}
 	cost := 1.0
-	if s.owed == 0 && s.queue.Len() > 0 {
+	if s.owed == 0 && s.waiting() > 0 {
 		cost = s.head()
 	}
 	return late.Seconds()*s.bucket.limit.Rate < cost
@@ -162,7 +169,7 @@ func (s *State[T]) settle(at time.Time) []agent.Effect {
 // ask appends to fx the report of an agent of a Shared limit whose items
 // wait with no token to come, once until its next Limit.
 func (s *State[T]) ask(fx []agent.Effect) []agent.Effect {
-	if s.shared && !s.asked && !s.armed && (min(s.queue.Len(), s.demand) > 0 || s.owed > 0) {
+	if s.shared && !s.asked && !s.armed && (min(s.waiting(), s.demand) > 0 || s.owed > 0) {
 		s.asked = true
 		fx = append(fx, s.use())
 	}
@@ -176,7 +183,7 @@ type use struct{ waiting, passed int }
 // use returns the effect that reports s's use: of the items it holds, it
 // counts those that downstream wants, which wait for tokens only.
 func (s *State[T]) use() agent.Effect {
-	waiting := min(s.queue.Len(), s.demand) + s.owed
+	waiting := min(s.waiting(), s.demand) + s.owed
 	return agent.Send[use]{Value: use{waiting: waiting, passed: s.passed + s.granted}}
 }
 
@@ -184,7 +191,7 @@ func (s *State[T]) use() agent.Effect {
 // While the agent after it may still reserve passes, it says it drained
 // instead, once, and finishes when that agent has ended.
 func (s *State[T]) finish(fx []agent.Effect) []agent.Effect {
-	if !s.closed || s.finished || s.queue.Len() > 0 {
+	if !s.closed || s.finished || s.waiting() > 0 {
 		return fx
 	}
 	if s.paced && !s.last {

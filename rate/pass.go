@@ -23,11 +23,12 @@ func (s *State[T]) pass(at time.Time) []agent.Effect {
 			return fx
 		}
 	}
-	most := min(s.queue.Len(), s.demand)
+	most := min(s.waiting(), s.demand)
 	if most <= 0 {
 		return fx
 	}
 	burst := s.bucket.limit.Burst
+	s.stage(1)
 	cost := s.queue.At(0).price(burst)
 	if !covers(s.bucket.level(at), cost) {
 		return fx
@@ -38,6 +39,7 @@ func (s *State[T]) pass(at time.Time) []agent.Effect {
 	// what take would do for each, without its reading of the clock.
 	n, tokens := 1, s.bucket.tokens
 	for ; n < most; n++ {
+		s.stage(n + 1)
 		cost := s.queue.At(n).price(burst)
 		if !covers(tokens, cost) {
 			break
@@ -51,7 +53,8 @@ func (s *State[T]) pass(at time.Time) []agent.Effect {
 		out[i] = s.queue.At(i).Value
 	}
 	s.queue, s.passed = s.queue.Drop(n), s.passed+n
-	return append(fx, agent.Emit[T]{Values: out}, agent.Demand{N: n})
+	fx = append(fx, agent.Emit[T]{Values: out})
+	return append(s.passedKeys(n, fx), agent.Demand{N: n})
 }
 
 // admit takes items of cost 1 at instant at. With none waiting before
@@ -60,6 +63,12 @@ func (s *State[T]) pass(at time.Time) []agent.Effect {
 // came in; the rest wait. It is what queuing them and settling does, with
 // neither copy.
 func (s *State[T]) admit(items []T, at time.Time) []agent.Effect {
+	if s.line != nil {
+		for _, v := range items {
+			s.line.Push(s.keyOf(v), Item[T]{Value: v})
+		}
+		return s.settle(at)
+	}
 	if s.queue.Len() > 0 || s.owed > 0 {
 		s.queue = pushValues(s.queue, items)
 		return s.settle(at)

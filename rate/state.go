@@ -3,6 +3,7 @@ package rate
 import (
 	"time"
 
+	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/internal/fifo"
 )
 
@@ -20,6 +21,13 @@ type State[T any] struct {
 	bucket bucket
 	queue  fifo.Queue[Item[T]] // items waiting, oldest first
 	bound  int                 // Config.Queue, for Status
+
+	// keyOf and line, with a Key: the items wait in a line per key, and
+	// enter the queue in the keys' turns as tokens come (see keys.go);
+	// staged holds the keys of those in the queue.
+	keyOf  func(T) string
+	line   *fair.Queue[string, Item[T]]
+	staged stagedKeys
 
 	demand int // values downstream will still take
 	passed int // items emitted so far
@@ -58,14 +66,16 @@ func NewState[T any](cfg Config[T]) (State[T], error) {
 
 // newState returns the initial state for a checked cfg.
 func newState[T any](cfg Config[T]) State[T] {
+	line, _ := keyLine(cfg) // withDefaults checked it
 	if cfg.Shared != nil {
-		return State[T]{bucket: newBucket(Limit{}), bound: cfg.Queue, shared: true}
+		return State[T]{bucket: newBucket(Limit{}), bound: cfg.Queue, shared: true, keyOf: cfg.Key, line: line}
 	}
-	return State[T]{bucket: newBucket(cfg.limit()), bound: cfg.Queue}
+	return State[T]{bucket: newBucket(cfg.limit()), bound: cfg.Queue, keyOf: cfg.Key, line: line}
 }
 
-// head returns the tokens the oldest waiting item takes; the queue is not
-// empty.
-func (s State[T]) head() float64 {
+// head returns the tokens the next waiting item takes, choosing it from
+// the keys' lines if need be; an item waits.
+func (s *State[T]) head() float64 {
+	s.stage(1)
 	return s.queue.At(0).price(s.bucket.limit.Burst)
 }

@@ -26,7 +26,7 @@ type Status struct {
 // to at. It does not change s.
 func (s State[T]) Status(at time.Time) Status {
 	return Status{
-		Load: agent.Load{Queued: s.queue.Len(), Done: s.passed, Demand: agent.Credit(s.demand)},
+		Load: agent.Load{Queued: s.waiting(), Done: s.passed, Demand: agent.Credit(s.demand)},
 		Rate: s.bucket.limit.Rate, Burst: s.bucket.limit.Burst,
 		Tokens: max(s.bucket.level(at), 0), Queue: s.bound, Closed: s.closed,
 		Reserved: s.owed, Granted: s.granted,

@@ -21,7 +21,7 @@ func (s *State[T]) arm(at time.Time, fx []agent.Effect) []agent.Effect {
 	switch {
 	case s.owed > 0:
 		due, ok = s.bucket.due(at, 1)
-	case s.queue.Len() == 0 || s.demand < 1:
+	case s.waiting() == 0 || s.demand < 1:
 		return s.disarm(fx)
 	default:
 		due, ok = s.bucket.due(at, s.head())
