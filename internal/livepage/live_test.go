@@ -92,6 +92,13 @@ func startStuck(t *testing.T) *stuck {
 	}
 	require.Equal(t, 50, still, "the chain's status holds still: %+v", last)
 	s.st = last
+	// Two windows' samples of the chain as it holds still, at instants
+	// of the test's: the last window holds none that the server's own
+	// sampler may have taken before.
+	now := time.Now()
+	for i := range int(2 * livepage.Window / livepage.Period) {
+		srv.Page().Sample(ctx, now.Add(time.Duration(i)*livepage.Period))
+	}
 	return s
 }
 
@@ -143,7 +150,6 @@ func TestThePageAndItsDocumentShowARunningChain(t *testing.T) {
 	metrics, _ := get(t, s.srv.URL())
 	assert.Contains(t, metrics, `evolve_queued{agent="work"}`, "/metrics beside the page")
 
-	s.srv.Page().Sample(context.Background(), time.Now())
 	body, _ := get(t, s.srv.PageURL()+"live.json")
 	var doc livepage.Live
 	require.NoError(t, json.Unmarshal([]byte(body), &doc))

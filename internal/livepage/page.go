@@ -88,7 +88,12 @@ func (p *Page) Run(ctx context.Context, period time.Duration) {
 // with instants of its own.
 func (p *Page) Sample(ctx context.Context, now time.Time) {
 	p.mu.Lock()
-	chains := slices.Clone(p.chains)
+	var chains []*watched // those still running: a chain done is asked no more
+	for _, w := range p.chains {
+		if !w.over {
+			chains = append(chains, w)
+		}
+	}
 	gather := p.gather != nil && (len(p.readings) == 0 || now.Sub(p.readings[len(p.readings)-1].at) >= gatherGap)
 	p.mu.Unlock()
 	type answer struct {
@@ -98,9 +103,6 @@ func (p *Page) Sample(ctx context.Context, now time.Time) {
 	}
 	answers := make([]answer, len(chains))
 	for i, w := range chains {
-		if w.over {
-			continue
-		}
 		select {
 		case <-w.done:
 			answers[i].over = true
@@ -126,7 +128,7 @@ func (p *Page) Sample(ctx context.Context, now time.Time) {
 		}
 	}
 	for i, w := range chains {
-		if !w.over {
+		if !w.over { // another Sample may have seen it end meanwhile
 			w.note(now, answers[i].parts, answers[i].err, answers[i].over)
 		}
 	}
