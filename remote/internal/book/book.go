@@ -9,6 +9,7 @@ import (
 	"github.com/evolvekit/evolve/internal/fifo"
 	"github.com/evolvekit/evolve/remote/internal/fairline"
 	"github.com/evolvekit/evolve/remote/internal/pacing"
+	"github.com/evolvekit/evolve/remote/internal/tagwait"
 	"github.com/evolvekit/evolve/remote/internal/timer"
 	"github.com/evolvekit/evolve/remote/internal/want"
 )
@@ -105,18 +106,14 @@ type entry[I, O any] struct {
 	since    time.Time // when its lease started, while leased and not waiting
 }
 
-// tagLine is the queue of the items one tag names, by Seq, whether it has
-// been stuck (items, and no worker to take them) and since when, and
-// whether it is barred: it was stuck for TagWait, and no worker may take
-// its items yet, which then fail as they come.
+// tagLine is the queue of the items one tag names, by Seq, and its wait
+// for a worker that may take them.
 type tagLine struct {
 	tag     string
 	seqs    seqs
 	capable int // registered workers with the tag (unused for "")
 	stalled int // those of them with every slot hung (unused for "")
-	stuck   bool
-	since   time.Time
-	barred  bool
+	wait    tagwait.Line
 	gauge   want.Gauge     // what the line wants of workers (see package want)
 	fair    *fairline.Line // with Config.Key, its new items before they are let into seqs (see fairline.go)
 }

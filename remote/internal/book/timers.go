@@ -1,10 +1,10 @@
 package book
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/remote/internal/tagwait"
 	"github.com/evolvekit/evolve/remote/internal/timer"
 )
 
@@ -74,15 +74,10 @@ func (b *Book[I, O, R]) live(l timer.End) bool {
 }
 
 // watch notes, at instant at, which lines are stuck (hold items, and no
-// registered worker may take them) and since when.
+// registered worker may take them) and since when (see package tagwait).
 func (b *Book[I, O, R]) watch(at time.Time) {
 	for i := range b.lines {
-		l := &b.lines[i]
-		stuck := b.inLine(i) > 0 && b.capable(i) == 0
-		if stuck && !l.stuck {
-			l.since = at
-		}
-		l.stuck = stuck
+		b.lines[i].wait.Watch(b.inLine(i) > 0 && b.capable(i) == 0, at)
 	}
 }
 
@@ -91,10 +86,8 @@ func (b *Book[I, O, R]) nextGiveUp() (time.Time, bool) {
 	var due time.Time
 	found := false
 	for i := range b.lines {
-		if l := &b.lines[i]; l.stuck {
-			if d := l.since.Add(b.tagWait); !found || d.Before(due) {
-				due, found = d, true
-			}
+		if d, stuck := b.lines[i].wait.Due(b.tagWait); stuck && (!found || d.Before(due)) {
+			due, found = d, true
 		}
 	}
 	return due, found
@@ -105,27 +98,17 @@ func (b *Book[I, O, R]) nextGiveUp() (time.Time, bool) {
 // items again, the items that come fail at once (see refuse).
 func (b *Book[I, O, R]) giveUp(at time.Time) {
 	for i := range b.lines {
-		l := &b.lines[i]
-		if !l.stuck || b.capable(i) > 0 || l.since.Add(b.tagWait).After(at) {
-			continue
+		if b.lines[i].wait.GiveUp(b.capable(i) > 0, at, b.tagWait) {
+			b.fail(i, false)
 		}
-		b.fail(i, false)
-		l.stuck, l.barred = false, true
 	}
 }
 
 // refuse fails, with [ErrNoWorker], the items of every barred line while
-// still no worker may take them: they would wait a TagWait each for
-// nothing. A line that a worker may take from again is no longer barred,
-// and its items wait for it as any do.
+// still no worker may take them.
 func (b *Book[I, O, R]) refuse() {
 	for i := range b.lines {
-		l := &b.lines[i]
-		switch {
-		case !l.barred:
-		case b.capable(i) > 0:
-			l.barred = false
-		case b.inLine(i) > 0:
+		if b.lines[i].wait.Refuses(b.capable(i) > 0) && b.inLine(i) > 0 {
 			b.fail(i, true)
 		}
 	}
@@ -141,26 +124,8 @@ func (b *Book[I, O, R]) fail(i int, barred bool) {
 		e := b.entry(seq)
 		b.unqueue(e)
 		var none O
-		b.conclude(seq, e, none, b.noWorker(seq, i, barred))
+		b.conclude(seq, e, none, tagwait.Error(ErrNoWorker, seq, l.tag, b.tagWait, b.registered(i), barred))
 	}
-}
-
-// noWorker returns the error of item seq, of line i, which waited tagWait
-// for a worker that may take it, or came to the line barred after others
-// did.
-func (b *Book[I, O, R]) noWorker(seq uint64, i int, barred bool) error {
-	waited := fmt.Sprintf("waited %v", b.tagWait)
-	if barred {
-		waited = fmt.Sprintf("came after items that waited %v", b.tagWait)
-	}
-	tag := b.lines[i].tag
-	switch {
-	case b.registered(i) > 0:
-		return fmt.Errorf("remote: item %d %s, and every worker that may take it has all its slots hung: %w", seq, waited, ErrNoWorker)
-	case tag == "":
-		return fmt.Errorf("remote: item %d %s and no worker registered: %w", seq, waited, ErrNoWorker)
-	}
-	return fmt.Errorf("remote: item %d needs tag %q and %s, and no worker with it registered: %w", seq, tag, waited, ErrNoWorker)
 }
 
 // arm keeps one timer per tag pending at the earliest instant it is due,
