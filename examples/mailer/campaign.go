@@ -189,7 +189,7 @@ func (c *campaign) run(ctx context.Context, stderr io.Writer) (outcome, error) {
 	if serr != nil {
 		return o, serr
 	}
-	o.status, _ = st.Agents[c.sendAt()].Detail.(remote.Status)
+	o.status, _ = st.Agents[1].Detail.(remote.Status)
 	return o, nil
 }
 
@@ -197,7 +197,14 @@ func (c *campaign) run(ctx context.Context, stderr io.Writer) (outcome, error) {
 // agent, the remote stage whose workers send the emails, and the buffer
 // agent that writes their receipts to the campaign log.
 func (c *campaign) chain() (agent.Stage[email, []receipt], error) {
-	limit, err := rate.Stage(rate.Config[email]{Name: "rate", Rate: c.cfg.rate, Burst: burst(c.cfg.rate)})
+	rc := rate.Config[email]{Name: "rate", Rate: c.cfg.rate, Burst: burst(c.cfg.rate)}
+	if c.cfg.plan != nil {
+		// The backlog waits in the rate agent, whose tokens go to the
+		// clients with emails waiting by weight: the stage after it takes
+		// an email only as a worker can start it.
+		rc.Key, rc.Weights = client, c.cfg.plan.Weights()
+	}
+	limit, err := rate.Stage(rc)
 	if err != nil {
 		return agent.Stage[email, []receipt]{}, err
 	}
@@ -209,12 +216,9 @@ func (c *campaign) chain() (agent.Stage[email, []receipt], error) {
 		Node: c.node, Name: stageName, Unordered: true, Lease: lease, TagWait: c.cfg.wait, OnWant: onWant,
 		DeadLetters: c.starv.Dead}
 	if c.cfg.plan != nil {
-		// The stage comes first and holds every email, so that the
-		// clients' emails wait in its lines, one a client, where the
-		// workers' turns are fair. Behind the rate agent they would wait
-		// in its queue, first come, first served: a stage behind a rate
-		// agent takes an item only as it can start it.
-		cfg.Key, cfg.Weights, cfg.Queue = func(e email) string { return e.Client }, c.cfg.plan.Weights(), c.cfg.n
+		// The workers' turns are the clients' too: what a worker hands
+		// back, the stage hands out again in the clients' turns.
+		cfg.Key, cfg.Weights = client, c.cfg.plan.Weights()
 	}
 	send, err := remote.Stage[email, receipt](cfg)
 	if err != nil {
@@ -224,20 +228,11 @@ func (c *campaign) chain() (agent.Stage[email, []receipt], error) {
 	if err != nil {
 		return agent.Stage[email, []receipt]{}, err
 	}
-	if c.cfg.plan != nil {
-		return compose.Pipe2(send, write), nil
-	}
 	return compose.Pipe3(limit, send, write), nil
 }
 
-// sendAt returns the place of the remote stage in the chain: behind the
-// rate agent, but first with -clients.
-func (c *campaign) sendAt() int {
-	if c.cfg.plan != nil {
-		return 0
-	}
-	return 1
-}
+// client is the key of an email: its client.
+func client(e email) string { return e.Client }
 
 // burst returns the rate agent's burst at rate: a twentieth of a second's
 // worth of emails, at least 1.
@@ -248,8 +243,8 @@ func (c *campaign) header() {
 	fmt.Fprintf(c.out, "mailer: mail server at %s: answers a POST in %v, delivers each Message-ID once and refuses repeats\n",
 		c.mail.URL(), mailserver.Latency)
 	if c.cfg.plan != nil {
-		fmt.Fprintf(c.out, "mailer: %d emails of %d clients, posted client by client: %s -> workers of the master at %s, shared by client -> campaign log %s, in batches of %d\n",
-			c.cfg.n, len(c.cfg.plan.Weights()), c.cfg.plan, c.node.Addr(), c.log.Path, logBatch)
+		fmt.Fprintf(c.out, "mailer: %d emails of %d clients, each posting its own: %s -> %g a second and workers of the master at %s, shared by client -> campaign log %s, in batches of %d\n",
+			c.cfg.n, len(c.cfg.plan.Weights()), c.cfg.plan, c.cfg.rate, c.node.Addr(), c.log.Path, logBatch)
 	} else {
 		fmt.Fprintf(c.out, "mailer: %d emails at %g a second -> workers of the master at %s -> campaign log %s, in batches of %d\n",
 			c.cfg.n, c.cfg.rate, c.node.Addr(), c.log.Path, logBatch)
@@ -323,14 +318,8 @@ func (s *scaled) Stop(name string) error {
 // receipt to be logged. It returns the chain's error, or ctx.Err() if ctx
 // ends first, having stopped the chain.
 func (c *campaign) post(ctx context.Context, chain agent.Handle[email, compose.Status]) error {
-	for i := 1; i <= c.cfg.n; i++ {
-		e := newEmail(i, c.mail.URL())
-		if c.cfg.plan != nil {
-			e.Client = c.cfg.plan.Of(i)
-		}
-		if err := chain.Post(ctx, e); err != nil {
-			return stop(chain, err)
-		}
+	if err := c.postAll(ctx, chain); err != nil {
+		return stop(chain, err)
 	}
 	chain.Close()
 	if err := chain.Wait(ctx); err != nil {
@@ -340,6 +329,36 @@ func (c *campaign) post(ctx context.Context, chain agent.Handle[email, compose.S
 		return err
 	}
 	return nil
+}
+
+// postAll posts every email to the chain, in order; with -clients each
+// client's from a goroutine of its own, as clients do, since the chain
+// lets each client fill only its part of its queue.
+func (c *campaign) postAll(ctx context.Context, chain agent.Handle[email, compose.Status]) error {
+	if c.cfg.plan == nil {
+		for i := 1; i <= c.cfg.n; i++ {
+			if err := chain.Post(ctx, newEmail(i, c.mail.URL())); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(c.cfg.plan.Ranges()))
+	for k, r := range c.cfg.plan.Ranges() {
+		wg.Go(func() {
+			for i := r[0]; i <= r[1]; i++ {
+				e := newEmail(i, c.mail.URL())
+				e.Client = c.cfg.plan.Of(i)
+				if err := chain.Post(ctx, e); err != nil {
+					errs[k] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // stop stops the chain and returns err.
@@ -426,7 +445,7 @@ func (c *campaign) progress(w io.Writer, chain agent.Handle[email, compose.Statu
 		st, err := chain.Status(ctx)
 		cancel()
 		if err == nil {
-			if rs, ok := st.Agents[c.sendAt()].Detail.(remote.Status); ok {
+			if rs, ok := st.Agents[1].Detail.(remote.Status); ok {
 				workers = fmt.Sprint(len(rs.Workers))
 			}
 		}
@@ -464,7 +483,7 @@ func (c *campaign) watchStarved(chain agent.Handle[email, compose.Status], quit 
 		if err != nil {
 			continue
 		}
-		if rs, ok := st.Agents[c.sendAt()].Detail.(remote.Status); ok {
+		if rs, ok := st.Agents[1].Detail.(remote.Status); ok {
 			c.starv.Note(rs, c.sent()+rs.Failed < c.cfg.n, time.Now())
 		}
 	}

@@ -316,9 +316,9 @@ func TestAMasterAndItsWorkersSpeakMutualTLS(t *testing.T) {
 	})
 }
 
-// With -clients the remote stage shares its workers among the clients by
-// weight: a small client posted after a big one is done long before it,
-// where first come, first served would have it done last.
+// With -clients the rate agent and the remote stage share their tokens and
+// workers among the clients by weight: a small client is done long before
+// a big one, where first come, first served would have it done last.
 func TestClientsShareTheWorkersFairly(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "campaign.ndjson")
 	var out, progress bytes.Buffer
@@ -326,7 +326,7 @@ func TestClientsShareTheWorkersFairly(t *testing.T) {
 	require.NoError(t, run(t.Context(), args, &out, &progress), progress.String())
 	text := out.String()
 	t.Log(text)
-	assert.Contains(t, text, "mailer: 3100 emails of 2 clients, posted client by client: big 3000, small 100 (weight 2)")
+	assert.Contains(t, text, "mailer: 3100 emails of 2 clients, each posting its own: big 3000, small 100 (weight 2)")
 	done := regexp.MustCompile(`(?m)^  client (\w+): \d+ emails, weight \d, done after ([\d.]+m?s) \(first come, first served: about ([\d.]+m?s)\)$`)
 	ends := map[string]time.Duration{}
 	for _, m := range done.FindAllStringSubmatch(text, -1) {

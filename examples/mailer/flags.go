@@ -106,12 +106,12 @@ master flags:
                     and MAX, as the stage says it wants (a line per change);
                     not with -workers or -state
   -clients NAME:EMAILS[:WEIGHT],...
-                    the campaigns of several clients, posted one client after
-                    another, in place of -n, to a chain of the remote stage
-                    and the buffer agent: the stage shares its workers among
-                    the clients with emails left by weight (1 by default),
-                    and a line a second says each client's share of the
-                    emails sent; not with -n, -rate or -state
+                    the campaigns of several clients, each posted by a
+                    goroutine of its own, in place of -n: the rate agent and
+                    the remote stage share their tokens and workers among the
+                    clients with emails waiting by weight (1 by default), and
+                    a line a second says each client's share of the emails
+                    sent; not with -n or -state
   -slots N          emails each worker sends at once (default 8)
   -kill-after N     SIGKILL the first worker after N emails are delivered; 0
                     for never (default: -n / 4, or 0 with -workers 0)
@@ -299,8 +299,8 @@ func (c config) withClients(set map[string]bool) (config, error) {
 	if err != nil {
 		return c, fmt.Errorf("-clients: %w", err)
 	}
-	if set["n"] || set["rate"] || c.state != "" {
-		return c, errors.New("-clients sends each client's emails as fast as the workers go: it takes neither -n, -rate nor -state")
+	if set["n"] || c.state != "" {
+		return c, errors.New("-clients sends each client's emails: it takes neither -n nor -state")
 	}
 	c.plan = clients.NewPlan(cs)
 	c.n = c.plan.Total()

@@ -78,15 +78,16 @@
 // by Pdeathsig).
 //
 // With -clients NAME:EMAILS[:WEIGHT],... the campaign is several clients'
-// campaigns of different sizes, posted client by client, the biggest
-// first, say: the remote stage is keyed by client (remote.Config's Key and
-// Weights) and comes first in the chain, holding every email, so the
-// workers' turns go to the clients with emails left by weight, and a line
-// a second says each client's share of the emails sent against its fair
-// share. The report says when each client's last email went, beside when
-// it would have gone first come, first served:
+// campaigns of different sizes, each client posting its own from a
+// goroutine of its own: the rate agent and the remote stage are keyed by
+// client (their Configs' Key and Weights), so the tokens, and the workers,
+// go to the clients with emails waiting by weight; the rate agent lets
+// each client fill only its part of its queue. A line a second says each
+// client's share of the emails sent against its fair share, and the report
+// says when each client's last email went, beside when it would have gone
+// first come, first served, had the clients posted one after another:
 //
-//	go run ./examples/mailer -clients acme:18000,globex:1800,initech:200:2 -slots 2
+//	go run ./examples/mailer -clients acme:18000,globex:1800,initech:200:2
 //
 // With -workers 0 the master starts no worker and waits for workers
 // started by hand, from another terminal, with the address it prints:

@@ -99,7 +99,7 @@ func TestBadFlagsAreRefusedByName(t *testing.T) {
 		{[]string{"-worker", "-master", "127.0.0.1:7070", "-autoscale", "1:2"}, "-autoscale is a flag of the master, not of -worker"},
 		{[]string{"-clients", "acme"}, `-clients: "acme" is not NAME:EMAILS or NAME:EMAILS:WEIGHT`},
 		{[]string{"-clients", "acme:10:0"}, `-clients: acme's weight must be a whole number from 1 to 1000, got "0"`},
-		{[]string{"-clients", "acme:10", "-n", "5"}, "-clients sends each client's emails as fast as the workers go: it takes neither -n, -rate nor -state"},
+		{[]string{"-clients", "acme:10", "-n", "5"}, "-clients sends each client's emails: it takes neither -n nor -state"},
 		{[]string{"-worker", "-master", "127.0.0.1:7070", "-clients", "a:1"}, "-clients is a flag of the master, not of -worker"},
 		{[]string{"-tls-ca", "ca.pem"}, "-tls-ca, -tls-cert and -tls-key go together: the CA that signs every process's certificate, this one's, and its key"},
 		{[]string{"-worker", "-master", "127.0.0.1:7070", "-tls-cert", "w.pem", "-tls-key", "w-key.pem"}, "-tls-ca, -tls-cert and -tls-key go together: the CA that signs every process's certificate, this one's, and its key"},

@@ -71,12 +71,8 @@ func report(w io.Writer, cfg config, log string, o outcome) {
 	fmt.Fprintf(w, "requeued:           %d (emails taken back from a worker that died, left or let its lease expire, and handed out again)\n", o.status.Requeued)
 	fmt.Fprintf(w, "retried:            %d (emails tried again after the mail server answered with an error)\n", o.status.Retried)
 	fmt.Fprintf(w, "duplicates dropped: %d (results the master dropped: the email's result was in already)\n", o.status.Duplicates)
-	if cfg.plan != nil {
-		fmt.Fprintf(w, "elapsed:            %v\n", o.elapsed.Round(time.Millisecond))
-	} else {
-		fmt.Fprintf(w, "elapsed:            %v (least possible at %g emails a second, the first %d at once: %v)\n",
-			o.elapsed.Round(time.Millisecond), cfg.rate, burst(cfg.rate), least.Round(time.Millisecond))
-	}
+	fmt.Fprintf(w, "elapsed:            %v (least possible at %g emails a second, the first %d at once: %v)\n",
+		o.elapsed.Round(time.Millisecond), cfg.rate, burst(cfg.rate), least.Round(time.Millisecond))
 	if o.scaled != "" {
 		fmt.Fprintf(w, "autoscale:          %s\n", o.scaled)
 	}

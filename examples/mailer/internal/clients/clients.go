@@ -74,6 +74,18 @@ func NewPlan(cs []Client) *Plan {
 	return p
 }
 
+// Ranges returns the numbers of each client's first and last emails, in
+// the order the clients were given.
+func (p *Plan) Ranges() [][2]int {
+	out := make([][2]int, len(p.ends))
+	first := 1
+	for i, end := range p.ends {
+		out[i] = [2]int{first, end}
+		first = end + 1
+	}
+	return out
+}
+
 // Total counts the emails of every client.
 func (p *Plan) Total() int { return p.ends[len(p.ends)-1] }
 
