@@ -14,7 +14,8 @@ import (
 func Start[I, V, S, W, R, O any](rt *agent.Runtime, s spec.Spec[S, W, R, O], w Wiring[O]) (*Agent[I, V], error) {
 	parts := bridge.Runtime(rt)
 	h := newAgent[I, V](parts, s.Name, s.Queue)
-	if of, ok := s.Key.(func(I) string); ok && of != nil {
+	if of, ok := s.Key.(func(I) string); ok && of != nil && s.KeyQueue < s.Queue {
+		// A key's bound below the queue's: Post counts each key's items.
 		h.in.keyOf, h.in.perKey, h.in.keyed = of, max(s.KeyQueue, 1), map[string]*int{}
 	}
 	jobs := make(chan job[W, R])

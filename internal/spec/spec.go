@@ -67,7 +67,8 @@ type Spec[S, W, R, O any] struct {
 	// I, that names each item's key, and KeyQueue bounds the items of one
 	// key that Post lets wait, within Queue: evolve names the keys of the
 	// slots it gives back with an agent.Send[fair.Freed] before the
-	// Demand.
+	// Demand. A KeyQueue of Queue or more bounds nothing, and Post counts
+	// no key's items.
 	Key      any
 	KeyQueue int
 	// Work performs one Start's work; id is the Start's ID. It is nil for
