@@ -24,9 +24,11 @@
 // is zero (the stage after it takes no more) while it holds results, or
 // items queued and no work in flight; busy when it has work in flight or
 // items queued that it is taking up (a rate stage spending tokens);
-// idle otherwise. A stage's shares are the fractions of the samples of
-// the last [Window] in each phase: the time accounting of Flink's web UI
-// (busy, back-pressured, idle) measured by sampling. The root cause of a
+// idle otherwise. A stage with a limit is busy in proportion to its work
+// in flight, and idle for the rest ([Weigh]): one slot of eight at work
+// is an eighth busy. A stage's shares are the means of its samples' over
+// the last [Window]: the time accounting of Flink's web UI (busy,
+// back-pressured, idle) measured by sampling. The root cause of a
 // slow chain is usually the first stage busy but not held back, the
 // chain's bottleneck: the first stage busy for at least half the window
 // and busy more than held back. A sample is a snapshot: a stage busy for

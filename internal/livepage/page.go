@@ -43,13 +43,13 @@ type watched struct {
 	over   bool
 	err    string
 	parts  []part
-	phases [][]stamp // by stage, oldest first, over the window
+	stamps [][]stamp // by stage, oldest first, over the window
 }
 
-// stamp is a stage's phase at a sample.
+// stamp is a stage's shares at a sample.
 type stamp struct {
-	at    time.Time
-	phase Phase
+	at     time.Time
+	shares Shares
 }
 
 // New returns a page that reads the rates and waits of the agents from g
@@ -141,16 +141,16 @@ func (w *watched) note(now time.Time, parts []part, err error, over bool) {
 	if err != nil {
 		w.err = err.Error()
 	}
-	if len(parts) != len(w.phases) {
-		w.phases = make([][]stamp, len(parts))
+	if len(parts) != len(w.stamps) {
+		w.stamps = make([][]stamp, len(parts))
 	}
 	w.parts, w.over = parts, over
 	for i, pt := range parts {
-		ph := append(w.phases[i], stamp{at: now, phase: Classify(pt.sample())})
+		ph := append(w.stamps[i], stamp{at: now, shares: Weigh(pt.sample())})
 		for len(ph) > 0 && now.Sub(ph[0].at) >= Window {
 			ph = ph[1:]
 		}
-		w.phases[i] = ph
+		w.stamps[i] = ph
 	}
 }
 

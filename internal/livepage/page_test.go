@@ -92,8 +92,8 @@ func TestSharesAreTheFractionsOfTheWindowsSamples(t *testing.T) {
 	assert.Equal(t, Shares{Busy: 0.5, Idle: 0.5}, c.Stages[1].Shares)
 	assert.Equal(t, "rate", c.Bottleneck, "the first stage busy at least half the window, more than held back")
 
-	// 50 samples more, all idle but for the work stage: the window holds
-	// only the last 50.
+	// 60 samples more, all idle but for the work stage, one slot of two
+	// at work: the window holds only the last 50.
 	watchScript(p, "d", &script{statuses: []chainStatus{two(0, 1, 1, 0)}}, nil)
 	p.chains = p.chains[1:]
 	for i := 40; i < 100; i++ {
@@ -101,9 +101,9 @@ func TestSharesAreTheFractionsOfTheWindowsSamples(t *testing.T) {
 	}
 	c = p.Live().Chains[0]
 	assert.Equal(t, Shares{Idle: 1}, c.Stages[0].Shares)
-	assert.Equal(t, Shares{Busy: 1}, c.Stages[1].Shares)
-	assert.Len(t, p.chains[0].phases[1], int(Window/Period), "the window's samples alone")
-	assert.Equal(t, "work", c.Bottleneck)
+	assert.Equal(t, Shares{Busy: 0.5, Idle: 0.5}, c.Stages[1].Shares, "busy as the share of its limit at work")
+	assert.Len(t, p.chains[0].stamps[1], int(Window/Period), "the window's samples alone")
+	assert.Equal(t, "work", c.Bottleneck, "busy half the window, and never held back")
 }
 
 func TestAHeldResultHoldsTheStageBack(t *testing.T) {
@@ -215,7 +215,7 @@ func TestOneAgentIsAChainOfOneStage(t *testing.T) {
 	assert.Equal(t, "fetch", p.name)
 	assert.Equal(t, "parallel", p.kind)
 	assert.Equal(t, agent.Load{Queued: 3, InFlight: 2, Demand: 1}, p.load)
-	assert.Equal(t, Sample{Queued: 3, InFlight: 2, Demand: 1, Results: 1}, p.sample())
+	assert.Equal(t, Sample{Queued: 3, InFlight: 2, Demand: 1, Results: 1, Limit: 2}, p.sample())
 	assert.Equal(t, 2, p.detail.Limit)
 	n, ok := count(p.detail.Keys)
 	assert.True(t, ok && n == 0, "a parallel stage's Keys is a count")

@@ -36,6 +36,9 @@ type Sample struct {
 	// Open counts the queued items in a batch still open, waiting for
 	// more input rather than for the stage (a buffer's Pending).
 	Open int
+	// Limit is the most work the stage may have in flight (a remote
+	// stage's workers' slots); 0 for a stage with none.
+	Limit int
 }
 
 // Classify returns the phase of a stage at a sample: Held when nothing
@@ -54,4 +57,22 @@ func Classify(s Sample) Phase {
 		return Busy
 	}
 	return Idle
+}
+
+// Weigh returns the shares of a sample: all of it in its phase by
+// [Classify], but that a stage with a limit is busy in proportion to its
+// work in flight and idle for the rest (one of eight slots at work is an
+// eighth busy). It is a pure function.
+func Weigh(s Sample) Shares {
+	switch Classify(s) {
+	case Held:
+		return Shares{Held: 1}
+	case Idle:
+		return Shares{Idle: 1}
+	}
+	if s.Limit <= 0 || s.InFlight >= s.Limit {
+		return Shares{Busy: 1}
+	}
+	b := float64(s.InFlight) / float64(s.Limit)
+	return Shares{Busy: b, Idle: 1 - b}
 }

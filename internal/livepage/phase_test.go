@@ -35,3 +35,23 @@ func TestPhaseString(t *testing.T) {
 		}
 	}
 }
+
+func TestWeigh(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    Sample
+		want Shares
+	}{
+		{"idle", Sample{Demand: 1, Limit: 4}, Shares{Idle: 1}},
+		{"held back", Sample{InFlight: 4, Results: 1, Limit: 4}, Shares{Held: 1}},
+		{"no limit: all busy", Sample{Queued: 3, Demand: 1}, Shares{Busy: 1}},
+		{"at its limit", Sample{InFlight: 4, Demand: 1, Limit: 4}, Shares{Busy: 1}},
+		{"over its limit, lowered since", Sample{InFlight: 6, Demand: 1, Limit: 4}, Shares{Busy: 1}},
+		{"one slot of four at work", Sample{InFlight: 1, Demand: 1, Limit: 4}, Shares{Busy: 0.25, Idle: 0.75}},
+		{"items queued, none in flight yet", Sample{Queued: 2, Demand: 1, Limit: 4}, Shares{Idle: 1}},
+	} {
+		if got := Weigh(tc.s); got != tc.want {
+			t.Errorf("%s: Weigh(%+v) = %+v, want %+v", tc.name, tc.s, got, tc.want)
+		}
+	}
+}

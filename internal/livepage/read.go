@@ -119,7 +119,20 @@ func kindOf(status any) string {
 // sample returns what p's status says of its phase.
 func (p part) sample() Sample {
 	return Sample{Queued: p.load.Queued, InFlight: p.load.InFlight, Demand: int(p.load.Demand),
-		Unbounded: p.load.Demand.IsUnbounded(), Results: p.detail.Held, Open: p.detail.Pending}
+		Unbounded: p.load.Demand.IsUnbounded(), Results: p.detail.Held, Open: p.detail.Pending, Limit: p.limit()}
+}
+
+// limit returns the most work p may have in flight: its Limit, or its
+// workers' slots; 0 for none.
+func (p part) limit() int {
+	if p.detail.Workers == nil {
+		return p.detail.Limit
+	}
+	slots := 0
+	for _, w := range p.detail.Workers {
+		slots += w.Slots
+	}
+	return slots
 }
 
 // counts reads raw as a map of counts by name; a plain count reads as

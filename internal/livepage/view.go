@@ -12,7 +12,7 @@ func (p *Page) Live() Live {
 	for _, w := range p.chains {
 		c := Chain{Name: w.name, Done: w.over, Error: w.err, Stages: make([]Stage, len(w.parts))}
 		for i, pt := range w.parts {
-			c.Stages[i] = stageOf(pt, w.phases[i], old, cur)
+			c.Stages[i] = stageOf(pt, w.stamps[i], old, cur)
 			if s := c.Stages[i].Shares; c.Bottleneck == "" && s.Busy >= 0.5 && s.Busy > s.Held {
 				c.Bottleneck = pt.name
 			}
@@ -22,21 +22,21 @@ func (p *Page) Live() Live {
 	return doc
 }
 
-// sharesOf returns the fractions of stamps in each phase.
+// sharesOf returns the mean of the stamps' shares.
 func sharesOf(stamps []stamp) Shares {
 	var s Shares
-	if len(stamps) == 0 {
-		return s
-	}
-	var n [3]int
 	for _, st := range stamps {
-		n[st.phase]++
+		s.Busy += st.shares.Busy
+		s.Held += st.shares.Held
+		s.Idle += st.shares.Idle
 	}
-	all := float64(len(stamps))
-	return Shares{Busy: float64(n[Busy]) / all, Held: float64(n[Held]) / all, Idle: float64(n[Idle]) / all}
+	if n := float64(len(stamps)); n > 0 {
+		s = Shares{Busy: s.Busy / n, Held: s.Held / n, Idle: s.Idle / n}
+	}
+	return s
 }
 
-// stageOf returns what the page shows of pt, given its phases over the
+// stageOf returns what the page shows of pt, given its shares over the
 // window and the oldest and newest readings of the metrics in it.
 func stageOf(pt part, stamps []stamp, old, cur reading) Stage {
 	d := pt.detail
@@ -56,11 +56,11 @@ func stageOf(pt part, stamps []stamp, old, cur reading) Stage {
 	if d.Burst > 0 {
 		s.Burst = ptr(d.Burst)
 	}
-	if d.Limit > 0 {
-		s.Limit = ptr(d.Limit)
+	if n := pt.limit(); n > 0 || d.Workers != nil || d.Want != nil {
+		s.Limit = ptr(n)
 	}
 	if d.Workers != nil || d.Want != nil {
-		s.Limit = ptr(remoteStage(&s, d))
+		remoteStage(&s, d)
 	}
 	if n, ok := count(d.Keys); ok && n > 0 && d.Started == nil {
 		s.KeyCount = ptr(n)
@@ -69,19 +69,15 @@ func stageOf(pt part, stamps []stamp, old, cur reading) Stage {
 	return s
 }
 
-// remoteStage fills in s's workers and tags from d, and returns the
-// workers' slots.
-func remoteStage(s *Stage, d detail) int {
-	slots := 0
+// remoteStage fills in s's workers and tags from d.
+func remoteStage(s *Stage, d detail) {
 	for _, w := range d.Workers {
-		slots += w.Slots
 		s.Workers = append(s.Workers, Worker(w))
 	}
 	retrying := counts(d.Retrying)
 	for _, tag := range sortedKeys(d.Want, d.Tags, d.Leased, retrying) {
 		s.Tags = append(s.Tags, Tag{Tag: tag, Want: d.Want[tag], Queued: d.Tags[tag], Leased: d.Leased[tag], Retrying: retrying[tag]})
 	}
-	return slots
 }
 
 // keysOf returns a keyed remote stage's keys, each with its share of the
