@@ -214,7 +214,7 @@ func (c *campaign) chain() (agent.Stage[email, []receipt], error) {
 	}
 	cfg := remote.Config[email]{
 		Node: c.node, Name: stageName, Unordered: true, Lease: lease, TagWait: c.cfg.wait, OnWant: onWant,
-		DeadLetters: c.starv.Dead}
+		DeadLetters: c.dead}
 	if c.cfg.plan != nil {
 		// The workers' turns are the clients' too: what a worker hands
 		// back, the stage hands out again in the clients' turns.
@@ -466,6 +466,14 @@ func (c *campaign) shares() string {
 	return c.share.Line()
 }
 
+// dead is the remote stage's DeadLetters: it counts the emails that failed
+// for want of a worker.
+func (c *campaign) dead(d agent.DeadLetter) {
+	if errors.Is(d.Err, remote.ErrNoWorker) {
+		c.starv.NoWorker()
+	}
+}
+
 // watchStarved tells the starved watch the remote stage's status every
 // starved.Every until quit is closed.
 func (c *campaign) watchStarved(chain agent.Handle[email, compose.Status], quit <-chan struct{}) {
@@ -484,7 +492,7 @@ func (c *campaign) watchStarved(chain agent.Handle[email, compose.Status], quit 
 			continue
 		}
 		if rs, ok := st.Agents[1].Detail.(remote.Status); ok {
-			c.starv.Note(rs, c.sent()+rs.Failed < c.cfg.n, time.Now())
+			c.starv.Note(starved.Stage{Workers: len(rs.Workers), Waiting: rs.Waiting}, c.sent()+rs.Failed < c.cfg.n, time.Now())
 		}
 	}
 }

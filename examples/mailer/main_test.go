@@ -5,13 +5,16 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"testing"
 	"time"
 
+	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/examples/mailer/internal/mailserver"
+	"github.com/evolvekit/evolve/examples/mailer/internal/starved"
 	"github.com/evolvekit/evolve/internal/testing/certs"
 	"github.com/evolvekit/evolve/remote"
 	"github.com/stretchr/testify/assert"
@@ -254,4 +257,15 @@ func TestTheCheckCatchesAnEmailLostLoggedTwiceOrUncounted(t *testing.T) {
 	said[1].Outcome = mailserver.Repeat
 	_, err = checkOnce(2, mail(1, 2), said)
 	assert.EqualError(t, err, "1 receipts say already-delivered, but the mail server refused 0 repeats")
+}
+
+// Only the dead letters of emails that failed for want of a worker are
+// counted as such.
+func TestOnlyEmailsWithNoWorkerCountAsStarved(t *testing.T) {
+	var out bytes.Buffer
+	c := &campaign{starv: &starved.Watch{Out: &out, Wait: time.Minute, Command: func() string { return "CMD" }}}
+	c.dead(agent.DeadLetter{Err: fmt.Errorf("remote: item 3 waited 1m0s and no worker registered: %w", remote.ErrNoWorker)})
+	c.dead(agent.DeadLetter{Err: errors.New("the mail server answered 500")})
+	c.starv.Flush()
+	assert.Equal(t, "mailer: 1 emails have failed for good for want of a worker (remote.ErrNoWorker): none could take them within -wait 1m0s\n", out.String())
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/examples/mailer/internal/starved"
-	"github.com/evolvekit/evolve/remote"
 )
 
 // The watch says once when emails wait with no worker registered, and
@@ -13,9 +12,9 @@ import (
 func Example() {
 	w := &starved.Watch{Out: os.Stdout, Wait: time.Minute, Command: func() string { return "mailer -worker -master ADDR" }}
 	at := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	w.Note(remote.Status{}, true, at)
-	w.Note(remote.Status{}, true, at.Add(time.Second))
-	w.Note(remote.Status{Workers: []remote.WorkerStatus{{ID: 1}}}, true, at.Add(2*time.Second))
+	w.Note(starved.Stage{}, true, at)
+	w.Note(starved.Stage{}, true, at.Add(time.Second))
+	w.Note(starved.Stage{Workers: 1}, true, at.Add(2*time.Second))
 	// Output:
 	// mailer: no worker registered: the emails wait for one; start one with: mailer -worker -master ADDR
 	// mailer: 1 workers registered: the emails go on

@@ -3,14 +3,10 @@
 package starved
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
 	"time"
-
-	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/remote"
 )
 
 // Every is how often the master looks for emails waiting with no
@@ -42,21 +38,24 @@ type Watch struct {
 	deadline time.Time // when the emails in the stage fail, in state waiting
 }
 
-// Dead is the remote stage's DeadLetters: it counts the emails that
-// failed for want of a worker.
-func (s *Watch) Dead(d agent.DeadLetter) {
-	if errors.Is(d.Err, remote.ErrNoWorker) {
-		s.noWorker.Add(1)
-	}
+// NoWorker counts an email that failed for good for want of a worker
+// (remote.ErrNoWorker): the remote stage's dead letters tell it. It is
+// safe to call from any goroutine.
+func (s *Watch) NoWorker() { s.noWorker.Add(1) }
+
+// Stage is what Note needs of the remote stage's status: its workers
+// registered, and its emails waiting in it for one.
+type Stage struct {
+	Workers, Waiting int
 }
 
-// Note takes the stage's status at now, and pending, whether emails are
-// still to be sent, and says what changed.
-func (s *Watch) Note(st remote.Status, pending bool, now time.Time) {
+// Note takes the stage's status st at now, and pending, whether emails
+// are still to be sent, and says what changed.
+func (s *Watch) Note(st Stage, pending bool, now time.Time) {
 	s.Flush()
 	state := fed
 	switch {
-	case len(st.Workers) > 0:
+	case st.Workers > 0:
 	case st.Waiting > 0:
 		state = waiting
 	case pending:
@@ -67,8 +66,8 @@ func (s *Watch) Note(st remote.Status, pending bool, now time.Time) {
 	}
 	switch state {
 	case fed:
-		if len(st.Workers) > 0 {
-			fmt.Fprintf(s.Out, "mailer: %d workers registered: the emails go on\n", len(st.Workers))
+		if st.Workers > 0 {
+			fmt.Fprintf(s.Out, "mailer: %d workers registered: the emails go on\n", st.Workers)
 		}
 	case idle:
 		fmt.Fprintf(s.Out, "mailer: no worker registered: the emails wait for one; start one with: %s\n", s.Command())

@@ -2,13 +2,9 @@ package starved
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"testing"
 	"time"
 
-	"github.com/evolvekit/evolve/agent"
-	"github.com/evolvekit/evolve/remote"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -19,31 +15,30 @@ func TestStarvedSaysWhenEmailsWaitForAWorkerAndWhenTheyFail(t *testing.T) {
 	var out bytes.Buffer
 	s := &Watch{Out: &out, Wait: 2 * time.Minute, Command: func() string { return "CMD" }}
 	at := time.Date(2025, 5, 1, 10, 0, 0, 0, time.Local)
-	one := remote.Status{Workers: []remote.WorkerStatus{{ID: 1}}}
+	one := Stage{Workers: 1}
 	s.Note(one, true, at)
 	assert.Empty(t, out.String(), "a worker is registered")
 
-	s.Note(remote.Status{Waiting: 8}, true, at)
-	s.Note(remote.Status{Waiting: 8}, true, at.Add(time.Second))
+	s.Note(Stage{Waiting: 8}, true, at)
+	s.Note(Stage{Waiting: 8}, true, at.Add(time.Second))
 	assert.Equal(t, "mailer: no worker registered: 8 emails wait in the stage for one, and fail for good at 10:02:00 (-wait 2m0s) unless one registers; start one with: CMD\n", out.String(), "said once")
 
 	out.Reset()
 	for range 8 {
-		s.Dead(agent.DeadLetter{Err: fmt.Errorf("remote: item 3 waited 2m0s and no worker registered: %w", remote.ErrNoWorker)})
+		s.NoWorker()
 	}
-	s.Dead(agent.DeadLetter{Err: errors.New("the mail server answered 500")})
-	s.Note(remote.Status{}, true, at.Add(2*time.Minute))
+	s.Note(Stage{}, true, at.Add(2*time.Minute))
 	assert.Equal(t, "mailer: 8 emails have failed for good for want of a worker (remote.ErrNoWorker): none could take them within -wait 2m0s\n"+
-		"mailer: no worker registered: the emails wait for one; start one with: CMD\n", out.String(), "only those that failed for want of a worker count")
+		"mailer: no worker registered: the emails wait for one; start one with: CMD\n", out.String())
 
 	out.Reset()
-	s.Note(remote.Status{}, true, at.Add(3*time.Minute))
+	s.Note(Stage{}, true, at.Add(3*time.Minute))
 	s.Flush()
 	assert.Empty(t, out.String(), "nothing new")
 	s.Note(one, true, at.Add(4*time.Minute))
 	assert.Equal(t, "mailer: 1 workers registered: the emails go on\n", out.String())
 
 	out.Reset()
-	s.Note(remote.Status{}, false, at.Add(5*time.Minute))
+	s.Note(Stage{}, false, at.Add(5*time.Minute))
 	assert.Empty(t, out.String(), "no worker, but no email waits: nothing to say")
 }
