@@ -80,6 +80,12 @@ type Config[I any] struct {
 	// from its share, with the longest item. Default a millisecond; it
 	// must not be negative.
 	Quantum time.Duration
+	// KeyQueue bounds, with a Key, the items of one key that Post lets
+	// wait in Queue, so that a flood from one key leaves the others room
+	// (for a stage first in a chain, or on its own: one further down takes
+	// what the stage before it passes on). Default a quarter of Queue, at
+	// least one; it must not be negative.
+	KeyQueue int
 	// MaxSlots is the most slots a worker may register with: a worker
 	// that claims more is refused, so that no peer can claim the whole
 	// window. Default DefaultMaxSlots.
@@ -159,6 +165,8 @@ func (c Config[I]) validate() error {
 		return invalid("max prefetch must be NoPrefetch (-1), 0 for the default or positive, got %d", c.MaxPrefetch)
 	case c.Quantum < 0:
 		return invalid("quantum must not be negative, got %v", c.Quantum)
+	case c.KeyQueue < 0:
+		return invalid("key queue must not be negative, got %d", c.KeyQueue)
 	case c.Key != nil && !c.Unordered:
 		return invalid("a key needs Unordered: in input order one key's slow item would hold back every key's results")
 	case c.Key == nil && len(c.Weights) > 0:
@@ -214,6 +222,9 @@ func (c Config[I]) withDefaults() Config[I] {
 	}
 	if c.Quantum == 0 {
 		c.Quantum = fair.DefaultQuantum
+	}
+	if c.KeyQueue == 0 {
+		c.KeyQueue = max(c.Queue/4, 1)
 	}
 	return c
 }

@@ -331,7 +331,11 @@
 // input order, one key's slow item would hold back every key's results,
 // and once they fill the window, every key's work. [Status].Keys counts
 // the items of each key waiting for their turn, and Started those of each
-// that started since it last had none waiting or at work.
+// that started since it last had none waiting or at work. Post lets one
+// key hold only [Config.KeyQueue] of the Queue (a quarter by default), so
+// a flood from one key leaves the others room; behind a rate stage, the
+// stage takes an item only as a worker can start it, and the backlog waits
+// in the rate stage: key that one too (rate.Config's Key).
 //
 // # Guarantees
 //

@@ -47,7 +47,7 @@ func keyedStage(t *testing.T, name string, workers int) timed {
 	node, rt := nodeAndRuntime(t)
 	s := timed{came: make(chan time.Time, 1<<12)}
 	h, err := remote.New[int, job](rt, remote.Config[int]{Node: node, Name: name, Key: client, Unordered: true,
-		Queue: 1 << 12, MaxPrefetch: remote.NoPrefetch}, func(r remote.Result[job]) {
+		Queue: 1 << 12, KeyQueue: 1 << 12, MaxPrefetch: remote.NoPrefetch}, func(r remote.Result[job]) {
 		if r.Err == nil && client(r.Value.V/2) == "small" {
 			s.came <- time.Now()
 		}
@@ -135,4 +135,26 @@ func TestASlowClientGetsNoMoreOfTheWorkersThanAQuickOne(t *testing.T) {
 	require.Positive(t, st.Keys["big"], "still backlogged")
 	require.Positive(t, st.Keys["slow"], "still backlogged")
 	assert.InDelta(t, 1, float64(slow)/float64(quick), 0.25, "alike within a quarter")
+}
+
+// Post lets one key fill only its part of a keyed stage's queue: with no
+// worker to take them, a big client's items stop at KeyQueue, and a
+// small client's still get in.
+func TestAFloodOfOneKeyLeavesTheOthersRoomInTheQueue(t *testing.T) {
+	node, rt := nodeAndRuntime(t)
+	h, err := remote.New[int, job](rt, remote.Config[int]{Node: node, Name: "flood", Key: client, Unordered: true,
+		Queue: 8, KeyQueue: 3}, nil)
+	require.NoError(t, err)
+	posted := 0
+	for i := range 10 {
+		if err := h.TryPost(i); err != nil {
+			require.ErrorIs(t, err, agent.ErrFull)
+			break
+		}
+		posted++
+	}
+	assert.Equal(t, 3, posted, "the big client fills its part of the queue, no more")
+	require.NoError(t, h.TryPost(smallBase), "the small client's item gets in beside the big one's")
+	require.NoError(t, h.TryPost(smallBase+1))
+	assert.ErrorIs(t, h.TryPost(7), agent.ErrFull, "and the big client's are still refused")
 }

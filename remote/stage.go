@@ -69,6 +69,8 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		State:       book.New(bookConfig[I, O](cfg)),
 		Evolve:      evolve[I, O],
 		Queue:       cfg.Queue,
+		Key:         keyOf(cfg.Key),
+		KeyQueue:    cfg.KeyQueue,
 		DeadLetters: cfg.DeadLetters,
 		Measure:     measure,
 		Reserves:    true,
@@ -78,6 +80,14 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 			return master.Open[I, O](n, link, post, log)
 		},
 	}, nil
+}
+
+// keyOf returns key as the key of the items Post takes, nil for none.
+func keyOf[I any](key func(I) string) any {
+	if key == nil {
+		return nil
+	}
+	return key
 }
 
 // bookConfig returns the settings of the book of a master cfg describes,

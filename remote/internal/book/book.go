@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/internal/fifo"
 	"github.com/evolvekit/evolve/remote/internal/fairline"
 	"github.com/evolvekit/evolve/remote/internal/pacing"
@@ -37,6 +38,7 @@ type Book[I, O, R any] struct {
 	heartbeat, silence            time.Duration // silence 0: no worker is given up for it
 	tagOf                         func(I) string
 	keyOf                         func(I) string // nil: no fair lines (see fairline.go)
+	freed                         []fair.Run     // with keyOf, the keys of the input slots given back since the last Demand
 	weights                       map[string]int
 	quantum                       time.Duration
 	result                        func(seq uint64, v O, err error) R
@@ -189,6 +191,7 @@ func New[I, O, R any](cfg Config[I, O, R]) *Book[I, O, R] {
 func (b *Book[I, O, R]) Clone() *Book[I, O, R] {
 	c := *b
 	c.dead = slices.Clone(b.dead)
+	c.freed = slices.Clone(b.freed)
 	c.expelled = slices.Clone(b.expelled)
 	c.picks, c.heads = nil, nil
 	c.items = b.items.Clone()

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/internal/pace"
 )
 
@@ -149,6 +150,10 @@ func (b *Book[I, O, R]) settle(at time.Time) []agent.Effect {
 	fx = b.dispatch(fx, at)
 	if b.pacer.Paced() {
 		fx = b.reserve(fx)
+	}
+	if len(b.freed) > 0 {
+		fx = withEffect(fx, agent.Send[fair.Freed]{Value: fair.Freed{Runs: b.freed}})
+		b.freed = nil
 	}
 	if b.back > 0 {
 		fx = withEffect(fx, agent.Demand{N: b.back})

@@ -3,6 +3,7 @@ package book
 import (
 	"slices"
 
+	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/remote/internal/fairline"
 )
 
@@ -68,6 +69,21 @@ func (b *Book[I, O, R]) flush(i int) {
 		seq, _ := l.fair.Pop()
 		l.seqs.add(seq)
 	}
+}
+
+// noteFreed notes, with Config.Key, the key of the item e, whose input
+// slot comes back: Post bounds each key's items, and the Demand that
+// gives the slots back comes after a fair.Freed that names their keys.
+func (b *Book[I, O, R]) noteFreed(e *entry[I, O]) {
+	if b.keyOf == nil {
+		return
+	}
+	k := b.keyOf(e.value)
+	if n := len(b.freed); n > 0 && b.freed[n-1].Key == k {
+		b.freed[n-1].N++
+		return
+	}
+	b.freed = append(b.freed, fair.Run{Key: k, N: 1})
 }
 
 // keys returns the counts of each key with items queued or started and

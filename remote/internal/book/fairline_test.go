@@ -7,6 +7,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/remote/internal/fairline"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -209,4 +210,32 @@ func TestACloneOfAKeyedBookSharesNoFairQueue(t *testing.T) {
 	assert.Equal(t, map[string]fairline.Count{"a": {Queued: 2}, "b": {Queued: 2}}, b.Snapshot().Keys)
 	_, gx := evolve(b, agent.Stamp(agent.Event[Asked]{Value: Asked{Worker: 1, N: 2}}, agenttest.T0))
 	assert.Equal(t, fx, gx, "and does what the clone did")
+}
+
+// With keys, the Demand that gives input slots back comes after a Freed
+// that names the keys of the items whose slots they were.
+func TestAKeyedBookNamesTheKeysOfTheSlotsItGivesBack(t *testing.T) {
+	tr := play(t, keyed(nil),
+		pullAll, join(1, 2),
+		items("a:0", "a:1", "b:0"),
+		ask(1, 2),
+	)
+	fx := tr[3].Effects
+	freed := agenttest.Of[agent.Send[fair.Freed]](fx)
+	require.Len(t, freed, 1)
+	demands := agenttest.Of[agent.Demand](fx)
+	require.Len(t, demands, 1)
+	n := 0
+	for _, r := range freed[0].Value.Runs {
+		n += r.N
+	}
+	assert.Equal(t, demands[0].N, n, "a key for each slot given back")
+	assert.Equal(t, []string{"a:0", "b:0"}, dispatched(fx), "a's turn, then b's")
+	assert.Equal(t, []fair.Run{{Key: "a", N: 1}, {Key: "b", N: 1}}, freed[0].Value.Runs)
+	for i, e := range fx {
+		if _, ok := e.(agent.Demand); ok {
+			_, before := fx[i-1].(agent.Send[fair.Freed])
+			assert.True(t, before, "the Freed just before the Demand: %v", fx)
+		}
+	}
 }

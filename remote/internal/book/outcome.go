@@ -120,6 +120,7 @@ func (b *Book[I, O, R]) freeSlot(e *entry[I, O]) {
 		e.slot = false
 		b.back++
 		b.slotted--
+		b.noteFreed(e)
 	}
 }
 
