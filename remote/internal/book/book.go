@@ -9,6 +9,7 @@ import (
 	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/internal/fifo"
 	"github.com/evolvekit/evolve/remote/internal/fairline"
+	"github.com/evolvekit/evolve/remote/internal/ordered"
 	"github.com/evolvekit/evolve/remote/internal/pacing"
 	"github.com/evolvekit/evolve/remote/internal/tagwait"
 	"github.com/evolvekit/evolve/remote/internal/timer"
@@ -112,7 +113,7 @@ type entry[I, O any] struct {
 // for a worker that may take them.
 type tagLine struct {
 	tag     string
-	seqs    seqs
+	seqs    ordered.Seqs
 	capable int // registered workers with the tag (unused for "")
 	stalled int // those of them with every slot hung (unused for "")
 	wait    tagwait.Line
@@ -199,7 +200,7 @@ func (b *Book[I, O, R]) Clone() *Book[I, O, R] {
 	c.leases = b.leases.Clone()
 	c.lines = slices.Clone(b.lines)
 	for i := range c.lines {
-		c.lines[i].seqs = seqs{c.lines[i].seqs.Clone()}
+		c.lines[i].seqs = c.lines[i].seqs.Clone()
 		if c.lines[i].fair != nil {
 			c.lines[i].fair = c.lines[i].fair.Clone()
 		}

@@ -56,7 +56,7 @@ func (b *Book[I, O, R]) letIn() {
 		}
 		for n := min(places, room) - l.seqs.Len(); n > 0 && l.fair.Len() > 0; n-- {
 			seq, _ := l.fair.Pop()
-			l.seqs.add(seq)
+			l.seqs.Add(seq)
 			room--
 		}
 	}
@@ -67,7 +67,7 @@ func (b *Book[I, O, R]) letIn() {
 func (b *Book[I, O, R]) flush(i int) {
 	for l := &b.lines[i]; l.fair.Len() > 0; {
 		seq, _ := l.fair.Pop()
-		l.seqs.add(seq)
+		l.seqs.Add(seq)
 	}
 }
 

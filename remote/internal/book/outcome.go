@@ -89,7 +89,7 @@ func (b *Book[I, O, R]) retry(seq uint64, e *entry[I, O], last func() error) boo
 // takes no input slot.
 func (b *Book[I, O, R]) requeue(seq uint64, e *entry[I, O]) {
 	e.phase = phaseQueued
-	b.lines[e.tag].seqs.add(seq)
+	b.lines[e.tag].seqs.Add(seq)
 	b.queued++
 	if e.failures > 0 {
 		b.lines[e.tag].gauge.Retrying++
@@ -99,7 +99,7 @@ func (b *Book[I, O, R]) requeue(seq uint64, e *entry[I, O]) {
 // dequeue takes the queued item seq out of its line, and gives its input
 // slot back if it still holds one.
 func (b *Book[I, O, R]) dequeue(seq uint64, e *entry[I, O]) {
-	b.lines[e.tag].seqs.drop(seq)
+	b.lines[e.tag].seqs.Drop(seq)
 	b.unqueue(e)
 }
 
