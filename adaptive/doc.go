@@ -61,6 +61,15 @@
 // and compares them with Hill and every fixed limit; docs/adaptive.md has
 // its results.
 //
+// # Fair shares
+//
+// [Config.Key] shares the agent's places among keys (clients, tenants) by
+// [Config.Weights], charged by the time their work takes, as a parallel
+// agent's Key does (see package parallel, Fair shares, for the bound):
+// the controller chooses how many places, the keys' turns which items
+// take them. Post lets one key fill only [Config.KeyQueue] of the input
+// queue.
+//
 // # Evolve
 //
 // The agent's whole behaviour is [Evolve], a pure function over a [State]
