@@ -296,7 +296,7 @@ func (s *State[In, Out]) startWaiting(fx []agent.Effect, at time.Time) []agent.E
 			keys = append(keys, owes)
 		}
 	}
-	return append(freed(fx, keys...), agent.Demand{N: n})
+	return append(s.freed(fx, keys...), agent.Demand{N: n})
 }
 
 // abandon fails the waiting items that startable allows, without starting
@@ -336,7 +336,7 @@ func (s *State[In, Out]) abandon(fx []agent.Effect, at time.Time) []agent.Effect
 	if n == 0 {
 		return fx
 	}
-	return append(freed(fx, keys...), agent.Demand{N: n})
+	return append(s.freed(fx, keys...), agent.Demand{N: n})
 }
 
 // startable counts the waiting items that may start now, room for batches

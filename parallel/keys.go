@@ -17,11 +17,13 @@ type waiter[In any] struct {
 
 // owed is what the key of a run of items started one after another from
 // the fair line, n of them, was charged as they started: once their work
-// ends, the line is told what it took.
+// ends, the line is told what it took. A run that went past the line
+// (free) is named, for Post's bound of its key, and charged nothing.
 type owed struct {
 	key    string
 	n      int
 	charge time.Duration
+	free   bool
 }
 
 // keyLine builds the fair line of cfg, which has its defaults, for items
@@ -50,18 +52,62 @@ func keyLine[In any](cfg Config) (func(In) string, *fair.Queue[string, waiter[In
 // queued counts the items accepted and not started.
 func (s *State[In, Out]) queued() int {
 	if s.line != nil {
-		return s.line.Len()
+		return s.line.Len() + s.waiting.Len()
 	}
 	return s.waiting.Len()
 }
 
 // acceptKeyed queues items that came at instant at, each in its key's
-// line.
+// line; or, when no item waits and every one of them starts at once in
+// this step, in the plain queue, past the lines: no key waits, so there
+// are no shares to keep, and the items cost what a plain agent's do.
 func (s *State[In, Out]) acceptKeyed(items []In, at time.Time) {
+	s.accepted += uint64(len(items))
+	if s.waiting.Len() == 0 && s.line.Len() == 0 && s.startsAll(len(items)) {
+		s.waiting = s.waiting.PushAll(items...)
+		s.passedAt = at
+		return
+	}
 	for _, it := range items {
 		s.line.Push(s.keyOf(it), waiter[In]{item: it, at: at})
 	}
-	s.accepted += uint64(len(items))
+}
+
+// startsAll reports whether n items that came now would all start in this
+// step, as startWaiting shares them among the free places: none waits,
+// retries and held results leave them room, and no pacer holds them.
+func (s *State[In, Out]) startsAll(n int) bool {
+	if s.paced || s.cancelled != nil || s.retrying.Len() > 0 || s.kept() > 0 {
+		return false
+	}
+	most := s.batch()
+	if !s.unordered && s.held.Len() >= s.limit*most {
+		return false
+	}
+	room := s.limit - s.running.Len()
+	return room > 0 && n <= room*most && n <= s.demand-s.assigned-s.held.Len()
+}
+
+// takePassed takes up to k items of the plain queue, which went past the
+// lines, and returns them with how long they waited and, for Post's bound
+// of their keys, their keys, charged nothing.
+func (s *State[In, Out]) takePassed(k int, at time.Time) ([]In, time.Duration, []owed) {
+	k = min(k, s.waiting.Len())
+	var items []In
+	items, s.waiting = s.waiting.Take(k)
+	s.started += uint64(k)
+	var owes []owed
+	if s.names {
+		for _, it := range items {
+			key := s.keyOf(it)
+			if n := len(owes); n > 0 && owes[n-1].key == key {
+				owes[n-1].n++
+				continue
+			}
+			owes = append(owes, owed{key: key, n: 1, free: true})
+		}
+	}
+	return items, max(at.Sub(s.passedAt), 0), owes
 }
 
 // takeKeyed removes k waiting items in the order the fair line hands them
@@ -105,7 +151,7 @@ func each(owes []owed) []owed {
 	var out []owed
 	for _, o := range owes {
 		for range o.n {
-			out = append(out, owed{key: o.key, n: 1, charge: o.charge / time.Duration(o.n)})
+			out = append(out, owed{key: o.key, n: 1, charge: o.charge / time.Duration(o.n), free: o.free})
 		}
 	}
 	return out
@@ -114,7 +160,10 @@ func each(owes []owed) []owed {
 // freed appends to fx, when owes names keys, the effect that gives the
 // credits of their items' keys back to Post (see fair.Freed), which goes
 // just before the agent.Demand that gives their slots back.
-func freed(fx []agent.Effect, owes ...[]owed) []agent.Effect {
+func (s *State[In, Out]) freed(fx []agent.Effect, owes ...[]owed) []agent.Effect {
+	if !s.names {
+		return fx // Post counts no key's items
+	}
 	n := 0
 	for _, o := range owes {
 		n += len(o)
@@ -148,10 +197,16 @@ func (s *State[In, Out]) settleOwed(owes []owed, took time.Duration) {
 	var charged time.Duration
 	n := 0
 	for _, o := range owes {
+		if o.free {
+			continue
+		}
 		charged += max(o.charge, 0)
 		n += o.n
 	}
 	for _, o := range owes {
+		if o.free {
+			continue
+		}
 		share := took * time.Duration(o.n) / time.Duration(n)
 		if charged > 0 {
 			share = time.Duration(float64(took) * float64(max(o.charge, 0)) / float64(charged))

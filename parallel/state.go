@@ -44,6 +44,11 @@ type State[In, Out any] struct {
 	keyOf func(In) string
 	line  *fair.Queue[string, waiter[In]]
 	owned bool // set by Owned: the line is changed in place, not copied first
+	// names says Post bounds each key's items (KeyQueue below Queue): the
+	// slots given back are named by key (see freed). passedAt is when the
+	// items that went past the lines came (see acceptKeyed).
+	names    bool
+	passedAt time.Time
 	// scratch is where takeKeyed gathers the runs it takes, reused.
 	scratch []owed
 	// waiters is where takeKeyed takes a run of waiting items in, reused.
@@ -147,7 +152,7 @@ func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 		limit: cfg.Limit, queue: cfg.Queue, unordered: cfg.Unordered,
 		maxBatch: cfg.MaxBatch, cancels: cfg.CancelOnError,
 		retry: cfg.Retry, rng: *rand.NewPCG(cfg.Retry.Seed, cfg.Retry.Seed^pcgStream),
-		keyOf: keyOf, line: line,
+		keyOf: keyOf, line: line, names: line != nil && cfg.KeyQueue < cfg.Queue,
 	}, nil
 }
 
@@ -226,7 +231,17 @@ func (s *State[In, Out]) measured(took time.Duration, n int) {
 // items have all started are dropped as they start.
 func (s *State[In, Out]) take(k int, at time.Time) ([]In, time.Duration, []owed) {
 	if s.line != nil {
-		return s.takeKeyed(k, at)
+		if s.waiting.Len() == 0 {
+			return s.takeKeyed(k, at)
+		}
+		// The items that went past the lines are older than any in them.
+		items, wait, owes := s.takePassed(k, at)
+		if len(items) < k && s.line.Len() > 0 {
+			more, _, also := s.takeKeyed(k-len(items), at)
+			items = append(items[:len(items):len(items)], more...)
+			owes = append(owes, also...)
+		}
+		return items, wait, owes
 	}
 	wait := max(at.Sub(s.arrivals.At(0).at), 0)
 	var items []In
