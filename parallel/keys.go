@@ -58,26 +58,80 @@ func (s *State[In, Out]) queued() int {
 }
 
 // acceptKeyed queues items that came at instant at, each in its key's
-// line; or, when no item waits and every one of them starts at once in
-// this step, in the plain queue, past the lines: no key waits, so there
-// are no shares to keep, and the items cost what a plain agent's do.
+// line; or, while no key but one has items waiting, in the plain queue,
+// past the lines: when none waits and every one of them starts at once in
+// this step, or when they are all of the one key whose items wait there.
+// With no other key waiting there are no shares to keep, and the items
+// cost what a plain agent's do. Once another key's items come, those of
+// the plain queue go to their key's line first, in their order: they
+// came before.
 func (s *State[In, Out]) acceptKeyed(items []In, at time.Time) {
 	s.accepted += uint64(len(items))
-	if s.waiting.Len() == 0 && s.line.Len() == 0 && s.startsAll(len(items)) {
-		s.waiting = s.waiting.PushAll(items...)
-		s.passedAt = at
-		return
+	if s.line.Len() == 0 {
+		switch {
+		case s.waiting.Len() == 0 && s.startsAll(len(items)):
+			s.pass(items, at, "", false)
+			return
+		case s.waiting.Len() == 0 || s.alone:
+			if key, ok := oneKey(s.keyOf, items); ok && (s.waiting.Len() == 0 || key == s.lone) {
+				s.pass(items, at, key, true)
+				return
+			}
+		}
+		s.unpass()
 	}
 	for _, it := range items {
 		s.line.Push(s.keyOf(it), waiter[In]{item: it, at: at})
 	}
 }
 
+// oneKey returns the key of items, and whether they all have it.
+func oneKey[In any](of func(In) string, items []In) (string, bool) {
+	if len(items) == 0 {
+		return "", false
+	}
+	key := of(items[0])
+	for _, it := range items[1:] {
+		if of(it) != key {
+			return "", false
+		}
+	}
+	return key, true
+}
+
+// pass puts items, which came at instant at, in the plain queue: all of
+// key, when alone says so (else of any keys, all starting at once).
+func (s *State[In, Out]) pass(items []In, at time.Time, key string, alone bool) {
+	if s.waiting.Len() == 0 {
+		s.lone, s.alone = key, alone
+	}
+	s.waiting = s.waiting.PushAll(items...)
+	s.passedIn += uint64(len(items))
+	s.arrivals = s.arrivals.Push(arrival{at: at, end: s.passedIn})
+}
+
+// unpass moves the items of the plain queue to their keys' lines, in
+// their order, with the instants they came.
+func (s *State[In, Out]) unpass() {
+	for s.waiting.Len() > 0 {
+		a := s.arrivals.At(0)
+		n := min(int(a.end-s.passedOut), s.waiting.Len())
+		var items []In
+		items, s.waiting = s.waiting.Take(n)
+		s.passedOut += uint64(n)
+		_, s.arrivals = s.arrivals.Pop()
+		for _, it := range items {
+			s.line.Push(s.keyOf(it), waiter[In]{item: it, at: a.at})
+		}
+	}
+	s.alone = false
+}
+
 // startsAll reports whether n items that came now would all start in this
 // step, as startWaiting shares them among the free places: none waits,
 // retries and held results leave them room, and no pacer holds them.
 func (s *State[In, Out]) startsAll(n int) bool {
-	if s.paced || s.cancelled != nil || s.retrying.Len() > 0 || s.kept() > 0 {
+	if s.paced || s.cancelled != nil || s.retrying.Len() > 0 || s.kept() > 0 || s.closed {
 		return false
 	}
 	most := s.batch()
@@ -93,11 +147,20 @@ func (s *State[In, Out]) startsAll(n int) bool {
 // of their keys, their keys, charged nothing.
 func (s *State[In, Out]) takePassed(k int, at time.Time) ([]In, time.Duration, []owed) {
 	k = min(k, s.waiting.Len())
+	wait := max(at.Sub(s.arrivals.At(0).at), 0)
 	var items []In
 	items, s.waiting = s.waiting.Take(k)
 	s.started += uint64(k)
+	s.passedOut += uint64(k)
+	for s.arrivals.Len() > 0 && s.arrivals.At(0).end <= s.passedOut {
+		_, s.arrivals = s.arrivals.Pop()
+	}
 	var owes []owed
-	if s.names {
+	switch {
+	case !s.names:
+	case s.alone:
+		owes = []owed{{key: s.lone, n: k, free: true}}
+	default:
 		for _, it := range items {
 			key := s.keyOf(it)
 			if n := len(owes); n > 0 && owes[n-1].key == key {
@@ -107,7 +170,7 @@ func (s *State[In, Out]) takePassed(k int, at time.Time) ([]In, time.Duration, [
 			owes = append(owes, owed{key: key, n: 1, free: true})
 		}
 	}
-	return items, max(at.Sub(s.passedAt), 0), owes
+	return items, wait, owes
 }
 
 // takeKeyed removes k waiting items in the order the fair line hands them

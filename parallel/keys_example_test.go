@@ -45,5 +45,5 @@ func ExampleConfig_key() {
 		step(agent.Done[[]parallel.Result[string]]{ID: id, Result: []parallel.Result[string]{{Seq: id}}, At: at, Took: time.Millisecond})
 	}
 	fmt.Println(order)
-	// Output: [big:0 small:0 big:1 small:1 big:2 big:3 big:4 big:5]
+	// Output: [big:0 big:1 small:0 big:2 small:1 big:3 big:4 big:5]
 }

@@ -45,10 +45,14 @@ type State[In, Out any] struct {
 	line  *fair.Queue[string, waiter[In]]
 	owned bool // set by Owned: the line is changed in place, not copied first
 	// names says Post bounds each key's items (KeyQueue below Queue): the
-	// slots given back are named by key (see freed). passedAt is when the
-	// items that went past the lines came (see acceptKeyed).
-	names    bool
-	passedAt time.Time
+	// slots given back are named by key (see freed). With a Key, waiting
+	// holds the items that went past the lines (see acceptKeyed), and
+	// arrivals when they came, ending at counts of passedIn; passedOut
+	// counts those taken out; alone says they are all of key lone.
+	names               bool
+	alone               bool
+	lone                string
+	passedIn, passedOut uint64
 	// scratch is where takeKeyed gathers the runs it takes, reused.
 	scratch []owed
 	// waiters is where takeKeyed takes a run of waiting items in, reused.
