@@ -34,16 +34,9 @@ type inbox[I any] struct {
 	space   chan struct{} // closed when credits come back; nil while no Post waits
 
 	// keyOf, for an agent whose items have keys, names an item's key:
-	// Post lets no key hold more than perKey of the credits, and keyed
-	// counts the credits each key holds (those at zero are dropped).
-	keyOf  func(I) string
-	perKey int
-	keyed  map[string]*int
-	spare  []*int // counts dropped, for keys to come: a few
-	// lastKey and last are the key spend looked up last and its count,
-	// while it has one: a flood posts runs of one key.
-	lastKey string
-	last    *int
+	// Post lets no key hold more of the credits than keys allows.
+	keyOf func(I) string
+	keys  *fair.Counts
 
 	closed  bool // input has ended: Close, Stop, the end or a failure
 	stopped bool // the agent has ended or is stopping: nothing more is taken
@@ -114,31 +107,9 @@ func (in *inbox[I]) spend(v I) bool {
 	if in.credits <= 0 {
 		return false
 	}
-	if in.keyOf == nil {
-		in.credits--
-		return true
-	}
-	k := in.keyOf(v)
-	n := in.last
-	if n == nil || k != in.lastKey {
-		n = in.keyed[k]
-	}
-	switch {
-	case n == nil:
-		if s := len(in.spare); s > 0 {
-			n = in.spare[s-1]
-			in.spare = in.spare[:s-1]
-		} else {
-			n = new(int)
-		}
-		*n = 1
-		in.keyed[k] = n
-	case *n >= in.perKey:
+	if in.keyOf != nil && !in.keys.Take(in.keyOf(v)) {
 		return false
-	default:
-		*n++
 	}
-	in.lastKey, in.last = k, n
 	in.credits--
 	return true
 }
@@ -146,24 +117,8 @@ func (in *inbox[I]) spend(v I) bool {
 // release gives back the credits the keys of runs held, one an item: the
 // items whose slots Demand gives back. The caller holds mu.
 func (in *inbox[I]) release(runs []fair.Run) {
-	if in.keyed == nil {
-		return
-	}
-	for _, r := range runs {
-		n := in.keyed[r.Key]
-		switch {
-		case n == nil:
-		case *n > r.N:
-			*n -= r.N
-		default:
-			delete(in.keyed, r.Key)
-			if in.last == n {
-				in.last = nil
-			}
-			if len(in.spare) < 64 {
-				in.spare = append(in.spare, n)
-			}
-		}
+	if in.keys != nil {
+		in.keys.Release(runs)
 	}
 }
 

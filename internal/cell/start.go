@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/bridge"
+	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/internal/spec"
 )
 
@@ -16,7 +17,7 @@ func Start[I, V, S, W, R, O any](rt *agent.Runtime, s spec.Spec[S, W, R, O], w W
 	h := newAgent[I, V](parts, s.Name, s.Queue)
 	if of, ok := s.Key.(func(I) string); ok && of != nil && s.KeyQueue < s.Queue {
 		// A key's bound below the queue's: Post counts each key's items.
-		h.in.keyOf, h.in.perKey, h.in.keyed = of, max(s.KeyQueue, 1), map[string]*int{}
+		h.in.keyOf, h.in.keys = of, fair.NewCounts(s.KeyQueue)
 	}
 	jobs := make(chan job[W, R])
 	h.dismiss = func() { close(jobs) }
