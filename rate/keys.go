@@ -1,6 +1,7 @@
 package rate
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
@@ -20,7 +21,7 @@ func keyLine[T any](cfg Config[T]) (*fair.Queue[string, Item[T]], error) {
 	if cfg.Quantum < 0 {
 		return nil, configError("quantum must not be negative, got %v", cfg.Quantum)
 	}
-	q, err := fair.New[string, Item[T]](cmp(cfg.Quantum, fair.DefaultQuantum))
+	q, err := fair.New[string, Item[T]](cmp.Or(cfg.Quantum, fair.DefaultQuantum))
 	if err != nil {
 		return nil, configError("quantum: %v", err)
 	}
@@ -30,14 +31,6 @@ func keyLine[T any](cfg Config[T]) (*fair.Queue[string, Item[T]], error) {
 		}
 	}
 	return q, nil
-}
-
-// cmp returns d, or def when d is 0.
-func cmp(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
 }
 
 // waiting counts the items waiting: those the line chose, and, with a
