@@ -21,6 +21,7 @@ type waiter[In any] struct {
 // (free) is named, for Post's bound of its key, and charged nothing.
 type owed struct {
 	key    string
+	flow   fair.Flow // the key's accounts in the fair line
 	n      int
 	charge time.Duration
 	free   bool
@@ -184,8 +185,9 @@ func (s *State[In, Out]) takeKeyed(k int, at time.Time) ([]In, time.Duration, []
 	ws := s.waiters[:0]
 	for len(items) < k {
 		var key string
+		var flow fair.Flow
 		var charge time.Duration
-		key, ws, charge = s.line.PopRun(k-len(items), ws[:0])
+		key, flow, ws, charge = s.line.PopRun(k-len(items), ws[:0])
 		if len(ws) == 0 {
 			break
 		}
@@ -199,7 +201,7 @@ func (s *State[In, Out]) takeKeyed(k int, at time.Time) ([]In, time.Duration, []
 			owes[n-1].n += len(ws)
 			owes[n-1].charge += charge
 		} else {
-			owes = append(owes, owed{key: key, n: len(ws), charge: charge})
+			owes = append(owes, owed{key: key, flow: flow, n: len(ws), charge: charge})
 		}
 	}
 	clear(ws)
@@ -214,7 +216,7 @@ func each(owes []owed) []owed {
 	var out []owed
 	for _, o := range owes {
 		for range o.n {
-			out = append(out, owed{key: o.key, n: 1, charge: o.charge / time.Duration(o.n), free: o.free})
+			out = append(out, owed{key: o.key, flow: o.flow, n: 1, charge: o.charge / time.Duration(o.n), free: o.free})
 		}
 	}
 	return out
@@ -274,6 +276,6 @@ func (s *State[In, Out]) settleOwed(owes []owed, took time.Duration) {
 		if charged > 0 {
 			share = time.Duration(float64(took) * float64(max(o.charge, 0)) / float64(charged))
 		}
-		s.line.DoneN(o.key, o.n, o.charge, share)
+		s.line.DoneFlow(o.flow, o.n, o.charge, share)
 	}
 }

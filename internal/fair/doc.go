@@ -43,8 +43,11 @@
 // Push and Done cost O(1). Pop costs O(1) but for a turn that finds every
 // key's credit spent, which costs O(keys) to skip the turns that would
 // start nothing. A key's accounts are kept while it has items queued or
-// in flight, and dropped after, with any debt: a flood of one-off keys
-// leaves nothing behind.
+// in flight, and forgotten after, with any debt; a forgotten key stays
+// indexed for its next item, so that a key that comes and goes costs no
+// index's insert and delete each time, until the forgotten keys outnumber
+// the others by more than a thousand: a flood of one-off keys leaves a
+// bounded number of accounts behind.
 //
 // A Queue is changed in place, and is not safe for concurrent use; Clone
 // copies it. It does no I/O and reads no clock: time comes in its

@@ -2,6 +2,8 @@ package fair
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/evolvekit/evolve/internal/fifo"
@@ -12,29 +14,45 @@ import (
 type Queue[K comparable, V any] struct {
 	quantum time.Duration
 	weights map[K]int // the weights set; 1 for a key not in it
-	flows   map[K]*flow[K, V]
-	ring    fifo.Deque[*flow[K, V]] // the backlogged keys' flows, the one whose turn it is first
-	turn    bool                    // whether the first of the ring has had its credit this turn
+	index   map[K]Flow
+	flows   []flow[K, V]     // by Flow; those of keys swept out are in free
+	ring    fifo.Deque[Flow] // the backlogged keys' flows, the one whose turn it is first
+	turn    bool             // whether the first of the ring has had its credit this turn
 	// left is what the turn may still charge: the key's credit as the turn
 	// began. A correction Done makes during the turn moves the credit,
 	// not the turn: the work of a key whose first items were charged too
 	// much does not lengthen the turn it is in as it ends.
 	left time.Duration
-	idle int           // turns since one started an item, to skip a round of spent keys
-	n    int           // items queued
-	last *flow[K, V]   // the flow Push found last: a flood pushes runs of one key
-	free []*flow[K, V] // flows forgotten, kept for keys to come: a few
-	cost mean          // what every key's items have taken
+	idle int    // turns since one started an item, to skip a round of spent keys
+	n    int    // items queued
+	last Flow   // the flow Push found last, or none: a flood pushes runs of one key
+	free []Flow // flows of keys swept out, for keys to come
+	// dormant counts the flows of keys with nothing queued or in flight:
+	// their accounts are forgotten, but they stay indexed, so that a key
+	// that comes and goes costs no index's insert and delete each time,
+	// until there are more of them than maxDormant and the active keys.
+	dormant int
+	cost    mean // what every key's items have taken
 }
+
+// Flow names the accounts of a key that has items queued or in flight:
+// PopRun returns it, and DoneFlow takes it back, which spares Done's
+// look-up of the key. It names the key until the key's last item in
+// flight is Done.
+type Flow int32
+
+// none is the Flow of no key.
+const none Flow = -1
 
 // flow is one key's line and its accounts.
 type flow[K comparable, V any] struct {
-	key    K
-	items  fifo.Deque[V]
-	weight int
-	credit time.Duration // credit left, negative for a debt
-	cost   mean          // what its items have taken
-	flight int           // its items started and not yet Done
+	key     K
+	items   fifo.Deque[V]
+	weight  int
+	credit  time.Duration // credit left, negative for a debt
+	cost    mean          // what its items have taken
+	flight  int           // its items started and not yet Done
+	dormant bool          // nothing queued or in flight: its accounts forgotten
 }
 
 // mean is a moving average of the time an item takes.
@@ -65,7 +83,7 @@ func New[K comparable, V any](quantum time.Duration) (*Queue[K, V], error) {
 	if quantum <= 0 {
 		return nil, fmt.Errorf("fair: the quantum must be positive, not %v", quantum)
 	}
-	return &Queue[K, V]{quantum: quantum, weights: map[K]int{}, flows: map[K]*flow[K, V]{}}, nil
+	return &Queue[K, V]{quantum: quantum, weights: map[K]int{}, index: map[K]Flow{}, last: none}, nil
 }
 
 // SetWeight gives key k weight w from its next turn on: its share against
@@ -80,8 +98,8 @@ func (q *Queue[K, V]) SetWeight(k K, w int) error {
 	} else {
 		q.weights[k] = w
 	}
-	if f := q.flows[k]; f != nil {
-		f.weight = w
+	if h, ok := q.index[k]; ok {
+		q.flows[h].weight = w
 	}
 	return nil
 }
@@ -102,52 +120,77 @@ func (q *Queue[K, V]) Keys() int { return q.ring.Len() }
 
 // Queued counts the items of key k queued.
 func (q *Queue[K, V]) Queued(k K) int {
-	if f := q.flows[k]; f != nil {
-		return f.items.Len()
+	if h, ok := q.index[k]; ok {
+		return q.flows[h].items.Len()
 	}
 	return 0
 }
 
 // Push queues v, an item of key k, behind k's others.
 func (q *Queue[K, V]) Push(k K, v V) {
-	f := q.last
-	if f == nil || f.key != k {
-		f = q.flows[k]
+	h := q.last
+	if h == none || q.flows[h].key != k || q.flows[h].dormant {
+		h = q.find(k)
 	}
-	if f == nil {
-		f = q.newFlow(k)
-		q.flows[k] = f
-	}
+	f := &q.flows[h]
 	if f.items.Len() == 0 {
-		q.ring.PushBack(f)
+		q.ring.PushBack(h)
 	}
 	f.items.PushBack(v)
 	q.n++
-	q.last = f
+	q.last = h
 }
 
-// maxFree is the most flows a Queue keeps for keys to come.
-const maxFree = 1024
-
-// newFlow returns the accounts of key k, new, in a flow forgotten if one
-// is kept (its line's buffer with it).
-func (q *Queue[K, V]) newFlow(k K) *flow[K, V] {
-	if n := len(q.free); n > 0 {
-		f := q.free[n-1]
-		q.free = q.free[:n-1]
+// find returns the flow of key k, made anew (its accounts fresh) if k had
+// none or a dormant one.
+func (q *Queue[K, V]) find(k K) Flow {
+	h, ok := q.index[k]
+	switch {
+	case !ok:
+		h = q.newFlow(k)
+		q.index[k] = h
+	case q.flows[h].dormant:
+		f := &q.flows[h]
 		*f = flow[K, V]{key: k, items: f.items, weight: q.weight(k)}
-		return f
+		q.dormant--
 	}
-	return &flow[K, V]{key: k, weight: q.weight(k)}
+	return h
+}
+
+// maxDormant is the most flows of keys with nothing queued or in flight
+// that a Queue keeps indexed beyond as many as the active keys.
+const maxDormant = 1024
+
+// newFlow returns new accounts for key k, in a flow of a key swept out
+// if one is kept (its line's buffer with it).
+func (q *Queue[K, V]) newFlow(k K) Flow {
+	if n := len(q.free); n > 0 {
+		h := q.free[n-1]
+		q.free = q.free[:n-1]
+		f := &q.flows[h]
+		*f = flow[K, V]{key: k, items: f.items, weight: q.weight(k)}
+		return h
+	}
+	q.flows = append(q.flows, flow[K, V]{key: k, weight: q.weight(k)})
+	return Flow(len(q.flows) - 1)
 }
 
 // Pop hands out the next item to start, its key, and what its key is
 // charged for it, which Done is told back; ok is false when none is
 // queued.
 func (q *Queue[K, V]) Pop() (k K, v V, charge time.Duration, ok bool) {
+	h, v, charge, ok := q.pop()
+	if !ok {
+		return k, v, 0, false
+	}
+	return q.flows[h].key, v, charge, true
+}
+
+// pop is Pop, naming the key by its flow.
+func (q *Queue[K, V]) pop() (h Flow, v V, charge time.Duration, ok bool) {
 	for q.ring.Len() > 0 {
-		f := *q.ring.At(0)
-		k = f.key
+		h = *q.ring.At(0)
+		f := &q.flows[h]
 		if !q.turn {
 			f.credit += q.quantum * time.Duration(f.weight)
 			q.turn, q.left = true, f.credit
@@ -163,40 +206,44 @@ func (q *Queue[K, V]) Pop() (k K, v V, charge time.Duration, ok bool) {
 			if f.items.Len() == 0 {
 				q.leave()
 			}
-			return k, v, charge, true
+			return h, v, charge, true
 		}
 		q.ring.PopFront()
-		q.ring.PushBack(f)
+		q.ring.PushBack(h)
 		q.turn = false
 		if q.idle++; q.idle >= q.ring.Len() {
 			q.skip()
 		}
 	}
-	return k, v, 0, false
+	return none, v, 0, false
 }
 
 // PopRun is Pop for up to most items at once: it appends to into the
 // items of the key whose turn it is that its turn lets start, up to most,
-// and returns them with the key and what it was charged for them in all
-// (each item an estimate, as Pop charges it); into comes back as it was
-// when none is queued.
-func (q *Queue[K, V]) PopRun(most int, into []V) (k K, items []V, charge time.Duration) {
-	k, v, c, ok := q.Pop()
-	if !ok || most < 1 {
-		return k, into, 0
+// and returns them with the key, its Flow (for DoneFlow), and what it was
+// charged for them in all (each item an estimate, as Pop charges it);
+// into comes back as it was when none is queued.
+func (q *Queue[K, V]) PopRun(most int, into []V) (k K, h Flow, items []V, charge time.Duration) {
+	if most < 1 {
+		return k, none, into, 0
 	}
+	h, v, c, ok := q.pop()
+	if !ok {
+		return k, none, into, 0
+	}
+	k = q.flows[h].key
 	into = append(into, v)
 	charge = c
-	if q.ring.Len() == 0 || (*q.ring.At(0)).key != k {
-		return k, into, charge // its line emptied
+	if q.ring.Len() == 0 || *q.ring.At(0) != h {
+		return k, h, into, charge // its line emptied
 	}
-	f := *q.ring.At(0)
+	f := &q.flows[h]
 	m := min(most-1, f.items.Len())
 	if c > 0 {
 		m = min(m, int((f.credit+c-1)/c), int((q.left+c-1)/c))
 	}
 	if m <= 0 {
-		return k, into, charge
+		return k, h, into, charge
 	}
 	for range m {
 		into = append(into, f.items.PopFront())
@@ -209,17 +256,17 @@ func (q *Queue[K, V]) PopRun(most int, into []V) (k K, items []V, charge time.Du
 	if f.items.Len() == 0 {
 		q.leave()
 	}
-	return k, into, charge
+	return k, h, into, charge
 }
 
 // leave takes the first key of the ring, whose line emptied, out of it:
 // it keeps a debt, but no credit, and its turn ends.
 func (q *Queue[K, V]) leave() {
-	f := q.ring.PopFront()
-	k := f.key
+	h := q.ring.PopFront()
+	f := &q.flows[h]
 	f.credit = min(f.credit, 0)
 	q.turn = false
-	q.forget(k, f)
+	q.forget(f)
 }
 
 // skip gives every key of the ring at once the turns it would take for
@@ -228,7 +275,7 @@ func (q *Queue[K, V]) leave() {
 func (q *Queue[K, V]) skip() {
 	turns := time.Duration(-1)
 	for i := range q.ring.Len() {
-		f := *q.ring.At(i)
+		f := &q.flows[*q.ring.At(i)]
 		per := q.quantum * time.Duration(f.weight)
 		need := -f.credit/per + 1 // turns until its credit is positive
 		if turns < 0 || need < turns {
@@ -241,7 +288,7 @@ func (q *Queue[K, V]) skip() {
 	}
 	turns-- // the next turn credits the first key as it comes
 	for i := range q.ring.Len() {
-		f := *q.ring.At(i)
+		f := &q.flows[*q.ring.At(i)]
 		f.credit += turns * q.quantum * time.Duration(f.weight)
 	}
 	q.idle = 0
@@ -268,6 +315,18 @@ func (q *Queue[K, V]) Done(k K, charge, took time.Duration) { q.DoneN(k, 1, char
 // they started, whose work took took in all: each is taken to have taken
 // took/n.
 func (q *Queue[K, V]) DoneN(k K, n int, charge, took time.Duration) {
+	h, ok := q.index[k]
+	if !ok {
+		h = none
+	}
+	q.DoneFlow(h, n, charge, took)
+}
+
+// DoneFlow is DoneN for the key of flow h, as PopRun returned it with the
+// items; a Flow that names no key with items in flight (none, or one
+// whose key's items were all Done) corrects nothing but the mean of
+// every key's items.
+func (q *Queue[K, V]) DoneFlow(h Flow, n int, charge, took time.Duration) {
 	if n < 1 {
 		return
 	}
@@ -276,10 +335,10 @@ func (q *Queue[K, V]) DoneN(k K, n int, charge, took time.Duration) {
 	for range n {
 		q.cost.add(each)
 	}
-	f := q.flows[k]
-	if f == nil {
+	if h < 0 || int(h) >= len(q.flows) || q.flows[h].dormant || q.flows[h].flight == 0 {
 		return // not started here, or forgotten: nothing to correct
 	}
+	f := &q.flows[h]
 	for range n {
 		f.cost.add(each)
 	}
@@ -287,47 +346,88 @@ func (q *Queue[K, V]) DoneN(k K, n int, charge, took time.Duration) {
 	f.credit += charge - took
 	if f.items.Len() == 0 {
 		f.credit = min(f.credit, 0)
-		q.forget(k, f)
+		q.forget(f)
 	}
 }
 
-// forget drops the accounts of key k once its line is empty and nothing
+// forget drops the accounts of f's key once its line is empty and nothing
 // of it is in flight: its debt, if any, is forgiven, as deficit round
-// robin forgives a flow that empties.
-func (q *Queue[K, V]) forget(k K, f *flow[K, V]) {
-	if f.items.Len() == 0 && f.flight == 0 {
-		delete(q.flows, k)
-		if q.last == f {
-			q.last = nil
-		}
-		if len(q.free) < maxFree {
-			q.free = append(q.free, f)
+// robin forgives a flow that empties. The flow stays indexed, dormant,
+// for the key's next item, until too many are.
+func (q *Queue[K, V]) forget(f *flow[K, V]) {
+	if f.items.Len() != 0 || f.flight != 0 || f.dormant {
+		return
+	}
+	f.dormant = true
+	q.dormant++
+	if q.dormant > maxDormant+len(q.index)-q.dormant {
+		q.sweep()
+	}
+}
+
+// sweep drops the dormant flows from the index, keeping them for keys to
+// come: a flood of one-off keys leaves a bounded number of accounts.
+func (q *Queue[K, V]) sweep() {
+	for k, h := range q.index {
+		if f := &q.flows[h]; f.dormant {
+			delete(q.index, k)
+			var zero K
+			f.key, f.dormant = zero, false
+			f.items.Reset()
+			q.free = append(q.free, h)
+			if q.last == h {
+				q.last = none
+			}
 		}
 	}
+	q.dormant = 0
+	// Keep no more spare flows than maxDormant: the rest of the slab is
+	// dropped once none past it is in use.
+	q.shrink()
+}
+
+// shrink gives back the flows at the slab's end that no key uses, beyond
+// maxDormant spare ones.
+func (q *Queue[K, V]) shrink() {
+	if len(q.free) <= maxDormant {
+		return
+	}
+	used := make([]bool, len(q.flows))
+	for _, h := range q.index {
+		used[h] = true
+	}
+	end := len(q.flows)
+	for end > 0 && !used[end-1] && len(q.flows)-end < len(q.free)-maxDormant {
+		end--
+	}
+	clear(q.flows[end:])
+	q.flows = q.flows[:end]
+	free := q.free[:0]
+	for _, h := range q.free {
+		if int(h) < end {
+			free = append(free, h)
+		}
+	}
+	q.free = free
 }
 
 // Flows counts the keys whose accounts are kept: those with items queued
 // or in flight.
-func (q *Queue[K, V]) Flows() int { return len(q.flows) }
+func (q *Queue[K, V]) Flows() int { return len(q.index) - q.dormant }
 
-// Clone returns a copy of q that shares no memory with it.
+// Clone returns a copy of q that shares no memory with it; the Flows of
+// the one name the same keys in the other.
 func (q *Queue[K, V]) Clone() *Queue[K, V] {
 	c := *q
-	c.weights = make(map[K]int, len(q.weights))
-	for k, w := range q.weights {
-		c.weights[k] = w
+	c.weights = maps.Clone(q.weights)
+	c.index = maps.Clone(q.index)
+	c.flows = make([]flow[K, V], len(q.flows))
+	for i := range q.flows {
+		c.flows[i] = q.flows[i]
+		c.flows[i].items = q.flows[i].items.Clone()
 	}
-	c.flows = make(map[K]*flow[K, V], len(q.flows))
-	for k, f := range q.flows {
-		g := *f
-		g.items = f.items.Clone()
-		c.flows[k] = &g
-	}
-	c.last, c.free = nil, nil
-	c.ring = fifo.Deque[*flow[K, V]]{}
-	for i := range q.ring.Len() {
-		c.ring.PushBack(c.flows[(*q.ring.At(i)).key])
-	}
+	c.ring = q.ring.Clone()
+	c.free = slices.Clone(q.free)
 	return &c
 }
 

@@ -37,7 +37,7 @@ func TestPopRunHandsOutWhatPopWould(t *testing.T) {
 		charged[0], charged[1] = make([]time.Duration, keys), make([]time.Duration, keys)
 		var sizes []int
 		for b.Len() > 0 {
-			k, vs, c := b.PopRun(1+r.IntN(8), nil)
+			k, h, vs, c := b.PopRun(1+r.IntN(8), nil)
 			if len(vs) == 0 {
 				t.Fatalf("seed %d: PopRun found none of %d", seed, b.Len())
 			}
@@ -45,7 +45,7 @@ func TestPopRunHandsOutWhatPopWould(t *testing.T) {
 			sizes = append(sizes, len(vs))
 			longest = max(longest, len(vs))
 			charged[1][k] += c
-			b.DoneN(k, len(vs), c, time.Duration(len(vs))*costs[k])
+			b.DoneFlow(h, len(vs), c, time.Duration(len(vs))*costs[k])
 		}
 		// Pop the same runs, one item at a time, and tell their Dones
 		// where PopRun's were told.
