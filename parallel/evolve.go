@@ -32,9 +32,7 @@ func Evolve[In, Out any](s State[In, Out], m agent.Msg) (State[In, Out], []agent
 // as the runtime does, it copies no State in or out of a step. An agent
 // built on this one, as package adaptive's, steps its part with it.
 func (s *State[In, Out]) Step(m agent.Msg, fx []agent.Effect) []agent.Effect {
-	if s.line != nil && !s.owned {
-		s.line = s.line.Clone() // the line changes in place: the State given keeps its own
-	}
+	s.ownLine()
 	var at time.Time
 	switch m := m.(type) {
 	case agent.Input[In]:
@@ -83,9 +81,7 @@ func (s *State[In, Out]) Step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 // the last: the items that may start are shared over all the places the
 // Dones freed, and the round pays once for what it would pay for each.
 func (s *State[In, Out]) stepDones(ds []agent.Done[[]Result[Out]], fx []agent.Effect) []agent.Effect {
-	if s.line != nil && !s.owned {
-		s.line = s.line.Clone()
-	}
+	s.ownLine()
 	var at time.Time
 	took := false
 	for i := range ds {
@@ -102,9 +98,7 @@ func (s *State[In, Out]) stepDones(ds []agent.Done[[]Result[Out]], fx []agent.Ef
 
 // stepDone is Step for the Done *m, which the runtime hands it unboxed.
 func (s *State[In, Out]) stepDone(m *agent.Done[[]Result[Out]], fx []agent.Effect) []agent.Effect {
-	if s.line != nil && !s.owned {
-		s.line = s.line.Clone()
-	}
+	s.ownLine()
 	fx, ok := s.land(m, fx)
 	if !ok {
 		return fx
@@ -292,8 +286,8 @@ func (s *State[In, Out]) startWaiting(fx []agent.Effect, at time.Time) []agent.E
 		s.assigned += k
 		avail -= k
 		n += k
-		if owes != nil {
-			keys = append(keys, owes)
+		if s.names && owes != nil {
+			keys = append(keys, owes) // for Post's bound of their keys
 		}
 	}
 	return append(s.freed(fx, keys...), agent.Demand{N: n})
@@ -319,8 +313,8 @@ func (s *State[In, Out]) abandon(fx []agent.Effect, at time.Time) []agent.Effect
 		seq := s.started
 		items, _, owes := s.take(k, at)
 		s.settleOwed(owes, 0)
-		if owes != nil {
-			keys = append(keys, owes)
+		if s.names && owes != nil {
+			keys = append(keys, owes) // for Post's bound of their keys
 		}
 		rs := make([]Result[Out], k)
 		for i := range rs {

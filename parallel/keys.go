@@ -208,7 +208,37 @@ func (s *State[In, Out]) takeKeyed(k int, at time.Time) ([]In, time.Duration, []
 	s.waiters = ws[:0]
 	s.started += uint64(len(items))
 	s.scratch = owes[:0]
-	return items, wait, append([]owed(nil), owes...)
+	return items, wait, s.keep(owes)
+}
+
+// keptBlock is how many runs keep puts in a block of memory of their own.
+const keptBlock = 256
+
+// keep returns a copy of owes that the batch started keeps: in the block
+// of memory runs holds for many of them, so that a start costs no
+// allocation of its own.
+func (s *State[In, Out]) keep(owes []owed) []owed {
+	n := len(owes)
+	if n > keptBlock/4 {
+		return append([]owed(nil), owes...)
+	}
+	if cap(s.runs)-len(s.runs) < n {
+		s.runs = make([]owed, 0, keptBlock)
+	}
+	i := len(s.runs)
+	s.runs = append(s.runs, owes...)
+	return s.runs[i : i+n : i+n]
+}
+
+// ownLine readies a State that is not owned for a step in place: the line
+// is copied, since it changes in place and the State given keeps its own,
+// and the block of kept runs is left to it, since this State would append
+// to it where the given one may too.
+func (s *State[In, Out]) ownLine() {
+	if s.line != nil && !s.owned {
+		s.line = s.line.Clone()
+		s.runs = nil
+	}
 }
 
 // each returns owes one item a run: for items that go their own ways.

@@ -56,6 +56,9 @@ type State[In, Out any] struct {
 	// scratch is where takeKeyed gathers the runs it takes, reused.
 	scratch []owed
 	// waiters is where takeKeyed takes a run of waiting items in, reused.
+	// runs is the block of memory where it keeps the runs it started for
+	// their batches, many to a block (see keep).
+	runs     []owed
 	waiters  []waiter[In]
 	accepted uint64                 // items taken in so far: the next item's Seq
 	started  uint64                 // items started (or failed unstarted) so far
