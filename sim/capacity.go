@@ -65,9 +65,9 @@ func (c Curve) slowdown(concurrency int) float64 {
 	return over * (1 + c.Contention*(over-1))
 }
 
-// Throughput is the curve's throughput at a fixed concurrency, in pieces of
-// work per second, without noise.
-func (c Curve) Throughput(concurrency int) float64 {
+// throughput is the curve's throughput at a fixed concurrency, in pieces of
+// work per second, without noise: concurrency / (Slowdown × Base).
+func (c Curve) throughput(concurrency int) float64 {
 	if concurrency < 1 {
 		return 0
 	}
@@ -236,9 +236,9 @@ func (g Gradual) Slowdown(_ time.Duration, concurrency int) float64 {
 	return 1 + math.Pow(float64(max(concurrency, 0))/float64(g.Peak), p)/(p-1)
 }
 
-// Throughput is the throughput at a fixed concurrency, in pieces of work
-// per second, without noise.
-func (g Gradual) Throughput(concurrency int) float64 {
+// throughput is the throughput at a fixed concurrency, in pieces of work
+// per second, without noise: concurrency / (Slowdown × Base).
+func (g Gradual) throughput(concurrency int) float64 {
 	if concurrency < 1 {
 		return 0
 	}

@@ -42,6 +42,10 @@ func curve(knee int) sim.Curve {
 	return sim.Curve{Base: base, Knee: knee, Contention: 0.5}
 }
 
+// best is the throughput of curve(knee) at its knee, in items a second:
+// as many items at once as the knee, each as quick as alone.
+func best(knee int) float64 { return float64(knee) / base.Seconds() }
+
 // scenarios returns the scenarios, each lasting scale times its usual
 // duration.
 func scenarios(scale float64) []scenario {
@@ -53,7 +57,7 @@ func scenarios(scale float64) []scenario {
 	failing.Noise = jitter
 	flat := curve(8)
 	flat.Contention = 0
-	fifth := sim.Steady{Rate: 0.2 * curve(8).Throughput(8), Poisson: true}
+	fifth := sim.Steady{Rate: 0.2 * best(8), Poisson: true}
 	return []scenario{
 		{name: "knee8", capacity: curve(8), arrivals: sim.Flood{}, duration: d(30), knee: 8, span: d(0.25)},
 		{name: "knee32", capacity: curve(32), arrivals: sim.Flood{}, duration: d(15), knee: 32, span: d(0.5)},
@@ -65,7 +69,7 @@ func scenarios(scale float64) []scenario {
 		{name: "gradual16", capacity: sim.Gradual{Base: base, Peak: 16}, arrivals: sim.Flood{}, duration: d(30), knee: 16, span: d(0.5)},
 		{name: "light", capacity: curve(8), arrivals: fifth, duration: d(30), knee: 8, span: d(5), light: true},
 		{name: "busy-then-light", capacity: curve(8), duration: d(30), knee: 8, from: d(5), span: d(5), light: true,
-			arrivals: sim.Switch{At: d(5), Before: sim.Steady{Rate: 1.2 * curve(8).Throughput(8), Poisson: true}, After: fifth}},
+			arrivals: sim.Switch{At: d(5), Before: sim.Steady{Rate: 1.2 * best(8), Poisson: true}, After: fifth}},
 		{name: "santa", capacity: curve(8), arrivals: sim.Batches{Every: 50 * time.Millisecond, Max: 76},
 			duration: d(30), knee: 8, span: d(10)},
 		{name: "noisy", capacity: noisy, arrivals: sim.Flood{}, duration: d(30), knee: 16, span: d(2)},
