@@ -36,6 +36,12 @@ type Config struct {
 	// Retry tries an item whose work failed again, after a backoff. The
 	// zero Retry tries each item once.
 	Retry Retry
+	// MaxMoves is how many times an item's work may ask it to go on with
+	// the state it reached, by returning remote.Move's error (see the
+	// package doc, under Moves), before the item fails for good with an
+	// error wrapping ErrMoves. 0 means DefaultMaxMoves; a negative value is
+	// an error.
+	MaxMoves int
 	// DeadLetters, when not nil, takes each item that failed for good:
 	// the item, its error and its attempts. Its failed Result still goes
 	// to the sink in its place, and Wait's error, an
@@ -96,6 +102,10 @@ const (
 	DefaultMaxBackoff = 10 * time.Second
 )
 
+// DefaultMaxMoves is [Config.MaxMoves] when it is 0: as many moves as a
+// remote stage allows an item by default.
+const DefaultMaxMoves = 16
+
 // DefaultMaxBatch is the most items one worker takes at once when
 // [Config.MaxBatch] is 0.
 const DefaultMaxBatch = 64
@@ -128,6 +138,8 @@ func (c Config) validate() error {
 		return invalid("max batch must not be negative, got %d", c.MaxBatch)
 	case c.Timeout < 0:
 		return invalid("timeout must not be negative, got %v", c.Timeout)
+	case c.MaxMoves < 0:
+		return invalid("max moves must not be negative, got %d", c.MaxMoves)
 	case c.Retry.Attempts < 0:
 		return invalid("retry attempts must not be negative, got %d", c.Retry.Attempts)
 	case c.Retry.Backoff < 0:
@@ -171,6 +183,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Retry.Attempts == 0 {
 		c.Retry.Attempts = 1
+	}
+	if c.MaxMoves == 0 {
+		c.MaxMoves = DefaultMaxMoves
 	}
 	if c.Retry.Backoff == 0 {
 		c.Retry.Backoff = DefaultBackoff

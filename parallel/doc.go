@@ -97,6 +97,21 @@
 // for a pass as a retry does. So its work starts no faster than the rate,
 // retries included, whatever holds it up.
 //
+// # Moves
+//
+// Work written for a remote stage may end a step by returning, as its
+// error, remote.Move(tag, next): it asks for its item to go on where the
+// resource tag names is held, with next, the state the work reached, as
+// its input. A parallel agent runs in one process, which holds whatever it
+// holds, so the item goes on here: it starts again at once with next, as
+// a retry does (ahead of new items, with a pass of the chain's pace, its
+// result under its Seq), spending none of its attempts. After
+// [Config.MaxMoves] moves it fails for good with an error wrapping
+// [ErrMoves] and naming the tags it went to; a next of another type than
+// the agent's items fails it too. Status counts the moves. So the same
+// work runs in a test, or on one machine, before its steps spread over
+// workers of several kinds (see remote's package doc, under Moves).
+//
 // # Fair shares
 //
 // [Config.Key] names each item's key (a client, a tenant), and the agent

@@ -154,6 +154,7 @@ func (s *State[In, Out]) complete(m *agent.Done[[]Result[Out]], f flight[In], fx
 		s.done += len(rs) // the common case: nothing to retry, count or send to the dead letters
 	} else {
 		rs = s.retryFailed(rs, f, m.At)
+		rs = s.moveOn(rs, f, m.At)
 		fx = s.count(rs, fx)
 		fx = deadLetters(fx, rs, f.id, f.items, f.attempt)
 	}

@@ -40,8 +40,12 @@ func (s *State[In, Out]) retryFailed(rs []Result[Out], f flight[In], at time.Tim
 	return kept
 }
 
-// worthRetrying reports whether a failure earns another attempt.
+// worthRetrying reports whether a failure earns another attempt: a move
+// (see moveOn) is no failure.
 func (s *State[In, Out]) worthRetrying(err error) bool {
+	if _, ok := moveOf(err); ok {
+		return false
+	}
 	if s.retry.If != nil {
 		return s.retry.If(err)
 	}
@@ -93,7 +97,7 @@ func (s *State[In, Out]) startRetries(fx []agent.Effect, at time.Time) ([]agent.
 		r, s.retrying = s.retrying.Pop()
 		s.passes--
 		items := []In{r.item}
-		f := flight[In]{id: r.seq, n: 1, at: at, wait: at.Sub(r.due), among: s.running.Len() + 1, items: items, attempt: r.attempt, owes: r.owes}
+		f := flight[In]{id: r.seq, n: 1, at: at, wait: at.Sub(r.due), among: s.running.Len() + 1, items: items, attempt: r.attempt, owes: r.owes, path: r.path}
 		s.running = s.running.Put(r.seq, f)
 		s.assigned++
 		fx = append(fx, agent.Start[[]In]{ID: r.seq, Work: items})

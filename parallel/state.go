@@ -79,6 +79,8 @@ type State[In, Out any] struct {
 	// for and not yet brought (see package internal/pace).
 	passes, reserved int
 	retried          int // retries so far
+	moved            int // moves so far (see moveOn)
+	maxMoves         int // the most moves an item may make
 	// paced is set once the agent before it in a chain keeps a pace: the
 	// agent then takes items only into the room it opens, and open counts
 	// the items it opened room for that have not come (see package
@@ -101,7 +103,8 @@ type retrial[In any] struct {
 	item    In
 	attempt int
 	due     time.Time
-	owes    []owed // an item of a key that has not started yet: its charge
+	owes    []owed   // an item of a key that has not started yet: its charge
+	path    []string // the tags its work moved it to, in order (see moveOn)
 }
 
 // arrival is when the items up to (not including) Seq end were accepted.
@@ -123,6 +126,9 @@ type flight[In any] struct {
 	// is the batch's attempt at them, 1 unless it retries one item.
 	items   []In
 	attempt int
+	// path, for a batch that goes on with an item that moved, is the tags
+	// its work asked for so far, in order.
+	path []string
 	// owes, with a Key, is what the keys of its items were charged as
 	// they started: the fair line is told what they took once it ends.
 	owes []owed
@@ -158,7 +164,7 @@ func NewState[In, Out any](cfg Config) (State[In, Out], error) {
 	return State[In, Out]{
 		limit: cfg.Limit, queue: cfg.Queue, unordered: cfg.Unordered,
 		maxBatch: cfg.MaxBatch, cancels: cfg.CancelOnError,
-		retry: cfg.Retry, rng: *rand.NewPCG(cfg.Retry.Seed, cfg.Retry.Seed^pcgStream),
+		retry: cfg.Retry, maxMoves: cfg.MaxMoves, rng: *rand.NewPCG(cfg.Retry.Seed, cfg.Retry.Seed^pcgStream),
 		keyOf: keyOf, line: line, names: line != nil && cfg.KeyQueue < cfg.Queue,
 	}, nil
 }

@@ -27,7 +27,10 @@ type Status struct {
 	Held int
 	// Retried counts the retries so far: the failures that earned another
 	// attempt. Retrying counts the items waiting for theirs.
-	Retried  int
+	Retried int
+	// Moved counts the moves so far: the items whose work asked them to
+	// go on with the state it reached (see the package doc, under Moves).
+	Moved    int
 	Retrying int
 	// Accepted counts the items taken in, Emitted the results passed on.
 	Accepted int
@@ -69,6 +72,7 @@ func (s State[In, Out]) Status() Status {
 		Batch:     s.batch(),
 		Held:      s.held.Len(),
 		Retried:   s.retried,
+		Moved:     s.moved,
 		Retrying:  s.retrying.Len(),
 		Accepted:  int(s.accepted),
 		Emitted:   int(s.emitted),
