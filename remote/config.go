@@ -8,6 +8,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/codec"
 	"github.com/evolvekit/evolve/internal/fair"
+	"github.com/evolvekit/evolve/remote/internal/move"
 )
 
 // Config sets up the master side of a remote stage: how many items it
@@ -86,6 +87,10 @@ type Config[I any] struct {
 	// what the stage before it passes on). Default a quarter of Queue, at
 	// least one; it must not be negative.
 	KeyQueue int
+	// MaxMoves is the most moves an item may make (see the package doc,
+	// under Moves): one that asks for more fails for good with ErrMoves,
+	// naming its path. Default DefaultMaxMoves.
+	MaxMoves int
 	// MaxSlots is the most slots a worker may register with: a worker
 	// that claims more is refused, so that no peer can claim the whole
 	// window. Default DefaultMaxSlots.
@@ -133,6 +138,7 @@ const (
 	DefaultHeartbeat   = time.Second
 	DefaultMaxPrefetch = 256
 	DefaultDrain       = 30 * time.Second
+	DefaultMaxMoves    = move.DefaultLimit
 )
 
 // NoPrefetch, as Config.MaxPrefetch, grants workers no prefetch, and as
@@ -165,6 +171,8 @@ func (c Config[I]) validate() error {
 		return invalid("max prefetch must be NoPrefetch (-1), 0 for the default or positive, got %d", c.MaxPrefetch)
 	case c.Quantum < 0:
 		return invalid("quantum must not be negative, got %v", c.Quantum)
+	case c.MaxMoves < 0:
+		return invalid("max moves must not be negative, got %d", c.MaxMoves)
 	case c.KeyQueue < 0:
 		return invalid("key queue must not be negative, got %d", c.KeyQueue)
 	case c.Key != nil && !c.Unordered:
@@ -222,6 +230,9 @@ func (c Config[I]) withDefaults() Config[I] {
 	}
 	if c.Quantum == 0 {
 		c.Quantum = fair.DefaultQuantum
+	}
+	if c.MaxMoves == 0 {
+		c.MaxMoves = DefaultMaxMoves
 	}
 	if c.KeyQueue == 0 {
 		c.KeyQueue = max(c.Queue/4, 1)

@@ -74,7 +74,8 @@ func TestTheBookTakesTheDefaultsOfConfig(t *testing.T) {
 	assert.Equal(t, DefaultTagWait, b.TagWait)
 	assert.Equal(t, DefaultHeartbeat, b.Heartbeat)
 	assert.Equal(t, 3*DefaultHeartbeat, b.Silence, "three heartbeats of silence")
-	assert.Equal(t, Result[int]{Seq: 4, Value: 8}, b.Result(4, 8, nil))
+	assert.Equal(t, Result[int]{Seq: 4, Value: 8}, b.Result(4, 8, nil, nil))
+	assert.Equal(t, DefaultMaxMoves, b.MaxMoves)
 	assert.Nil(t, b.Key, "no keys: first come, first served")
 	assert.Equal(t, time.Millisecond, b.Quantum)
 }

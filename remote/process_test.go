@@ -48,6 +48,9 @@ type job struct {
 // worker's Grace short: hangs on item hangItem, wedges on every
 // wedgeEvery-th. The items from slowBase on take slowTimes the delay.
 func runWorker(spec string) int {
+	if rest, ok := strings.CutPrefix(spec, moverSpec); ok {
+		return runMover(rest)
+	}
 	f := strings.Split(spec, "|")
 	if len(f) != 6 {
 		fmt.Fprintln(os.Stderr, "bad worker spec", spec)

@@ -5,6 +5,7 @@ import (
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/remote/internal/book"
 	"github.com/evolvekit/evolve/remote/internal/master"
+	"github.com/evolvekit/evolve/remote/internal/move"
 	"github.com/evolvekit/evolve/remote/internal/wire"
 	"github.com/rs/zerolog"
 )
@@ -63,7 +64,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 	cfg = cfg.withDefaults()
 	n := cfg.Node.n
 	link := master.Config{Name: cfg.Name, Append: cfg.Codec.Append, Decode: cfg.Codec.Decode, MaxSlots: cfg.MaxSlots, Prefetch: cfg.grant(),
-		Heartbeat: cfg.Heartbeat, Lease: cfg.Lease, WorkError: workError, OnWant: cfg.OnWant}
+		Heartbeat: cfg.Heartbeat, Lease: cfg.Lease, WorkError: workError, OnWant: cfg.OnWant, MaxMoves: cfg.MaxMoves}
 	return spec[I, O]{
 		Name:        cfg.Name,
 		State:       book.New(bookConfig[I, O](cfg)),
@@ -74,7 +75,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		DeadLetters: cfg.DeadLetters,
 		Measure:     measure,
 		Reserves:    true,
-		Takes: []agent.Msg{agent.Event[book.Joined]{}, agent.Event[book.Asked]{}, agent.Event[book.Outcomes[O]]{},
+		Takes: []agent.Msg{agent.Event[book.Joined]{}, agent.Event[book.Asked]{}, agent.Event[book.Outcomes[O]]{}, agent.Event[book.Moves[I]]{},
 			agent.Event[book.Left]{}, agent.Event[book.Lost]{}, agent.Event[book.Refused]{}, agent.Event[book.Beat]{}},
 		Open: func(post func(agent.Msg) bool, log zerolog.Logger) (core.Port, error) {
 			return master.Open[I, O](n, link, post, log)
@@ -97,8 +98,10 @@ func bookConfig[I, O any](cfg Config[I]) book.Config[I, O, Result[O]] {
 		Window: cfg.Window, Queue: cfg.Queue, MaxBatch: cfg.MaxBatch, MaxAttempts: cfg.MaxAttempts, Prefetch: cfg.grant(),
 		Unordered: cfg.Unordered, Lease: cfg.Lease, TagWait: cfg.TagWait, Tag: cfg.Tag,
 		Key: cfg.Key, Weights: cfg.Weights, Quantum: cfg.Quantum,
-		Heartbeat: cfg.Heartbeat, Silence: wire.Misses * cfg.Heartbeat, Drain: cfg.Drain,
-		Result: func(seq uint64, v O, err error) Result[O] { return Result[O]{Seq: seq, Value: v, Err: err} },
+		Heartbeat: cfg.Heartbeat, Silence: wire.Misses * cfg.Heartbeat, Drain: cfg.Drain, MaxMoves: cfg.MaxMoves,
+		Result: func(seq uint64, v O, err error, path []move.Step) Result[O] {
+			return Result[O]{Seq: seq, Value: v, Err: err, Path: path}
+		},
 	}
 }
 

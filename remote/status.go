@@ -7,14 +7,8 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/meter"
-	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/remote/internal/book"
 )
-
-// Result is what a remote stage emits for each item, as a parallel agent
-// does: the item's Seq (its place in the input, from 0), and its value or
-// the error of its last attempt.
-type Result[O any] = parallel.Result[O]
 
 // Status is a snapshot of a remote stage's master, as its handle's Status
 // returns it and LogStatus logs it. Its agent.Load counts items: Queued
@@ -41,6 +35,9 @@ type Status struct {
 	Requeued   int
 	Retried    int
 	Duplicates int
+	// Moves counts the moves taken (see the package doc, under Moves),
+	// those a worker holding the tag made itself among them.
+	Moves int
 	// Refused counts what peers sent that the stage refused: malformed
 	// messages, messages not from the worker they name, Registers past
 	// Config.MaxSlots, system messages such as a PoisonPill, and results
@@ -129,7 +126,7 @@ func measure(v any) meter.Extra {
 func statusOf(s book.Snapshot) Status {
 	st := Status{
 		Load: s.Load, Tags: s.Tags, Waiting: s.Waiting, Held: s.Held,
-		Requeued: s.Requeued, Retried: s.Retried, Duplicates: s.Duplicates, Refused: s.Refused,
+		Requeued: s.Requeued, Retried: s.Retried, Duplicates: s.Duplicates, Refused: s.Refused, Moves: s.Moves,
 		Accepted: s.Accepted, Emitted: s.Emitted, Closed: s.Closed, Paced: s.Paced, Room: s.Room,
 	}
 	if len(s.Workers) > 0 {

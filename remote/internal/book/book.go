@@ -9,6 +9,7 @@ import (
 	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/internal/fifo"
 	"github.com/evolvekit/evolve/remote/internal/fairline"
+	"github.com/evolvekit/evolve/remote/internal/move"
 	"github.com/evolvekit/evolve/remote/internal/ordered"
 	"github.com/evolvekit/evolve/remote/internal/pacing"
 	"github.com/evolvekit/evolve/remote/internal/tagwait"
@@ -30,6 +31,7 @@ import (
 // Clone, and each Trace holds one.
 type Book[I, O, R any] struct {
 	dead []agent.DeadLetter // the items failed for good by the message in hand
+	hops []Hop              // the moves taken by the message in hand
 
 	window, maxBatch, maxAttempts int
 	queue                         int // the input bound, which the room opened behind a pacer keeps
@@ -42,7 +44,8 @@ type Book[I, O, R any] struct {
 	freed                         []fair.Run     // with keyOf, the keys of the input slots given back since the last Demand
 	weights                       map[string]int
 	quantum                       time.Duration
-	result                        func(seq uint64, v O, err error) R
+	result                        func(seq uint64, v O, err error, path []move.Step) R
+	maxMoves                      int // the moves an item may make (see move.go)
 
 	// items holds the items from Seq base on, up to the last accepted:
 	// every one not yet emitted, and in unordered mode those emitted after
@@ -74,6 +77,7 @@ type Book[I, O, R any] struct {
 	expelled []WorkerID       // the workers given up for silence by the message in hand
 
 	done, failed, requeued, retried, duplicates, refused int
+	moves                                                int
 	firstErr                                             error
 	closed, finished                                     bool
 
@@ -104,9 +108,11 @@ type entry[I, O any] struct {
 	failures int      // failed attempts: an expired lease, a lost worker, an error
 	tag      int      // index in lines
 	phase    phase
-	slot     bool      // it holds an input slot: it has not left its line yet
-	waits    bool      // leased, and waiting on its worker for a slot: its lease has not started
-	since    time.Time // when its lease started, while leased and not waiting
+	slot     bool        // it holds an input slot: it has not left its line yet
+	waits    bool        // leased, and waiting on its worker for a slot: its lease has not started
+	since    time.Time   // when its lease started, while leased and not waiting
+	path     []move.Step // the steps of its work, once it moved (see move.go)
+	moved    int         // the attempt its last move came from: no outcome of an earlier one counts
 }
 
 // tagLine is the queue of the items one tag names, by Seq, and its wait
@@ -158,6 +164,7 @@ type Config[I, O, R any] struct {
 	Heartbeat   time.Duration // how often workers are heard from, at least
 	Silence     time.Duration // how long a worker may be silent; 0 for ever
 	Drain       time.Duration // the time the workers wanted work through a queue in; 0: no wants
+	MaxMoves    int           // the moves an item may make; the next fails it (see move.go)
 	// Tag names the resource an item needs, "" for none; nil for no tags.
 	Tag func(I) string
 	// Key names the key an item's work is shared by (see fairline.go);
@@ -168,8 +175,8 @@ type Config[I, O, R any] struct {
 	Weights map[string]int
 	Quantum time.Duration
 	// Result makes the result emitted for item seq: its value, or its
-	// error.
-	Result func(seq uint64, v O, err error) R
+	// error, and its path, nil if it never moved.
+	Result func(seq uint64, v O, err error, path []move.Step) R
 }
 
 // New returns the book of a master that cfg describes. It holds no demand
@@ -180,7 +187,7 @@ func New[I, O, R any](cfg Config[I, O, R]) *Book[I, O, R] {
 		lineOf: map[string]int{},
 		window: cfg.Window, queue: cfg.Queue, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts, prefetch: cfg.Prefetch,
 		unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagOf: cfg.Tag, result: cfg.Result,
-		heartbeat: cfg.Heartbeat, silence: cfg.Silence, drain: cfg.Drain,
+		heartbeat: cfg.Heartbeat, silence: cfg.Silence, drain: cfg.Drain, maxMoves: cfg.MaxMoves,
 		keyOf: cfg.Key, weights: maps.Clone(cfg.Weights), quantum: cfg.Quantum,
 	}
 	b.line("")
@@ -192,6 +199,7 @@ func New[I, O, R any](cfg Config[I, O, R]) *Book[I, O, R] {
 func (b *Book[I, O, R]) Clone() *Book[I, O, R] {
 	c := *b
 	c.dead = slices.Clone(b.dead)
+	c.hops = slices.Clone(b.hops)
 	c.freed = slices.Clone(b.freed)
 	c.expelled = slices.Clone(b.expelled)
 	c.picks, c.heads = nil, nil

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/remote/internal/move"
 )
 
 // options are the settings of the books the tests make, as package
@@ -23,6 +24,7 @@ type options[I any] struct {
 	Key         func(I) string
 	Weights     map[string]int
 	Quantum     time.Duration // 0: a millisecond, as remote's default
+	MaxMoves    int           // 0: remote's default
 }
 
 // Package remote's defaults, which the tests take.
@@ -34,6 +36,7 @@ const (
 	DefaultTagWait     = time.Minute
 	DefaultHeartbeat   = time.Second
 	DefaultMaxPrefetch = 256
+	DefaultMaxMoves    = 16
 	NoPrefetch         = -1
 	heartbeatMisses    = 3
 )
@@ -43,6 +46,7 @@ type Result[O any] struct {
 	Seq   uint64
 	Value O
 	Err   error
+	Path  []move.Step
 }
 
 // newBook returns the book o describes, emitting Results.
@@ -71,7 +75,10 @@ func newBook[I, O any](o options[I]) (*Book[I, O, Result[O]], error) {
 		Lease: ord(o.Lease, DefaultLease), TagWait: ord(o.TagWait, DefaultTagWait), Tag: o.Tag,
 		Heartbeat: heartbeat, Silence: heartbeatMisses * heartbeat, Drain: o.Drain,
 		Key: o.Key, Weights: o.Weights, Quantum: ord(o.Quantum, time.Millisecond),
-		Result: func(seq uint64, v O, err error) Result[O] { return Result[O]{Seq: seq, Value: v, Err: err} },
+		MaxMoves: or(o.MaxMoves, DefaultMaxMoves),
+		Result: func(seq uint64, v O, err error, path []move.Step) Result[O] {
+			return Result[O]{Seq: seq, Value: v, Err: err, Path: path}
+		},
 	}), nil
 }
 

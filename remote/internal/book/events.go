@@ -11,7 +11,8 @@ import "time"
 // The book learns about its workers through agent.Event messages carrying
 // the types below, which the master's actor sends it, and asks for what
 // workers are sent with agent.Send effects carrying a Dispatch, an Expel
-// or a Prefetch, and what the program is told with one carrying a Want.
+// or a Prefetch, what is logged with one carrying a Hop, and what the
+// program is told with one carrying a Want.
 
 // WorkerID names one registered worker for as long as the stage runs: the
 // master's actor gives it as the worker registers, and never reuses it.
@@ -37,23 +38,48 @@ type Asked struct {
 	N      int
 }
 
-// Outcomes brings the outcomes of tasks a worker sent back. Asked, when
-// positive, is how many more free slots the worker has, as in an Asked: a
-// worker asks again in the message that brings its outcomes.
+// Outcomes brings the outcomes of tasks a worker sent back, from its
+// address Addr. Asked, when positive, is how many more free slots the
+// worker has, as in an Asked: a worker asks again in the message that
+// brings its outcomes.
 type Outcomes[O any] struct {
 	Worker   WorkerID
+	Addr     string
 	Outcomes []Outcome[O]
 	Asked    int
 }
 
 // Outcome is what one task came to: its value, or the error its work
 // returned (or the error decoding its value), and what the work took as
-// its worker measured it (0 if it did not say).
+// its worker measured it (0 if it did not say). Steps are the tags of the
+// moves the worker made itself on the way, holding their tags (see
+// move.go).
 type Outcome[O any] struct {
 	Item    uint64
 	Attempt int
 	Value   O
 	Err     error
+	Took    time.Duration
+	Steps   []string
+}
+
+// Moves brings the tasks whose work asked to go on elsewhere, from the
+// worker Worker at Addr; the same message's Outcomes says the slots they
+// freed.
+type Moves[I any] struct {
+	Worker WorkerID
+	Addr   string
+	Moves  []Move[I]
+}
+
+// Move is one task's ask to go on, on a worker with Tag, with Next as its
+// item's input; Steps and Took are as in an Outcome.
+type Move[I any] struct {
+	Item    uint64
+	Attempt int
+	Tag     string
+	Next    I
+	Steps   []string
 	Took    time.Duration
 }
 
@@ -93,11 +119,22 @@ type Dispatch[I any] struct {
 }
 
 // Task is one attempt at one item: the item's Seq, which attempt this is
-// (from 1), and the item.
+// (from 1), the item, and how many times it has moved.
 type Task[I any] struct {
 	Item    uint64
 	Attempt int
 	Value   I
+	Hops    int
+}
+
+// Hop asks the master's actor to log a move the book took: item Item's
+// Hops-th, from the worker at From to a worker with Tag; Local when the
+// worker held the tag and went on itself.
+type Hop struct {
+	Item      uint64
+	From, Tag string
+	Hops      int
+	Local     bool
 }
 
 // Prefetch asks the master's actor to grant the workers that register

@@ -13,10 +13,10 @@ import (
 //
 //   - agent.Input[I]: items, each queued in the line of its tag
 //     (Config.Tag), with Seqs counted from 0;
-//   - agent.Event carrying a Joined, Asked, Outcomes, Left, Lost or Beat:
-//     what the master's actor learns of its workers, each of them a sign of
-//     life of the worker it names; and one carrying a Refused, counted in
-//     the Snapshot;
+//   - agent.Event carrying a Joined, Asked, Outcomes, Moves, Left, Lost or
+//     Beat: what the master's actor learns of its workers, each of them a
+//     sign of life of the worker it names; and one carrying a Refused,
+//     counted in the Snapshot;
 //   - agent.Tick: its lease timer, its tag wait timer and its silence
 //     timer (a stale Tick does what is due by its instant, which may be
 //     nothing);
@@ -28,7 +28,8 @@ import (
 // demand it holds); hands queued items to the workers that asked for them,
 // oldest first (new ones in their keys' turns with Config.Key, see
 // fairline.go), while fewer than Config.Window items are leased or held
-// ([agent.Send] of a Dispatch, one per worker and MaxBatch tasks), after
+// ([agent.Send] of a Dispatch, one per worker and MaxBatch tasks, each
+// task with its item's moves so far, and of a Hop for each move taken), after
 // asking for the workers it gave up for silence to be expelled
 // ([agent.Send] of an Expel); gives back the input slots of the items that
 // left their line ([agent.Demand]); keeps one timer at the earliest lease
@@ -65,7 +66,7 @@ func Evolve[I, O, R any](b *Book[I, O, R], m agent.Msg) (*Book[I, O, R], []agent
 		}
 		return b, b.follow(m.At)
 	case agent.Pull, agent.Input[I], agent.Close, agent.Tick, agent.Event[pace.Pass],
-		agent.Event[Joined], agent.Event[Asked], agent.Event[Outcomes[O]], agent.Event[Left], agent.Event[Lost]:
+		agent.Event[Joined], agent.Event[Asked], agent.Event[Outcomes[O]], agent.Event[Moves[I]], agent.Event[Left], agent.Event[Lost]:
 		if b.finished {
 			return b, nil
 		}
@@ -100,6 +101,9 @@ func (b *Book[I, O, R]) take(m agent.Msg) []agent.Effect {
 		ok, at = b.ask(m.Value, m.At), m.At
 	case agent.Event[Outcomes[O]]:
 		b.collect(m.Value, m.At)
+		at = m.At
+	case agent.Event[Moves[I]]:
+		b.relay(m.Value, m.At)
 		at = m.At
 	case agent.Event[Left]:
 		ok, at = b.leave(m.Value), m.At
@@ -145,6 +149,7 @@ func (b *Book[I, O, R]) settle(at time.Time) []agent.Effect {
 		clear(b.dead)
 		b.dead = b.dead[:0]
 	}
+	fx = b.logHops(fx)
 	fx = b.emit(fx)
 	fx = b.expel(fx)
 	fx = b.dispatch(fx, at)
@@ -186,7 +191,7 @@ func (b *Book[I, O, R]) emit(fx []agent.Effect) []agent.Effect {
 	out := make([]R, n)
 	for i := range out {
 		e := b.items.PopFront()
-		out[i] = b.result(b.base, e.result, e.err)
+		out[i] = b.result(b.base, e.result, e.err, e.path)
 		b.base++
 	}
 	return b.release(fx, out)
@@ -203,7 +208,7 @@ func (b *Book[I, O, R]) emitUnordered(fx []agent.Effect) []agent.Effect {
 	for i := range out {
 		seq := b.held.PopFront()
 		e := b.entry(seq)
-		out[i] = b.result(seq, e.result, e.err)
+		out[i] = b.result(seq, e.result, e.err, e.path)
 		*e = entry[I, O]{phase: phaseEmitted}
 	}
 	for b.items.Len() > 0 && b.items.At(0).phase == phaseEmitted {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/remote/internal/book"
+	"github.com/evolvekit/evolve/remote/internal/move"
 )
 
 // A book steps like any evolve: a worker joins and asks for two tasks, two
@@ -19,8 +20,8 @@ func Example() {
 	}
 	b := book.New(book.Config[string, int, result]{
 		Window: 16, MaxBatch: 8, MaxAttempts: 3, Lease: time.Minute, TagWait: time.Minute,
-		Heartbeat: time.Second, Silence: 3 * time.Second,
-		Result: func(seq uint64, v int, err error) result { return result{seq, v, err} },
+		Heartbeat: time.Second, Silence: 3 * time.Second, MaxMoves: 16,
+		Result: func(seq uint64, v int, err error, _ []move.Step) result { return result{seq, v, err} },
 	})
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, m := range []agent.Msg{
@@ -37,7 +38,7 @@ func Example() {
 	}
 	// Output:
 	// agent.Timer {Tag:3 Delay:3s}
-	// agent.Send[github.com/evolvekit/evolve/remote/internal/book.Dispatch[string]] {Value:{Worker:1 Tasks:[{Item:0 Attempt:1 Value:a} {Item:1 Attempt:1 Value:b}]}}
+	// agent.Send[github.com/evolvekit/evolve/remote/internal/book.Dispatch[string]] {Value:{Worker:1 Tasks:[{Item:0 Attempt:1 Value:a Hops:0} {Item:1 Attempt:1 Value:b Hops:0}]}}
 	// agent.Demand {N:2}
 	// agent.Timer {Tag:1 Delay:1m0s}
 }

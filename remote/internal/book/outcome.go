@@ -19,7 +19,7 @@ func (b *Book[I, O, R]) collect(r Outcomes[O], at time.Time) {
 		hung := w != nil && len(w.hung) > 0 && b.unhang(w, attemptRef{seq: o.Item, attempt: o.Attempt})
 		freed := hung || w != nil && b.leasedTo(w, o.Item, o.Attempt)
 		b.served(r.Worker, o, at)
-		b.outcome(r.Worker, w, o, hung)
+		b.outcome(r.Worker, r.Addr, w, o, hung)
 		if freed {
 			b.start(w, at)
 		}
@@ -29,15 +29,16 @@ func (b *Book[I, O, R]) collect(r Outcomes[O], at time.Time) {
 	}
 }
 
-// outcome takes one result from worker from (w, if registered). The first
-// success for an item is its result, wherever the item is, if it comes from
-// the worker its last attempt was leased to, or the one before, or one that
-// held the attempt hung (a late result); from any other worker it is
-// refused. A failure counts only for the attempt the item is leased under,
-// to the worker that sent it. Anything else is a duplicate, dropped.
-func (b *Book[I, O, R]) outcome(from WorkerID, w *member, o Outcome[O], hung bool) {
+// outcome takes one result from worker from, at addr (w, if registered).
+// The first success for an item is its result, wherever the item is, if it
+// comes from the worker its last attempt was leased to, or the one before,
+// or one that held the attempt hung (a late result); from any other worker
+// it is refused. A failure counts only for the attempt the item is leased
+// under, to the worker that sent it. Anything else is a duplicate, dropped,
+// as is the outcome of an attempt from before the item's last move.
+func (b *Book[I, O, R]) outcome(from WorkerID, addr string, w *member, o Outcome[O], hung bool) {
 	e := b.entry(o.Item)
-	if e == nil || e.phase >= phaseHeld {
+	if e == nil || e.phase >= phaseHeld || e.moved > 0 && o.Attempt <= e.moved {
 		b.duplicates++
 		return
 	}
@@ -50,6 +51,9 @@ func (b *Book[I, O, R]) outcome(from WorkerID, w *member, o Outcome[O], hung boo
 			b.dequeue(o.Item, e)
 		} else {
 			b.unlease(e)
+		}
+		if !b.walked(addr, o.Item, e, o) {
+			return
 		}
 		b.conclude(o.Item, e, o.Value, nil)
 		if w != nil {

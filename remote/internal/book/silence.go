@@ -33,6 +33,8 @@ func (b *Book[I, O, R]) heardFrom(m agent.Msg, at time.Time) {
 		b.hear(m.Value.Worker, at)
 	case agent.Event[Outcomes[O]]:
 		b.hear(m.Value.Worker, at)
+	case agent.Event[Moves[I]]:
+		b.hear(m.Value.Worker, at)
 	}
 }
 

@@ -16,6 +16,7 @@ type Snapshot struct {
 	Tags                                   map[string]int
 	Waiting, Held                          int
 	Requeued, Retried, Duplicates, Refused int
+	Moves                                  int
 	Accepted, Emitted                      int
 	Closed                                 bool
 	Paced                                  bool
@@ -58,6 +59,7 @@ func (b *Book[I, O, R]) Snapshot() Snapshot {
 		Retried:    b.retried,
 		Duplicates: b.duplicates,
 		Refused:    b.refused,
+		Moves:      b.moves,
 		Accepted:   int(b.accepted),
 		Emitted:    b.emitted,
 		Closed:     b.closed,

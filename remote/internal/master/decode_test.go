@@ -28,7 +28,7 @@ func FuzzDecode(f *testing.F) {
 		if proto.Unmarshal(data, &m) != nil {
 			return
 		}
-		out, ok := decode[int](&m, codec.JSON.Decode, "w", func(addr, text string) error { return errors.New(text) })
+		out, _, ok := decode[int, int](&m, codec.JSON.Decode, "w", func(addr, text string) error { return errors.New(text) })
 		if !ok {
 			return
 		}
@@ -48,15 +48,15 @@ func TestDecodeTakesTheWorkTimesAWorkerSays(t *testing.T) {
 	workError := func(addr, text string) error { return errors.New(text) }
 	m := &wire.Outcomes{Items: []uint64{0, 1}, Attempts: []uint32{1, 1}, Sizes: []uint32{1, 1}, Values: []byte("78"),
 		Took: []int64{int64(3 * time.Millisecond), -5}}
-	out, ok := decode[int](m, codec.JSON.Decode, "w", workError)
+	out, _, ok := decode[int, int](m, codec.JSON.Decode, "w", workError)
 	require.True(t, ok)
 	require.Equal(t, 3*time.Millisecond, out[0].Took)
 	require.Zero(t, out[1].Took, "a negative time is none")
 	m.Took = nil
-	out, ok = decode[int](m, codec.JSON.Decode, "w", workError)
+	out, _, ok = decode[int, int](m, codec.JSON.Decode, "w", workError)
 	require.True(t, ok, "a worker that says no times")
 	require.Zero(t, out[0].Took)
 	m.Took = []int64{1}
-	_, ok = decode[int](m, codec.JSON.Decode, "w", workError)
+	_, _, ok = decode[int, int](m, codec.JSON.Decode, "w", workError)
 	require.False(t, ok, "a time for some items only is malformed")
 }

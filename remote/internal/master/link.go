@@ -1,9 +1,9 @@
 // Package master is the master of a remote stage on its node: the actor
 // its workers talk to (the link), which turns what they send into events
 // for the master's book (package book) and performs the book's effects:
-// Dispatch, Expel, Prefetch and Want. It decides nothing the book decides: it checks who a
-// message is from, decodes and encodes, and keeps the PIDs of the
-// registered workers.
+// Dispatch, Expel, Prefetch, Want and Hop. It decides nothing the book
+// decides: it checks who a message is from, decodes and encodes, and
+// keeps the PIDs of the registered workers.
 package master
 
 import (
@@ -36,6 +36,9 @@ type Config struct {
 	WorkError func(addr, text string) error
 	// OnWant, when not nil, is told each book.Want.
 	OnWant func(tag string, workers int)
+	// MaxMoves is the most moves an item may make, which workers learn
+	// with their tasks.
+	MaxMoves int
 }
 
 // link is one running master's presence on its node: the actor its workers

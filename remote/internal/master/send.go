@@ -11,8 +11,8 @@ import (
 
 // send performs an effect of the book: a Dispatch, whose tasks it encodes
 // and sends to their worker, an Expel, a Prefetch, which it grants the
-// workers that register from then on, or a Want, which it tells
-// Config.OnWant, on the master's goroutine. A task whose item cannot be encoded
+// workers that register from then on, a Want, which it tells
+// Config.OnWant, on the master's goroutine, or a Hop, which it logs. A task whose item cannot be encoded
 // comes back to the book as a failed attempt, with its slot. A worker that
 // is gone is sent nothing: the book queues its tasks again when it hears
 // it was lost.
@@ -33,6 +33,11 @@ func (l *link[I, O]) send(e agent.Effect) bool {
 		if l.cfg.OnWant != nil {
 			l.cfg.OnWant(e.Value.Tag, e.Value.Workers)
 		}
+		return true
+	case agent.Send[book.Hop]:
+		h := e.Value
+		l.log.Info().Str("stage", l.cfg.Name).Uint64("item", h.Item).Str("from", h.From).Str("tag", h.Tag).
+			Int("hops", h.Hops).Bool("local", h.Local).Msg("remote: an item moved")
 		return true
 	default:
 		return false
@@ -64,6 +69,7 @@ func (l *link[I, O]) encode(d book.Dispatch[I]) (*wire.Tasks, []book.Outcome[O])
 		Attempts:    make([]uint32, 0, len(tasks)),
 		Sizes:       make([]uint32, 0, len(tasks)),
 		Values:      make([]byte, 0, 8*len(tasks)),
+		Moves:       uint32(l.cfg.MaxMoves),
 	}
 	var bad []book.Outcome[O]
 	for i := range tasks {
@@ -79,6 +85,12 @@ func (l *link[I, O]) encode(d book.Dispatch[I]) (*wire.Tasks, []book.Outcome[O])
 		msg.Items = append(msg.Items, t.Item)
 		msg.Attempts = append(msg.Attempts, uint32(t.Attempt))
 		msg.Sizes = append(msg.Sizes, uint32(len(values)-before))
+		if t.Hops > 0 && msg.Hops == nil {
+			msg.Hops = make([]uint32, len(msg.Items)-1, len(tasks))
+		}
+		if msg.Hops != nil {
+			msg.Hops = append(msg.Hops, uint32(t.Hops))
+		}
 	}
 	return msg, bad
 }

@@ -199,7 +199,8 @@ func (w *worker[I, O]) unwatched() {
 // earlier join of the worker, or another run of the stage, are dropped:
 // the master has taken them back.
 func (w *worker[I, O]) take(m *wire.Tasks) {
-	if !w.session.Takes(m.Incarnation, m.Worker) || len(m.Items) != len(m.Attempts) || len(m.Items) != len(m.Sizes) {
+	if !w.session.Takes(m.Incarnation, m.Worker) || len(m.Items) != len(m.Attempts) || len(m.Items) != len(m.Sizes) ||
+		len(m.Hops) != 0 && len(m.Hops) != len(m.Items) {
 		return
 	}
 	pieces, ok := wire.Pieces(m.Sizes, m.Values)
@@ -210,7 +211,11 @@ func (w *worker[I, O]) take(m *wire.Tasks) {
 	tasks := w.batch[:0]
 	for i, item := range m.Items {
 		w.held.Put(item, m.Attempts[i])
-		tasks = append(tasks, task{item: item, attempt: m.Attempts[i], data: pieces[i], gen: w.gen, ctx: w.genCtx})
+		t := task{item: item, attempt: m.Attempts[i], data: pieces[i], gen: w.gen, ctx: w.genCtx, moves: int(m.Moves)}
+		if len(m.Hops) > 0 {
+			t.hops = int(m.Hops[i])
+		}
+		tasks = append(tasks, t)
 	}
 	w.running.Add(int64(len(tasks)))
 	n := w.line.put(tasks)

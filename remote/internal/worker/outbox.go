@@ -18,6 +18,9 @@ type outcome struct {
 	err     string
 	failed  bool
 	took    time.Duration // what the work took
+	moved   bool          // the work asked to go on with a worker with tag
+	tag     string
+	steps   []string // the tags of the moves it made here, in order
 }
 
 // outbox gathers the outcomes the slots end with, until the actor sends
@@ -167,6 +170,7 @@ func (w *worker[I, O]) outcomes(out []outcome, values []byte) *wire.Outcomes {
 			msg.Failed = append(msg.Failed, uint32(len(msg.Items)-1))
 			msg.Errors = append(msg.Errors, o.err)
 		}
+		addMove(msg, o)
 	}
 	msg.Values = values[:to]
 	return msg

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/internal/safe"
+	"github.com/evolvekit/evolve/remote/internal/move"
 )
 
 // task is one task as the worker's slots take it, its item's bytes not yet
@@ -17,6 +18,8 @@ type task struct {
 	data    []byte
 	gen     uint64
 	ctx     context.Context
+	hops    int // the moves its item made before it
+	moves   int // the most its item may make
 }
 
 // slot runs the work on one task at a time until the worker ends; once
@@ -57,7 +60,8 @@ const slotBuffer = 64 << 10
 
 // run decodes t's item into in, runs the work on it in slot i and encodes
 // its value, through out, into buf, which it returns; a failure goes in o,
-// with no bytes.
+// with no bytes, and so does a move, with its next input's bytes (see
+// carry).
 func (w *worker[I, O]) run(i int, t task, in *I, out *O, buf []byte, o *outcome) []byte {
 	var noIn I
 	var noOut O
@@ -69,6 +73,16 @@ func (w *worker[I, O]) run(i int, t task, in *I, out *O, buf []byte, o *outcome)
 	w.live[i].Store(t.item + 1)
 	start := time.Now()
 	v, err := w.call(t.ctx, *in)
+	for r := move.Of(err); r != nil; r = move.Of(err) {
+		var again bool
+		if buf, again = w.carry(t, r, in, buf, o); !again {
+			o.took = time.Since(start)
+			w.live[i].Store(0)
+			*in = noIn
+			return buf
+		}
+		v, err = w.call(t.ctx, *in)
+	}
 	o.took = time.Since(start)
 	w.live[i].Store(0)
 	*in = noIn
