@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/keys"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -17,13 +18,16 @@ import (
 // crashes of the queue's processes and servers (see Keys in the package
 // doc). It returns an ErrConfig for an empty key, an ErrCodec for a value
 // the codec cannot encode, ctx.Err() if ctx ends first, and ErrClosed
-// after Close.
+// after Close. An item over Config.MaxInline is stored apart first; if
+// it cannot be, Add returns why, and adds nothing.
 func (q *Queue[T]) Add(ctx context.Context, key string, v T) error {
-	data, err := q.encode(key, &v)
+	m, err := q.message(ctx, key, &v)
 	if err != nil {
 		return err
 	}
-	if _, err := q.js.PublishMsg(ctx, q.add(key, data)); err != nil && !keys.Refused(err) {
+	ack, err := q.js.PublishMsg(ctx, m)
+	q.settle(m, ack, err)
+	if err != nil && !keys.Refused(err) {
 		return q.failed(ctx, err)
 	}
 	return nil
@@ -51,9 +55,11 @@ func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 	head := 0 // acks before it are confirmed
 	confirmed := func(a jetstream.PubAckFuture) error {
 		select {
-		case <-a.Ok():
+		case ack := <-a.Ok():
+			q.settle(a.Msg(), ack, nil)
 			return nil
 		case err := <-a.Err():
+			q.settle(a.Msg(), nil, err)
 			if keys.Refused(err) {
 				return nil
 			}
@@ -63,7 +69,7 @@ func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 		}
 	}
 	for i := range entries {
-		data, err := q.encode(entries[i].Key, &entries[i].Value)
+		m, err := q.message(ctx, entries[i].Key, &entries[i].Value)
 		if err != nil {
 			return err
 		}
@@ -75,8 +81,9 @@ func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 				acks, head = append(acks[:0], acks[head:]...), 0
 			}
 		}
-		a, err := q.js.PublishMsgAsync(q.add(entries[i].Key, data))
+		a, err := q.js.PublishMsgAsync(m)
 		if err != nil {
+			q.settle(m, nil, nil) // not sent
 			return q.failed(ctx, err)
 		}
 		acks = append(acks, a)
@@ -91,6 +98,36 @@ func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 
 // addWindow is the most entries AddMany has on their way at once.
 const addWindow = 1024
+
+// message returns the message that adds the value v points to under key,
+// storing the value apart first if its bytes are more than the message
+// may carry (see package claim).
+func (q *Queue[T]) message(ctx context.Context, key string, v *T) (*nats.Msg, error) {
+	data, err := q.encode(key, v)
+	if err != nil || len(data) <= q.inline {
+		return q.add(key, data), err
+	}
+	ref, err := q.claims.Put(ctx, key, data)
+	if err != nil {
+		return nil, q.failed(ctx, err)
+	}
+	m := q.add(key, nil)
+	m.Header.Set(claim.Header, ref.String())
+	return m, nil
+}
+
+// settle deletes the object m names, if any, once the servers answered
+// its publish with ack or err and certainly did not store it: they
+// refused it, or had its key already. An object whose message may have
+// been stored stays.
+func (q *Queue[T]) settle(m *nats.Msg, ack *jetstream.PubAck, err error) {
+	var api *jetstream.APIError
+	if m.Header.Get(claim.Header) != "" && (ack != nil && ack.Duplicate || err == nil && ack == nil || errors.As(err, &api)) {
+		ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
+		defer cancel()
+		q.claims.Release(ctx, m.Header.Get(nats.MsgIdHdr), m.Header)
+	}
+}
 
 // encode checks key and encodes the value v points to.
 func (q *Queue[T]) encode(key string, v *T) ([]byte, error) {

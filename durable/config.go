@@ -50,6 +50,14 @@ type Config struct {
 
 	// Codec turns items into bytes and back. Default codec.JSON.
 	Codec codec.Codec
+	// MaxInline is the most bytes of an item, as the codec encodes it,
+	// that its message carries; a larger item is stored apart, in the
+	// Object Store of the queue's servers, and its message carries a
+	// reference (see Large items in the package doc). Default a megabyte
+	// less 8 KiB for headers, or less on servers that take smaller
+	// messages; at most the servers' max payload less that room, or Open
+	// returns an ErrConfig.
+	MaxInline int
 
 	// Key, if set, gives each item its fair key (a client, a tenant),
 	// from the key it is added under ("" for none), and [Consume] then
@@ -97,6 +105,8 @@ func (c Config) validate() error {
 		return invalid("dedupe must not be negative, got %v", c.Dedupe)
 	case c.MaxHeld < 0:
 		return invalid("max held must not be negative, got %d", c.MaxHeld)
+	case c.MaxInline < 0:
+		return invalid("max inline must not be negative, got %d", c.MaxInline)
 	case c.Quantum < 0:
 		return invalid("quantum must not be negative, got %v", c.Quantum)
 	}

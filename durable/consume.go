@@ -9,8 +9,10 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/compose"
+	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
 	"github.com/evolvekit/evolve/durable/internal/intake"
+	"github.com/evolvekit/evolve/durable/internal/ledger"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -233,12 +235,16 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 			it.iso, it.seq, it.fair = q.crash, md.Sequence.Stream, fairfetch.TokenOf(q.items, msg.Subject())
 		}
 	}
-	if err := q.cfg.Codec.Decode(msg.Data(), &it.Value); err != nil {
+	data, err := q.claims.Load(ctx, key, msg.Headers(), msg.Data())
+	if err != nil {
+		return q.unloaded(ctx, t, seq, err)
+	}
+	if err := q.cfg.Codec.Decode(data, &it.Value); err != nil {
 		hd, _ := q.ledger.Take(t)
 		q.bury(hd, fmt.Errorf("%w: decoding: %v", ErrCodec, err), 0)
 		return nil
 	}
-	err := f.h.Post(ctx, it)
+	err = f.h.Post(ctx, it)
 	if err == nil {
 		return nil
 	}
@@ -253,6 +259,27 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 	// would refuse it again.
 	if ok {
 		q.bury(hd, err, 0)
+	}
+	return nil
+}
+
+// unloaded lets go of the item of ticket t and sequence seq, whose bytes
+// stored apart could not be read, with err: for good (see package claim),
+// it goes to the dead letters, unless its message is gone, acknowledged
+// by a process that held it before this one (and its object with it);
+// otherwise it goes back to the queue, and so does any item if ctx ended.
+func (q *Queue[T]) unloaded(ctx context.Context, t ledger.Ticket, seq uint64, err error) error {
+	hd, ok := q.ledger.Take(t)
+	switch {
+	case !ok:
+	case ctx.Err() != nil:
+		_ = hd.Msg.Nak()
+		return ctx.Err()
+	case errors.Is(err, claim.ErrMissing) && seq > 0 && claim.Gone(ctx, q.stream, seq):
+	case errors.Is(err, claim.ErrRef), errors.Is(err, claim.ErrMissing), errors.Is(err, claim.ErrDigest):
+		q.bury(hd, fmt.Errorf("durable: %w", err), 0)
+	default:
+		_ = hd.Msg.NakWithDelay(backoff(1))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
 	"github.com/nats-io/nats.go"
 )
@@ -108,6 +109,9 @@ func (q *Queue[T]) bury(h *ledger.Hold, err error, attempts int) {
 	defer cancel()
 	m := nats.NewMsg(q.dead)
 	m.Data = h.Msg.Data()
+	if ref := h.Msg.Headers().Get(claim.Header); ref != "" {
+		m.Header.Set(claim.Header, ref) // its object stays (see Large items in the package doc)
+	}
 	m.Header.Set(headerError, err.Error())
 	m.Header.Set(headerAttempts, strconv.Itoa(attempts))
 	m.Header.Set(headerKey, h.Key)

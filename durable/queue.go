@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/crashes"
 	"github.com/evolvekit/evolve/durable/internal/damage"
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
@@ -26,9 +27,11 @@ type Queue[T any] struct {
 	stream     jetstream.Stream    // the queue's
 	deadStream jetstream.Stream    // the dead letters'
 	consumer   jetstream.Consumer
-	items      string // the subject items are added on
-	keys       string // the prefix of the subjects of key markers
-	dead       string // the subject of the dead letters
+	items      string       // the subject items are added on
+	keys       string       // the prefix of the subjects of key markers
+	dead       string       // the subject of the dead letters
+	claims     *claim.Store // the items stored apart, in bucket Name + "_payloads"
+	inline     int          // the most bytes an item's message carries
 	ledger     *ledger.Ledger
 	spared     ledger.Spared   // the deliveries handed back for want of workers
 	crash      *crashes.Record // an embedded queue's record of the runs that died, or nil
@@ -67,6 +70,10 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 		return nil, err
 	}
 	q := &Queue[T]{site: *s, cfg: cfg, items: cfg.Name + ".items", keys: cfg.Name + ".keys.", dead: cfg.Name + ".dead", ledger: ledger.New()}
+	if q.inline, err = claim.Inline(q.nc.MaxPayload(), cfg.MaxInline); err != nil {
+		q.shut()
+		return nil, invalid("%v", err)
+	}
 	if err := q.declare(); err != nil {
 		q.shut()
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
 	"github.com/evolvekit/evolve/internal/safe"
 	"github.com/nats-io/nats.go/jetstream"
@@ -43,11 +44,12 @@ func Batches[T, U any](q *Queue[T], f func([]Item[U]) error) func([]Item[U]) {
 			}
 			return
 		}
+		var acked []*ledger.Hold
 		for i, it := range batch {
 			if i == len(batch)-1 {
-				q.ackConfirmed(it.Ticket)
-			} else {
-				q.ack(it.Ticket)
+				q.ackConfirmed(it.Ticket, acked...)
+			} else if h := q.ack(it.Ticket); h != nil && h.Msg.Headers().Get(claim.Header) != "" {
+				acked = append(acked, h)
 			}
 		}
 	}
@@ -60,20 +62,25 @@ func guard(f func() error) (err error) {
 	return f()
 }
 
-// ack acknowledges the item of ticket t, if this process holds it.
-func (q *Queue[T]) ack(t Ticket) {
+// ack acknowledges the item of ticket t, if this process holds it, and
+// returns what it held, or nil.
+func (q *Queue[T]) ack(t Ticket) *ledger.Hold {
 	if h, ok := q.ledger.Take(ledger.Ticket(t)); ok && q.sealed(h) {
 		q.spared.Forget(h.Seq)
 		_ = h.Msg.Ack()
+		return h
 	}
+	return nil
 }
 
 // ackConfirmed acknowledges the item of ticket t, if this process holds
 // it, and waits until the queue has taken the acknowledgement, and with it
 // every one this process sent before: the server takes a consumer's
 // acknowledgements in order. So once a sink has returned, the queue no
-// longer holds what it acknowledged.
-func (q *Queue[T]) ackConfirmed(t Ticket) {
+// longer holds what it acknowledged. Then it deletes the objects of the
+// items stored apart among them and the acknowledged before (see package
+// claim): no message names them any more.
+func (q *Queue[T]) ackConfirmed(t Ticket, before ...*ledger.Hold) {
 	h, ok := q.ledger.Take(ledger.Ticket(t))
 	if !ok || !q.sealed(h) {
 		return
@@ -83,6 +90,10 @@ func (q *Queue[T]) ackConfirmed(t Ticket) {
 	defer cancel()
 	if err := h.Msg.DoubleAck(ctx); err != nil {
 		_ = h.Msg.Ack()
+		return
+	}
+	for _, a := range append(before, h) {
+		q.claims.Release(ctx, a.Key, a.Msg.Headers())
 	}
 }
 

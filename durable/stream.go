@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
 	"github.com/evolvekit/evolve/durable/internal/natserr"
 	"github.com/nats-io/nats.go/jetstream"
@@ -25,7 +26,7 @@ func (q *Queue[T]) declare() error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
-	q.js = js
+	q.js, q.claims = js, claim.New(js, q.cfg.Name+"_payloads", q.replicas)
 	// Markers are confirmed without a timer each: sealed bounds the wait
 	// for them instead.
 	if q.marks, err = jetstream.New(q.nc); err != nil {
@@ -60,6 +61,12 @@ func (q *Queue[T]) declare() error {
 		if err := q.checkDamage(); err != nil {
 			return err
 		}
+		// With no consumer yet, the objects no message names are found: a
+		// crash left them (see Large items in the package doc). One not
+		// found within its time is found at the next Open.
+		sweep, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
+		_, _ = q.claims.Sweep(sweep, q.stream, q.deadStream)
+		cancel()
 	}
 	if q.consumer, err = js.CreateOrUpdateConsumer(ctx, q.cfg.Name, q.consumerConfig()); err != nil {
 		return q.refused("the queue's consumer", err)
