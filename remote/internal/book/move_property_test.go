@@ -10,6 +10,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/internal/fuzzin"
 	"github.com/evolvekit/evolve/remote/internal/move"
 )
 
@@ -44,6 +45,26 @@ func TestRandomMovesLoseNothingAndSpendNoAttempt(t *testing.T) {
 	}
 	t.Logf("%d sequences x %d steps: %d moves, %d items past the limit, %d with no worker for their tag",
 		sequences, steps, moves, pastLimit, noWorker)
+}
+
+// FuzzMoves drives the harness of TestRandomMovesLoseNothingAndSpendNoAttempt
+// with steps decoded from the fuzzer's bytes, one a byte, its other draws
+// from a generator seeded by the input, and checks every message as the
+// test does: no item lost or in two places, no attempt spent on a move,
+// the tasks carrying the last move's input, the paths bounded, whatever a
+// hostile worker sends; then it drains and checks every item came out
+// once.
+func FuzzMoves(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 20, 25, 40, 60, 70, 95, 0, 20, 60, 60, 78, 76, 84, 86, 90})
+	f.Add([]byte{9, 9, 21, 21, 5, 30, 61, 62, 63, 64, 65, 77, 77, 77, 50, 85, 99, 99})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := fuzzin.New(data)
+		h := newMoveSim(t, in.Seed())
+		for n := 0; in.More() && n < fzMaxSteps; n++ {
+			h.step(int(in.Byte()) % 100)
+		}
+		h.drain()
+	})
 }
 
 // moveSim is the harness: the book, the workers, and what each item
@@ -95,8 +116,12 @@ func newMoveSim(t *testing.T, seed uint64) *moveSim {
 
 var moveTags = []string{"", "a", "b", "c"} // no worker ever holds "c"
 
-func (h *moveSim) randomStep() {
-	switch k := h.r.IntN(100); {
+// randomStep does one thing picked at random.
+func (h *moveSim) randomStep() { h.step(h.r.IntN(100)) }
+
+// step does the thing k, from 0 to 99, picks.
+func (h *moveSim) step(k int) {
+	switch {
 	case k < 20:
 		h.post()
 	case k < 28:
@@ -207,10 +232,19 @@ func (h *moveSim) answer(w *moveWorker, moves bool) {
 }
 
 // hostile sends a move for an item, at an attempt, that the sender does
-// not hold (which must change nothing but the duplicates), or one with
-// endless steps for an item it holds.
+// not hold (which must change nothing but the duplicates), or, for an item
+// it holds, one with endless steps or one to a tag never seen.
 func (h *moveSim) hostile() {
 	w := h.anyWorker()
+	if w != nil && len(w.holding) > 0 && h.r.IntN(3) == 0 {
+		task := w.holding[0]
+		w.holding = w.holding[1:]
+		h.hops[task.Item]++
+		h.value[task.Item] = -2
+		h.deliver(agent.Event[Moves[int]]{Value: Moves[int]{Worker: w.id, Addr: "evil",
+			Moves: []Move[int]{{Item: task.Item, Attempt: task.Attempt, Tag: fmt.Sprint("new", h.r.Uint64()), Next: -2}}}})
+		return
+	}
 	if w != nil && len(w.holding) > 0 && h.r.IntN(2) == 0 {
 		task := w.holding[0]
 		w.holding = w.holding[1:]
