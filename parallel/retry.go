@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/moves"
 )
 
 // retryTag is the tag of the timer that wakes the agent when the next
@@ -43,7 +44,7 @@ func (s *State[In, Out]) retryFailed(rs []Result[Out], f flight[In], at time.Tim
 // worthRetrying reports whether a failure earns another attempt: a move
 // (see moveOn) is no failure.
 func (s *State[In, Out]) worthRetrying(err error) bool {
-	if _, ok := moveOf(err); ok {
+	if _, ok := moves.Of(err); ok {
 		return false
 	}
 	if s.retry.If != nil {
