@@ -138,7 +138,7 @@ func startWorker(t *testing.T, addr, stage string, slots int, tags, label string
 
 // startProc runs the test binary as a process labelled label, with env
 // added to its environment, and waits until it says it is ready.
-func startProc(t *testing.T, label string, env []string) *proc {
+func startProc(t testing.TB, label string, env []string) *proc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), env...)

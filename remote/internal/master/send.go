@@ -36,7 +36,7 @@ func (l *link[I, O]) send(e agent.Effect) bool {
 		return true
 	case agent.Send[book.Hop]:
 		h := e.Value
-		l.log.Info().Str("stage", l.cfg.Name).Uint64("item", h.Item).Str("from", h.From).Str("tag", h.Tag).
+		l.log.Debug().Str("stage", l.cfg.Name).Uint64("item", h.Item).Str("from", h.From).Str("tag", h.Tag).
 			Int("hops", h.Hops).Bool("local", h.Local).Msg("remote: an item moved")
 		return true
 	default:
