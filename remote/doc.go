@@ -161,6 +161,24 @@
 // it waits, counted in [Status].Waiting, and after [Config.TagWait] it
 // fails with [ErrNoWorker].
 //
+// # Moves
+//
+// Work that finds half way that it needs a resource another worker holds
+// returns, as its error, [Move](tag, next): next, the state it reached,
+// of the stage's item type, crosses the codec (a value, never a closure),
+// and the item goes on from it on a worker with tag. The master ends the
+// lease, spends no attempt, and queues the item for tag in the place of
+// its own, ahead of the newer items (it waits there, and fails after
+// TagWait, as any); a worker that holds tag goes on with next at once, in
+// the same slot and lease. The item's [Result].Path lists each step, its
+// tag and worker, [Status].Moves counts the moves, and the master logs
+// each at debug level. An item that would move more than
+// [Config.MaxMoves] times fails with [ErrMoves], naming its path. A move
+// counts only from the worker the item is leased to; the outcomes of its
+// attempts from before it are dropped. Only the state of the last move
+// the master took survives a worker's death: the steps a worker made
+// itself are run again. The module's docs/moves.md says more.
+//
 // # Peers
 //
 // With TLS ([NodeConfig].TLS and [WorkerConfig].TLS, a *tls.Config that

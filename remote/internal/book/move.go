@@ -7,20 +7,11 @@ import (
 	"github.com/evolvekit/evolve/remote/internal/move"
 )
 
-// Moves: work may end a step by asking for its item to go on, with a
-// new input, on a worker with a tag (package remote's doc, under Moves).
-// The book takes such a Move only from the worker the item is leased to,
-// under that attempt, as it takes a failure: it ends the lease, spends no
-// attempt, puts the new input in the item's place and queues it, ahead of
-// the newer items, in the line of the tag asked for instead of its own.
-// Each step of the item's work, on the worker it ran on, is kept in its
-// path: the step that moved, and those a worker holding the tags went on
-// with itself, which an Outcome or a Move brings as Steps. An item that
-// would move more than Config.MaxMoves times fails for good with
-// move.ErrMoves, naming its path; one that asks for a tag past the lines
-// move.MaxLines allows fails too. A fair line charges the key the work
-// of the step that moved; the steps after it skip the fair queue, as
-// items taken back do.
+// Moves (package remote's doc says what they promise): a move counts only
+// from the worker the item is leased to, under that attempt; the item's
+// path keeps each step of its work, those its worker made itself (Steps)
+// among them; a fair line charges the key the step that moved, and the
+// steps after it skip the fair queue, as items taken back do.
 
 // relay takes the moves a worker sent, at instant at, when it is heard
 // from. Each for an attempt the worker held, leased to it or hung there,
@@ -56,11 +47,12 @@ func (b *Book[I, O, R]) move(addr string, m Move[I], at time.Time) {
 	hops := b.walk(m.Item, e, addr, m.Steps) + 1
 	b.moves++
 	var none O
+	_, known := b.lineOf[m.Tag]
 	switch {
 	case hops > b.maxMoves:
 		b.conclude(m.Item, e, none, move.Error(m.Item, e.path, b.maxMoves))
 		return
-	case !b.known(m.Tag) && len(b.lines) >= move.MaxLines:
+	case !known && len(b.lines) >= move.MaxLines:
 		b.conclude(m.Item, e, none, move.LinesError(m.Item, m.Tag))
 		return
 	}
@@ -100,12 +92,6 @@ func (b *Book[I, O, R]) walk(seq uint64, e *entry[I, O], addr string, steps []st
 		b.moves++
 	}
 	return from + len(steps)
-}
-
-// known reports whether the book keeps a line for tag.
-func (b *Book[I, O, R]) known(tag string) bool {
-	_, ok := b.lineOf[tag]
-	return ok
 }
 
 // logHops asks for the moves the message took to be logged.
