@@ -483,3 +483,62 @@ func TestMaxInlineOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// TestADeadLetterSinkHandlesALargeItem fails every item of a chain whose
+// dead-letter sink of its own takes the first and fails the second: the
+// object of the first goes once the sink took it; the second, in the
+// queue's dead letters, keeps its object.
+func TestADeadLetterSinkHandlesALargeItem(t *testing.T) {
+	ctx := context.Background()
+	q, err := durable.Open[string](durable.Embedded{Dir: t.TempDir(), Listen: "127.0.0.1:0"}, durable.Config{Name: "dls", MaxInline: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	js := jetStream(t, q.URL())
+	for i, k := range []string{"taken", "refused"} {
+		if err := q.Add(ctx, k, payload(uint64(i), 4096)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(ctx)
+	work, err := parallel.Stage(parallel.Config{Limit: 1}, durable.Map(func(context.Context, string) (string, error) {
+		return "", errors.New("never")
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	took := map[string]int{}
+	dead := durable.DeadLetterSink(q, func(d agent.DeadLetter) error {
+		it := d.Item.(durable.Item[string])
+		mu.Lock()
+		defer mu.Unlock()
+		took[it.Key] = len(it.Value)
+		if it.Key == "refused" {
+			return errors.New("not mine")
+		}
+		return nil
+	})
+	chain, err := compose.Start(rt, work, durable.Sink(q, func(durable.Item[string]) error { return nil }), compose.WithDeadLetters(dead))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	var dl *agent.DeadLettersError
+	if err := durable.Consume(run, q, chain, durable.WithUntilEmpty()); err != nil && !errors.As(err, &dl) {
+		t.Fatalf("Consume: %v", err)
+	}
+	if took["taken"] != 4096 || took["refused"] != 4096 {
+		t.Errorf("the dead-letter sink took %v; want both items whole", took)
+	}
+	names := objects(t, js, "dls")
+	if objectOf(names, "taken") || !objectOf(names, "refused") {
+		t.Errorf("the bucket holds %v; want the object of the refused item alone", names)
+	}
+	if n, err := q.DeadLen(ctx); err != nil || n != 1 {
+		t.Errorf("DeadLen = %d, %v; want 1", n, err)
+	}
+}
