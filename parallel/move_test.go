@@ -10,6 +10,7 @@ import (
 	"github.com/evolvekit/evolve/agent/agenttest"
 	"github.com/evolvekit/evolve/internal/pace"
 	"github.com/evolvekit/evolve/parallel"
+	"github.com/evolvekit/evolve/remote"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -127,4 +128,26 @@ func TestWorkMovesThroughItsStepsInARunningAgent(t *testing.T) {
 	st, err := h.Status(ctx)
 	require.NoError(t, err, "the final status")
 	assert.Equal(t, 40, st.Moved)
+}
+
+func TestWorkWrittenForARemoteStageMovesInAParallelOne(t *testing.T) {
+	rt := agent.NewRuntime()
+	defer rt.Shutdown(context.Background())
+	var got []parallel.Result[int]
+	h, err := parallel.New(rt, parallel.Config{Limit: 2},
+		func(_ context.Context, n int) (int, error) {
+			if n < 100 {
+				return 0, remote.Move("big", n*10)
+			}
+			return n, nil
+		},
+		func(r parallel.Result[int]) { got = append(got, r) })
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := 1; i <= 3; i++ {
+		require.NoError(t, h.Post(ctx, i))
+	}
+	h.Close()
+	require.NoError(t, h.Wait(ctx))
+	assert.Equal(t, []parallel.Result[int]{{Seq: 0, Value: 100}, {Seq: 1, Value: 200}, {Seq: 2, Value: 300}}, got)
 }

@@ -156,28 +156,17 @@
 // goroutine until it returns, its outcome dropped, and Work's error wraps
 // [ErrAbandoned] and names its item. Exiting the process ends it.
 //
-// An item may need a resource, which [Config.Tag] names: it goes only to a
-// worker that registered with that tag. While no such worker is registered
-// it waits, counted in [Status].Waiting, and after [Config.TagWait] it
-// fails with [ErrNoWorker].
-//
 // # Moves
 //
 // Work that finds half way that it needs a resource another worker holds
 // returns, as its error, [Move](tag, next): next, the state it reached,
-// of the stage's item type, crosses the codec (a value, never a closure),
-// and the item goes on from it on a worker with tag. The master ends the
-// lease, spends no attempt, and queues the item for tag in the place of
-// its own, ahead of the newer items (it waits there, and fails after
-// TagWait, as any); a worker that holds tag goes on with next at once, in
-// the same slot and lease. The item's [Result].Path lists each step, its
-// tag and worker, [Status].Moves counts the moves, and the master logs
-// each at debug level. An item that would move more than
-// [Config.MaxMoves] times fails with [ErrMoves], naming its path. A move
-// counts only from the worker the item is leased to; the outcomes of its
-// attempts from before it are dropped. Only the state of the last move
-// the master took survives a worker's death: the steps a worker made
-// itself are run again. The module's docs/moves.md says more.
+// crosses the codec (a value, never a closure), and the item goes on from
+// it on a worker with tag. The master ends the lease, spends no attempt,
+// and queues the item for tag ahead of the newer items; a worker that
+// holds tag goes on at once. [Result].Path lists each step, [Status].Moves
+// counts the moves; past [Config.MaxMoves] the item fails with
+// [ErrMoves], naming its path. Only the state of the last move the master
+// took survives a worker's death. The module's docs/moves.md says more.
 //
 // # Peers
 //
@@ -237,123 +226,37 @@
 // prefetched task would start whenever a slot frees, not on its token),
 // and an item taken back from a worker (lost, given up, its lease expired,
 // its work failed) waits for a pass of the rate stage, a token, before it
-// goes out again. The items waiting wait in the rate stage. Three worker
-// processes of 64 slots, one killed with SIGKILL while it held 40 tasks,
-// start at most 13, 40 and 310 tasks in any 10 ms, 100 ms and second under
-// a rate of 300 a second with bursts of 10 (the bounds: 13, 40, 310);
-// without the pace, the killed worker's tasks started at once, 336 in a
-// second. The price is a round trip: a slot that frees waits for its next
+// goes out again. The items waiting wait in the rate stage (the test
+// TestAPacedStageStartsTasksAtTheRate kills a worker and measures the
+// bound on real processes). The price is a round trip: a slot that frees waits for its next
 // task from the master, as with a Prefetch of 0, so a rate stage before a
 // remote one should leave the workers' slots a margin over rate × the
 // round trip. A shared rate (rate.Config.Shared) paces the same way.
 //
 // # Scaling on the backlog
 //
-// The stage says, for the items of each tag ("" for those any worker may
-// take), how many workers it wants, so that something outside can start
-// and stop them. From λ, the rate those items arrive at, S, the time a
-// task of theirs holds a worker's slot (from its lease's start, when it
-// is sent or when a slot frees for a prefetched one, to its outcome's
-// arrival), and c, the mean slots of the registered workers that may take
-// them (once none is registered, the last such mean; 1 before any), it
-// wants
-//
-//	ceil((λ·S + queued·S/Drain) / c)
-//
-// workers: λ·S slots are busy by Little's law, and queued·S/Drain more
-// work through the items queued within [Config.Drain] ([DefaultDrain], 30
-// s). λ and S are moving averages over time, each sample weighing
-// e^(−age/2.5 s) (the mean age of a 5 s sliding window's), so a step of
-// load shows within seconds: from 100 to 400 items a second of 50 ms on
-// workers of 4 slots, the want rises from 2 to 5 in 3.6 s, and λ·S/c is
-// within 10% of Little's law 5 s after the step. A dead band of a tenth
-// of a worker keeps noise about a whole number from making it flap: of x,
-// the figure before it is rounded up, the want rises to ceil(x − 0.1)
-// when that is more, and falls to ceil(x + 0.1) when that is less.
-//
-// The want of a tag never reads 0 while any of its items is queued (those
-// waiting to be retried among them) or leased, nor while its items came
-// within the last 5 s; it reads 0 once the tag is empty and idle: no item
-// came for 5 s, or the input was closed. Time alone lowers λ, so the
-// master looks again every second while some tag's λ is not 0.
-//
-// Behind a bounded input the stage sees no more than it is let take, and
-// behind a rate stage it takes items only as slots free up: a backlog
-// upstream of it (in a rate stage, or a durable queue) does not show in
-// λ, which is then what the workers it has can serve. So while λ·S holds
-// 90% of the slots of the workers registered for a tag or more, the
-// stage cannot tell its demand, and wants at least those workers and half
-// as many again (2 for 1, 3 for 2, 6 for 4): a saturated stage grows
-// until some of its slots are idle, then follows Little's law. A want that
-// rose holds for 5 s (but for an idle tag's 0), the time the workers it
-// rose for take to show in λ: their slots, idle at first, would otherwise
-// make it fall at once. Behind a rate stage, from one worker of 4 slots
-// under 400 items a second of 50 ms, workers that join as wanted take it
-// to 2, 3, 5 and 8, and it settles at 6 five seconds later.
-//
-// [Status].Want holds the figure by tag, and Leased, Retrying, Arrivals
-// and Service the counts and measures behind it; the metrics publish it
-// as the gauge evolve.desired_workers (evolve_desired_workers to
-// Prometheus) with the attributes agent and tag, beside evolve.backlog,
-// the items of each tag queued. [Config.OnWant] is called each time a
-// tag's figure changes, on the master's goroutine. The module's
-// docs/autoscaling.md shows a KEDA ScaledObject and a Kubernetes HPA that
-// follow the gauge.
+// The stage says, for the items of each tag, how many workers it wants:
+// ceil((λ·S + queued·S/Drain) / c), from the rate λ its items arrive at,
+// the time S a task holds a slot, and the mean slots c of its workers
+// (Little's law, plus what drains the queue within [Config.Drain]), never
+// 0 while an item of the tag is queued or leased: in [Status].Want, the
+// gauge evolve.desired_workers, and [Config.OnWant]. The module's
+// docs/autoscaling.md says how it is measured and followed.
 //
 // # Fair shares
 //
-// By default a stage hands its items out first come, first served, so one
-// client's thousands of queued items make another client's ten wait
-// behind them. With [Config.Key], each item names its key (a client, a
-// tenant), and among the keys that have items waiting, work starts in
-// proportion to their [Config.Weights] (1 for a key not named), charged
-// by the time it takes: a client of slow items gets no more of the
-// workers than one of quick items, and a key alone gets them all. Each
-// key's items start in the order they came. The turns are deficit round
-// robin (Shreedhar and Varghese), with time in the place of a packet's
-// bytes: a key with items waiting is credited [Config.Quantum] (a
-// millisecond by default) times its weight a turn, and its items start
-// while its credit lasts, each charged what its key's items have taken,
-// corrected once it ends by what its work took over its attempts, as its
-// worker measured it (or from its lease's start to its outcome's arrival,
-// for a worker that does not say, and the lease for one that expired).
-//
-// The bound: over any span through which keys i and j both had items
-// waiting, with Q the quantum, L the longest item and S(k) the work
-// started for key k,
+// With [Config.Key], each item names its key (a client, a tenant), and
+// among the keys with items waiting, work starts in proportion to their
+// [Config.Weights], charged by the time it takes, each key's items in the
+// order they came (deficit round robin, with time in the place of bytes):
+// over any span through which keys i and j both had items waiting, with Q
+// the quantum and L the longest item,
 //
 //	|S(i)/w(i) - S(j)/w(j)| <= Q + L/w(i) + L/w(j)
 //
-// that is, a backlogged key's work started is within one quantum plus one
-// item of its weighted share, as far as the charges are right: a key's
-// first items, until one ends, are charged a guess (what every key's items
-// take), and the bound moves by what the guesses missed. Measured on a
-// span cut in the middle of a turn, it may be passed by up to a quantum
-// on each side. The book's property test, over random loads with workers
-// joining, leaving and dying, keys weighed 1:2:4, slow and quick, coming
-// and going, stays within 43% of it with an allowance of L for each
-// guess; on real worker processes, a client of 20 items beside one of
-// 2,000 finishes them as fast as it would alone on half the workers (91
-// ms against 88), and clients of 8 ms and 40 ms items, both backlogged,
-// start about the same work (960 ms against 1.04 s over half a second on
-// 4 slots).
-//
-// The choice is made when work can start: the master keeps each tag's new
-// items in a fair queue, and lets them go to the workers only as free
-// slots (and prefetch, which is best kept small with keys) allow. Items
-// taken back from a worker (lost, gone, their lease expired, their work
-// failed) go out again ahead of the queue: they had their turn. Items in
-// the fair queue are queued as any: they hold their input slot, count in
-// [Status].Tags and in the workers wanted, and fail after TagWait with
-// the rest of their tag. A Key needs Unordered ([ErrConfig] otherwise): in
-// input order, one key's slow item would hold back every key's results,
-// and once they fill the window, every key's work. [Status].Keys counts
-// the items of each key waiting for their turn, and Started those of each
-// that started since it last had none waiting or at work. Post lets one
-// key hold only [Config.KeyQueue] of the Queue (a quarter by default), so
-// a flood from one key leaves the others room; behind a rate stage, the
-// stage takes an item only as a worker can start it, and the backlog waits
-// in the rate stage: key that one too (rate.Config's Key).
+// as far as the charges (guesses, for a key's first items) are right. A
+// Key needs Unordered; Post lets a key hold [Config.KeyQueue] of the
+// Queue. The module's docs/fair-shares.md says more.
 //
 // # Guarantees
 //

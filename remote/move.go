@@ -8,8 +8,8 @@ import "github.com/evolvekit/evolve/remote/internal/move"
 // the stage's codec (never a closure). I must be the stage's item type,
 // or the item fails with an error naming both types. The master queues
 // the item again for tag, spending none of its attempts; a worker that
-// holds tag itself goes on with next at once. See the package doc, under
-// Moves. It costs an allocation.
+// holds tag goes on at once, and a parallel stage running the same work
+// in its process (package doc, under Moves). It costs an allocation.
 func Move[I any](tag string, next I) error { return &move.Request{Tag: tag, Next: next} }
 
 // ErrMoves is the error, wrapped with the item's path, of an item that

@@ -27,11 +27,16 @@ type Request struct {
 	Next any
 }
 
-// Error says what r asks for: work that returns r from outside a remote
-// stage fails with this text.
+// Error says what r asks for: work that returns r from a stage that runs
+// no moves fails with this text.
 func (r *Request) Error() string {
 	return fmt.Sprintf("remote: a move to a worker with tag %q", r.Tag)
 }
+
+// MoveTo returns the tag and the next input r asks for: it makes r a
+// moves.Mover, which a parallel stage, running the same work in one
+// process, goes on with.
+func (r *Request) MoveTo() (tag string, next any) { return r.Tag, r.Next }
 
 // Of returns the Request err is or wraps, or nil.
 func Of(err error) *Request {
