@@ -78,6 +78,7 @@ var snippets = map[string]any{
 	"snippetChain":       snippetChain,
 	"snippetMaster":      snippetMaster,
 	"snippetWorker":      snippetWorker,
+	"snippetMove":        snippetMove,
 	"snippetTLSMaster":   snippetTLSMaster,
 	"snippetTLSWorker":   snippetTLSWorker,
 	"snippetDurable":     snippetDurable,

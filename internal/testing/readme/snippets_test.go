@@ -179,6 +179,18 @@ func snippetWorker(ctx context.Context) error {
 	return err
 }
 
+// snippetMove is work that moves on where the stop-word list is held.
+func snippetMove() func(context.Context, Doc) (Doc, error) {
+	work :=
+		func(ctx context.Context, d Doc) (Doc, error) {
+			if d.Words == nil { // no stop-word list here: go on where it is
+				return Doc{}, remote.Move("stopwords", Doc{Text: d.Text, Words: strings.Fields(d.Text)})
+			}
+			return cut(d), nil
+		}
+	return work
+}
+
 func snippetTLSMaster() error {
 	creds, err := mtls.Load("ca.pem", "master.pem", "master-key.pem")
 	if err != nil {
@@ -308,4 +320,22 @@ func transient(err error) bool                                { return !errors.I
 
 func deliver(ctx context.Context, e Email) (Receipt, error) {
 	return Receipt{ID: e.ID}, ctx.Err()
+}
+
+// Doc is a document whose work moves between workers: its text, and its
+// words once split.
+type Doc struct {
+	Text  string
+	Words []string
+}
+
+// cut drops the stop words of d.
+func cut(d Doc) Doc {
+	kept := d.Words[:0:0]
+	for _, w := range d.Words {
+		if w != "the" && w != "a" {
+			kept = append(kept, w)
+		}
+	}
+	return Doc{Text: d.Text, Words: kept}
 }
