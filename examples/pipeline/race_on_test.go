@@ -1,0 +1,6 @@
+//go:build race
+
+package main
+
+// underRace is true in a test binary built with -race.
+const underRace = true
