@@ -217,7 +217,7 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 		seq = md.Sequence.Stream
 	}
 	t := q.ledger.Add(msg, key, seq, mark, time.Now())
-	it := Item[T]{Key: key, Ticket: Ticket(t)}
+	it := Item[T]{Key: key, Ticket: uint64(t)}
 	if md != nil {
 		// Handed out this many times by this queue's consumer, and killed
 		// this many processes (see package crashes).

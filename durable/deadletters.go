@@ -68,15 +68,15 @@ func (q *Queue[T]) DeadLen(ctx context.Context) (int, error) { return count(ctx,
 
 // tickets returns the tickets of an Item of any type, or of a slice of
 // them.
-func tickets(v any) []Ticket {
+func tickets(v any) []uint64 {
 	if it, ok := v.(ticketed); ok {
-		return []Ticket{it.ticket()}
+		return []uint64{it.ticket()}
 	}
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Slice {
 		return nil
 	}
-	var out []Ticket
+	var out []uint64
 	for i := range rv.Len() {
 		if it, ok := rv.Index(i).Interface().(ticketed); ok {
 			out = append(out, it.ticket())

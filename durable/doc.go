@@ -32,7 +32,7 @@
 // # Tickets
 //
 // A chain on a queue carries [Item]s: each value with its key and a
-// [Ticket], the number by which the process that holds the item names it
+// ticket ([Item].Ticket), the number by which the process that holds the item names it
 // until it lets the item go (acknowledged, sent to the dead letters, or
 // handed back). Stages pass items on as they are; work on values is lifted to
 // work on items with [Map], so what an item becomes keeps its ticket; a

@@ -16,8 +16,12 @@ type Item[T any] struct {
 	// Value is the item.
 	Value T
 	// Ticket acknowledges the item, to the process that took it from the
-	// queue; it crosses a remote stage's wire with the value.
-	Ticket Ticket
+	// queue; it crosses a remote stage's wire with the value. It names the
+	// item until the item is acknowledged, sent to the dead letters or
+	// handed back, and means nothing to another process, or to the same
+	// one once the item is let go: a ticket that names no item it holds is
+	// ignored. The zero Ticket names none.
+	Ticket uint64
 
 	// iso, in a run after a crash, runs the work on the item alone if it
 	// is a suspect (see package crashes); seq is its sequence in the
@@ -28,16 +32,10 @@ type Item[T any] struct {
 	fair string
 }
 
-// Ticket names an item a process holds, until the item is acknowledged,
-// sent to the dead letters or handed back. It means nothing to another
-// process, or to the same one once the item is let go: a ticket that
-// names no item it holds is ignored. The zero Ticket names none.
-type Ticket uint64
-
 // ticketed is an Item of any type, as dead letters carry it.
-type ticketed interface{ ticket() Ticket }
+type ticketed interface{ ticket() uint64 }
 
-func (it Item[T]) ticket() Ticket { return it.Ticket }
+func (it Item[T]) ticket() uint64 { return it.Ticket }
 
 // Map lifts f, work on values, to work on items: the result keeps the
 // item's key and ticket. Its result fits parallel.Stage, adaptive.Stage

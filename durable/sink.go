@@ -64,7 +64,7 @@ func guard(f func() error) (err error) {
 
 // ack acknowledges the item of ticket t, if this process holds it, and
 // returns what it held, or nil.
-func (q *Queue[T]) ack(t Ticket) *ledger.Hold {
+func (q *Queue[T]) ack(t uint64) *ledger.Hold {
 	if h, ok := q.ledger.Take(ledger.Ticket(t)); ok && q.sealed(h) {
 		q.spared.Forget(h.Seq)
 		_ = h.Msg.Ack()
@@ -80,7 +80,7 @@ func (q *Queue[T]) ack(t Ticket) *ledger.Hold {
 // longer holds what it acknowledged. Then it deletes the objects of the
 // items stored apart among them and the acknowledged before (see package
 // claim): no message names them any more.
-func (q *Queue[T]) ackConfirmed(t Ticket, before ...*ledger.Hold) {
+func (q *Queue[T]) ackConfirmed(t uint64, before ...*ledger.Hold) {
 	h, ok := q.ledger.Take(ledger.Ticket(t))
 	if !ok || !q.sealed(h) {
 		return
@@ -100,7 +100,7 @@ func (q *Queue[T]) ackConfirmed(t Ticket, before ...*ledger.Hold) {
 // retry hands the item of ticket t, which the sink failed with err, back
 // to the queue, to be taken again after a backoff that grows with its
 // attempts; if it has none left, it goes to the dead letters instead.
-func (q *Queue[T]) retry(t Ticket, err error) {
+func (q *Queue[T]) retry(t uint64, err error) {
 	h, ok := q.ledger.Take(ledger.Ticket(t))
 	if !ok {
 		return
