@@ -122,39 +122,17 @@
 //
 // # Hung work
 //
-// Suspicion is per task, not per worker. When a task's lease expires, the
-// item is taken back, but its slot is not: the worker may still be at work
-// on it, and counts that slot busy until the work returns. The master
-// counts it too, in [WorkerStatus].Hung, and goes on handing the worker
-// tasks for its other slots. When the work returns at last, its late
-// outcome frees the slot, and counts if no other attempt's came first
-// (otherwise it is dropped as a duplicate). A worker whose every slot is
-// hung gets nothing: it counts as no worker, so that items no other worker
-// may take wait for one, counted in [Status].Waiting, and after
-// [Config.TagWait] fail with [ErrNoWorker], saying that every worker that
-// may take them has all its slots hung. From then on, until a worker that
-// may take them can (a hung slot comes back, or a worker registers), the
-// items that come for them fail at once, with the same error: they would
-// only wait a TagWait each for nothing. So a stage whose workers all hang
-// on some items still finishes, one where nothing can make progress fails
-// quickly with that error instead of waiting for ever, and work resumes by
-// itself once a slot frees. In a chain fed by a durable queue, such items
-// go back to the queue for a later attempt, not to its dead letters:
-// ErrNoWorker matches agent.ErrUnavailable, and no worker is not the
-// item's fault.
-//
-// A worker whose every slot has run one task for longer than the lease is
-// wedged: the master took those tasks back and gives it nothing, and only
-// a restart of its process frees the slots of work that ignores its
-// context. It says so: in its log, at [WorkerConfig].Health (a 503 for a
-// liveness probe), and, with [WorkerConfig].EndWhenWedged, by ending
-// [Work] with [ErrWedged], so that whatever supervises it restarts it.
-//
-// On the worker, [Work] returns at most [WorkerConfig.Grace] after its
-// context ends (or the stage finished, or the master went), even if a work
-// call ignores its context: the call is abandoned, to run on in its
-// goroutine until it returns, its outcome dropped, and Work's error wraps
-// [ErrAbandoned] and names its item. Exiting the process ends it.
+// Suspicion is per task, not per worker: a task whose lease expires is
+// taken back, but its slot stays busy until its work returns
+// ([WorkerStatus].Hung); a worker whose every slot is hung counts as no
+// worker, so items only it could take fail after [Config.TagWait] with
+// [ErrNoWorker], and a durable queue hands them back. A worker whose every
+// slot has run one task for longer than the lease is wedged, and says so
+// in its log, at [WorkerConfig].Health, and, with
+// [WorkerConfig].EndWhenWedged, by ending [Work] with [ErrWedged]. Work
+// returns at most [WorkerConfig.Grace] after its context ends, abandoning
+// a call that ignores it ([ErrAbandoned]). The module's docs/hung-work.md
+// says more.
 //
 // # Moves
 //
@@ -213,25 +191,10 @@
 // # Behind a rate stage
 //
 // In a chain, a rate stage before a remote stage paces the tasks' starts
-// on the workers, not merely the stage's intake: every task the master
-// hands out, an item's first attempt or a later one, takes a token of the
-// rate stage at its own instant, and goes to a slot free on its worker,
-// where it starts as it comes. So the tasks handed out in any window of
-// length t number at most burst + rate·t, through killed, stopped and
-// rejoining workers, and start within that bound up to the spread of the
-// delay between master and workers. To keep it, the stage takes an item
-// only as a worker has a slot free for it ([Status].Paced, true while a
-// rate stage paces it, and Room counts the items it can start as they
-// come), grants workers no prefetch (a
-// prefetched task would start whenever a slot frees, not on its token),
-// and an item taken back from a worker (lost, given up, its lease expired,
-// its work failed) waits for a pass of the rate stage, a token, before it
-// goes out again. The items waiting wait in the rate stage (the test
-// TestAPacedStageStartsTasksAtTheRate kills a worker and measures the
-// bound on real processes). The price is a round trip: a slot that frees waits for its next
-// task from the master, as with a Prefetch of 0, so a rate stage before a
-// remote one should leave the workers' slots a margin over rate × the
-// round trip. A shared rate (rate.Config.Shared) paces the same way.
+// on the workers, not merely the stage's intake: the stage then takes an
+// item only as a worker has a slot free for it ([Status].Paced), and
+// grants no prefetch. The module's docs/remote-paced.md says how, and what
+// it costs.
 //
 // # Scaling on the backlog
 //
@@ -247,28 +210,17 @@
 //
 // With [Config.Key], each item names its key (a client, a tenant), and
 // among the keys with items waiting, work starts in proportion to their
-// [Config.Weights], charged by the time it takes, each key's items in the
-// order they came (deficit round robin, with time in the place of bytes):
-// over any span through which keys i and j both had items waiting, with Q
-// the quantum and L the longest item,
-//
-//	|S(i)/w(i) - S(j)/w(j)| <= Q + L/w(i) + L/w(j)
-//
-// as far as the charges (guesses, for a key's first items) are right. A
+// [Config.Weights], charged by the time it takes (deficit round robin); a
 // Key needs Unordered; Post lets a key hold [Config.KeyQueue] of the
-// Queue. The module's docs/fair-shares.md says more.
+// Queue. The module's docs/fair-shares.md gives the bound and its
+// measures.
 //
-// # Guarantees
+// # Large items
 //
-// Each accepted item's result is emitted exactly once: the first outcome
-// that succeeded wins, and later ones (from a worker whose lease expired
-// and came back, say) are dropped and counted in [Status].Duplicates. The
-// work itself runs at least once, and may run more than once for an item
-// whose worker died or stalled after starting it: work with side effects
-// needs an idempotency key. The master keeps its items in memory, so a
-// crash of the master's process loses the items it has queued and the
-// results it has not emitted, unless the stage is fed by a durable queue
-// (package durable): restarted, it takes them back from the queue.
+// A message between master and workers carries at most the smaller
+// [NodeConfig].MaxMessage and [WorkerConfig].MaxMessage; an item, result
+// or next input too large for one fails its attempts, naming its Seq, size
+// and bound ([ErrTooLarge]): see the module's docs/large-payloads.md.
 //
 // # Status and errors
 //
@@ -276,9 +228,10 @@
 // its queue and work in flight that every status embeds), a [WorkerStatus]
 // for each registered worker, the items queued by tag, the workers wanted
 // by tag, with keys the items waiting and started by key, and its
-// requeues, retries and duplicates. A setting out of range is an [ErrConfig]. An
+// requeues, retries and duplicates (later outcomes of an item with a
+// result, dropped). A setting out of range is an [ErrConfig]. An
 // item's failed [Result] holds a [*WorkError], the error its work returned
 // on a worker, or wraps [ErrWorkerLost], [ErrLeaseExpired] or
-// [ErrNoWorker]; [Work] returns errors that wrap [ErrUnreachable],
+// [ErrNoWorker] or [ErrTooLarge]; [Work] returns errors that wrap [ErrUnreachable],
 // [ErrMasterGone], [ErrWedged] or [ErrAbandoned].
 package remote

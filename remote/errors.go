@@ -3,6 +3,7 @@ package remote
 import (
 	"github.com/evolvekit/evolve/remote/internal/book"
 	"github.com/evolvekit/evolve/remote/internal/node"
+	"github.com/evolvekit/evolve/remote/internal/wire"
 	"github.com/evolvekit/evolve/remote/internal/worker"
 )
 
@@ -27,6 +28,11 @@ var ErrLeaseExpired = book.ErrLeaseExpired
 // agent.ErrUnavailable too: no worker is not the item's fault, and a
 // durable queue hands such an item back rather than burying it.
 var ErrNoWorker = book.ErrNoWorker
+
+// ErrTooLarge is the error, wrapped, of an item whose encoding is larger
+// than one message to its worker may carry (see the package doc, under
+// Large items).
+var ErrTooLarge = wire.ErrTooLarge
 
 // ErrMasterGone is what [Work] returns when the master it worked for went
 // away without saying the stage was finished, and did not come back within

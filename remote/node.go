@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 
 	"github.com/evolvekit/evolve/remote/internal/node"
+	"github.com/evolvekit/evolve/remote/internal/wire"
 )
 
 // Node is the place on the network where the masters of remote stages
@@ -32,23 +33,34 @@ type NodeConfig struct {
 	// everything crosses the network in the clear. Keep it for networks
 	// that are trusted as a whole, or tunnelled.
 	AllowInsecure bool
+	// MaxMessage bounds, in bytes, each message with the node's workers
+	// (see the package doc, under Large items). Default DefaultMaxMessage.
+	MaxMessage int
 }
+
+// DefaultMaxMessage is the default MaxMessage of both configs: 64 MiB.
+const DefaultMaxMessage = wire.DefaultMaxMessage
 
 // Listen starts a node as cfg says. Workers give its address ([Node.Addr])
 // to [Work]. It returns an [ErrConfig] for an address that is not a
 // concrete host and port, one off the loopback with neither TLS nor
 // AllowInsecure (a host name that does not resolve is refused as such
 // first), both of those, or a TLS configuration that is not mutual or
-// whose certificate does not name the host it listens at.
+// whose certificate does not name the host it listens at, or a MaxMessage
+// under a MiB.
 func Listen(cfg NodeConfig) (*Node, error) {
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
+	}
+	max, err := node.Bound(cfg.MaxMessage)
+	if err != nil {
+		return nil, err
 	}
 	creds, err := node.Credentials(cfg.TLS, cfg.AllowInsecure, cfg.Addr)
 	if err != nil {
 		return nil, err
 	}
-	n, err := node.Listen(cfg.Addr, "", creds)
+	n, err := node.Listen(cfg.Addr, "", creds, max)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/codec"
+	"github.com/evolvekit/evolve/remote/internal/node"
 	"github.com/rs/zerolog"
 )
 
@@ -75,6 +76,9 @@ type WorkerConfig struct {
 	// names the hung items, once the worker is wedged, so that the process
 	// can exit and whatever supervises it start it again.
 	EndWhenWedged bool
+	// MaxMessage bounds each message between the worker and its master,
+	// as NodeConfig.MaxMessage does. Default DefaultMaxMessage.
+	MaxMessage int
 	// Log takes what the worker has to say beyond Work's error: that it
 	// lost its master and rejoins it, rejoined it, or refused what a peer
 	// sent. The zero Logger writes nothing.
@@ -112,6 +116,9 @@ func (c WorkerConfig) validate() error {
 		return invalid("prefetch must be NoPrefetch (-1), 0 for the default or positive, got %d", c.Prefetch)
 	case c.Grace < 0:
 		return invalid("grace must not be negative, got %v", c.Grace)
+	}
+	if _, err := node.Bound(c.MaxMessage); err != nil {
+		return err
 	}
 	if c.Health != "" {
 		if _, _, err := net.SplitHostPort(c.Health); err != nil {
@@ -155,5 +162,6 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 	if c.Grace == 0 {
 		c.Grace = DefaultGrace
 	}
+	c.MaxMessage, _ = node.Bound(c.MaxMessage)
 	return c
 }

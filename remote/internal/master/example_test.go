@@ -8,13 +8,14 @@ import (
 	"github.com/evolvekit/evolve/codec"
 	"github.com/evolvekit/evolve/remote/internal/master"
 	"github.com/evolvekit/evolve/remote/internal/node"
+	"github.com/evolvekit/evolve/remote/internal/wire"
 	"github.com/rs/zerolog"
 )
 
 // A master's link claims its stage's name on a node; a second stage of the
 // same name is refused until the first lets go.
 func ExampleOpen() {
-	n, err := node.Listen("127.0.0.1:0", "", nil)
+	n, err := node.Listen("127.0.0.1:0", "", nil, wire.DefaultMaxMessage)
 	if err != nil {
 		panic(err)
 	}

@@ -55,6 +55,7 @@ type link[I, O any] struct {
 	mu       sync.Mutex
 	workers  map[book.WorkerID]*actor.PID // the registered workers
 	ids      map[string]book.WorkerID     // the same, by their PID's address and ID
+	limits   map[book.WorkerID]int        // the most bytes of a message to each
 	next     book.WorkerID
 	prefetch int // granted to the workers that register
 	closed   bool
@@ -66,7 +67,7 @@ type link[I, O any] struct {
 // to log. It returns the port that performs the book's effects.
 func Open[I, O any](n *node.Node, cfg Config, post func(agent.Msg) bool, log zerolog.Logger) (core.Port, error) {
 	l := &link[I, O]{node: n, cfg: cfg, inc: incarnation(), post: post, log: log, prefetch: cfg.Prefetch,
-		workers: make(map[book.WorkerID]*actor.PID), ids: make(map[string]book.WorkerID)}
+		workers: make(map[book.WorkerID]*actor.PID), ids: make(map[string]book.WorkerID), limits: make(map[book.WorkerID]int)}
 	if err := n.Claim(cfg.Name, cfg.Heartbeat, l.refused); err != nil {
 		return core.Port{}, err
 	}

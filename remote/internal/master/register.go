@@ -27,6 +27,11 @@ func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 		refuse(fmt.Sprintf("slots must be from 1 to %d, got %d", l.cfg.MaxSlots, m.Slots))
 		return
 	}
+	if m.MaxMessage != 0 && m.MaxMessage < wire.MinMessage {
+		l.node.Refuse(l.cfg.Name, fmt.Sprintf("a Register from %s for messages of %d bytes", key(sender), m.MaxMessage))
+		refuse(fmt.Sprintf("max message must be at least %d bytes, got %d", wire.MinMessage, m.MaxMessage))
+		return
+	}
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -39,6 +44,8 @@ func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 	id, prefetch := l.next, min(int(m.Prefetch), l.prefetch)
 	l.workers[id] = sender
 	l.ids[key(sender)] = id
+	delete(l.limits, old)
+	l.limits[id] = wire.Limit(l.node.MaxMessage(), m.MaxMessage)
 	l.mu.Unlock()
 	if rejoins {
 		l.post(agent.Event[book.Left]{Value: book.Left{Worker: old}})
@@ -48,7 +55,7 @@ func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 		refuse(wire.StageFinished)
 		return
 	}
-	ctx.Respond(&wire.Welcome{Worker: uint64(id), Prefetch: uint32(prefetch), Incarnation: l.inc, Nonce: m.Nonce, Heartbeat: int64(l.cfg.Heartbeat), Lease: int64(l.cfg.Lease)})
+	ctx.Respond(&wire.Welcome{Worker: uint64(id), Prefetch: uint32(prefetch), Incarnation: l.inc, Nonce: m.Nonce, Heartbeat: int64(l.cfg.Heartbeat), Lease: int64(l.cfg.Lease), MaxMessage: uint64(l.node.MaxMessage())})
 }
 
 // leave lets a worker go gracefully: what it hands back is queued again.
@@ -68,6 +75,7 @@ func (l *link[I, O]) lost(who *actor.PID) {
 	if ok {
 		delete(l.ids, key(who))
 		delete(l.workers, id)
+		delete(l.limits, id)
 	}
 	l.mu.Unlock()
 	l.forget(who)
@@ -98,6 +106,7 @@ func (l *link[I, O]) unregister(id book.WorkerID) *actor.PID {
 	if pid != nil {
 		delete(l.workers, id)
 		delete(l.ids, key(pid))
+		delete(l.limits, id)
 	}
 	return pid
 }

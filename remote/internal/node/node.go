@@ -26,6 +26,7 @@ type Node struct {
 	addr  string
 	tally *guard.Tally // the refusals not yet reported
 	guard *guard.Guard
+	max   int // the most bytes of a message it takes or sends
 
 	mu     sync.Mutex
 	stages map[string]stage // the stages running
@@ -46,12 +47,13 @@ type Tell func(refused int, last string)
 // Listen starts a node listening at addr, whose connections are mutual TLS
 // with creds, or in the clear for creds nil (the caller has checked them
 // with Credentials). Peers reach it at advertise, if not empty, and at the
-// address it listens at otherwise.
-func Listen(addr, advertise string, creds *tls.Config) (*Node, error) {
-	n := &Node{stages: make(map[string]stage)}
+// address it listens at otherwise. No message it takes or sends is over
+// maxMessage bytes.
+func Listen(addr, advertise string, creds *tls.Config, maxMessage int) (*Node, error) {
+	n := &Node{stages: make(map[string]stage), max: maxMessage}
 	n.tally = guard.NewTally(RefusalEvery, n.report)
 	n.guard = guard.New(WirePackage, func(why string) { n.tally.Add("", why) })
-	sys, halt, err := Start(addr, advertise, n.guard, creds)
+	sys, halt, err := Start(addr, advertise, n.guard, creds, maxMessage)
 	if err != nil {
 		n.tally.Stop()
 		return nil, err
@@ -59,6 +61,9 @@ func Listen(addr, advertise string, creds *tls.Config) (*Node, error) {
 	n.sys, n.halt, n.addr = sys, halt, sys.Address()
 	return n, nil
 }
+
+// MaxMessage returns the most bytes of a message the node takes or sends.
+func (n *Node) MaxMessage() int { return n.max }
 
 // RefusalEvery is how often refusals are counted in a stage's Status and
 // logged.

@@ -20,8 +20,9 @@ import (
 // are TLS with creds unless it is nil. Its logs are dropped: a remote
 // stage reports what matters in its Status and its parties' logs. Peers
 // reach it at advertise, if not empty, and at addr otherwise. halt stops
-// it: gracefully for stopWait, then at once (see stop).
-func Start(addr, advertise string, g *guard.Guard, creds *tls.Config) (sys *actor.ActorSystem, halt func(), err error) {
+// it: gracefully for stopWait, then at once (see stop). No message it
+// takes or sends is over maxMessage bytes (see transport).
+func Start(addr, advertise string, g *guard.Guard, creds *tls.Config, maxMessage int) (sys *actor.ActorSystem, halt func(), err error) {
 	host, port, err := SplitAddr(addr)
 	if err != nil {
 		return nil, nil, err
@@ -36,7 +37,7 @@ func Start(addr, advertise string, g *guard.Guard, creds *tls.Config) (sys *acto
 		return slog.New(slog.DiscardHandler)
 	}), actor.WithDeadLetterThrottleInterval(time.Millisecond))
 	out := newOutlets()
-	cfg := remote.Configure(host, port, transport(g, out, creds)...)
+	cfg := remote.Configure(host, port, transport(g, out, creds, maxMessage)...)
 	cfg.AdvertisedHost = advertise
 	// A peer that cannot be reached is given up after one try, not five
 	// tries two seconds apart: a dead worker is requeued by its lease or
@@ -66,15 +67,26 @@ func Start(addr, advertise string, g *guard.Guard, creds *tls.Config) (sys *acto
 // queues, streams to peers that out can cut, and mutual TLS both ways with
 // creds, or plaintext (protoactor's default dial options, which
 // WithDialOptions replaces).
-func transport(g *guard.Guard, out *outlets, creds *tls.Config) []remote.ConfigOption {
-	server := append(g.ServerOptions(), grpc.ConnectionTimeout(handshakeWait))
-	dial := []grpc.DialOption{out.dialOption(), grpc.WithTransportCredentials(insecure.NewCredentials())}
+//
+// Each gRPC message, either way, is at most maxMessage bytes: a peer that
+// sends a larger one has its connection broken before the node holds it.
+// protoactor puts up to a thousand of the messages queued for a peer in
+// one gRPC message; here each goes alone, so that a message within the
+// bound never makes a batch over it. Masters and workers batch their items
+// in their messages (wire.Tasks, wire.Outcomes) by count and by bytes, so
+// few messages go.
+func transport(g *guard.Guard, out *outlets, creds *tls.Config, maxMessage int) []remote.ConfigOption {
+	server := append(g.ServerOptions(), grpc.ConnectionTimeout(handshakeWait),
+		grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage))
+	dial := []grpc.DialOption{out.dialOption(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage))}
 	if creds != nil {
 		server = append(server, grpc.Creds(credentials.NewTLS(creds)))
 		dial[1] = grpc.WithTransportCredentials(credentials.NewTLS(creds))
 	}
 	return []remote.ConfigOption{
 		remote.WithEndpointWriterQueueSize(writerQueue),
+		remote.WithEndpointWriterBatchSize(1),
 		remote.WithEndpointManagerQueueSize(writerQueue),
 		remote.WithDialOptions(dial...),
 		remote.WithServerOptions(server...),

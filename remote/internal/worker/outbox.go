@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/evolvekit/evolve/remote/internal/wire"
 )
 
 // outcome is what one task came to; its value's bytes wait in the outbox's
@@ -137,41 +136,10 @@ func (w *worker[I, O]) send(ctx actor.Context, leaving bool) {
 	out, values := w.out.take()
 	w.owed -= len(out)
 	if (leaving || w.session.Reports()) && len(out) > 0 {
-		w.tell(ctx, w.outcomes(out, values))
+		for _, msg := range w.outcomes(out, values) {
+			w.tell(ctx, msg)
+		}
 		w.session.Spoke()
 	}
 	w.out.recycle(out)
-}
-
-// outcomes puts out, whose values' bytes are values, in a message, but for
-// those it drops: of an earlier generation, or failures once the work's
-// context has ended (no attempt's: the item is handed back as the worker
-// leaves). The message keeps values.
-func (w *worker[I, O]) outcomes(out []outcome, values []byte) *wire.Outcomes {
-	id, inc := w.session.ID()
-	n := len(out)
-	msg := &wire.Outcomes{Worker: id, Ask: uint32(n), Incarnation: inc,
-		Items: make([]uint64, 0, n), Attempts: make([]uint32, 0, n), Sizes: make([]uint32, 0, n), Took: make([]int64, 0, n)}
-	quit := w.ctx.Err() != nil
-	from, to := 0, 0
-	for _, o := range out {
-		data := values[from : from+int(o.size)]
-		from += int(o.size)
-		if _, ok := w.held.Get(o.item); !ok || o.gen != w.gen || quit && o.failed {
-			continue
-		}
-		w.held.Delete(o.item)
-		to += copy(values[to:], data)
-		msg.Items = append(msg.Items, o.item)
-		msg.Attempts = append(msg.Attempts, o.attempt)
-		msg.Sizes = append(msg.Sizes, o.size)
-		msg.Took = append(msg.Took, int64(o.took))
-		if o.failed {
-			msg.Failed = append(msg.Failed, uint32(len(msg.Items)-1))
-			msg.Errors = append(msg.Errors, o.err)
-		}
-		addMove(msg, o)
-	}
-	msg.Values = values[:to]
-	return msg
 }

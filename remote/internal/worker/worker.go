@@ -42,6 +42,7 @@ type Config struct {
 	Health            string      // where to serve the worker's health, or ""
 	EndWhenWedged     bool        // end Run with ErrWedged once wedged
 	TLS               *tls.Config // checked, or nil for none
+	MaxMessage        int         // the most bytes of a message
 	Log               zerolog.Logger
 	Clock             agent.Clock // nil for package time's
 }
@@ -69,7 +70,7 @@ func Run[I, O any](ctx context.Context, cfg Config, work func(ctx context.Contex
 	})
 	defer tally.Stop()
 	g := guard.New(node.WirePackage, func(why string) { tally.Add("", why) })
-	sys, halt, err := node.Start(cfg.Listen, cfg.Advertise, g, cfg.TLS)
+	sys, halt, err := node.Start(cfg.Listen, cfg.Advertise, g, cfg.TLS, cfg.MaxMessage)
 	if err != nil {
 		return err
 	}
@@ -118,6 +119,7 @@ type worker[I, O any] struct {
 	guard   *guard.Guard // the node's
 	master  *actor.PID
 	self    *actor.PID
+	limit   int // the most bytes of a message to the master: its bound, or the worker's if smaller
 	session *Session
 	line    *line           // the tasks taken and not started: Slots + Prefetch at most
 	batch   []task          // take's, reused
@@ -161,6 +163,7 @@ func newWorker[I, O any](cfg Config, work func(ctx context.Context, in I) (O, er
 		sys:     sys,
 		guard:   g,
 		master:  actor.NewPID(cfg.Master, cfg.Stage),
+		limit:   cfg.MaxMessage,
 		session: NewSession(SessionConfig{Master: cfg.Master, Stage: cfg.Stage, Slots: cfg.Slots, Prefetch: cfg.Prefetch, Rejoin: cfg.Rejoin, Connect: cfg.Connect}, rand.Uint64()),
 		line:    newLine(cfg.Slots, cfg.Slots+cfg.Prefetch),
 		ended:   make(chan error, 1),
