@@ -51,6 +51,9 @@ func runWorker(spec string) int {
 	if rest, ok := strings.CutPrefix(spec, moverSpec); ok {
 		return runMover(rest)
 	}
+	if rest, ok := strings.CutPrefix(spec, largeSpec); ok {
+		return runLarge(rest)
+	}
 	f := strings.Split(spec, "|")
 	if len(f) != 6 {
 		fmt.Fprintln(os.Stderr, "bad worker spec", spec)
