@@ -1,3 +1,5 @@
+//go:build !race
+
 package remote_test
 
 import (
