@@ -235,7 +235,10 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 			it.iso, it.seq, it.fair = q.crash, md.Sequence.Stream, fairfetch.TokenOf(q.items, msg.Subject())
 		}
 	}
-	data, err := q.claims.Load(ctx, key, msg.Headers(), msg.Data())
+	h, data, err := q.resume(ctx, t, &it, msg, md)
+	if err == nil {
+		data, err = q.claims.Load(ctx, key, h, data)
+	}
 	if err != nil {
 		return q.unloaded(ctx, t, seq, err)
 	}

@@ -131,4 +131,5 @@ func (q *Queue[T]) bury(h *ledger.Hold, err error, attempts int) {
 	if err := h.Msg.DoubleAck(ctx); err != nil {
 		_ = h.Msg.Ack()
 	}
+	q.unmove(ctx, h)
 }

@@ -113,63 +113,17 @@
 // starts. The process holds, besides, up to twice the fetch size fetched
 // in the keys' lines. Items without a fair key are one key more, "".
 //
-// Each fair key's items are on a subject of their own, <name>.items.<first
-// 128 bits of the key's SHA-256, in hex>, with a consumer of their own,
-// chain_<the same>, made as a process first fetches from it, shared by
-// the processes, and removed by the servers once idle for five minutes
-// with no item out. The keys with items are found by counting the
-// stream's subjects, every 100 ms and whenever nothing is fetched: a key
-// added meanwhile, or while no process ran, waits that long for its first
-// turn. Keys, dedupe, leases, attempts and crashes are as without fair
-// keys: an embedded queue opening after a crash removes every consumer,
-// the keys' too, so what a dead run held comes back at once. What it
-// costs: a request to the servers for each fetch from a key, two for each
-// count, and a consumer for each key with items (a group of replicas each
-// on a cluster). Items without a key stay on <name>.items, where they
-// were: a queue made before fair keys opens as it was. Set Key in every
-// process of the queue; a process without it fetches only the items
-// without a fair key.
+// Each fair key's items are on a subject and a consumer of their own
+// (docs/durable-fair.md says which, and what they cost).
 //
 // # Limits
 //
 // [Queue.Limit] returns a rate limit that every process reaching the
 // queue's servers shares: a rate stage given it (rate.Config.Shared), in
-// each of them, takes its share of the limit. Over any window of length
-// t, the items the stages of all the processes let through together
-// number at most burst + rate·t, whatever happens to the processes, the
-// network between them or the servers: it fails closed.
-//
-// Each process decides alone, from a share granted to it in advance: a
-// rate and a burst it may spend for a lease of two seconds, counted by its
-// own monotonic clock from the moment it asked, so that a slow answer
-// shortens it. The shares are a table, one entry a process, kept in a
-// key-value bucket of the queue's servers (Name + "_limits"), that every
-// process writes by compare-and-set: the table never holds more than the
-// limit, a process takes a smaller share before it writes it and a larger
-// one only once the write is taken, and it renews its share every second.
-// Shares follow demand: each process asks for what it let through, or for
-// the whole limit while items wait for its tokens, and gets its max-min
-// fair part. A process frees another's
-// share only once it has seen that entry unchanged for a lease and 100 ms
-// by its own clock, by when the share's owner has stopped spending it. So:
-//
-//   - a process that cannot reach the servers spends what it holds until
-//     its lease ends, then waits;
-//   - a process killed leaves its share unspent, for the others within
-//     about three seconds (under-use only);
-//   - a partition, a change of the servers' leader, a restart of the
-//     process that embeds them, a process stopped and started again, and a
-//     step of any machine's clock never let more through: leases are
-//     counted on one machine's monotonic clock each, and a rate stage lets
-//     nothing through past its lease's end, even if its process was
-//     stopped meanwhile.
-//
-// What it costs: two requests to the servers a second per process (a read
-// and a compare-and-set), idle or not, and none on the path of an item: a
-// stage decides from its share in memory. At most burst processes hold a
-// share at once, each with a burst of at least 1; clocks must run within
-// a few hundredths of a percent of each other, as any do; and the first
-// process to open a limit sets its rate and burst.
+// each of them, takes its share. Over any window of length t, the items
+// let through together number at most burst + rate·t, whatever happens
+// to the processes, the network or the servers: it fails closed
+// (docs/durable-limits.md says how, and what it costs).
 //
 // # Clusters
 //
@@ -187,12 +141,9 @@
 // servers with JetStream, or with replicas on a server that is not part
 // of a cluster, is refused by [Open] with an ErrConfig.
 //
-// A request the cluster loses as it changes leaders is answered by
-// nothing: [Queue.Add] and [Queue.Len] wait for an answer as long as their
-// context allows (five seconds for a context with no deadline), and
-// [Queue.AddMany] no longer than Config.ConnectTimeout for each item.
-// Give them a context with a timeout, and try again: adding an item again
-// within Config.Dedupe adds nothing.
+// A request lost as the cluster changes leaders is never answered: give
+// [Queue.Add] and [Queue.Len] a context with a timeout (AddMany waits
+// Config.ConnectTimeout an item), and add again: Dedupe keeps it once.
 //
 // # Credentials
 //
@@ -259,25 +210,17 @@
 //
 // # A damaged store
 //
-// As NATS opens an embedded queue's store, it checks the last block file
-// of its messages, and any whose size it does not expect: it reads a
-// block up to the first record it cannot read, cuts it there, and drops
-// the rest of it, whole records included, with no more than a warning.
-// Another block damaged in place it serves as it is, skipping the records
-// it cannot read, which stay in the queue's length. So a queue's Close
-// records beside the store what it held, and [Open] compares, reading
-// every message if a block file changed since: a store that lost items,
-// or holds some NATS cannot read, is an [ErrDamaged] naming how many and
-// at which sequences. Then either restore the directory from a copy and
-// open that, or accept the loss: with Embedded.AcceptLoss, NATS checks
-// every block (cutting each damaged one at its first unreadable record,
-// as above), Open opens the store without the items lost, and
-// [Queue.Damage] names them. A producer that still has them may add them
-// again, but for those handed out when they were lost: their keys'
-// markers refuse them until their window ends. After a crash there is no
-// record: Open reports only what NATS says it lost. On a [Server], the
-// servers' logs tell of damage, and a cluster's replicas repair a
-// server's copy.
+// An embedded store that lost items since its last Close makes [Open]
+// return an ErrDamaged; docs/durable-damage.md says how it is found and
+// what to do.
+//
+// # Moves
+//
+// A remote stage whose Config.OnMove is [Queue.Moved] keeps in the queue
+// the state of each move its master takes, beside the item: redelivered
+// after a crash, the item comes with that state as its Value, and its Tag
+// and Moves; key, dedupe and attempts are its own. [Map] carries a move
+// of work on values with the item (docs/moves.md).
 //
 // # An item that kills its process
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/evolvekit/evolve/durable/internal/crashes"
+	"github.com/evolvekit/evolve/durable/internal/moved"
 )
 
 // Item is an item of a queue as a chain carries it: its key, its value,
@@ -22,6 +23,10 @@ type Item[T any] struct {
 	// one once the item is let go: a ticket that names no item it holds is
 	// ignored. The zero Ticket names none.
 	Ticket uint64
+	// Tag and Moves are the tag and count of the moves of an item handed
+	// out again with a moved state ([Queue.Moved]); "" and 0 otherwise.
+	Tag   string
+	Moves int
 
 	// iso, in a run after a crash, runs the work on the item alone if it
 	// is a suspect (see package crashes); seq is its sequence in the
@@ -54,6 +59,9 @@ func Map[T, U any](f func(context.Context, T) (U, error)) func(context.Context, 
 		} else {
 			v, err = f(ctx, in.Value)
 		}
-		return Item[U]{Key: in.Key, Value: v, Ticket: in.Ticket, iso: in.iso, seq: in.seq, fair: in.fair}, err
+		err = moved.Lift(err, func(next T, tag string) any {
+			return Item[T]{Key: in.Key, Value: next, Ticket: in.Ticket, Tag: tag, Moves: in.Moves, iso: in.iso, seq: in.seq, fair: in.fair}
+		})
+		return Item[U]{Key: in.Key, Value: v, Ticket: in.Ticket, Tag: in.Tag, Moves: in.Moves, iso: in.iso, seq: in.seq, fair: in.fair}, err
 	}
 }

@@ -29,6 +29,8 @@ type Queue[T any] struct {
 	consumer   jetstream.Consumer
 	items      string       // the subject items are added on
 	keys       string       // the prefix of the subjects of key markers
+	moved      string       // the prefix of the subjects of moved states
+	resumes    bool         // whether the stream held moved states at Open
 	dead       string       // the subject of the dead letters
 	claims     *claim.Store // the items stored apart, in bucket Name + "_payloads"
 	inline     int          // the most bytes an item's message carries
@@ -69,7 +71,7 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue[T]{site: *s, cfg: cfg, items: cfg.Name + ".items", keys: cfg.Name + ".keys.", dead: cfg.Name + ".dead", ledger: ledger.New()}
+	q := &Queue[T]{site: *s, cfg: cfg, items: cfg.Name + ".items", keys: cfg.Name + ".keys.", moved: cfg.Name + ".moved.", dead: cfg.Name + ".dead", ledger: ledger.New()}
 	if q.inline, err = claim.Inline(q.nc.MaxPayload(), cfg.MaxInline); err != nil {
 		q.shut()
 		return nil, invalid("%v", err)

@@ -48,7 +48,7 @@ func Batches[T, U any](q *Queue[T], f func([]Item[U]) error) func([]Item[U]) {
 		for i, it := range batch {
 			if i == len(batch)-1 {
 				q.ackConfirmed(it.Ticket, acked...)
-			} else if h := q.ack(it.Ticket); h != nil && h.Msg.Headers().Get(claim.Header) != "" {
+			} else if h := q.ack(it.Ticket); h != nil && (h.Msg.Headers().Get(claim.Header) != "" || h.State != nil) {
 				acked = append(acked, h)
 			}
 		}
@@ -94,6 +94,7 @@ func (q *Queue[T]) ackConfirmed(t uint64, before ...*ledger.Hold) {
 	}
 	for _, a := range append(before, h) {
 		q.claims.Release(ctx, a.Key, a.Msg.Headers())
+		q.unmove(ctx, a)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
+	"github.com/evolvekit/evolve/durable/internal/moved"
 	"github.com/evolvekit/evolve/durable/internal/natserr"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -36,12 +37,16 @@ func (q *Queue[T]) declare() error {
 	// here; the servers refuse to turn TTLs off again.
 	cfg := q.streamConfig(q.cfg.Name, q.items, jetstream.WorkQueuePolicy)
 	// The items of fair keys are on a subject of each key's.
-	cfg.Subjects, cfg.AllowMsgTTL = append(cfg.Subjects, q.keys+"*", q.items+".*"), true
+	cfg.Subjects, cfg.AllowMsgTTL = append(cfg.Subjects, q.keys+"*", q.items+".*", q.moved+"*"), true
+	cfg.AllowRollup = true // a move's state replaces the one before
 	if q.stream, err = js.CreateOrUpdateStream(ctx, cfg); err != nil {
 		return q.refused("the queue's stream "+q.cfg.Name, err)
 	}
 	if !q.stream.CachedInfo().Config.AllowMsgTTL {
 		return q.refused("the queue's stream "+q.cfg.Name, errors.New("the servers keep no per-message TTL, which the queue's dedupe needs: NATS 2.11 or later"))
+	}
+	if q.resumes, err = moved.Any(ctx, q.stream, q.moved); err != nil {
+		return q.refused("the queue's stream "+q.cfg.Name, err)
 	}
 	dead := q.cfg.Name + "_dead"
 	if q.deadStream, err = js.CreateOrUpdateStream(ctx, q.streamConfig(dead, q.dead, jetstream.LimitsPolicy)); err != nil {

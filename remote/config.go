@@ -118,13 +118,12 @@ type Config[I any] struct {
 	// its arrival rate keeps busy (see the package doc, under Scaling on
 	// the backlog). Default DefaultDrain.
 	Drain time.Duration
-	// OnWant, when not nil, is called each time the workers the stage
-	// wants for the items of tag ("" for those that need none) change,
-	// with their new number: a program that starts workers itself follows
-	// it. It is called on the master's goroutine, between two of its
-	// messages, so it must return quickly: hand the number to a goroutine
-	// of the program's own rather than start a process within it.
+	// OnWant, if set, is told on the master's goroutine (return quickly)
+	// each new number of workers the stage wants for tag ("" for any).
 	OnWant func(tag string, workers int)
+	// OnMove, if set, is told on the master's goroutine each move it takes,
+	// before its next message: durable's Queue.Moved fits (docs/moves.md).
+	OnMove func(next I, tag string, hops int) error
 }
 
 // The defaults of Config.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -38,7 +39,10 @@ type Hold struct {
 	Key  string
 	Seq  uint64
 	Mark jetstream.PubAckFuture
-	beat time.Time
+	// State is the headers of the state a move recorded for the item
+	// (see package moved), nil for none.
+	State nats.Header
+	beat  time.Time
 }
 
 // New returns an empty ledger whose tickets start at a random number, so
@@ -132,4 +136,30 @@ func (l *Ledger) Drain() []*Hold {
 	clear(l.seqs)
 	l.unknown = 0
 	return out
+}
+
+// Seq returns the stream sequence of the item of ticket t, if it is held.
+func (l *Ledger) Seq(t Ticket) (uint64, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h, ok := l.held[t]
+	if !ok {
+		return 0, false
+	}
+	return h.Seq, true
+}
+
+// Moved notes h, the headers of the state recorded for the item of
+// ticket t, and returns those of the state it replaces (nil for none);
+// it reports false if t is not held.
+func (l *Ledger) Moved(t Ticket, h nats.Header) (nats.Header, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	held, ok := l.held[t]
+	if !ok {
+		return nil, false
+	}
+	prev := held.State
+	held.State = h
+	return prev, true
 }

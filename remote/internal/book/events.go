@@ -135,6 +135,7 @@ type Hop struct {
 	From, Tag string
 	Hops      int
 	Local     bool
+	Next      any // the item's next input, nil for a Local move
 }
 
 // Prefetch asks the master's actor to grant the workers that register

@@ -56,7 +56,7 @@ func (b *Book[I, O, R]) move(addr string, m Move[I], at time.Time) {
 		b.conclude(m.Item, e, none, move.LinesError(m.Item, m.Tag))
 		return
 	}
-	b.hops = append(b.hops, Hop{Item: m.Item, From: addr, Tag: m.Tag, Hops: hops})
+	b.hops = append(b.hops, Hop{Item: m.Item, From: addr, Tag: m.Tag, Hops: hops, Next: m.Next})
 	e.moved = m.Attempt
 	e.tag = b.line(m.Tag)
 	b.lines[e.tag].gauge.Arrive(at)

@@ -27,8 +27,12 @@ func okFrom(id WorkerID, item uint64, attempt, v int, steps ...string) agenttest
 		Outcomes: []Outcome[int]{{Item: item, Attempt: attempt, Value: v, Steps: steps}}})
 }
 
-func hop(item uint64, from, tag string, hops int, local bool) agent.Send[Hop] {
-	return agent.Send[Hop]{Value: Hop{Item: item, From: from, Tag: tag, Hops: hops, Local: local}}
+func hop(item uint64, from, tag string, hops int, local bool, next ...any) agent.Send[Hop] {
+	h := Hop{Item: item, From: from, Tag: tag, Hops: hops, Local: local}
+	if len(next) > 0 {
+		h.Next = next[0]
+	}
+	return agent.Send[Hop]{Value: h}
 }
 
 func TestAMoveQueuesTheItemForItsTagWithItsNewInputAndNoAttemptSpent(t *testing.T) {
@@ -38,7 +42,7 @@ func TestAMoveQueuesTheItemForItsTagWithItsNewInputAndNoAttemptSpent(t *testing.
 		join(2, 1, "gpu"), ask(2, 1),
 		okFrom(2, 0, 2, 7),
 	)
-	assert.Equal(t, []agent.Effect{hop(0, "w1", "gpu", 1, false), agent.Disarm{Tag: leaseTag}, agent.Timer{Tag: waitTag, Delay: DefaultTagWait}},
+	assert.Equal(t, []agent.Effect{hop(0, "w1", "gpu", 1, false, "a+"), agent.Disarm{Tag: leaseTag}, agent.Timer{Tag: waitTag, Delay: DefaultTagWait}},
 		tr[4].Effects, "the lease ends, the move is logged, and the item waits for a worker with the tag")
 	st := tr[4].State.Snapshot()
 	assert.Equal(t, map[string]int{"gpu": 1}, st.Tags, "queued for its new tag")

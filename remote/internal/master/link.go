@@ -39,6 +39,9 @@ type Config struct {
 	// MaxMoves is the most moves an item may make, which workers learn
 	// with their tasks.
 	MaxMoves int
+	// OnMove, when not nil, is the stage's Config.OnMove, a
+	// func(next I, tag string, hops int) error told each move the book took.
+	OnMove any
 }
 
 // link is one running master's presence on its node: the actor its workers

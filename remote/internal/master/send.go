@@ -37,6 +37,7 @@ func (l *link[I, O]) send(e agent.Effect) bool {
 		h := e.Value
 		l.log.Debug().Str("stage", l.cfg.Name).Uint64("item", h.Item).Str("from", h.From).Str("tag", h.Tag).
 			Int("hops", h.Hops).Bool("local", h.Local).Msg("remote: an item moved")
+		l.moved(h)
 		return true
 	default:
 		return false

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/evolvekit/evolve/internal/moves"
 )
 
 // Step is one step of an item's work: the tag it needed ("" for none) and
@@ -38,13 +40,19 @@ func (r *Request) Error() string {
 // process, goes on with.
 func (r *Request) MoveTo() (tag string, next any) { return r.Tag, r.Next }
 
-// Of returns the Request err is or wraps, or nil.
+// Of returns the move err is or wraps, the outermost, as a Request, or
+// nil: any moves.Mover counts, such as a durable queue's work on values
+// makes of a Request to carry its item along.
 func Of(err error) *Request {
-	var r *Request
-	if errors.As(err, &r) {
+	m, ok := moves.Of(err)
+	if !ok {
+		return nil
+	}
+	if r, ok := m.(*Request); ok {
 		return r
 	}
-	return nil
+	tag, next := m.MoveTo()
+	return &Request{Tag: tag, Next: next}
 }
 
 // Next returns r's next input as an I, or an error naming item seq, the
