@@ -79,6 +79,7 @@ func build[In, Out any](cfg Config, work parallel.Work[In, Out]) (batchwork.Agen
 		return parallel.Result[Out]{Seq: seq, Value: v, Err: err}
 	}
 	p.Value = func(r parallel.Result[Out]) (Out, bool) { return r.Value, r.Err == nil }
+	p.Seq = func(r parallel.Result[Out]) uint64 { return r.Seq }
 	return p, nil
 }
 

@@ -8,8 +8,10 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/evolvekit/evolve/internal/bridge"
 	"github.com/evolvekit/evolve/internal/meter"
+	"github.com/evolvekit/evolve/internal/trace"
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/metric"
+	oteltrace "go.opentelemetry.io/otel/trace"
 )
 
 // Runtime runs agents: one protoactor actor system shared by every agent
@@ -76,6 +78,21 @@ func WithLogger(l zerolog.Logger) Option {
 // If mp refuses an instrument, the runtime logs it and measures nothing.
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(rt *Runtime) { rt.provider = mp }
+}
+
+// WithTracerProvider follows every item posted to an agent or chain on the
+// runtime with spans of tp's tracer "github.com/evolvekit/evolve", in one
+// trace per item: a child of the span in the context given to Post, or a
+// new trace (tp's sampler decides which are recorded). Each agent the item
+// passes adds a span "process <agent>", from accepted to passed on, a
+// child of the one before; each attempt of its work a child span "work
+// <agent>", with its error recorded, and whose span the work's context
+// carries; a dead letter marks its span failed. A buffer's batch is a
+// span "batch <agent>" linked to its items' spans. docs/traces.md says how
+// items are followed from agent to agent, and what it costs. Without this
+// option nothing is traced, and tracing costs nothing.
+func WithTracerProvider(tp oteltrace.TracerProvider) Option {
+	return func(rt *Runtime) { rt.parts.Tracer = trace.New(tp) }
 }
 
 // WithClock makes the runtime stamp messages and arm timers with c instead

@@ -5,6 +5,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/trace"
 )
 
 // Flush writes one batch somewhere: a bulk insert, a bulk API call. The
@@ -88,6 +89,8 @@ func spec[T any](cfg Config[T], flush Flush[T]) core.Spec[State[T], []T, struct{
 		Work: func(ctx context.Context, _ uint64, b []T) (struct{}, error) {
 			return struct{}{}, flush(ctx, b)
 		},
+		// A batch is one span, linked to its items'.
+		Follow: trace.Follow[[]T, []T]{Batch: func(b []T) int { return len(b) }, Batches: true},
 	}
 }
 

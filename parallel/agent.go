@@ -84,6 +84,7 @@ func build[In, Out any](cfg Config, work Work[In, Out]) (batchwork.Agent[State[I
 		Timeout:     cfg.Timeout,
 		Result:      result[Out],
 		Value:       value[Out],
+		Seq:         func(r Result[Out]) uint64 { return r.Seq },
 		DeadLetters: cfg.DeadLetters,
 		Reserves:    true,
 		Takes:       []agent.Msg{agent.Set[Limit]{}},

@@ -15,6 +15,7 @@ import (
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/evolvekit/evolve/internal/safe"
+	"github.com/evolvekit/evolve/internal/trace"
 )
 
 // Agent describes an agent that runs Work on its items: S is its state, In
@@ -46,6 +47,9 @@ type Agent[S, In, Out, R, V any] struct {
 	// Value is what a stage passes on of a result: its value, if the work
 	// succeeded.
 	Value func(R) (Out, bool)
+	// Seq returns the Seq of the item a result is of, for traces to
+	// follow it (see package trace); nil follows none.
+	Seq func(R) uint64
 	// DeadLetters is the agent's own dead-letter sink, or nil.
 	DeadLetters func(agent.DeadLetter)
 	// Reserves says the agent keeps the pace of the rate stage before it
@@ -124,11 +128,21 @@ func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		// The parallel and adaptive agents' evolve keeps no Done's results
 		// and emits them in its round only, so their slices are reused.
 		Recycle: recycle[R],
+		Follow:  p.follow(),
 	}
 }
 
 // recycle empties the results of a batch, so that they hold nothing, for
 // the results of a later one.
+// follow says how traces follow items through the agent: its work and its
+// results by Seq.
+func (p Agent[S, In, Out, R, V]) follow() trace.Follow[[]In, R] {
+	if p.Seq == nil {
+		return trace.Follow[[]In, R]{}
+	}
+	return trace.Follow[[]In, R]{Items: func(id uint64, w []In) (uint64, int) { return id, len(w) }, Seq: p.Seq}
+}
+
 func recycle[R any](rs []R) []R {
 	clear(rs)
 	return rs[:0]
@@ -155,6 +169,7 @@ func (p Agent[S, In, Out, R, V]) runner() *runner[In, Out, R] {
 // item. Once ctx has ended, the items not yet begun fail with its cause.
 func (r *runner[In, Out, R]) runFrom(ctx context.Context, seq uint64, items []In, out []R, i *int) (err error) {
 	defer safe.Recover(&err)
+	w, _ := ctx.(*trace.Work) // the items' spans, when traced
 	for ; *i < len(items); *i++ {
 		at := seq + uint64(*i)
 		// Err is nil until Done is closed, and costs an atomic load rather
@@ -164,13 +179,11 @@ func (r *runner[In, Out, R]) runFrom(ctx context.Context, seq uint64, items []In
 			out[*i] = r.result(at, zero, context.Cause(ctx))
 			continue
 		}
-		var v Out
-		var err error
-		if r.timeout <= 0 {
-			v, err = r.work(ctx, items[*i])
-		} else {
-			v, err = r.timed(ctx, at, items[*i])
+		if w != nil {
+			out[*i] = r.traced(w, at, *i, items[*i])
+			continue
 		}
+		v, err := r.run(ctx, at, items[*i])
 		out[*i] = r.result(at, v, err)
 	}
 	return nil
@@ -181,6 +194,33 @@ func (r *runner[In, Out, R]) runFrom(ctx context.Context, seq uint64, items []In
 // before ctx ended; it then fails with an error that Is
 // context.DeadlineExceeded, joined to the work's own error, unless that
 // already says so.
+// run runs the work on one item, the item at seq, within the timeout.
+func (r *runner[In, Out, R]) run(ctx context.Context, seq uint64, in In) (Out, error) {
+	if r.timeout <= 0 {
+		return r.work(ctx, in)
+	}
+	return r.timed(ctx, seq, in)
+}
+
+// traced runs the work on the i-th item of w, at seq, under a span of
+// its attempt, which a panic in the work ends too.
+func (r *runner[In, Out, R]) traced(w *trace.Work, seq uint64, i int, in In) R {
+	ctx, span := w.Attempt(i)
+	ended := false
+	defer func() {
+		if !ended { // the work panicked: runFrom makes the panic the item's error
+			trace.End(span, errPanicked)
+		}
+	}()
+	v, err := r.run(ctx, seq, in)
+	ended = true
+	trace.End(span, err)
+	return r.result(seq, v, err)
+}
+
+// errPanicked is what the span of an attempt whose work panicked records.
+var errPanicked = errors.New("the work panicked")
+
 func (r *runner[In, Out, R]) timed(ctx context.Context, seq uint64, in In) (Out, error) {
 	late := &lateError{name: r.name, seq: seq, timeout: r.timeout}
 	ictx, cancel := context.WithTimeoutCause(ctx, r.timeout, late)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/evolvekit/evolve/internal/meter"
+	"github.com/evolvekit/evolve/internal/trace"
 	"github.com/rs/zerolog"
 )
 
@@ -42,6 +43,9 @@ type Parts struct {
 	// Meter is where the agents publish their status as metrics; nil
 	// without a meter provider.
 	Meter *meter.Meter
+	// Tracer makes the spans that follow items through the agents; nil
+	// without a tracer provider.
+	Tracer *trace.Tracer
 }
 
 // Clock is agent.Clock.

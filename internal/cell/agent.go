@@ -10,6 +10,7 @@ import (
 	"github.com/evolvekit/evolve/internal/bridge"
 	"github.com/evolvekit/evolve/internal/fields"
 	"github.com/evolvekit/evolve/internal/meter"
+	"github.com/evolvekit/evolve/internal/trace"
 	"github.com/rs/zerolog"
 	"golang.org/x/sys/cpu"
 )
@@ -54,6 +55,7 @@ type Agent[I, V any] struct {
 	_              cpu.CacheLinePad
 
 	gauges *meter.Gauges // where the agent publishes its metrics; nil for none
+	line   *trace.Line   // the spans of its items, under the inbox's lock; nil untraced
 
 	queries atomic.Uint64
 	qmu     sync.Mutex
@@ -114,7 +116,7 @@ func (h *Agent[I, V]) Post(ctx context.Context, v I) error {
 			return agent.ErrClosed
 		}
 		if h.in.spend(v) {
-			h.accept(v)
+			h.accept(ctx, v)
 			return nil
 		}
 		space := h.in.waitSpace()
@@ -143,13 +145,14 @@ func (h *Agent[I, V]) TryPost(v I) error {
 		h.in.mu.Unlock()
 		return agent.ErrFull
 	}
-	h.accept(v)
+	h.accept(context.Background(), v)
 	return nil
 }
 
-// accept puts v, for which the caller spent a credit, in the inbox and
-// unlocks it, which the caller locked.
-func (h *Agent[I, V]) accept(v I) {
+// accept puts v, posted with ctx, for which the caller spent a credit,
+// in the inbox and unlocks it, which the caller locked.
+func (h *Agent[I, V]) accept(ctx context.Context, v I) {
+	h.line.Accept(ctx)
 	h.in.put(v)
 	h.notify()
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/pace"
 	"github.com/evolvekit/evolve/internal/spec"
+	"github.com/evolvekit/evolve/internal/trace"
 )
 
 // cell is the actor that runs one agent: it takes in its inbox, calls
@@ -33,11 +34,12 @@ type cell[S, I, W, R, O, V any] struct {
 	first  agent.DeadLetter // the first of them
 	timers map[uint64]timer // pending timers by tag
 	timerN uint64
-	meters      // what the agent's metrics count, when it has any
-	over   bool // finished or broken: nothing more is evolved, the actor stops
-	final  bool // the final status was taken
-	asked  bool // the actor was told to stop itself
-	ended  bool // wire.Ended was called
+	meters                       // what the agent's metrics count, when it has any
+	fl     *trace.Follower[W, O] // follows its items in traces; nil untraced
+	over   bool                  // finished or broken: nothing more is evolved, the actor stops
+	final  bool                  // the final status was taken
+	asked  bool                  // the actor was told to stop itself
+	ended  bool                  // wire.Ended was called
 }
 
 // timer is one pending timer: seq tells its firing from that of a timer it
@@ -119,6 +121,7 @@ func (c *cell[S, I, W, R, O, V]) Receive(ctx actor.Context) {
 			c.publish(c.h.rt.Clock.Now())
 		}
 		c.h.unmeter()
+		c.fl.Close()
 		c.h.actorStopped(v, ok)
 		c.release()
 		return

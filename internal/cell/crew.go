@@ -7,6 +7,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/safe"
+	"github.com/evolvekit/evolve/internal/trace"
 	"golang.org/x/sys/cpu"
 )
 
@@ -53,6 +54,7 @@ const keptSpares = 1024
 type job[W, R any] struct {
 	s     agent.Start[W]
 	spare R
+	ctx   context.Context // the work's context, with its spans when traced
 }
 
 // kit is what a worker reads of its agent at each turn: read from the cell
@@ -97,18 +99,20 @@ func (c *cell[S, I, W, R, O, V]) work(k *kit[W, R], h *Agent[I, V], j job[W, R])
 	for {
 		var r R
 		var err error
+		ctx := j.ctx
 		began := k.clock.Now()
 		switch {
 		case k.reuse != nil && k.recovers:
-			r, err = k.reuse(k.ctx, j.s.ID, j.s.Work, j.spare)
+			r, err = k.reuse(ctx, j.s.ID, j.s.Work, j.spare)
 		case k.reuse != nil:
-			r, err = safe.Reuse(k.ctx, k.reuse, j.s.ID, j.s.Work, j.spare)
+			r, err = safe.Reuse(ctx, k.reuse, j.s.ID, j.s.Work, j.spare)
 		case k.recovers:
-			r, err = k.work(k.ctx, j.s.ID, j.s.Work)
+			r, err = k.work(ctx, j.s.ID, j.s.Work)
 		default:
-			r, err = safe.Work(k.ctx, k.work, j.s.ID, j.s.Work)
+			r, err = safe.Work(ctx, k.work, j.s.ID, j.s.Work)
 		}
 		took := k.since(began)
+		trace.Ended(ctx, err)
 		var ok bool
 		if woke, ok = c.finished(h, j.s.ID, r, err, took, began.Add(took), woke); !ok {
 			return // halted while it took the inbox in: counted gone already
@@ -182,7 +186,9 @@ func (c *cell[S, I, W, R, O, V]) runInline(s agent.Start[W]) {
 	if h.gauges != nil {
 		began = h.rt.Clock.Now()
 	}
-	r, err := safe.Work(h.workCtx, c.spec.Work, s.ID, s.Work)
+	ctx := c.fl.Start(h.workCtx, s.ID, s.Work)
+	r, err := safe.Work(ctx, c.spec.Work, s.ID, s.Work)
+	trace.Ended(ctx, err)
 	var took time.Duration
 	if h.gauges != nil {
 		took = h.rt.Clock.Now().Sub(began)

@@ -66,6 +66,7 @@ func (c *cell[S, I, W, R, O, V]) perform(e agent.Effect, m agent.Msg) {
 // feeds the next agent of a chain, gathered with all that the round emits
 // and handed over at its end (see flush).
 func (c *cell[S, I, W, R, O, V]) emit(values []O) {
+	c.fl.Emit(values)
 	c.outbox.add(values)
 	if !c.wire.Gather {
 		c.flush()
@@ -86,6 +87,7 @@ func (c *cell[S, I, W, R, O, V]) flush() {
 	if len(values) == 0 {
 		return
 	}
+	c.fl.Pass(c.wire.Hand)
 	defer c.outbox.done(values)
 	refused, err := c.wire.Deliver(values)
 	c.out += int64(len(values) - refused)
@@ -134,7 +136,7 @@ func (c *cell[S, I, W, R, O, V]) start(s agent.Start[W]) {
 		h.mu.Unlock()
 		return
 	}
-	j := job[W, R]{s: s}
+	j := job[W, R]{s: s, ctx: c.fl.Start(h.workCtx, s.ID, s.Work)}
 	if n := len(c.crew.spares); n > 0 {
 		var zero R
 		j.spare, c.crew.spares[n-1] = c.crew.spares[n-1], zero
@@ -183,6 +185,7 @@ func (c *cell[S, I, W, R, O, V]) disarmAll() {
 // deadLetter hands d to the dead-letter sink, if there is one, and counts
 // it; a panic in the sink is logged and becomes the agent's error.
 func (c *cell[S, I, W, R, O, V]) deadLetter(d agent.DeadLetter) {
+	c.fl.Dead(d.Seq, d.Err, d.Attempts)
 	if c.wire.Dead == nil {
 		return
 	}

@@ -3,6 +3,7 @@ package cell
 import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/fair"
+	"github.com/evolvekit/evolve/internal/trace"
 )
 
 // notify unlocks the inbox, which the caller locked to add to it, and wakes
@@ -131,6 +132,10 @@ func (h *Agent[I, V]) Feed(items []I, r *Relay) {
 		h.in.mu.Unlock()
 		return
 	}
+	h.line.Arrive(len(items))
 	h.in.put(items...)
 	h.notifyVia(r)
 }
+
+// Hand returns where the agent before hands its items' span contexts over.
+func (h *Agent[I, V]) Hand() *trace.Hand { return h.line.Hand() }

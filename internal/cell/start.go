@@ -8,6 +8,7 @@ import (
 	"github.com/evolvekit/evolve/internal/bridge"
 	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/internal/spec"
+	"github.com/evolvekit/evolve/internal/trace"
 )
 
 // Start starts the agent s describes on rt, wired as w says. The caller
@@ -15,6 +16,7 @@ import (
 func Start[I, V, S, W, R, O any](rt *agent.Runtime, s spec.Spec[S, W, R, O], w Wiring[O]) (*Agent[I, V], error) {
 	parts := bridge.Runtime(rt)
 	h := newAgent[I, V](parts, s.Name, s.Queue)
+	h.line = trace.NewLine(parts.Tracer, s.Name, s.Key != nil && s.Follow.Seq == nil && !s.Follow.Batches)
 	if of, ok := s.Key.(func(I) string); ok && of != nil && s.KeyQueue < s.Queue {
 		// A key's bound below the queue's: Post counts each key's items.
 		h.in.keyOf, h.in.keys = of, fair.NewCounts(s.KeyQueue)
@@ -30,7 +32,7 @@ func Start[I, V, S, W, R, O any](rt *agent.Runtime, s spec.Spec[S, W, R, O], w W
 	h.id = id
 	h.pid.Store(parts.System.NewLocalPID(id))
 	h.log = parts.Log.With().Str("agent", s.Name).Str("pid", id).Logger()
-	c := &cell[S, I, W, R, O, V]{spec: s, state: s.Initial(), h: h, wire: w.settled(h.grant), timers: make(map[uint64]timer)}
+	c := &cell[S, I, W, R, O, V]{spec: s, state: s.Initial(), h: h, wire: w.settled(h.grant), timers: make(map[uint64]timer), fl: trace.NewFollower(h.line, s.Follow)}
 	if s.DeadLetters != nil {
 		c.wire.Dead = s.DeadLetters
 	}

@@ -1,6 +1,9 @@
 package cell
 
-import "github.com/evolvekit/evolve/agent"
+import (
+	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/trace"
+)
 
 // Wiring is where a running agent's input slots, values and completion go:
 // to its handle and a sink when it runs alone, to its neighbours when it is
@@ -20,6 +23,7 @@ type Wiring[O any] struct {
 	Paced    bool                   // the agent after it reserves passes of it
 	Tape     Tape                   // where it records its steps; nil when it records none
 	Gather   bool                   // deliver once a round, not once an Emit
+	Hand     *trace.Hand            // where its values' span contexts go; nil for none
 }
 
 // settled returns w with the defaults its zero fields stand for; grant

@@ -49,7 +49,12 @@ func MapIn[I, J, O any](s Stage[J, O], f func(I) (J, error)) Stage[I, O] {
 				}
 				return m.tryPost(j)
 			},
-			feed: func(items []I, r *cell.Relay) { m.feed(admit(items, conv, m.refused, giveBack), r) },
+			feed: func(items []I, r *cell.Relay) {
+				if hand := m.h.Hand(); hand.Held() {
+					hand.Keep(admitted(items, conv))
+				}
+				m.feed(admit(items, conv, m.refused, giveBack), r)
+			},
 		}
 		members := append([]Runner{head}, r.Members[1:]...)
 		return Run[I]{Head: head, Members: members, last: r.last}, nil
@@ -72,8 +77,11 @@ func MapOut[I, O, P any](s Stage[I, O], f func(O) (P, bool)) Stage[I, P] {
 			deliver = sinkDeliver[P](nil)
 		}
 		var scratch []P // the kept values of one delivery, reused: deliver keeps no slice
-		return s.start(rt, in, Outlet[O]{Pull: out.Pull, Ended: out.Ended, Paced: out.Paced, Grant: out.Grant, Gather: out.Gather, Deliver: func(values []O) (int, error) {
+		return s.start(rt, in, Outlet[O]{Pull: out.Pull, Ended: out.Ended, Paced: out.Paced, Grant: out.Grant, Gather: out.Gather, Hand: out.Hand, Deliver: func(values []O) (int, error) {
 			kept, declined, err := keep(scratch[:0], values, f)
+			if out.Hand.Held() {
+				out.Hand.Keep(keptBy(values, f))
+			}
 			refused, err2 := deliver(kept)
 			clear(kept) // let go of what the values hold
 			scratch = kept[:0]

@@ -50,7 +50,7 @@ func Link[I, M, O any](a Stage[I, M], b Stage[M, O]) Stage[I, O] {
 			head.feed(values, from.Load())
 			return 0, nil
 		}
-		aout := Outlet[M]{Pull: b.first, Deliver: feed, Ended: head.Close, Gather: true}
+		aout := Outlet[M]{Pull: b.first, Deliver: feed, Ended: head.Close, Gather: true, Hand: head.h.Hand()}
 		if paced {
 			aout.Paced, aout.Grant = true, head.pass
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/cell"
 	"github.com/evolvekit/evolve/internal/pace"
+	"github.com/evolvekit/evolve/internal/trace"
 )
 
 // Member is a running agent of a chain, with the type of the items it
@@ -32,6 +33,7 @@ type anyAgent interface {
 	PullVia(n int, r *cell.Relay)
 	Relay() *cell.Relay
 	WhenDone(func())
+	Hand() *trace.Hand
 }
 
 // Name returns the agent's name.

@@ -7,6 +7,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/bridge"
 	"github.com/evolvekit/evolve/internal/cell"
+	"github.com/evolvekit/evolve/internal/trace"
 )
 
 // Stage is one agent, or several linked, described but not yet running: it
@@ -73,6 +74,9 @@ type Outlet[O any] struct {
 	// Deliver per Emit: for an outlet that feeds another agent, whose
 	// demand already counts the values.
 	Gather bool
+	// Hand takes the span contexts of the values, in step with them, when
+	// whatever takes them is traced (see package trace); nil otherwise.
+	Hand *trace.Hand
 }
 
 // SinkOutlet returns an Outlet that hands each value to sink, one at a time,
@@ -162,7 +166,7 @@ func StopAll(ctx context.Context, members []Runner) error {
 // from in and out.
 func wired[O any](name string, in Inlet, out Outlet[O]) cell.Wiring[O] {
 	return cell.Wiring[O]{Pull: out.Pull, Deliver: out.Deliver, Demand: in.Demand, Ended: out.Ended, Dead: in.DeadLetters,
-		Reserve: in.Reserve, Room: in.Room, Grant: out.Grant, Paced: out.Paced, Gather: out.Gather, Tape: in.Record.open(name)}
+		Reserve: in.Reserve, Room: in.Room, Grant: out.Grant, Paced: out.Paced, Gather: out.Gather, Hand: out.Hand, Tape: in.Record.open(name)}
 }
 
 // erased returns status, a Status of a V, as one of an any.

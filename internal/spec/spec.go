@@ -13,6 +13,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/budget"
 	"github.com/evolvekit/evolve/internal/meter"
+	"github.com/evolvekit/evolve/internal/trace"
 	"github.com/rs/zerolog"
 )
 
@@ -71,6 +72,9 @@ type Spec[S, W, R, O any] struct {
 	// no key's items.
 	Key      any
 	KeyQueue int
+	// Follow says how the runtime's traces follow items through the
+	// agent's work and values; its zero value, one for one in order.
+	Follow trace.Follow[W, O]
 	// Work performs one Start's work; id is the Start's ID. It is nil for
 	// an agent that starts none. A panic in it becomes a *PanicError.
 	Work func(ctx context.Context, id uint64, w W) (R, error)
