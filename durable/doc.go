@@ -218,9 +218,10 @@
 //
 // A remote stage whose Config.OnMove is [Queue.Moved] keeps in the queue
 // the state of each move its master takes, beside the item: redelivered
-// after a crash, the item comes with that state as its Value, and its Tag
-// and Moves; key, dedupe and attempts are its own. [Map] carries a move
-// of work on values with the item (docs/moves.md).
+// after a crash, the item comes with that state as its Value, its Tag
+// and its Moves (for the stage's Config.Tag and Config.Moves); key,
+// dedupe and attempts are its own. [Map] carries a move of work on
+// values with the item (docs/moves.md).
 //
 // # An item that kills its process
 //

@@ -124,6 +124,10 @@ type Config[I any] struct {
 	// OnMove, if set, is told on the master's goroutine each move it takes,
 	// before its next message: durable's Queue.Moved fits (docs/moves.md).
 	OnMove func(next I, tag string, hops int) error
+	// Moves, if set, gives the moves an item made before the stage took it
+	// (a durable queue's item resumed after a restart has its Item.Moves):
+	// MaxMoves counts them, OnMove's hops do not.
+	Moves func(I) int
 }
 
 // The defaults of Config.

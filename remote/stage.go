@@ -98,7 +98,7 @@ func bookConfig[I, O any](cfg Config[I]) book.Config[I, O, Result[O]] {
 		Window: cfg.Window, Queue: cfg.Queue, MaxBatch: cfg.MaxBatch, MaxAttempts: cfg.MaxAttempts, Prefetch: cfg.grant(),
 		Unordered: cfg.Unordered, Lease: cfg.Lease, TagWait: cfg.TagWait, Tag: cfg.Tag,
 		Key: cfg.Key, Weights: cfg.Weights, Quantum: cfg.Quantum,
-		Heartbeat: cfg.Heartbeat, Silence: wire.Misses * cfg.Heartbeat, Drain: cfg.Drain, MaxMoves: cfg.MaxMoves,
+		Heartbeat: cfg.Heartbeat, Silence: wire.Misses * cfg.Heartbeat, Drain: cfg.Drain, MaxMoves: cfg.MaxMoves, Moves: cfg.Moves,
 		Result: func(seq uint64, v O, err error, path []move.Step) Result[O] {
 			return Result[O]{Seq: seq, Value: v, Err: err, Path: path}
 		},

@@ -40,6 +40,7 @@ type Book[I, O, R any] struct {
 	lease, tagWait                time.Duration
 	heartbeat, silence            time.Duration // silence 0: no worker is given up for it
 	tagOf                         func(I) string
+	movesOf                       func(I) int    // nil: items come having made no moves
 	keyOf                         func(I) string // nil: no fair lines (see fairline.go)
 	freed                         []fair.Run     // with keyOf, the keys of the input slots given back since the last Demand
 	weights                       map[string]int
@@ -113,6 +114,7 @@ type entry[I, O any] struct {
 	since    time.Time   // when its lease started, while leased and not waiting
 	path     []move.Step // the steps of its work, once it moved (see move.go)
 	moved    int         // the attempt its last move came from: no outcome of an earlier one counts
+	prior    int         // the moves it made before it came (Config.Moves), which count toward the limit
 }
 
 // tagLine is the queue of the items one tag names, by Seq, and its wait
@@ -165,6 +167,7 @@ type Config[I, O, R any] struct {
 	Silence     time.Duration // how long a worker may be silent; 0 for ever
 	Drain       time.Duration // the time the workers wanted work through a queue in; 0: no wants
 	MaxMoves    int           // the moves an item may make; the next fails it (see move.go)
+	Moves       func(I) int   // the moves an item made before it came, counted in MaxMoves; nil for none
 	// Tag names the resource an item needs, "" for none; nil for no tags.
 	Tag func(I) string
 	// Key names the key an item's work is shared by (see fairline.go);
@@ -187,7 +190,7 @@ func New[I, O, R any](cfg Config[I, O, R]) *Book[I, O, R] {
 		lineOf: map[string]int{},
 		window: cfg.Window, queue: cfg.Queue, maxBatch: cfg.MaxBatch, maxAttempts: cfg.MaxAttempts, prefetch: cfg.Prefetch,
 		unordered: cfg.Unordered, lease: cfg.Lease, tagWait: cfg.TagWait, tagOf: cfg.Tag, result: cfg.Result,
-		heartbeat: cfg.Heartbeat, silence: cfg.Silence, drain: cfg.Drain, maxMoves: cfg.MaxMoves,
+		heartbeat: cfg.Heartbeat, silence: cfg.Silence, drain: cfg.Drain, maxMoves: cfg.MaxMoves, movesOf: cfg.Moves,
 		keyOf: cfg.Key, weights: maps.Clone(cfg.Weights), quantum: cfg.Quantum,
 	}
 	b.line("")

@@ -25,6 +25,7 @@ type options[I any] struct {
 	Weights     map[string]int
 	Quantum     time.Duration // 0: a millisecond, as remote's default
 	MaxMoves    int           // 0: remote's default
+	Moves       func(I) int
 }
 
 // Package remote's defaults, which the tests take.
@@ -75,7 +76,7 @@ func newBook[I, O any](o options[I]) (*Book[I, O, Result[O]], error) {
 		Lease: ord(o.Lease, DefaultLease), TagWait: ord(o.TagWait, DefaultTagWait), Tag: o.Tag,
 		Heartbeat: heartbeat, Silence: heartbeatMisses * heartbeat, Drain: o.Drain,
 		Key: o.Key, Weights: o.Weights, Quantum: ord(o.Quantum, time.Millisecond),
-		MaxMoves: or(o.MaxMoves, DefaultMaxMoves),
+		MaxMoves: or(o.MaxMoves, DefaultMaxMoves), Moves: o.Moves,
 		Result: func(seq uint64, v O, err error, path []move.Step) Result[O] {
 			return Result[O]{Seq: seq, Value: v, Err: err, Path: path}
 		},

@@ -6,6 +6,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/internal/pace"
+	"github.com/evolvekit/evolve/remote/internal/move"
 )
 
 // Evolve is the behaviour of a remote stage's master, an agent.Evolve over
@@ -124,7 +125,7 @@ func (b *Book[I, O, R]) accept(items []I, at time.Time) {
 		if b.tagOf != nil {
 			k = b.line(b.tagOf(v))
 		}
-		b.items.PushBack(entry[I, O]{value: v, tag: k, slot: true})
+		b.items.PushBack(entry[I, O]{value: v, tag: k, slot: true, prior: move.Prior(b.movesOf, v)})
 		b.enqueue(k, b.accepted, v)
 		b.lines[k].gauge.Arrive(at)
 		b.accepted++

@@ -49,7 +49,7 @@ func (b *Book[I, O, R]) move(addr string, m Move[I], at time.Time) {
 	var none O
 	_, known := b.lineOf[m.Tag]
 	switch {
-	case hops > b.maxMoves:
+	case e.prior+hops > b.maxMoves:
 		b.conclude(m.Item, e, none, move.Error(m.Item, e.path, b.maxMoves))
 		return
 	case !known && len(b.lines) >= move.MaxLines:
@@ -71,7 +71,7 @@ func (b *Book[I, O, R]) walked(addr string, seq uint64, e *entry[I, O], o Outcom
 	if e.path == nil && len(o.Steps) == 0 {
 		return true
 	}
-	if b.walk(seq, e, addr, o.Steps) > b.maxMoves {
+	if e.prior+b.walk(seq, e, addr, o.Steps) > b.maxMoves {
 		var none O
 		b.conclude(seq, e, none, move.Error(seq, e.path, b.maxMoves))
 		return false

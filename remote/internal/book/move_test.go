@@ -183,3 +183,55 @@ func TestMovesToNewTagsStopAtTheLinesAStageKeeps(t *testing.T) {
 	assert.False(t, errors.Is(dead[0].Err, move.ErrMoves))
 	assert.Len(t, agenttest.Last(tr).lines, move.MaxLines+1, "no line made for it")
 }
+
+// priorMoves reads the moves an item made before it came from its first
+// character, a digit ("-" for a count below zero).
+func priorMoves(v string) int {
+	if v[0] == '-' {
+		return -5
+	}
+	return int(v[0] - '0')
+}
+
+// lastResult returns the result the last trace emitted, failing the test
+// if it emitted none.
+func lastResult(t *testing.T, tr []agenttest.Trace[mstate]) res {
+	t.Helper()
+	for _, e := range tr[len(tr)-1].Effects {
+		if e, ok := e.(agent.Emit[res]); ok {
+			return e.Values[0]
+		}
+	}
+	t.Fatal("no result emitted")
+	return res{}
+}
+
+func TestMovesAnItemMadeBeforeItCameCountTowardTheLimit(t *testing.T) {
+	tr := play(t, options[string]{Lease: lease, MaxMoves: 3, Moves: priorMoves, MaxPrefetch: NoPrefetch},
+		pullAll, join(1, 1, "x"), ask(1, 1), items("2a"),
+		moved(1, 0, 1, "x", "2b"), ask(1, 1),
+		moved(1, 0, 2, "x", "2c"),
+	)
+	assert.Equal(t, send(1, Task[string]{Item: 0, Attempt: 1, Value: "2a", Hops: 2}), tr[3].Effects[0],
+		"the worker learns the moves made before, so that it stops going on itself at the limit")
+	assert.Equal(t, hop(0, "w1", "x", 1, false, "2b"), tr[4].Effects[0], "the hop counts the moves of this stage only")
+	assert.Equal(t, send(1, Task[string]{Item: 0, Attempt: 2, Value: "2b", Hops: 3}), tr[5].Effects[0])
+	r := lastResult(t, tr)
+	assert.ErrorIs(t, r.Err, move.ErrMoves, "two moves before and two here are more than three")
+	assert.Len(t, r.Path, 2, "the path holds the steps of this stage")
+}
+
+func TestLocalMovesCountTheMovesAnItemMadeBeforeItCame(t *testing.T) {
+	steps := []string{"x", "x"}
+	tr := play(t, options[string]{Lease: lease, MaxMoves: 3, Moves: priorMoves}, pullAll, join(1, 1), ask(1, 1), items("2a"), okFrom(1, 0, 1, 7, steps...))
+	assert.ErrorIs(t, lastResult(t, tr).Err, move.ErrMoves, "two moves before and two on the worker are more than three")
+	tr = play(t, options[string]{Lease: lease, MaxMoves: 3, Moves: priorMoves}, pullAll, join(1, 1), ask(1, 1), items("1a"), okFrom(1, 0, 1, 7, steps...))
+	assert.NoError(t, lastResult(t, tr).Err, "one move before and two on the worker are three")
+}
+
+func TestANegativeCountOfMovesMadeBeforeIsNone(t *testing.T) {
+	tr := play(t, options[string]{Lease: lease, MaxMoves: 1, Moves: priorMoves, MaxPrefetch: NoPrefetch},
+		pullAll, join(1, 1, "x"), ask(1, 1), items("-a"), moved(1, 0, 1, "x", "-b"), ask(1, 1))
+	assert.Equal(t, send(1, Task[string]{Item: 0, Attempt: 1, Value: "-a", Hops: 0}), tr[3].Effects[0])
+	assert.Equal(t, send(1, Task[string]{Item: 0, Attempt: 2, Value: "-b", Hops: 1}), tr[5].Effects[0], "one move, within the limit")
+}

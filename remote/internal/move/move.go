@@ -115,6 +115,15 @@ func Extend(path []Step, most int, worker string, tags ...string) []Step {
 	return out
 }
 
+// Prior returns the moves item v made before its stage took it, by
+// movesOf (nil: none), and none for a count below zero.
+func Prior[I any](movesOf func(I) int, v I) int {
+	if movesOf == nil {
+		return 0
+	}
+	return max(0, movesOf(v))
+}
+
 // Error returns the error of item seq, whose path is path, which moved
 // more than limit times: it wraps ErrMoves and names the path.
 func Error(seq uint64, path []Step, limit int) error {
