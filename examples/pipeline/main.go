@@ -11,6 +11,13 @@
 //	go run ./examples/pipeline
 //	go run ./examples/pipeline -pages 200 -big 3
 //
+// With -state DIR a durable queue in DIR feeds the pipeline and records
+// each job's moves; with -kill-master-after N as well, the master is
+// killed (SIGKILL) once N verdicts are in and started again, and the jobs
+// it held go on from their last move, not from their fetch:
+//
+//	go run ./examples/pipeline -state /tmp/pipeline -kill-master-after 20
+//
 // A worker by hand: go run ./examples/pipeline -worker classify -master ADDR
 package main
 
@@ -34,6 +41,17 @@ type config struct {
 	worker  string // this process is a worker of this kind
 	master  string // a worker's master
 	name    string // a worker's name
+	items   bool   // a worker's jobs come from a durable queue
+	// state, when set, is the directory of a durable queue that feeds the
+	// pipeline and records each job's moves, and of the log of verdicts.
+	state string
+	// killMasterAfter runs the master as a process of its own that kills
+	// itself once that many verdicts are in the log, then again.
+	killMasterAfter int
+	// role and killAfter are what a master started by killMasterAfter is
+	// told.
+	role      string
+	killAfter int
 }
 
 func main() { os.Exit(mainCode(os.Args[1:])) }
@@ -67,8 +85,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return &flagError{err}
 	}
-	if cfg.worker != "" {
+	switch {
+	case cfg.worker != "":
 		return work(ctx, cfg, stdout, stderr)
+	case cfg.killMasterAfter > 0:
+		return supervise(ctx, cfg, stdout, stderr)
+	case cfg.state != "":
+		return queued(ctx, cfg, stdout, stderr)
 	}
 	return master(ctx, cfg, stdout, stderr)
 }
@@ -85,6 +108,11 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.worker, "worker", "", "be a worker of this kind: tokenize, classify or both")
 	fs.StringVar(&cfg.master, "master", "", "a worker's master: its address")
 	fs.StringVar(&cfg.name, "name", "", "a worker's name (default worker-PID)")
+	fs.BoolVar(&cfg.items, "items", false, "internal: a worker's jobs come from a durable queue")
+	fs.StringVar(&cfg.state, "state", "", "feed the pipeline from a durable queue in this directory, which records each job's moves")
+	fs.IntVar(&cfg.killMasterAfter, "kill-master-after", 0, "with -state: kill the master (SIGKILL) once this many verdicts are in, and start it again")
+	fs.StringVar(&cfg.role, "role", "", "internal: \"master\" for a master started by -kill-master-after")
+	fs.IntVar(&cfg.killAfter, "kill-after", 0, "internal: the verdicts after which a master started by -kill-master-after kills itself")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -99,6 +127,12 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		return cfg, fmt.Errorf("-big-size must be between 1 and %d bytes, got %d", 3<<20, cfg.bigSize)
 	case cfg.worker != "" && cfg.master == "":
 		return cfg, errors.New("-worker needs -master, the master's address")
+	case cfg.killMasterAfter < 0:
+		return cfg, fmt.Errorf("-kill-master-after must not be negative, got %d", cfg.killMasterAfter)
+	case cfg.killMasterAfter > 0 && cfg.state == "":
+		return cfg, errors.New("-kill-master-after needs -state, the directory of the queue that outlives the master")
+	case cfg.killMasterAfter >= cfg.pages:
+		return cfg, fmt.Errorf("-kill-master-after must be below -pages (%d), got %d", cfg.pages, cfg.killMasterAfter)
 	}
 	return cfg, nil
 }

@@ -62,6 +62,17 @@ func TestEveryPageReachesTheSinkOnceThroughMovesAndAKilledWorker(t *testing.T) {
 	assert.Regexp(t, `"path":\["master: fetched","(tok|both)-\d: tokenized",("tok-\d: no model","(cls|both)-\d: )?`, out)
 }
 
+func TestAMasterKilledUnderADurableQueueGoesOnFromTheMoves(t *testing.T) {
+	if underRace {
+		t.Skip("a whole run of the program, with its master killed: it runs without -race")
+	}
+	out, errs, code := program(t, "-pages", "30", "-big", "1", "-state", t.TempDir(), "-kill-master-after", "12")
+	require.Zero(t, code, "stdout:\n%s\nstderr:\n%s", out, errs)
+	assert.Contains(t, out, `"message":"the master kills itself (SIGKILL)"`)
+	assert.Contains(t, out, "pipeline: the master was killed (SIGKILL) after 12 verdicts; starting it again on ")
+	assert.Contains(t, out, "pipeline: every one of 30 pages is in the log once, labelled right; went on from a move recorded before a master was killed: ")
+}
+
 func TestBadFlagsAreRefusedByName(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -73,6 +84,9 @@ func TestBadFlagsAreRefusedByName(t *testing.T) {
 		{[]string{"-worker", "tokenize"}, "-worker needs -master, the master's address"},
 		{[]string{"-worker", "paint", "-master", "127.0.0.1:1"}, `-worker: no kind of worker "paint": tokenize, classify or both`},
 		{[]string{"extra"}, `unexpected arguments: ["extra"]`},
+		{[]string{"-kill-master-after", "3"}, "-kill-master-after needs -state, the directory of the queue that outlives the master"},
+		{[]string{"-state", "d", "-pages", "5", "-kill-master-after", "5"}, "-kill-master-after must be below -pages (5), got 5"},
+		{[]string{"-kill-master-after", "-1"}, "-kill-master-after must not be negative, got -1"},
 	} {
 		var out, errs bytes.Buffer
 		err := run(t.Context(), tc.args, &out, &errs)

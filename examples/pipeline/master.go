@@ -43,11 +43,7 @@ type tally struct {
 // master runs the pipeline and checks what reached the sink.
 func master(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	log := zerolog.New(zerolog.SyncWriter(stdout)).With().Timestamp().Logger()
-	large := map[int]bool{}
-	for k := range cfg.big {
-		large[(2*k+1)*cfg.pages/(2*cfg.big)] = true
-	}
-	pages, err := servePages(cfg.bigSize, large)
+	pages, err := servePages(cfg.bigSize, largePages(cfg))
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/evolvekit/evolve/durable"
 	"github.com/evolvekit/evolve/remote"
 	"github.com/rs/zerolog"
 )
@@ -29,7 +30,15 @@ func work(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		return &flagError{err}
 	}
 	log := zerolog.New(zerolog.SyncWriter(stderr)).Level(zerolog.WarnLevel).With().Timestamp().Str("worker", name).Logger()
-	err = remote.Work(ctx, remote.WorkerConfig{Master: cfg.master, Stage: stageName, Slots: 4, Tags: tags, Log: log}, res.analyse)
+	wcfg := remote.WorkerConfig{Master: cfg.master, Stage: stageName, Slots: 4, Tags: tags, Log: log}
+	if cfg.items {
+		// The master's jobs come from a durable queue: each with its key
+		// and ticket, which its verdict keeps, and a move of its job with
+		// them.
+		err = remote.Work(ctx, wcfg, durable.Map(res.analyse))
+	} else {
+		err = remote.Work(ctx, wcfg, res.analyse)
+	}
 	if err != nil {
 		return err
 	}
@@ -41,6 +50,7 @@ func work(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 type crew struct {
 	exe    string
 	master string
+	extra  []string // more flags for each worker
 	out    io.Writer
 
 	mu    sync.Mutex
@@ -48,18 +58,19 @@ type crew struct {
 	wg    sync.WaitGroup
 }
 
-// newCrew returns a crew for the master at addr.
-func newCrew(addr string, out io.Writer) (*crew, error) {
+// newCrew returns a crew for the master at addr, whose workers get the
+// flags extra too.
+func newCrew(addr string, out io.Writer, extra ...string) (*crew, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding this program to start workers: %w", err)
 	}
-	return &crew{exe: exe, master: addr, out: out, procs: map[string]*exec.Cmd{}}, nil
+	return &crew{exe: exe, master: addr, extra: extra, out: out, procs: map[string]*exec.Cmd{}}, nil
 }
 
 // start starts a worker of kind named name.
 func (c *crew) start(name, kind string) error {
-	cmd := exec.Command(c.exe, "-worker", kind, "-master", c.master, "-name", name)
+	cmd := exec.Command(c.exe, append([]string{"-worker", kind, "-master", c.master, "-name", name}, c.extra...)...)
 	cmd.Stdout, cmd.Stderr = c.out, c.out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // a worker ends with its master
 	if err := cmd.Start(); err != nil {
