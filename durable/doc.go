@@ -217,11 +217,10 @@
 // # Moves
 //
 // A remote stage whose Config.OnMove is [Queue.Moved] keeps in the queue
-// the state of each move its master takes, beside the item: redelivered
-// after a crash, the item comes with that state as its Value, its Tag
-// and its Moves (for the stage's Config.Tag and Config.Moves); key,
-// dedupe and attempts are its own. [Map] carries a move of work on
-// values with the item (docs/moves.md).
+// the state of each move its master takes: an item redelivered after a
+// crash comes with it as its Value, its Tag and Moves (for the stage's
+// Config.Tag and Config.Moves), key, dedupe and attempts its own; [Map]
+// carries a move with the item (docs/moves.md).
 //
 // # An item that kills its process
 //
