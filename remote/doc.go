@@ -38,8 +38,8 @@
 // listens on a [Node], a host and port that [Listen] opens. A worker
 // process calls [Work] with a [WorkerConfig] (the node's address, the
 // stage's name, its number of slots, the tags of the resources it has) and
-// the work function. It registers, asks for as many items as it has free
-// slots (and for one more each time one ends), runs the work and sends the
+// the work function. It registers, asking with it for as many items as it
+// has room for (and for one more each time one ends), runs the work and sends the
 // results back, several to a message when the work is quick. Since workers
 // ask, no mailbox overflows, and a worker joins or leaves at any time.
 //

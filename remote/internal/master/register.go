@@ -55,7 +55,14 @@ func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 		refuse(wire.StageFinished)
 		return
 	}
-	ctx.Respond(&wire.Welcome{Worker: uint64(id), Prefetch: uint32(prefetch), Incarnation: l.inc, Nonce: m.Nonce, Heartbeat: int64(l.cfg.Heartbeat), Lease: int64(l.cfg.Lease), MaxMessage: uint64(l.node.MaxMessage())})
+	// The tasks the Register asks for, as the worker's first Ask would
+	// once welcomed: its first tasks go out a round trip sooner.
+	asked := min(int64(m.Ask), int64(m.Slots)+int64(prefetch))
+	if asked > 0 && !l.post(agent.Event[book.Asked]{Value: book.Asked{Worker: id, N: int(asked)}}) {
+		asked = 0
+	}
+	ctx.Respond(&wire.Welcome{Worker: uint64(id), Prefetch: uint32(prefetch), Incarnation: l.inc, Nonce: m.Nonce, Heartbeat: int64(l.cfg.Heartbeat), Lease: int64(l.cfg.Lease), MaxMessage: uint64(l.node.MaxMessage()),
+		Asked: uint32(asked)})
 }
 
 // leave lets a worker go gracefully: what it hands back is queued again.

@@ -32,7 +32,7 @@ func (w *worker[I, O]) Receive(ctx actor.Context) {
 	case *wire.Welcome:
 		w.limit = wire.Limit(w.cfg.MaxMessage, m.MaxMessage)
 		w.step(ctx, Welcomed{Worker: m.Worker, Incarnation: m.Incarnation, Nonce: m.Nonce, Refused: m.Refused,
-			Heartbeat: time.Duration(m.Heartbeat), Lease: time.Duration(m.Lease), Prefetch: int(m.Prefetch), Owed: w.owed})
+			Heartbeat: time.Duration(m.Heartbeat), Lease: time.Duration(m.Lease), Prefetch: int(m.Prefetch), Owed: w.owed, Asked: int(m.Asked)})
 	case *wire.Tasks:
 		w.session.Hear()
 		w.take(m)
@@ -76,7 +76,7 @@ func (w *worker[I, O]) perform(ctx actor.Context, a Action) {
 		// seen at once.
 		ctx.Watch(w.master)
 		w.tell(ctx, &wire.Register{Stage: w.cfg.Stage, Slots: uint32(w.cfg.Slots), Tags: w.cfg.Tags, Prefetch: uint32(w.cfg.Prefetch), Nonce: a.Nonce,
-			MaxMessage: uint64(w.cfg.MaxMessage)})
+			MaxMessage: uint64(w.cfg.MaxMessage), Ask: uint32(a.Ask)})
 	case Ask:
 		w.tell(ctx, &wire.Ask{Worker: id, N: uint32(a.N), Incarnation: inc})
 	case Beat:

@@ -18,17 +18,18 @@ func Example() {
 		}
 	}
 	show(s.Step(t0, worker.Start{}))
-	show(s.Step(t0, worker.Welcomed{Worker: 4, Incarnation: 9, Nonce: 1, Heartbeat: time.Second}))
+	// The master counted the Register's ask for its 2 slots: it asks no more.
+	show(s.Step(t0, worker.Welcomed{Worker: 4, Incarnation: 9, Nonce: 1, Heartbeat: time.Second, Asked: 2}))
 	show(s.Step(t0.Add(time.Second), worker.Tick{Tag: 2}))
 	show(s.Step(t0.Add(2*time.Second), worker.Tick{Tag: 3}))
 	// Output:
 	// worker.Arm {Tag:1 Delay:5s}
-	// worker.Register {Nonce:1}
+	// worker.Register {Nonce:1 Ask:2}
 	// worker.Joined {ID:4 Rejoined:false Another:false After:0s}
 	// worker.Quiet {Silence:3s}
-	// worker.Ask {N:2}
 	// worker.Arm {Tag:2 Delay:1s}
 	// worker.Ready {Err:<nil>}
+	// worker.Beat {}
 	// worker.Arm {Tag:3 Delay:1s}
 	// worker.Beat {}
 	// worker.Arm {Tag:4 Delay:1s}

@@ -102,6 +102,9 @@ type (
 		Heartbeat, Lease           time.Duration
 		Prefetch                   int
 		Owed                       int
+		// Asked is how many tasks the master counted the Register's ask
+		// for: the worker asks for the rest of its room.
+		Asked int
 	}
 	// Pulsed is the master's answer to a Beat.
 	Pulsed struct {
@@ -143,7 +146,13 @@ type (
 	// Action is one thing Step asks for.
 	Action interface{ action() }
 	// Register asks to watch the master and send it a Register.
-	Register struct{ Nonce uint64 }
+	// Ask is how many tasks it asks for with it: as many as it has room
+	// for on its first join, when it holds nothing; none as it rejoins,
+	// when it asks once welcomed, knowing what it still owes.
+	Register struct {
+		Nonce uint64
+		Ask   int
+	}
 	// Ask asks to send an Ask for N more tasks.
 	Ask struct{ N int }
 	// Beat asks to send a Beat.
@@ -277,7 +286,11 @@ func (s *Session) Lease() time.Duration { return s.lease }
 func (s *Session) register(acts []Action) []Action {
 	s.nonce++
 	s.sent = true
-	return append(acts, Register{Nonce: s.nonce})
+	r := Register{Nonce: s.nonce}
+	if s.phase == joining {
+		r.Ask = s.slots + s.prefetch
+	}
+	return append(acts, r)
 }
 
 // welcome takes the master's answer to the latest Register: the worker
@@ -304,7 +317,7 @@ func (s *Session) welcome(at time.Time, m Welcomed) []Action {
 	s.phase, s.id, s.inc, s.lease = joined, m.Worker, m.Incarnation, max(m.Lease, 0)
 	s.every, s.quiet, s.heard, s.sent = interval(m.Heartbeat), 0, true, false
 	acts := []Action{hello, Quiet{Silence: wire.Misses * s.every}}
-	if free := s.slots + min(s.prefetch, m.Prefetch) - m.Owed; free > 0 {
+	if free := s.slots + min(s.prefetch, m.Prefetch) - m.Owed - m.Asked; free > 0 {
 		s.sent = true
 		acts = append(acts, Ask{N: free})
 	}

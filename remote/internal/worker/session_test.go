@@ -41,9 +41,9 @@ func welcome(s *Session, id, inc uint64) Welcomed {
 func joinedSession(t *testing.T) (*Session, uint64) {
 	t.Helper()
 	s := newTestSession()
-	require.Equal(t, []Action{Arm{Tag: 1, Delay: connect}, Register{Nonce: 1}}, s.Step(t0, Start{}),
-		"it registers, and gives up after its connect window")
-	acts := s.Step(t0, welcome(s, 7, 99))
+	require.Equal(t, []Action{Arm{Tag: 1, Delay: connect}, Register{Nonce: 1, Ask: 8}}, s.Step(t0, Start{}),
+		"it registers, asking for its 4 slots and the 4 of prefetch it wants, and gives up after its connect window")
+	acts := s.Step(t0, welcome(s, 7, 99)) // from a master that counts no ask of a Register
 	require.Equal(t, []Action{
 		Joined{ID: 7},
 		Quiet{Silence: wire.Misses * hb},
@@ -76,6 +76,28 @@ func probeOf(t *testing.T, acts []Action) Probe {
 	}
 	t.Fatalf("no Probe in %v", acts)
 	return Probe{}
+}
+
+func TestAWorkerAsksOnlyForWhatTheMasterDidNotCountOfItsRegister(t *testing.T) {
+	for _, tc := range []struct {
+		asked int
+		want  []Action
+	}{
+		{6, nil},                 // all the room it has: 4 slots, 2 of prefetch granted
+		{4, []Action{Ask{N: 2}}}, // the rest
+	} {
+		s := newTestSession()
+		s.Step(t0, Start{})
+		m := welcome(s, 7, 99)
+		m.Asked = tc.asked
+		var asks []Action
+		for _, a := range s.Step(t0, m) {
+			if _, ok := a.(Ask); ok {
+				asks = append(asks, a)
+			}
+		}
+		assert.Equal(t, tc.want, asks, "the master counted %d", tc.asked)
+	}
 }
 
 func TestAWorkerJoinsAsksForWhatItHasRoomForAndBeatsWhenQuiet(t *testing.T) {
@@ -315,7 +337,7 @@ func TestAStoppedMasterEndsTheWorkerAndOneGoneBeforeItsWelcomeIsRegisteredWithAg
 	s.Step(t0, Start{})
 	arm = s.Step(t0, Gone{Stopped: true, Why: "Stopped"})[0].(Arm)
 	acts = s.Step(at(arm.Delay), Tick{Tag: arm.Tag})
-	require.Equal(t, Register{Nonce: 2}, acts[len(acts)-1])
+	require.Equal(t, Register{Nonce: 2, Ask: 8}, acts[len(acts)-1], "still its first join: it asks")
 	acts = s.Step(at(arm.Delay), welcome(s, 1, 1))
 	assert.Contains(t, acts, Ready{})
 
