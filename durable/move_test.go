@@ -167,10 +167,12 @@ func TestKilledMasterResumesAMovedItem(t *testing.T) {
 	if err := m.wait(time.Minute); err != nil {
 		t.Fatalf("the restarted master: %v", err)
 	}
-	for i, w := range workers {
-		if err := w.wait(30 * time.Second); err != nil {
-			t.Errorf("worker %d: %v", i, err)
-		}
+	// The worker of tag "b" rejoined the restarted master to finish the
+	// item, and ends with its stage; the one of tag "a" may not have
+	// rejoined before the stage finished, and keeps trying for its
+	// Rejoin (a minute): the test's cleanup kills it.
+	if err := workers[1].wait(30 * time.Second); err != nil {
+		t.Errorf("the worker of tag b: %v", err)
 	}
 	if got := strings.Count(readFile(t, log), "step1"); got != 1 {
 		t.Errorf("the first step ran %d times; want once (steps: %q)", got, readFile(t, log))
@@ -202,4 +204,84 @@ func readFile(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestKilledWorkerAfterAMoveUnderADurableQueue adds one item to a durable
+// queue and runs a master whose item moves from a worker of tag "a" to
+// one of tag "b"; once the move is recorded and the second step started,
+// it kills that worker with SIGKILL and starts another of tag "b". The
+// item goes on there from its moved state: the first step ran once, the
+// item reaches the sink once with the moved state's value, and the queue
+// ends empty, its state purged.
+func TestKilledWorkerAfterAMoveUnderADurableQueue(t *testing.T) {
+	dir, sink := t.TempDir(), t.TempDir()
+	log := filepath.Join(sink, "steps")
+	ctx := context.Background()
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Add(ctx, "job", 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	m := startChild(t, "movemaster", dir, addr, sink)
+	if _, err := m.bound(); err != nil {
+		t.Fatal(err)
+	}
+	var workers []*chainChild
+	for _, tag := range []string{"a", "b"} {
+		w := startChild(t, "moveworker", addr, tag, log)
+		if _, err := w.bound(); err != nil {
+			t.Fatal(err)
+		}
+		workers = append(workers, w)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for !(exists(filepath.Join(sink, "moved")) && strings.Contains(readFile(t, log), "step2")) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no move recorded and second step started within a minute; steps: %q", readFile(t, log))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	workers[1].kill()
+	w := startChild(t, "moveworker", addr, "b", log)
+	if _, err := w.bound(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sink, "release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.wait(2 * time.Minute); err != nil {
+		t.Fatalf("the master: %v", err)
+	}
+	for i, w := range []*chainChild{workers[0], w} {
+		if err := w.wait(30 * time.Second); err != nil {
+			t.Errorf("worker %d: %v", i, err)
+		}
+	}
+	steps := readFile(t, log)
+	if got := strings.Count(steps, "step1"); got != 1 {
+		t.Errorf("the first step ran %d times; want once (steps: %q)", got, steps)
+	}
+	if got := strings.Count(steps, "step2"); got != 2 {
+		t.Errorf("the second step ran %d times; want twice, on the worker killed and on the next (steps: %q)", got, steps)
+	}
+	if got, want := readFile(t, filepath.Join(sink, "out")), "job 71 0\n"; got != want {
+		t.Errorf("the sink has %q; want %q: the moved state, once", got, want)
+	}
+	q, err = durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if n, err := q.Len(ctx); err != nil || n != 0 {
+		t.Errorf("Len at the end = %d, %v; want 0", n, err)
+	}
+	if states, err := durable.MovedStates(q); err != nil || len(states) != 0 {
+		t.Errorf("the states at the end are %v, %v; want none", states, err)
+	}
 }
