@@ -84,6 +84,19 @@ type Worker struct {
 	Done     int      `json:"done"`
 	Failed   int      `json:"failed"`
 	Hung     int      `json:"hung"`
+	// History is what the worker did at each sample of the window it was
+	// registered for, oldest first, one a Period.
+	History []Moment `json:"history"`
+}
+
+// Moment is what a remote stage's worker did at one sample: the share of
+// its slots at work (hung ones among them), and the attempts that failed on
+// it since the sample before (by its work's error, or a lease that
+// expired: each is tried again, or dead-lettered after its last).
+type Moment struct {
+	Busy   float64 `json:"busy"`
+	Hung   int     `json:"hung"`
+	Failed int     `json:"failed"`
 }
 
 // Tag is a remote stage's line of the items of one tag ("" for those

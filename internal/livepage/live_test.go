@@ -6,11 +6,9 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/internal/livepage"
 	"github.com/evolvekit/evolve/internal/promserve"
+	"github.com/evolvekit/evolve/internal/testing/browser"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
 	"github.com/stretchr/testify/assert"
@@ -176,43 +175,15 @@ func TestThePageAndItsDocumentShowARunningChain(t *testing.T) {
 	assert.Equal(t, "work", c.Bottleneck)
 }
 
-// chromium returns the path of a headless Chromium, or skips the test.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("internal/livepage: no chromium on this machine (Debian's package chromium): the browser test is skipped")
-	return ""
-}
-
-// browse runs a headless Chromium on url with args, the page's script
-// given time to poll, and returns what it printed and logged.
-func browse(t *testing.T, bin, url string, args ...string) (stdout, stderr string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=" + dir,
-		"--enable-logging=stderr", "--v=0", "--virtual-time-budget=3000", "--window-size=1200,700"}, args...)
-	cmd := exec.CommandContext(ctx, bin, append(all, url)...)
-	var out, errs strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errs
-	require.NoError(t, cmd.Run(), errs.String())
-	return out.String(), errs.String()
-}
-
 var (
 	stageRE  = regexp.MustCompile(`(?s)<section class="stage[^"]*" data-stage="([^"]+)">(.*?)</section>`)
 	figureRE = regexp.MustCompile(`<dd data-k="([a-z_0-9]+)">([^<]*)</dd>`)
 )
 
 func TestABrowserShowsTheChainsStatus(t *testing.T) {
-	bin := chromium(t)
+	bin := browser.Find(t)
 	s := startStuck(t)
-	dom, logged := browse(t, bin, s.srv.PageURL(), "--dump-dom")
+	dom, logged := browser.Browse(t, bin, s.srv.PageURL(), "--dump-dom")
 	assert.NotContains(t, logged, "Uncaught", "no script error")
 	assert.NotContains(t, dom, "data-error", "no script error")
 	assert.Regexp(t, `data-polls="[1-9]`, dom, "the script drew what live.json said")
@@ -234,7 +205,7 @@ func TestABrowserShowsTheChainsStatus(t *testing.T) {
 	assert.Contains(t, stages[1][0], "bottleneck")
 
 	shot := filepath.Join(t.TempDir(), "live.png")
-	browse(t, bin, s.srv.PageURL(), "--screenshot="+shot)
+	browser.Browse(t, bin, s.srv.PageURL(), "--screenshot="+shot)
 	png, err := os.ReadFile(shot)
 	require.NoError(t, err)
 	assert.True(t, len(png) > 1000 && string(png[1:4]) == "PNG", "a screenshot of the page")

@@ -46,10 +46,18 @@ type watched struct {
 	stamps [][]stamp // by stage, oldest first, over the window
 }
 
-// stamp is a stage's shares at a sample.
+// stamp is a stage's shares at a sample, and a remote stage's workers'
+// work then.
 type stamp struct {
-	at     time.Time
-	shares Shares
+	at      time.Time
+	shares  Shares
+	workers []workerStamp
+}
+
+// workerStamp is what a remote stage's worker was doing at a sample.
+type workerStamp struct {
+	id                          uint64
+	slots, inFlight, hung, fail int
 }
 
 // New returns a page that reads the rates and waits of the agents from g
@@ -146,7 +154,7 @@ func (w *watched) note(now time.Time, parts []part, err error, over bool) {
 	}
 	w.parts, w.over = parts, over
 	for i, pt := range parts {
-		ph := append(w.stamps[i], stamp{at: now, shares: Weigh(pt.sample())})
+		ph := append(w.stamps[i], stamp{at: now, shares: Weigh(pt.sample()), workers: workerStamps(pt.detail.Workers)})
 		for len(ph) > 0 && now.Sub(ph[0].at) >= Window {
 			ph = ph[1:]
 		}
@@ -169,4 +177,16 @@ func (p *Page) forget() {
 		}
 		return false
 	})
+}
+
+// workerStamps notes what the workers ws were doing.
+func workerStamps(ws []detailWorker) []workerStamp {
+	if len(ws) == 0 {
+		return nil
+	}
+	out := make([]workerStamp, len(ws))
+	for i, w := range ws {
+		out[i] = workerStamp{id: w.ID, slots: w.Slots, inFlight: w.InFlight, hung: w.Hung, fail: w.Failed}
+	}
+	return out
 }

@@ -196,7 +196,8 @@ func TestTheJSONDocument(t *testing.T) {
        "queued": 7, "in_flight": 4, "done": 9, "failed": 0, "demand": 2, "results": 1,
        "in": null, "out": null, "limit": 4, "tokens": null, "rate": null, "burst": null,
        "wait_p50": 0.1, "wait_p99": 0.982,
-       "workers": [{"id": 1, "addr": "127.0.0.1:7001", "tags": ["gpu"], "slots": 4, "free": 0, "in_flight": 4, "done": 9, "failed": 0, "hung": 0}],
+       "workers": [{"id": 1, "addr": "127.0.0.1:7001", "tags": ["gpu"], "slots": 4, "free": 0, "in_flight": 4, "done": 9, "failed": 0, "hung": 0,
+         "history": [{"busy": 1, "hung": 0, "failed": 0}, {"busy": 1, "hung": 0, "failed": 0}]}],
        "tags": [{"tag": "gpu", "want": 3, "queued": 7, "leased": 4, "retrying": 0}],
        "keys": [{"key": "acme", "waiting": 5, "started": 30, "share": 0.75}, {"key": "bolt", "waiting": 0, "started": 10, "share": 0.25}]},
       {"name": "sink", "kind": "parallel", "shares": {"busy": 0, "held": 0, "idle": 1},
@@ -206,6 +207,45 @@ func TestTheJSONDocument(t *testing.T) {
     ]
   }]
 }`, string(got))
+}
+
+func TestAWorkersHistoryShowsItsWorkAndFailuresOverTheWindow(t *testing.T) {
+	p := New(nil)
+	worker := func(id uint64, inFlight, hung, failed int) remote.WorkerStatus {
+		return remote.WorkerStatus{ID: id, Slots: 4, InFlight: inFlight, Hung: hung, Failed: failed}
+	}
+	status := func(ws ...remote.WorkerStatus) chainStatus {
+		rs := remote.Status{Workers: ws}
+		return chainStatus{Agents: []agentStatus{{Name: "gpu", Detail: rs}}}
+	}
+	s := &script{statuses: []chainStatus{
+		status(worker(1, 4, 0, 0)),
+		status(worker(1, 2, 0, 1)),
+		status(worker(1, 1, 1, 3), worker(2, 4, 0, 5)), // worker 2 joins with failures of before
+		status(worker(2, 0, 0, 5)),                     // worker 1 goes
+	}}
+	watchScript(p, "render", s, nil)
+	for i := range 4 {
+		p.Sample(context.Background(), at(i))
+	}
+	ws := p.Live().Chains[0].Stages[0].Workers
+	require.Len(t, ws, 1, "only the workers registered now")
+	assert.Equal(t, []Moment{{Busy: 1}, {Busy: 0}}, ws[0].History, "worker 2, from its first sample: failures of before it are not new")
+	p = New(nil)
+	s = &script{statuses: s.statuses[:0:0]}
+	s.statuses = []chainStatus{status(worker(1, 4, 0, 0)), status(worker(1, 2, 0, 1)), status(worker(1, 1, 1, 3))}
+	watchScript(p, "render", s, nil)
+	for i := range 3 {
+		p.Sample(context.Background(), at(i))
+	}
+	ws = p.Live().Chains[0].Stages[0].Workers
+	require.Len(t, ws, 1)
+	assert.Equal(t, []Moment{{Busy: 1}, {Busy: 0.5, Failed: 1}, {Busy: 0.5, Hung: 1, Failed: 2}}, ws[0].History)
+	for i := 3; i < 3+int(Window/Period)+2; i++ {
+		p.Sample(context.Background(), at(i))
+	}
+	ws = p.Live().Chains[0].Stages[0].Workers
+	assert.Len(t, ws[0].History, int(Window/Period), "a window's samples, no more")
 }
 
 func TestOneAgentIsAChainOfOneStage(t *testing.T) {

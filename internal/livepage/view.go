@@ -1,5 +1,7 @@
 package livepage
 
+import "slices"
+
 // Live returns what the page saw at its last sample.
 func (p *Page) Live() Live {
 	p.mu.Lock()
@@ -13,6 +15,7 @@ func (p *Page) Live() Live {
 		c := Chain{Name: w.name, Done: w.over, Error: w.err, Stages: make([]Stage, len(w.parts))}
 		for i, pt := range w.parts {
 			c.Stages[i] = stageOf(pt, w.stamps[i], old, cur)
+			histories(c.Stages[i].Workers, w.stamps[i])
 			if s := c.Stages[i].Shares; c.Bottleneck == "" && s.Busy >= 0.5 && s.Busy > s.Held {
 				c.Bottleneck = pt.name
 			}
@@ -69,10 +72,37 @@ func stageOf(pt part, stamps []stamp, old, cur reading) Stage {
 	return s
 }
 
+// histories fills in the History of each of ws from the stamps of its
+// stage over the window.
+func histories(ws []Worker, stamps []stamp) {
+	for i := range ws {
+		w := &ws[i]
+		w.History = []Moment{}
+		seen, failed := false, 0
+		for _, st := range stamps {
+			k := slices.IndexFunc(st.workers, func(x workerStamp) bool { return x.id == w.ID })
+			if k < 0 {
+				continue
+			}
+			x := st.workers[k]
+			m := Moment{Hung: x.hung}
+			if x.slots > 0 {
+				m.Busy = min(float64(x.inFlight+x.hung)/float64(x.slots), 1)
+			}
+			if seen {
+				m.Failed = max(x.fail-failed, 0)
+			}
+			seen, failed = true, x.fail
+			w.History = append(w.History, m)
+		}
+	}
+}
+
 // remoteStage fills in s's workers and tags from d.
 func remoteStage(s *Stage, d detail) {
 	for _, w := range d.Workers {
-		s.Workers = append(s.Workers, Worker(w))
+		s.Workers = append(s.Workers, Worker{ID: w.ID, Addr: w.Addr, Tags: w.Tags, Slots: w.Slots, Free: w.Free,
+			InFlight: w.InFlight, Done: w.Done, Failed: w.Failed, Hung: w.Hung})
 	}
 	retrying := counts(d.Retrying)
 	for _, tag := range sortedKeys(d.Want, d.Tags, d.Leased, retrying) {

@@ -65,6 +65,28 @@ function table(heads, rows) {
   return t;
 }
 
+// timelines draws a row per worker over the window: a cell a sample, as
+// tall as the share of its slots at work, hung work striped, and a red
+// mark where attempts failed on it.
+function timelines(workers) {
+  const box = el("div", "timelines");
+  for (const w of workers) {
+    const line = el("div", "timeline");
+    line.dataset.worker = String(w.id);
+    line.append(el("span", "who", String(w.addr || w.id)));
+    const cells = el("span", "cells");
+    for (const m of w.history || []) {
+      const c = el("span", "cell" + (m.hung ? " hung" : "") + (m.failed ? " failed" : ""));
+      c.style.height = Math.max(1, Math.round(m.busy * 16)) + "px";
+      if (m.failed) c.title = m.failed + " failed";
+      cells.append(c);
+    }
+    line.append(cells);
+    box.append(line);
+  }
+  return box;
+}
+
 function drawStage(chain, s) {
   const box = el("section", "stage " + phase(s));
   if (chain.bottleneck === s.name) box.classList.add("bottleneck");
@@ -100,6 +122,7 @@ function drawStage(chain, s) {
   if (s.workers) {
     box.append(table(["worker", "slots", "in flight", "done", "failed"],
       s.workers.map((w) => [w.addr || w.id, w.slots, w.in_flight, w.done, w.failed])));
+    box.append(timelines(s.workers));
   }
   if (s.tags) {
     box.append(table(["tag", "want", "queued", "leased", "retrying"],
