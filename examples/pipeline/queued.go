@@ -74,6 +74,7 @@ func queued(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		Node: node, Name: stageName, Unordered: true, TagWait: 30 * time.Second,
 		Tag:    func(it durable.Item[job]) string { return it.Tag }, // where its last move asked to go on
 		OnMove: q.Moved,                                             // each move's state into the queue
+		Moves:  func(it durable.Item[job]) int { return it.Moves },  // its moves before a restart count too
 	})
 	if err != nil {
 		return err
