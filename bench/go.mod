@@ -16,6 +16,7 @@ require (
 	go.uber.org/ratelimit v0.3.1
 	golang.org/x/sync v0.24.0
 	golang.org/x/time v0.16.0
+	google.golang.org/grpc v1.60.1
 	google.golang.org/protobuf v1.33.0
 )
 
@@ -62,5 +63,4 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20231002182017-d307bd883b97 // indirect
-	google.golang.org/grpc v1.60.1 // indirect
 )
