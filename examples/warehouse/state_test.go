@@ -90,7 +90,7 @@ func TestAnInterruptedLoadResumesWithoutASlowStart(t *testing.T) {
 	dir := t.TempDir()
 	args := regexp.MustCompile(`\s+`).Split(fmt.Sprintf("-records 2000 -rate 500 -parallel 16 -batch 50 -fail 0 -state %s", dir), -1)
 	ctx, cancel := context.WithCancel(t.Context())
-	progress := &cancelOn{w: &bytes.Buffer{}, s: "warehouse: 2s: ", cancel: cancel}
+	progress := &cancelAfter{w: &bytes.Buffer{}, after: 2 * time.Second, cancel: cancel}
 	err := run(ctx, args, &bytes.Buffer{}, progress)
 	require.ErrorContains(t, err, "run again with -state "+dir)
 
@@ -138,4 +138,25 @@ func TestARerunKnowsTheDeadLettersOfEarlierRuns(t *testing.T) {
 	require.Regexp(t, fmt.Sprintf(`check: +every id from 1 to 1000 is in \d+ files exactly once, but the %d dead letters`, dead), text)
 	require.Contains(t, err.Error(), fmt.Sprintf("%d records failed for good", dead))
 	t.Logf("%d records failed for good in the first run; the second found them", dead)
+}
+
+// cancelAfter cancels once a progress line says the load has run for
+// after or more: a line a second, whose instant a loaded machine may make
+// late (2.1s rather than 2s).
+type cancelAfter struct {
+	w      *bytes.Buffer
+	after  time.Duration
+	cancel func()
+}
+
+var progressRE = regexp.MustCompile(`warehouse: ([0-9.]+s): `)
+
+// Write writes p and cancels if it is a progress line of after or more.
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	if m := progressRE.FindSubmatch(p); m != nil {
+		if d, err := time.ParseDuration(string(m[1])); err == nil && d >= c.after {
+			c.cancel()
+		}
+	}
+	return c.w.Write(p)
 }
