@@ -109,14 +109,15 @@ func (h *Agent[I, V]) Name() string { return h.name }
 
 // Post implements agent.Handle.
 func (h *Agent[I, V]) Post(ctx context.Context, v I) error {
+	span := h.line.Begin(ctx) // before the lock: the sampler's cost is the poster's alone
 	for {
 		h.in.mu.Lock()
 		if h.in.closed {
 			h.in.mu.Unlock()
-			return agent.ErrClosed
+			return span.Refused(agent.ErrClosed)
 		}
 		if h.in.spend(v) {
-			h.accept(ctx, v)
+			h.accept(span, v)
 			return nil
 		}
 		space := h.in.waitSpace()
@@ -129,7 +130,7 @@ func (h *Agent[I, V]) Post(ctx context.Context, v I) error {
 		select {
 		case <-space:
 		case <-done:
-			return ctx.Err()
+			return span.Refused(ctx.Err())
 		}
 	}
 }
@@ -145,14 +146,14 @@ func (h *Agent[I, V]) TryPost(v I) error {
 		h.in.mu.Unlock()
 		return agent.ErrFull
 	}
-	h.accept(context.Background(), v)
+	h.accept(h.line.Begin(context.Background()), v)
 	return nil
 }
 
-// accept puts v, posted with ctx, for which the caller spent a credit,
-// in the inbox and unlocks it, which the caller locked.
-func (h *Agent[I, V]) accept(ctx context.Context, v I) {
-	h.line.Accept(ctx)
+// accept puts v, posted with its span begun, for which the caller spent a
+// credit, in the inbox and unlocks it, which the caller locked.
+func (h *Agent[I, V]) accept(span trace.Posted, v I) {
+	h.line.Accept(span)
 	h.in.put(v)
 	h.notify()
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/cell"
 	"github.com/evolvekit/evolve/internal/safe"
+	"github.com/evolvekit/evolve/internal/trace"
 )
 
 // MapIn returns a Stage that takes items of type I and turns each into the J
@@ -49,12 +50,7 @@ func MapIn[I, J, O any](s Stage[J, O], f func(I) (J, error)) Stage[I, O] {
 				}
 				return m.tryPost(j)
 			},
-			feed: func(items []I, r *cell.Relay) {
-				if hand := m.h.Hand(); hand.Held() {
-					hand.Keep(admitted(items, conv))
-				}
-				m.feed(admit(items, conv, m.refused, giveBack), r)
-			},
+			feed: func(items []I, r *cell.Relay) { m.feed(admit(items, conv, m.refused, giveBack, m.h.Hand()), r) },
 		}
 		members := append([]Runner{head}, r.Members[1:]...)
 		return Run[I]{Head: head, Members: members, last: r.last}, nil
@@ -78,10 +74,7 @@ func MapOut[I, O, P any](s Stage[I, O], f func(O) (P, bool)) Stage[I, P] {
 		}
 		var scratch []P // the kept values of one delivery, reused: deliver keeps no slice
 		return s.start(rt, in, Outlet[O]{Pull: out.Pull, Ended: out.Ended, Paced: out.Paced, Grant: out.Grant, Gather: out.Gather, Hand: out.Hand, Deliver: func(values []O) (int, error) {
-			kept, declined, err := keep(scratch[:0], values, f)
-			if out.Hand.Held() {
-				out.Hand.Keep(keptBy(values, f))
-			}
+			kept, declined, err := keep(scratch[:0], values, f, out.Hand)
 			refused, err2 := deliver(kept)
 			clear(kept) // let go of what the values hold
 			scratch = kept[:0]
@@ -99,17 +92,21 @@ func convert[I, J any](f func(I) (J, error), v I) (j J, err error) {
 }
 
 // admit converts items with f, recording the ones it refuses and giving
-// their demand back.
-func admit[I, J any](items []I, f func(I) (J, error), r *refusals, demand func(int)) []J {
+// their demand back, and keeps hand, when it holds the items' span
+// contexts, in step with the items it takes: f runs once on each item,
+// traced or not.
+func admit[I, J any](items []I, f func(I) (J, error), r *refusals, demand func(int), hand *trace.Hand) []J {
 	out := make([]J, 0, len(items))
-	for _, v := range items {
+	for i, v := range items {
 		j, err := f(v)
 		if err != nil {
 			r.add(err)
 			continue
 		}
 		out = append(out, j)
+		hand.Keep(i)
 	}
+	hand.Kept(len(items))
 	if n := len(items) - len(out); n > 0 && demand != nil {
 		demand(n)
 	}
@@ -117,8 +114,9 @@ func admit[I, J any](items []I, f func(I) (J, error), r *refusals, demand func(i
 }
 
 // keep appends to dst the values f maps values to, dropping those it
-// declines or panics on.
-func keep[O, P any](dst []P, values []O, f func(O) (P, bool)) (kept []P, declined int, err error) {
+// declines or panics on, and keeps hand, when it holds the values' span
+// contexts, in step with them: f runs once on each value, traced or not.
+func keep[O, P any](dst []P, values []O, f func(O) (P, bool), hand *trace.Hand) (kept []P, declined int, err error) {
 	kept = dst
 	// One protected loop for all the values; a panic declines its value,
 	// and the loop goes on from the next one.
@@ -127,6 +125,7 @@ func keep[O, P any](dst []P, values []O, f func(O) (P, bool)) (kept []P, decline
 			for ; i < len(values); i++ {
 				if p, ok := f(values[i]); ok {
 					kept = append(kept, p)
+					hand.Keep(i)
 				} else {
 					declined++
 				}
@@ -139,6 +138,7 @@ func keep[O, P any](dst []P, values []O, f func(O) (P, bool)) (kept []P, decline
 			}
 		}
 	}
+	hand.Kept(len(values))
 	return kept, declined, err
 }
 

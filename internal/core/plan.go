@@ -163,7 +163,7 @@ func mappedIn[I, J any](p Plan, f func(I) (J, error)) Plan {
 // mappedOut describes p with f applied to its values last.
 func mappedOut[O, P any](p Plan, f func(O) (P, bool)) Plan {
 	p.Out = slices.Concat(p.Out, []Convert{{Apply: func(batch any) (any, int, error) {
-		return keep(nil, batch.([]O), f)
+		return keep(nil, batch.([]O), f, nil)
 	}}})
 	return p
 }

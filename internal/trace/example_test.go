@@ -17,7 +17,7 @@ func Example() {
 	t := trace.New(tp)
 	first, second := trace.NewLine(t, "first", false), trace.NewLine(t, "second", false)
 
-	first.Accept(context.Background())
+	first.Accept(first.Begin(context.Background()))
 	first.EmitNext()
 	first.Pass(second.Hand())
 	second.Arrive(1)

@@ -57,14 +57,16 @@ func (f *Follower[W, O]) Emit(values []O) {
 	if f == nil {
 		return
 	}
+	f.l.mu.Lock()
+	defer f.l.mu.Unlock()
 	for _, v := range values {
 		switch {
 		case f.f.Seq != nil:
-			f.l.EmitSeq(f.f.Seq(v))
+			f.l.emitSeq(f.f.Seq(v))
 		case f.f.Batches:
-			f.l.EmitBatch()
+			f.l.emitBatch()
 		default:
-			f.l.EmitNext()
+			f.l.emitNext()
 		}
 	}
 }
