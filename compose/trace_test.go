@@ -230,3 +230,129 @@ func TestTraceNeverSampledRecordsNothing(t *testing.T) {
 		t.Errorf("%d spans recorded, want none", n)
 	}
 }
+
+// allocsPerItem returns the allocations per item, over the whole process,
+// of posting 1000 items to a rate and a parallel agent on a runtime made
+// with opts and waiting for the last at the sink.
+func allocsPerItem(t *testing.T, opts ...agent.Option) float64 {
+	t.Helper()
+	const n = 1000
+	rt := agent.NewRuntime(opts...)
+	defer rt.Shutdown(context.Background())
+	limit, err := rate.Stage(rate.Config[int]{Name: "limit", Rate: 1e12, Burst: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice, err := parallel.Stage(parallel.Config{Name: "twice", Limit: 2}, func(_ context.Context, v int) (int, error) { return 2 * v, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen, all := 0, make(chan struct{})
+	chain, err := compose.Start(rt, compose.Pipe2(limit, twice), func(int) {
+		if seen++; seen%n == 0 {
+			all <- struct{}{}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		chain.Close()
+		_ = chain.Wait(context.Background())
+	}()
+	return testing.AllocsPerRun(5, func() {
+		for i := range n {
+			if err := chain.Post(context.Background(), i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		<-all
+	}) / n
+}
+
+// Without a TracerProvider, tracing allocates nothing per item: the chain
+// allocates less than one object per two items (its batches), where a
+// provider whose sampler records nothing costs at least one an item (its
+// first span).
+func TestTraceWithoutAProviderAllocatesNothingPerItem(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocations are counted over the whole process")
+	}
+	off := allocsPerItem(t)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
+	defer tp.Shutdown(context.Background())
+	on := allocsPerItem(t, agent.WithTracerProvider(tp))
+	t.Logf("allocations per item: %.2f untraced, %.2f traced, never sampled", off, on)
+	if off >= 0.5 || on < 1 {
+		t.Errorf("allocations per item: %.2f untraced (want < 0.5), %.2f traced, never sampled (want >= 1)", off, on)
+	}
+}
+
+// An unordered parallel stage passes its items on as their work ends, not
+// in the order it took them: each item's work span is still under its own
+// stage span, and the stage after it continues each item's trace.
+func TestTraceFollowsAnUnorderedParallelStage(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer tp.Shutdown(context.Background())
+	rt := agent.NewRuntime(agent.WithTracerProvider(tp))
+	defer rt.Shutdown(context.Background())
+	// "a" ends only once the stage after has taken "b": b is passed on first.
+	bPassed := make(chan struct{})
+	work, err := parallel.Stage(parallel.Config{Name: "work", Limit: 2, MaxBatch: 1, Unordered: true},
+		func(ctx context.Context, w string) (string, error) {
+			_, span := tp.Tracer("user").Start(ctx, "user "+w)
+			defer span.End()
+			if w == "a" {
+				<-bPassed
+			}
+			return w, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := parallel.Stage(parallel.Config{Name: "after", Limit: 1}, func(_ context.Context, w string) (string, error) {
+		if w == "b" {
+			close(bPassed)
+		}
+		return w, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	chain, err := compose.Start(rt, compose.Pipe2(work, after), func(w string) { got = append(got, w) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"a", "b"} {
+		if err := chain.Post(context.Background(), w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chain.Close()
+	if err := chain.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != "b" {
+		t.Fatalf("passed on %v, want b before a", got)
+	}
+	traces := spansOf(exp.GetSpans())
+	if len(traces) != 2 {
+		t.Fatalf("%d traces, want one per item", len(traces))
+	}
+	for _, spans := range traces {
+		stage := one(t, spans, "process work")
+		w := []string{"a", "b"}[attr(stage, "messaging.message.id").AsInt64()]
+		attempt := one(t, spans, "work work")
+		if attempt.Parent.SpanID() != stage.SpanContext.SpanID() || attr(attempt, "messaging.message.id") != attr(stage, "messaging.message.id") {
+			t.Errorf("%s: its work span is not under its own stage span", w)
+		}
+		if one(t, spans, "user "+w).Parent.SpanID() != attempt.SpanContext.SpanID() {
+			t.Errorf("%s: the work's own span is not under its attempt's", w)
+		}
+		if one(t, spans, "process after").Parent.SpanID() != stage.SpanContext.SpanID() {
+			t.Errorf("%s: the next stage's span is not a child of its own", w)
+		}
+	}
+}
