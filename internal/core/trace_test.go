@@ -23,7 +23,7 @@ func TestMapInAndMapOutRunOncePerValueWhenTraced(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		outs, ins := 0, 0
 		odd := core.MapOut(echoStage(), func(v int) (int, bool) { outs++; return v, v%2 == 1 }) // the agent's round
-		notThree := core.MapIn(echoStage(), func(v int) (int, error) { // the round of the agent before
+		notThree := core.MapIn(echoStage(), func(v int) (int, error) {                          // the round of the agent before
 			ins++
 			if v == 3 {
 				return 0, errors.New("three")
