@@ -179,20 +179,13 @@
 //
 // # Large items
 //
-// An item whose bytes, as the codec encodes them, are more than
-// Config.MaxInline (a megabyte less 8 KiB for headers, by default) is
-// stored apart, in the Object Store of the queue's servers, in the
-// bucket Name + "_payloads", and its message carries in the header
-// Evolve-Payload the object's name and the SHA-256 of its bytes; a
-// smaller item's message is as it was. A chain sees no difference: its
-// item is read back, and checked, as it is fetched; one whose object is
-// missing, or has another digest, goes to the dead letters with an
-// error naming both. The object is stored before the message, or Add
-// fails and adds nothing; it is deleted only once its item's
-// acknowledgement is confirmed. A dead letter keeps its object, named in
-// its header, until the dead letter is deleted. A crash between two such
-// steps leaves an object no message names: an embedded queue deletes
-// those as it opens; on a Server they stay. See docs/large-payloads.md.
+// An item whose bytes are more than Config.MaxInline (a megabyte less 8
+// KiB, by default) is stored apart, in the Object Store bucket Name +
+// "_payloads", and its message names the object and the SHA-256 of its
+// bytes; a chain sees no difference. The object is stored before the
+// message, checked as it is read back (a missing or altered one sends its
+// item to the dead letters), and deleted only once its item's
+// acknowledgement is confirmed. See docs/large-payloads.md.
 //
 // # What the disk keeps
 //

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"context"
+	"time"
 
 	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
@@ -38,6 +39,7 @@ func (q *Queue[T]) Moved(next Item[T], tag string, hops int) error {
 	if _, err := q.js.PublishMsg(ctx, m); err != nil {
 		return q.failed(ctx, err)
 	}
+	q.gate.Saw()
 	if prev, _ := q.ledger.Moved(ledger.Ticket(next.Ticket), m.Header); prev != nil {
 		q.claims.Release(ctx, next.Key, prev)
 	}
@@ -47,13 +49,14 @@ func (q *Queue[T]) Moved(next Item[T], tag string, hops int) error {
 // resume returns the headers and bytes of msg's item it (ticket t): the
 // state a move recorded, looked up if it may have one, or msg's own.
 func (q *Queue[T]) resume(ctx context.Context, t ledger.Ticket, it *Item[T], msg jetstream.Msg, md *jetstream.MsgMetadata) (nats.Header, []byte, error) {
-	if md == nil || md.NumDelivered < 2 && !q.resumes {
+	if md == nil || md.NumDelivered < 2 && !q.resumes || !q.gate.May(ctx, q.stream, q.moved, time.Now()) {
 		return msg.Headers(), msg.Data(), nil
 	}
 	s, ok, err := moved.Find(ctx, q.stream, moved.Subject(q.moved, md.Sequence.Stream))
 	if !ok {
 		return msg.Headers(), msg.Data(), err
 	}
+	q.gate.Saw()
 	q.ledger.Moved(t, s.Header)
 	it.Tag, it.Moves = s.Tag, s.Moves
 	return s.Header, s.Data, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/evolvekit/evolve/durable/internal/damage"
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
+	"github.com/evolvekit/evolve/durable/internal/moved"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -31,6 +32,7 @@ type Queue[T any] struct {
 	keys       string       // the prefix of the subjects of key markers
 	moved      string       // the prefix of the subjects of moved states
 	resumes    bool         // whether the stream held moved states at Open
+	gate       *moved.Gate  // whether it may hold some now
 	dead       string       // the subject of the dead letters
 	claims     *claim.Store // the items stored apart, in bucket Name + "_payloads"
 	inline     int          // the most bytes an item's message carries

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
@@ -74,6 +75,7 @@ func (q *Queue[T]) declare() error {
 		_, _ = q.claims.Sweep(sweep, q.stream, q.deadStream)
 		cancel()
 	}
+	q.gate = moved.NewGate(q.resumes, time.Second)
 	if q.consumer, err = js.CreateOrUpdateConsumer(ctx, q.cfg.Name, q.consumerConfig()); err != nil {
 		return q.refused("the queue's consumer", err)
 	}
