@@ -26,16 +26,19 @@ const (
 	farWork     = 5 * time.Millisecond
 	farDelay    = 100 * time.Millisecond
 	farPrefetch = 256
-	farOp       = 500 // items posted in one op
+	farOp       = 500  // items posted in one op without prefetch
+	farStream   = 1500 // items posted in one op with prefetch
 )
 
-// BenchmarkRemoteFar posts b.N × farOp ints to a remote stage whose one worker
+// BenchmarkRemoteFar posts b.N × farOp (or farStream) ints to a remote stage whose one worker
 // process has farSlots slots and sleeps farWork on each item: on the
 // loopback, and through a proxy of this process on 127.0.0.1 that delays
 // what the worker sends the master by farDelay, without prefetch and with
 // a prefetch of farPrefetch (the master grants it). One op is farOp
-// items, so that even the one op a second of benchmark time allows far
-// away measures the stream and not the first item's round trips. It
+// items without prefetch and farStream with it, so that even the one op a
+// second of benchmark time allows far away measures the stream and not the
+// first item's round trips (a run without prefetch far away is slow: 75
+// items/s). It
 // reports items/s from the first Post to the last result: the stage's end
 // is left out, since the worker answers the master's news that the stage
 // finished on a connection of its own, not through the proxy, which the
@@ -79,6 +82,9 @@ func remoteFarRun(b *testing.B, delay time.Duration, prefetch int) {
 		_ = rt.Shutdown(ctx)
 	}()
 	n := b.N * farOp
+	if prefetch != remote.NoPrefetch {
+		n = b.N * farStream
+	}
 	s := newSeen(n)
 	bad := 0
 	var last time.Time // when the last result came
