@@ -74,15 +74,10 @@ func master(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	crew, err := newCrew(node.Addr(), stderr)
+	crew, err := startCrew(node.Addr(), stderr)
+	defer crew.stop()
 	if err != nil {
 		return err
-	}
-	defer crew.stop()
-	for _, k := range kinds {
-		if err := crew.start(k.name, k.kind); err != nil {
-			return err
-		}
 	}
 	fmt.Fprintf(stdout, "pipeline: %d pages (%d over %d bytes) from %s, analysed on %d workers of the master at %s\n",
 		cfg.pages, cfg.big, cfg.bigSize, pages.addr, len(kinds), node.Addr())

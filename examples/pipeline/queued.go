@@ -95,15 +95,10 @@ func queued(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	crew, err := newCrew(node.Addr(), stderr, "-items")
+	crew, err := startCrew(node.Addr(), stderr, "-items")
+	defer crew.stop()
 	if err != nil {
 		return err
-	}
-	defer crew.stop()
-	for _, k := range kinds {
-		if err := crew.start(k.name, k.kind); err != nil {
-			return err
-		}
 	}
 	fmt.Fprintf(stdout, "pipeline: %d pages from the queue in %s, analysed on %d workers of the master at %s\n",
 		cfg.pages, cfg.state, len(kinds), node.Addr())

@@ -58,14 +58,21 @@ type crew struct {
 	wg    sync.WaitGroup
 }
 
-// newCrew returns a crew for the master at addr, whose workers get the
-// flags extra too.
-func newCrew(addr string, out io.Writer, extra ...string) (*crew, error) {
+// startCrew starts a worker of each of kinds for the master at addr, with
+// the flags extra too; stop the crew it returns, even with an error (it
+// stops those it started).
+func startCrew(addr string, out io.Writer, extra ...string) (*crew, error) {
 	exe, err := os.Executable()
+	c := &crew{exe: exe, master: addr, extra: extra, out: out, procs: map[string]*exec.Cmd{}}
 	if err != nil {
-		return nil, fmt.Errorf("finding this program to start workers: %w", err)
+		return c, fmt.Errorf("finding this program to start workers: %w", err)
 	}
-	return &crew{exe: exe, master: addr, extra: extra, out: out, procs: map[string]*exec.Cmd{}}, nil
+	for _, k := range kinds {
+		if err := c.start(k.name, k.kind); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
 }
 
 // start starts a worker of kind named name.
