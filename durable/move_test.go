@@ -120,39 +120,7 @@ func appendLine(name, line string) error {
 // the master again. The item reaches the sink once, from the moved state,
 // its move counted; the first step ran once; the queue ends empty.
 func TestKilledMasterResumesAMovedItem(t *testing.T) {
-	dir, sink := t.TempDir(), t.TempDir()
-	log := filepath.Join(sink, "steps")
-	ctx := context.Background()
-	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Add(ctx, "job", 7); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Close(); err != nil {
-		t.Fatal(err)
-	}
-	addr := freeAddr(t)
-	m := startChild(t, "movemaster", dir, addr, sink)
-	if _, err := m.bound(); err != nil {
-		t.Fatal(err)
-	}
-	var workers []*chainChild
-	for _, tag := range []string{"a", "b"} {
-		w := startChild(t, "moveworker", addr, tag, log)
-		if _, err := w.bound(); err != nil {
-			t.Fatal(err)
-		}
-		workers = append(workers, w)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for !(exists(filepath.Join(sink, "moved")) && strings.Contains(readFile(t, log), "step2")) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no move recorded and second step started within a minute; steps: %q", readFile(t, log))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	dir, sink, log, addr, m, workers := moveUnderway(t)
 	m.kill()
 	if out := readFile(t, filepath.Join(sink, "out")); out != "" {
 		t.Fatalf("the sink had %q before the master was killed", out)
@@ -180,7 +148,8 @@ func TestKilledMasterResumesAMovedItem(t *testing.T) {
 	if got, want := readFile(t, filepath.Join(sink, "out")), "job 71 1\n"; got != want {
 		t.Errorf("the sink has %q; want %q: the moved state, once, one move counted", got, want)
 	}
-	q, err = durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
+	ctx := context.Background()
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,39 +183,7 @@ func readFile(t *testing.T, name string) string {
 // item reaches the sink once with the moved state's value, and the queue
 // ends empty, its state purged.
 func TestKilledWorkerAfterAMoveUnderADurableQueue(t *testing.T) {
-	dir, sink := t.TempDir(), t.TempDir()
-	log := filepath.Join(sink, "steps")
-	ctx := context.Background()
-	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Add(ctx, "job", 7); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Close(); err != nil {
-		t.Fatal(err)
-	}
-	addr := freeAddr(t)
-	m := startChild(t, "movemaster", dir, addr, sink)
-	if _, err := m.bound(); err != nil {
-		t.Fatal(err)
-	}
-	var workers []*chainChild
-	for _, tag := range []string{"a", "b"} {
-		w := startChild(t, "moveworker", addr, tag, log)
-		if _, err := w.bound(); err != nil {
-			t.Fatal(err)
-		}
-		workers = append(workers, w)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for !(exists(filepath.Join(sink, "moved")) && strings.Contains(readFile(t, log), "step2")) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no move recorded and second step started within a minute; steps: %q", readFile(t, log))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	dir, sink, log, addr, m, workers := moveUnderway(t)
 	workers[1].kill()
 	w := startChild(t, "moveworker", addr, "b", log)
 	if _, err := w.bound(); err != nil {
@@ -273,7 +210,8 @@ func TestKilledWorkerAfterAMoveUnderADurableQueue(t *testing.T) {
 	if got, want := readFile(t, filepath.Join(sink, "out")), "job 71 0\n"; got != want {
 		t.Errorf("the sink has %q; want %q: the moved state, once", got, want)
 	}
-	q, err = durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
+	ctx := context.Background()
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,4 +222,47 @@ func TestKilledWorkerAfterAMoveUnderADurableQueue(t *testing.T) {
 	if states, err := durable.MovedStates(q); err != nil || len(states) != 0 {
 		t.Errorf("the states at the end are %v, %v; want none", states, err)
 	}
+}
+
+// moveUnderway adds one item to a durable queue in a directory of its
+// own, starts a master of it (movemaster) and a worker of tag "a" and one
+// of tag "b" (moveworker), and waits, a minute at most, until the master
+// recorded the item's move and its second step started. It returns the
+// queue's directory, the sink's, the log of the steps, the master's
+// address, the master and the workers.
+func moveUnderway(t *testing.T) (dir, sink, log, addr string, m *chainChild, workers []*chainChild) {
+	t.Helper()
+	dir, sink = t.TempDir(), t.TempDir()
+	log = filepath.Join(sink, "steps")
+	ctx := context.Background()
+	q, err := durable.Open[int](durable.Embedded{Dir: dir}, durable.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Add(ctx, "job", 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	addr = freeAddr(t)
+	m = startChild(t, "movemaster", dir, addr, sink)
+	if _, err := m.bound(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{"a", "b"} {
+		w := startChild(t, "moveworker", addr, tag, log)
+		if _, err := w.bound(); err != nil {
+			t.Fatal(err)
+		}
+		workers = append(workers, w)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for !(exists(filepath.Join(sink, "moved")) && strings.Contains(readFile(t, log), "step2")) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no move recorded and second step started within a minute; steps: %q", readFile(t, log))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return dir, sink, log, addr, m, workers
 }
