@@ -277,7 +277,6 @@ func (s *State[In, Out]) startWaiting(fx []agent.Effect, at time.Time) []agent.E
 	least := s.least(most)
 	fx = slices.Grow(fx, min(avail, room)+1)
 	n := 0
-	var keys [][]owed
 	for ; avail > 0 && room > 0; room-- {
 		k := min(most, avail, max((avail+room-1)/room, least)) // an even share of what is left, not below least
 		id := s.started
@@ -287,11 +286,8 @@ func (s *State[In, Out]) startWaiting(fx []agent.Effect, at time.Time) []agent.E
 		s.assigned += k
 		avail -= k
 		n += k
-		if s.names && owes != nil {
-			keys = append(keys, owes) // for Post's bound of their keys
-		}
 	}
-	return append(s.freed(fx, keys...), agent.Demand{N: n})
+	return append(s.freed(fx), agent.Demand{N: n})
 }
 
 // abandon fails the waiting items that startable allows, without starting
@@ -309,14 +305,10 @@ func (s *State[In, Out]) abandon(fx []agent.Effect, at time.Time) []agent.Effect
 	}
 	fx = s.emit(fx)
 	n := 0
-	var keys [][]owed
 	for k := s.startable(); k > 0; k = s.startable() {
 		seq := s.started
 		items, _, owes := s.take(k, at)
 		s.settleOwed(owes, 0)
-		if s.names && owes != nil {
-			keys = append(keys, owes) // for Post's bound of their keys
-		}
 		rs := make([]Result[Out], k)
 		for i := range rs {
 			rs[i] = Result[Out]{Seq: seq + uint64(i), Err: s.cancelled}
@@ -331,7 +323,7 @@ func (s *State[In, Out]) abandon(fx []agent.Effect, at time.Time) []agent.Effect
 	if n == 0 {
 		return fx
 	}
-	return append(s.freed(fx, keys...), agent.Demand{N: n})
+	return append(s.freed(fx), agent.Demand{N: n})
 }
 
 // startable counts the waiting items that may start now, room for batches

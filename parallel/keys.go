@@ -9,22 +9,23 @@ import (
 )
 
 // waiter is an item of an agent with a Key, waiting to start, with the
-// instant it came.
+// instant it came, as a time since the State's epoch: a waiter of an item
+// free of pointers is too, which the garbage collector need not scan.
 type waiter[In any] struct {
 	item In
-	at   time.Time
+	at   time.Duration
 }
 
 // owed is what the key of a run of items started one after another from
 // the fair line, n of them, was charged as they started: once their work
-// ends, the line is told what it took. A run that went past the line
-// (free) is named, for Post's bound of its key, and charged nothing.
+// ends, the line is told what it took. Items that went past the line owe
+// nothing and have none. It holds no key, nor anything the garbage
+// collector scans: the keys Post's bound is told of are gathered apart,
+// as the items start (see named).
 type owed struct {
-	key    string
 	flow   fair.Flow // the key's accounts in the fair line
-	n      int
+	n      int32
 	charge time.Duration
-	free   bool
 }
 
 // keyLine builds the fair line of cfg, which has its defaults, for items
@@ -68,6 +69,9 @@ func (s *State[In, Out]) queued() int {
 // came before.
 func (s *State[In, Out]) acceptKeyed(items []In, at time.Time) {
 	s.accepted += uint64(len(items))
+	if s.epoch.IsZero() {
+		s.epoch = at
+	}
 	if s.line.Len() == 0 {
 		switch {
 		case s.waiting.Len() == 0 && s.startsAll(len(items)):
@@ -81,8 +85,9 @@ func (s *State[In, Out]) acceptKeyed(items []In, at time.Time) {
 		}
 		s.unpass()
 	}
+	since := at.Sub(s.epoch)
 	for _, it := range items {
-		s.line.Push(s.keyOf(it), waiter[In]{item: it, at: at})
+		s.line.Push(s.keyOf(it), waiter[In]{item: it, at: since})
 	}
 }
 
@@ -121,8 +126,9 @@ func (s *State[In, Out]) unpass() {
 		items, s.waiting = s.waiting.Take(n)
 		s.passedOut += uint64(n)
 		_, s.arrivals = s.arrivals.Pop()
+		since := a.at.Sub(s.epoch)
 		for _, it := range items {
-			s.line.Push(s.keyOf(it), waiter[In]{item: it, at: a.at})
+			s.line.Push(s.keyOf(it), waiter[In]{item: it, at: since})
 		}
 	}
 	s.alone = false
@@ -144,8 +150,8 @@ func (s *State[In, Out]) startsAll(n int) bool {
 }
 
 // takePassed takes up to k items of the plain queue, which went past the
-// lines, and returns them with how long they waited and, for Post's bound
-// of their keys, their keys, charged nothing.
+// lines, and returns them with how long they waited, charged nothing; for
+// Post's bound of their keys, it names them.
 func (s *State[In, Out]) takePassed(k int, at time.Time) ([]In, time.Duration, []owed) {
 	k = min(k, s.waiting.Len())
 	wait := max(at.Sub(s.arrivals.At(0).at), 0)
@@ -156,22 +162,26 @@ func (s *State[In, Out]) takePassed(k int, at time.Time) ([]In, time.Duration, [
 	for s.arrivals.Len() > 0 && s.arrivals.At(0).end <= s.passedOut {
 		_, s.arrivals = s.arrivals.Pop()
 	}
-	var owes []owed
 	switch {
 	case !s.names:
 	case s.alone:
-		owes = []owed{{key: s.lone, n: k, free: true}}
+		s.name(s.lone, k)
 	default:
 		for _, it := range items {
-			key := s.keyOf(it)
-			if n := len(owes); n > 0 && owes[n-1].key == key {
-				owes[n-1].n++
-				continue
-			}
-			owes = append(owes, owed{key: key, n: 1, free: true})
+			s.name(s.keyOf(it), 1)
 		}
 	}
-	return items, wait, owes
+	return items, wait, nil
+}
+
+// name adds n items of key k to those whose slots Post gets back in this
+// step (see freed), when Post bounds each key's items.
+func (s *State[In, Out]) name(k string, n int) {
+	if r := len(s.named); r > 0 && s.named[r-1].Key == k {
+		s.named[r-1].N += n
+		return
+	}
+	s.named = append(s.named, fair.Run{Key: k, N: n})
 }
 
 // takeKeyed removes k waiting items in the order the fair line hands them
@@ -192,16 +202,19 @@ func (s *State[In, Out]) takeKeyed(k int, at time.Time) ([]In, time.Duration, []
 			break
 		}
 		if len(items) == 0 {
-			wait = max(at.Sub(ws[0].at), 0)
+			wait = max(at.Sub(s.epoch)-ws[0].at, 0)
 		}
 		for _, w := range ws {
 			items = append(items, w.item)
 		}
-		if n := len(owes); n > 0 && owes[n-1].key == key {
-			owes[n-1].n += len(ws)
+		if n := len(owes); n > 0 && owes[n-1].flow == flow {
+			owes[n-1].n += int32(len(ws))
 			owes[n-1].charge += charge
 		} else {
-			owes = append(owes, owed{key: key, flow: flow, n: len(ws), charge: charge})
+			owes = append(owes, owed{flow: flow, n: int32(len(ws)), charge: charge})
+		}
+		if s.names {
+			s.name(key, len(ws))
 		}
 	}
 	clear(ws)
@@ -246,36 +259,23 @@ func each(owes []owed) []owed {
 	var out []owed
 	for _, o := range owes {
 		for range o.n {
-			out = append(out, owed{key: o.key, flow: o.flow, n: 1, charge: o.charge / time.Duration(o.n), free: o.free})
+			out = append(out, owed{flow: o.flow, n: 1, charge: o.charge / time.Duration(o.n)})
 		}
 	}
 	return out
 }
 
-// freed appends to fx, when owes names keys, the effect that gives the
-// credits of their items' keys back to Post (see fair.Freed), which goes
-// just before the agent.Demand that gives their slots back.
-func (s *State[In, Out]) freed(fx []agent.Effect, owes ...[]owed) []agent.Effect {
-	if !s.names {
-		return fx // Post counts no key's items
-	}
-	n := 0
-	for _, o := range owes {
-		n += len(o)
-	}
-	if n == 0 {
+// freed appends to fx, when Post bounds each key's items, the effect that
+// gives back the credits of the keys of the items taken in this step (see
+// fair.Freed, and name), which goes just before the agent.Demand that
+// gives their slots back.
+func (s *State[In, Out]) freed(fx []agent.Effect) []agent.Effect {
+	if len(s.named) == 0 {
 		return fx
 	}
-	runs := make([]fair.Run, 0, n)
-	for _, os := range owes {
-		for _, o := range os {
-			if k := len(runs); k > 0 && runs[k-1].Key == o.key {
-				runs[k-1].N += o.n
-				continue
-			}
-			runs = append(runs, fair.Run{Key: o.key, N: o.n})
-		}
-	}
+	runs := append([]fair.Run(nil), s.named...)
+	clear(s.named)
+	s.named = s.named[:0]
 	return append(fx, agent.Send[fair.Freed]{Value: fair.Freed{Runs: runs}})
 }
 
@@ -292,20 +292,14 @@ func (s *State[In, Out]) settleOwed(owes []owed, took time.Duration) {
 	var charged time.Duration
 	n := 0
 	for _, o := range owes {
-		if o.free {
-			continue
-		}
 		charged += max(o.charge, 0)
-		n += o.n
+		n += int(o.n)
 	}
 	for _, o := range owes {
-		if o.free {
-			continue
-		}
 		share := took * time.Duration(o.n) / time.Duration(n)
 		if charged > 0 {
 			share = time.Duration(float64(took) * float64(max(o.charge, 0)) / float64(charged))
 		}
-		s.line.DoneFlow(o.flow, o.n, o.charge, share)
+		s.line.DoneFlow(o.flow, int(o.n), o.charge, share)
 	}
 }

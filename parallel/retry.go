@@ -182,7 +182,7 @@ func (s *State[In, Out]) strand(fx []agent.Effect, need int, at time.Time) ([]ag
 		s.queueRetry(r)
 	}
 	more := s.needPasses(s.dueBy(at))
-	return append(s.freed(fx, owes), agent.Demand{N: n}), need + more
+	return append(s.freed(fx), agent.Demand{N: n}), need + more
 }
 
 // dueBy counts the retries due by instant at.

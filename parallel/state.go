@@ -44,6 +44,9 @@ type State[In, Out any] struct {
 	keyOf func(In) string
 	line  *fair.Queue[string, waiter[In]]
 	owned bool // set by Owned: the line is changed in place, not copied first
+	// epoch is the instant the first item came: the line keeps when its
+	// items came as times since.
+	epoch time.Time
 	// names says Post bounds each key's items (KeyQueue below Queue): the
 	// slots given back are named by key (see freed). With a Key, waiting
 	// holds the items that went past the lines (see acceptKeyed), and
@@ -53,8 +56,11 @@ type State[In, Out any] struct {
 	alone               bool
 	lone                string
 	passedIn, passedOut uint64
-	// scratch is where takeKeyed gathers the runs it takes, reused.
+	// scratch is where takeKeyed gathers the runs it takes, reused;
+	// named, where the items taken are named by key for Post's bound
+	// until freed sends them, reused.
 	scratch []owed
+	named   []fair.Run
 	// waiters is where takeKeyed takes a run of waiting items in, reused.
 	// runs is the block of memory where it keeps the runs it started for
 	// their batches, many to a block (see keep).
