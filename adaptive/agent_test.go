@@ -162,7 +162,7 @@ func TestLogStatusWritesTheStatusAsOneObject(t *testing.T) {
 	assert.Equal(t, map[string]any{
 		"queued": 0.0, "in_flight": 0.0, "done": 2.0, "failed": 0.0, "demand": "unbounded", "retried": 0.0, "retrying": 0.0, "moved": 0.0,
 		"limit": 2.0, "queue": 5.0, "unordered": false, "max_batch": 1.0, "batches": 0.0, "batch": 1.0, "held": 0.0,
-		"accepted": 2.0, "emitted": 2.0, "closed": true, "paced": false, "room": 0.0, "keys": 0.0,
+		"accepted": 2.0, "emitted": 2.0, "closed": true, "paced": false, "room": 0.0,
 		"min": 2.0, "max": 6.0, "controller": "fixed", "view": map[string]any{"phase": "fixed", "throughput": 0.0, "latency": 0.0},
 	}, ev.Status)
 }

@@ -143,6 +143,7 @@
 // stage, whose queue the chain's Post fills; a keyed stage further down
 // takes items as its queue has room, in the order the stage before it
 // passes them on, and shares its places fairly among those it holds.
+// Status gives, by key, the items waiting, those started and the weights.
 //
 // With a Key, the items waiting are kept in a line per key that is
 // changed in place: the runtime's State is owned and pays O(1) per item

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/parallel"
@@ -72,4 +73,36 @@ func TestAKeyOfTheWrongTypeIsAConfigError(t *testing.T) {
 	assert.Contains(t, err.Error(), `weight of key "a" must be at least 1, got 0`)
 	_, err = parallel.NewState[tenant, string](parallel.Config{Limit: 1, Key: keyOf, Quantum: -1})
 	assert.True(t, errors.Is(err, parallel.ErrConfig))
+}
+
+// TestStatusGivesEachKeysItemsAndWeight checks what Status says of the
+// keys of a keyed agent: the items of each waiting, those started from
+// its line, and its weight; a key with neither is in none of them.
+func TestStatusGivesEachKeysItemsAndWeight(t *testing.T) {
+	s, err := parallel.NewState[tenant, string](parallel.Config{Limit: 2, MaxBatch: 1, Unordered: true, Key: keyOf, Weights: map[string]int{"a": 3}})
+	require.NoError(t, err)
+	at := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+	s, _ = parallel.Evolve(s, agent.Msg(agent.Pull{N: agent.Unbounded, At: at}))
+	s, _ = parallel.Evolve(s, agent.Msg(agent.Input[tenant]{Items: []tenant{{"a", 0}, {"a", 1}, {"a", 2}, {"a", 3}, {"b", 0}, {"b", 1}}, At: at}))
+	st := s.Status()
+	// a has the first turn and its weight of 3 lets both places go to it.
+	assert.Equal(t, map[string]int{"a": 2, "b": 2}, st.Keys)
+	assert.Equal(t, map[string]int{"a": 2, "b": 0}, st.Started)
+	assert.Equal(t, map[string]int{"a": 3, "b": 1}, st.Weights)
+	assert.Equal(t, 4, st.Queued)
+
+	// A key alone goes past the lines: its items waiting are counted,
+	// those started are not.
+	s, err = parallel.NewState[tenant, string](parallel.Config{Limit: 2, MaxBatch: 1, Unordered: true, Key: keyOf, Weights: map[string]int{"a": 3}})
+	require.NoError(t, err)
+	s, _ = parallel.Evolve(s, agent.Msg(agent.Pull{N: agent.Unbounded, At: at}))
+	s, _ = parallel.Evolve(s, agent.Msg(agent.Input[tenant]{Items: []tenant{{"a", 0}, {"a", 1}, {"a", 2}}, At: at}))
+	st = s.Status()
+	assert.Equal(t, map[string]int{"a": 1}, st.Keys)
+	assert.Equal(t, map[string]int{"a": 3}, st.Weights)
+	assert.Empty(t, st.Started)
+
+	none, err := parallel.NewState[tenant, string](parallel.Config{Limit: 2})
+	require.NoError(t, err)
+	assert.Nil(t, none.Status().Keys, "an agent without a Key has no keys")
 }

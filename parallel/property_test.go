@@ -273,7 +273,7 @@ func (m *sim) deliver(msg agent.Msg) []agent.Effect {
 	before, was := m.s, m.s.Status()
 	next, fx := parallel.Evolve(before, msg)
 	again, fx2 := parallel.Evolve(before, msg)
-	if next.Status() != again.Status() || !sameEffects(fx, fx2) || before.Status() != was {
+	if !reflect.DeepEqual(next.Status(), again.Status()) || !sameEffects(fx, fx2) || !reflect.DeepEqual(before.Status(), was) {
 		m.fail("evolving the same state twice with %#v gave different answers", msg)
 	}
 	m.s = next
@@ -515,7 +515,7 @@ func sameEffects(a, b []agent.Effect) bool {
 			ey, ok := y.(agent.DeadLetter)
 			return ok && ex.Seq == ey.Seq && ex.Item == ey.Item && ex.Attempts == ey.Attempts && sameError(ex.Err, ey.Err)
 		}
-		return x == y
+		return reflect.DeepEqual(x, y)
 	})
 }
 

@@ -42,21 +42,36 @@ type Status struct {
 	// Room counts those it can start as they come and has not got yet.
 	Paced bool
 	Room  int
-	// Keys, with a [Config.Key], counts the keys that have items queued.
-	Keys int
+	// Keys, with a [Config.Key], counts the items of each key waiting to
+	// start; Started those of each key started from its line since it last
+	// had none waiting or at work (items that went past the lines, of a key
+	// alone, are not counted: see Fair shares in the package doc); and
+	// Weights weighs each key in either.
+	Keys, Started, Weights map[string]int
 }
 
-// keys counts the keys that have items queued.
-func (s State[In, Out]) keys() int {
+// keys fills in st's figures by key, with a Key.
+func (s State[In, Out]) keys(st *Status) {
 	if s.line == nil {
-		return 0
+		return
 	}
-	return s.line.Keys()
+	st.Keys, st.Started, st.Weights = map[string]int{}, map[string]int{}, map[string]int{}
+	s.line.Each(func(k string, queued, started, weight int) {
+		if queued > 0 {
+			st.Keys[k] = queued
+		}
+		st.Started[k], st.Weights[k] = started, weight
+	})
+	for i := range s.waiting.Len() {
+		k := s.keyOf(s.waiting.At(i))
+		st.Keys[k]++
+		st.Weights[k] = s.line.Weight(k)
+	}
 }
 
 // Status returns the snapshot of s that a Query is answered with.
 func (s State[In, Out]) Status() Status {
-	return Status{
+	st := Status{
 		Load: agent.Load{
 			Queued:   s.queued(),
 			InFlight: s.assigned,
@@ -79,6 +94,7 @@ func (s State[In, Out]) Status() Status {
 		Closed:    s.closed,
 		Paced:     s.paced,
 		Room:      s.open,
-		Keys:      s.keys(),
 	}
+	s.keys(&st)
+	return st
 }

@@ -75,9 +75,9 @@ type Status struct {
 	// their fair turn, and Started those of each key that had it (each
 	// item once, retries aside; those that failed after TagWait too)
 	// since the key last had none waiting or at work: a key with neither
-	// is not in those maps (see the package doc, under Fair shares).
-	Keys    map[string]int
-	Started map[string]int
+	// is not in those maps, nor in Weights, which weighs each key in them
+	// (see the package doc, under Fair shares).
+	Keys, Started, Weights map[string]int
 }
 
 // WorkerStatus is what the master knows of one worker.
@@ -139,10 +139,10 @@ func statusOf(s book.Snapshot) Status {
 		st.want(l)
 	}
 	if s.Keys != nil {
-		st.Keys, st.Started = make(map[string]int, len(s.Keys)), make(map[string]int, len(s.Keys))
+		st.Keys, st.Started, st.Weights = make(map[string]int, len(s.Keys)), make(map[string]int, len(s.Keys)), make(map[string]int, len(s.Keys))
 	}
 	for k, c := range s.Keys {
-		st.Keys[k], st.Started[k] = c.Queued, c.Started
+		st.Keys[k], st.Started[k], st.Weights[k] = c.Queued, c.Started, c.Weight
 	}
 	return st
 }

@@ -52,6 +52,7 @@ type flow[K comparable, V any] struct {
 	credit  time.Duration // credit left, negative for a debt
 	cost    mean          // what its items have taken
 	flight  int           // its items started and not yet Done
+	started int           // its items started since its accounts were fresh
 	dormant bool          // nothing queued or in flight: its accounts forgotten
 }
 
@@ -104,8 +105,8 @@ func (q *Queue[K, V]) SetWeight(k K, w int) error {
 	return nil
 }
 
-// weight returns k's weight.
-func (q *Queue[K, V]) weight(k K) int {
+// Weight returns k's weight.
+func (q *Queue[K, V]) Weight(k K) int {
 	if w, ok := q.weights[k]; ok {
 		return w
 	}
@@ -151,7 +152,7 @@ func (q *Queue[K, V]) find(k K) Flow {
 		q.index[k] = h
 	case q.flows[h].dormant:
 		f := &q.flows[h]
-		*f = flow[K, V]{key: k, items: f.items, weight: q.weight(k)}
+		*f = flow[K, V]{key: k, items: f.items, weight: q.Weight(k)}
 		q.dormant--
 	}
 	return h
@@ -168,10 +169,10 @@ func (q *Queue[K, V]) newFlow(k K) Flow {
 		h := q.free[n-1]
 		q.free = q.free[:n-1]
 		f := &q.flows[h]
-		*f = flow[K, V]{key: k, items: f.items, weight: q.weight(k)}
+		*f = flow[K, V]{key: k, items: f.items, weight: q.Weight(k)}
 		return h
 	}
-	q.flows = append(q.flows, flow[K, V]{key: k, weight: q.weight(k)})
+	q.flows = append(q.flows, flow[K, V]{key: k, weight: q.Weight(k)})
 	return Flow(len(q.flows) - 1)
 }
 
@@ -202,6 +203,7 @@ func (q *Queue[K, V]) pop() (h Flow, v V, charge time.Duration, ok bool) {
 			f.credit -= charge
 			q.left -= charge
 			f.flight++
+			f.started++
 			q.idle = 0
 			if f.items.Len() == 0 {
 				q.leave()
@@ -252,6 +254,7 @@ func (q *Queue[K, V]) PopRun(most int, into []V) (k K, h Flow, items []V, charge
 	f.credit -= time.Duration(m) * c
 	q.left -= time.Duration(m) * c
 	f.flight += m
+	f.started += m
 	charge += time.Duration(m) * c
 	if f.items.Len() == 0 {
 		q.leave()
@@ -409,6 +412,17 @@ func (q *Queue[K, V]) shrink() {
 		}
 	}
 	q.free = free
+}
+
+// Each calls fn for each key with items queued or in flight: its items
+// queued, those started since it last had none queued or in flight, and
+// its weight.
+func (q *Queue[K, V]) Each(fn func(k K, queued, started, weight int)) {
+	for k, h := range q.index {
+		if f := &q.flows[h]; !f.dormant {
+			fn(k, f.items.Len(), f.started, f.weight)
+		}
+	}
 }
 
 // Flows counts the keys whose accounts are kept: those with items queued

@@ -119,5 +119,5 @@ func TestCloneSharesNothing(t *testing.T) {
 	k2, _, _, _ := c.Pop()
 	assert.Equal(t, k, k2, "and hands them out as q did")
 	require.NoError(t, c.SetWeight("b", 3))
-	assert.Equal(t, 1, q.weight("b"))
+	assert.Equal(t, 1, q.Weight("b"))
 }

@@ -80,9 +80,9 @@ var (
 	marshalType  = reflect.TypeFor[zerolog.LogObjectMarshaler]()
 )
 
-// field writes v under key.
+// field writes v under key; a nil pointer, interface or map is left out.
 func field(e *zerolog.Event, key string, v reflect.Value) {
-	if v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
+	if k := v.Kind(); k == reflect.Interface || k == reflect.Pointer || k == reflect.Map {
 		if v.IsNil() {
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"time"
 
@@ -45,7 +46,7 @@ type batch struct {
 }
 
 // model is the harness and the model of Run.
-type model[S any, T comparable] struct {
+type model[S any, T any] struct {
 	t         Failer
 	a         Agent[S, T]
 	r         *rand.Rand
@@ -90,7 +91,7 @@ type model[S any, T comparable] struct {
 // starts with (see Config), and grants the first demand. The harness's
 // own draws (while draining) and the agent's retry seed come from the
 // input's first bytes.
-func newModel[S any, T comparable](t Failer, a Agent[S, T], in *fuzzin.Bytes) *model[S, T] {
+func newModel[S any, T any](t Failer, a Agent[S, T], in *fuzzin.Bytes) *model[S, T] {
 	seed := in.Seed()
 	c0, c1, c2 := in.Byte(), in.Byte(), in.Byte()
 	retry := parallel.Retry{
@@ -142,7 +143,7 @@ func (m *model[S, T]) deliver(msg agent.Msg) []agent.Effect {
 	before, was := m.s, m.a.Status(m.s)
 	next, fx := m.a.Evolve(before, msg)
 	again, fx2 := m.a.Evolve(before, msg)
-	if m.a.Status(next) != m.a.Status(again) || !m.a.Same(fx, fx2) || m.a.Status(before) != was {
+	if !reflect.DeepEqual(m.a.Status(next), m.a.Status(again)) || !m.a.Same(fx, fx2) || !reflect.DeepEqual(m.a.Status(before), was) {
 		m.fail("evolving the same state twice gave different answers: %v, then %v", fx, fx2)
 	}
 	m.s = next

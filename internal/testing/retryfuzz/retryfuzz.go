@@ -66,7 +66,7 @@ type Failer interface {
 // built, evolved and read. S is the state, T the snapshot a Query is
 // answered with, compared with ==. Every field but Same is required; Run
 // only reads an Agent, so one may serve runs in parallel.
-type Agent[S any, T comparable] struct {
+type Agent[S any, T any] struct {
 	// New builds the state from the configuration decoded by the model,
 	// decoding the bits of Config.C0 and Config.C1 the model leaves to it,
 	// and returns what the model needs to know of it.
@@ -146,7 +146,7 @@ var errPermanent = errors.New("permanent")
 // Run decodes data into a configuration and at most maxSteps records,
 // drives the agent a builds with them and drains it, and checks every
 // message against the model; it reports the first broken promise to t.
-func Run[S any, T comparable](t Failer, a Agent[S, T], data []byte, maxSteps int) Tally {
+func Run[S any, T any](t Failer, a Agent[S, T], data []byte, maxSteps int) Tally {
 	if a.Same == nil {
 		a.Same = func(x, y []agent.Effect) bool { return reflect.DeepEqual(x, y) }
 	}

@@ -55,7 +55,7 @@ func TestAKeyWithItemsWaitingStartsBeforeAnotherKeysBacklog(t *testing.T) {
 	assert.Equal(t, []string{"b:0"}, dispatched(tr[5].Effects), "a spent its quantum: b's turn, ahead of a's backlog")
 	assert.Equal(t, []string{"a:1"}, dispatched(tr[7].Effects), "then a's, in order")
 	st := tr[7].State.Snapshot()
-	assert.Equal(t, map[string]fairline.Count{"a": {Queued: 1, Started: 2}}, st.Keys, "b ended and is forgotten")
+	assert.Equal(t, map[string]fairline.Count{"a": {Queued: 1, Started: 2, Weight: 1}}, st.Keys, "b ended and is forgotten")
 	assert.Equal(t, 1, st.Queued)
 	assert.Equal(t, map[string]int{"": 1}, st.Tags)
 }
@@ -68,7 +68,7 @@ func TestAKeyAloneTakesEveryPlace(t *testing.T) {
 	)
 	assert.Equal(t, []string{"a:0", "a:1", "a:2"}, dispatched(tr[4].Effects))
 	assert.Equal(t, []string{"a:3", "a:4"}, dispatched(tr[5].Effects), "every free place, in input order")
-	assert.Equal(t, map[string]fairline.Count{"a": {Queued: 1, Started: 5}}, tr[5].State.Snapshot().Keys)
+	assert.Equal(t, map[string]fairline.Count{"a": {Queued: 1, Started: 5, Weight: 1}}, tr[5].State.Snapshot().Keys)
 }
 
 func TestHeavierKeysStartMoreInProportion(t *testing.T) {
@@ -168,7 +168,7 @@ func TestItemsInTheFairQueueWaitForATagAndFailWithIt(t *testing.T) {
 	for _, r := range rs {
 		assert.ErrorIs(t, r.Err, ErrNoWorker)
 	}
-	assert.Equal(t, map[string]fairline.Count{"a": {Started: 1}}, tr[4].State.Snapshot().Keys, "the gpu keys ended")
+	assert.Equal(t, map[string]fairline.Count{"a": {Started: 1, Weight: 1}}, tr[4].State.Snapshot().Keys, "the gpu keys ended")
 }
 
 // took returns worker id's success at item's attempt, whose work took d.
@@ -205,9 +205,9 @@ func TestACloneOfAKeyedBookSharesNoFairQueue(t *testing.T) {
 	c := b.Clone()
 	c, fx := evolve(c, agent.Stamp(agent.Event[Asked]{Value: Asked{Worker: 1, N: 2}}, agenttest.T0))
 	assert.Len(t, dispatched(fx), 2)
-	assert.Equal(t, map[string]fairline.Count{"a": {Started: 2}, "b": {Queued: 2}}, c.Snapshot().Keys, "a weighs 2: two turns' worth")
+	assert.Equal(t, map[string]fairline.Count{"a": {Started: 2, Weight: 2}, "b": {Queued: 2, Weight: 1}}, c.Snapshot().Keys, "a weighs 2: two turns' worth")
 	assert.Equal(t, before, bookkeeping(b), "the original is as it was")
-	assert.Equal(t, map[string]fairline.Count{"a": {Queued: 2}, "b": {Queued: 2}}, b.Snapshot().Keys)
+	assert.Equal(t, map[string]fairline.Count{"a": {Queued: 2, Weight: 2}, "b": {Queued: 2, Weight: 1}}, b.Snapshot().Keys)
 	_, gx := evolve(b, agent.Stamp(agent.Event[Asked]{Value: Asked{Worker: 1, N: 2}}, agenttest.T0))
 	assert.Equal(t, fx, gx, "and does what the clone did")
 }

@@ -38,10 +38,11 @@ type ticket struct {
 }
 
 // Count is what a Line counts of one key: its items queued, and those
-// started since it last had none queued or out.
+// started since it last had none queued or out; and the key's weight, as
+// AddCounts reports it.
 type Count struct {
-	Queued, Started int
-	out             int // handed out and not yet ended
+	Queued, Started, Weight int
+	out                     int // handed out and not yet ended
 }
 
 // New returns an empty Line that credits a key quantum times its weight
@@ -147,6 +148,7 @@ func (l *Line) AddCounts(sums map[string]Count) {
 		s := sums[k]
 		s.Queued += c.Queued
 		s.Started += c.Started
+		s.Weight = l.q.Weight(k)
 		sums[k] = s
 	}
 }

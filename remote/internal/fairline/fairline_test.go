@@ -17,7 +17,7 @@ func TestALineChargesWhatTheWorkTookOnceTheItemEnds(t *testing.T) {
 	seq, ok := l.Pop()
 	assert.True(t, ok)
 	assert.Equal(t, uint64(0), seq, "a's turn, its first item")
-	assert.Equal(t, map[string]Count{"a": {Queued: 1, Started: 1}, "b": {Queued: 1}}, counts(l))
+	assert.Equal(t, map[string]Count{"a": {Queued: 1, Started: 1, Weight: 1}, "b": {Queued: 1, Weight: 1}}, counts(l))
 	l.Work(0, 2*time.Millisecond)
 	l.Work(0, 3*time.Millisecond) // a retry's
 	l.End(0)
@@ -43,7 +43,7 @@ func TestACloneSharesNothing(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, uint64(0), seq)
 	assert.Equal(t, 1, l.Len(), "the original keeps its item")
-	assert.Equal(t, map[string]Count{"a": {Queued: 1}}, counts(l))
+	assert.Equal(t, map[string]Count{"a": {Queued: 1, Weight: 2}}, counts(l))
 	c.End(0)
 	assert.Empty(t, counts(c))
 }
