@@ -60,6 +60,10 @@ func TestASharedLimitsAgentSpendsOnlyWithinItsLease(t *testing.T) {
 	assert.Equal(t, 1, uses(tr[9].Effects))
 	assert.Contains(t, tr[10].Effects, agent.Effect(agent.Disarm{Tag: 4}))
 	assert.Zero(t, tr[8].State.Status(agenttest.T0.Add(t9)).Tokens, "a lapsed lease holds no token")
+	st := tr[3].State.Status(agenttest.T0.Add(t1))
+	assert.True(t, st.Shared)
+	assert.Equal(t, 10.0, st.Rate, "its grant's rate")
+	assert.True(t, s.Status(agenttest.T0).Shared, "a shared limit's agent says so before its first grant")
 }
 
 func TestASharedLimitTakesNoCost(t *testing.T) {

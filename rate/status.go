@@ -20,6 +20,9 @@ type Status struct {
 	// reserved and waits for, Granted those it was granted: retries that
 	// spent this agent's tokens.
 	Reserved, Granted int
+	// Shared is true for an agent of a Config.Shared limit: Rate and Burst
+	// are then the share of the limit granted to it, 0 while it holds none.
+	Shared bool
 }
 
 // Status returns a snapshot of s at instant at, with the bucket refilled up
@@ -29,6 +32,6 @@ func (s State[T]) Status(at time.Time) Status {
 		Load: agent.Load{Queued: s.waiting(), Done: s.passed, Demand: agent.Credit(s.demand)},
 		Rate: s.bucket.limit.Rate, Burst: s.bucket.limit.Burst,
 		Tokens: max(s.bucket.level(at), 0), Queue: s.bound, Closed: s.closed,
-		Reserved: s.owed, Granted: s.granted,
+		Reserved: s.owed, Granted: s.granted, Shared: s.shared,
 	}
 }

@@ -38,9 +38,9 @@
 //
 // Of a status, the page reads by field name what the agent packages'
 // statuses have: Held (results held), Pending (a buffer's open batch, which
-// waits for input), Limit, Tokens, Rate, Burst; a remote stage's
-// Workers, Tags, Want, Leased, Retrying, Keys and Started; a keyed
-// parallel stage's Keys. A field a status lacks is shown as none. The
+// waits for input), Limit, Tokens, Rate, Burst, Shared; a remote stage's
+// Workers, Tags, Want, Leased and Retrying; a keyed stage's Keys, Started
+// and Weights. A field a status lacks is shown as none. The
 // rates in and out and the waits come from the metrics the program
 // serves (package meter: evolve_items_in_total, evolve_items_out_total
 // and the histogram evolve_queue_wait_seconds, by agent name), read once
@@ -68,12 +68,12 @@
 //	      "workers": [{"id": 1, "addr": "127.0.0.1:7001", "tags": ["gpu"],
 //	                   "slots": 4, "free": 0, "in_flight": 4, "done": 9, "failed": 0, "hung": 0}],
 //	      "tags": [{"tag": "gpu", "want": 3, "queued": 7, "leased": 4, "retrying": 0}],
-//	      "keys": [{"key": "acme", "waiting": 5, "started": 30, "share": 0.75}],
-//	      "key_count": 2                   // a keyed parallel stage's keys queued, if any
+//	      "keys": [{"key": "acme", "waiting": 5, "started": 30, "share": 0.75,
+//	                "weight": 2, "fair": 0.66}]  // its weighted share among the keys shown
 //	    }]
 //	  }]
 //	}
 //
 // A figure a stage lacks, or that was not measured in the window, is null
-// (workers, tags, keys and key_count are left out).
+// (shared, workers, tags and keys are left out).
 package livepage

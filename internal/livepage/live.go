@@ -47,22 +47,23 @@ type Stage struct {
 	In  *float64 `json:"in"`
 	Out *float64 `json:"out"`
 	// Limit is the most work in flight (a remote stage's workers' slots);
-	// Tokens, Rate and Burst are a rate stage's bucket.
+	// Tokens, Rate and Burst are a rate stage's bucket, and Shared says
+	// its Rate and Burst are its grant of a limit shared with other
+	// processes (the page sets the grant against its use, Out).
 	Limit  *int     `json:"limit"`
 	Tokens *float64 `json:"tokens"`
 	Rate   *float64 `json:"rate"`
 	Burst  *int     `json:"burst"`
+	Shared bool     `json:"shared,omitempty"`
 	// WaitP50 and WaitP99 are quantiles, in seconds, of the wait in the
 	// input queue of the items that left it in the window.
 	WaitP50 *float64 `json:"wait_p50"`
 	WaitP99 *float64 `json:"wait_p99"`
-	// Workers, Tags and Keys are a remote stage's workers, its lines by
-	// tag and its fair keys; KeyCount counts a keyed parallel stage's
-	// keys with items queued, when it has any.
-	Workers  []Worker `json:"workers,omitempty"`
-	Tags     []Tag    `json:"tags,omitempty"`
-	Keys     []Key    `json:"keys,omitempty"`
-	KeyCount *int     `json:"key_count,omitempty"`
+	// Workers and Tags are a remote stage's workers and its lines by tag;
+	// Keys are a keyed stage's fair keys (parallel, adaptive, remote).
+	Workers []Worker `json:"workers,omitempty"`
+	Tags    []Tag    `json:"tags,omitempty"`
+	Keys    []Key    `json:"keys,omitempty"`
 }
 
 // Shares are the fractions of a window's samples a stage spent in each
@@ -110,11 +111,17 @@ type Tag struct {
 	Retrying int    `json:"retrying"`
 }
 
-// Key is one fair key of a keyed stage: its items waiting for their
-// turn, those started, and its share of the items started.
+// Key is one fair key of a keyed stage, one with items waiting or at
+// work: its items waiting for their turn, those started since it last had
+// none, its share of the items started, its weight, and its weighted
+// share among the keys shown (Fair), which its Share is to be set against
+// while it has items waiting. A key's share is of the time its items
+// take, so a key of slower items starts fewer of them.
 type Key struct {
 	Key     string  `json:"key"`
 	Waiting int     `json:"waiting"`
 	Started int     `json:"started"`
 	Share   float64 `json:"share"`
+	Weight  int     `json:"weight"`
+	Fair    float64 `json:"fair"`
 }

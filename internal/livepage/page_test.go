@@ -170,9 +170,10 @@ func TestTheJSONDocument(t *testing.T) {
 		Started: map[string]int{"acme": 30, "bolt": 10},
 	}
 	st := chainStatus{Agents: []agentStatus{
-		{Name: "pace", Load: agent.Load{Queued: 2, Done: 40, Demand: 3}, Detail: rate.Status{Load: agent.Load{Queued: 2, Done: 40, Demand: 3}, Rate: 5, Burst: 2, Tokens: 0.5}},
+		{Name: "pace", Load: agent.Load{Queued: 2, Done: 40, Demand: 3}, Detail: rate.Status{Load: agent.Load{Queued: 2, Done: 40, Demand: 3}, Rate: 5, Burst: 2, Tokens: 0.5, Shared: true}},
 		{Name: "gpu", Load: rs.Load, Detail: rs},
-		{Name: "sink", Load: agent.Load{Demand: agent.Unbounded}, Detail: parallel.Status{Load: agent.Load{Demand: agent.Unbounded}, Limit: 2, Keys: 3}},
+		{Name: "sink", Load: agent.Load{Demand: agent.Unbounded}, Detail: parallel.Status{Load: agent.Load{Demand: agent.Unbounded}, Limit: 2,
+			Keys: map[string]int{"a": 2, "b": 1}, Started: map[string]int{"a": 4, "b": 4}, Weights: map[string]int{"a": 3, "b": 1}}},
 	}}
 	watchScript(p, "render", &script{statuses: []chainStatus{st}}, nil)
 	p.Sample(context.Background(), at(0))
@@ -190,7 +191,7 @@ func TestTheJSONDocument(t *testing.T) {
     "stages": [
       {"name": "pace", "kind": "rate", "shares": {"busy": 1, "held": 0, "idle": 0},
        "queued": 2, "in_flight": 0, "done": 40, "failed": 0, "demand": 3, "results": 0,
-       "in": 10, "out": 8, "limit": null, "tokens": 0.5, "rate": 5, "burst": 2,
+       "in": 10, "out": 8, "limit": null, "tokens": 0.5, "rate": 5, "burst": 2, "shared": true,
        "wait_p50": null, "wait_p99": null},
       {"name": "gpu", "kind": "remote", "shares": {"busy": 1, "held": 0, "idle": 0},
        "queued": 7, "in_flight": 4, "done": 9, "failed": 0, "demand": 2, "results": 1,
@@ -199,11 +200,14 @@ func TestTheJSONDocument(t *testing.T) {
        "workers": [{"id": 1, "addr": "127.0.0.1:7001", "tags": ["gpu"], "slots": 4, "free": 0, "in_flight": 4, "done": 9, "failed": 0, "hung": 0,
          "history": [{"busy": 1, "hung": 0, "failed": 0}, {"busy": 1, "hung": 0, "failed": 0}]}],
        "tags": [{"tag": "gpu", "want": 3, "queued": 7, "leased": 4, "retrying": 0}],
-       "keys": [{"key": "acme", "waiting": 5, "started": 30, "share": 0.75}, {"key": "bolt", "waiting": 0, "started": 10, "share": 0.25}]},
+       "keys": [{"key": "acme", "waiting": 5, "started": 30, "share": 0.75, "weight": 1, "fair": 0.5},
+                {"key": "bolt", "waiting": 0, "started": 10, "share": 0.25, "weight": 1, "fair": 0.5}]},
       {"name": "sink", "kind": "parallel", "shares": {"busy": 0, "held": 0, "idle": 1},
        "queued": 0, "in_flight": 0, "done": 0, "failed": 0, "demand": null, "results": 0,
        "in": null, "out": null, "limit": 2, "tokens": null, "rate": null, "burst": null,
-       "wait_p50": null, "wait_p99": null, "key_count": 3}
+       "wait_p50": null, "wait_p99": null,
+       "keys": [{"key": "a", "waiting": 2, "started": 4, "share": 0.5, "weight": 3, "fair": 0.75},
+                {"key": "b", "waiting": 1, "started": 4, "share": 0.5, "weight": 1, "fair": 0.25}]}
     ]
   }]
 }`, string(got))
@@ -257,8 +261,7 @@ func TestOneAgentIsAChainOfOneStage(t *testing.T) {
 	assert.Equal(t, agent.Load{Queued: 3, InFlight: 2, Demand: 1}, p.load)
 	assert.Equal(t, Sample{Queued: 3, InFlight: 2, Demand: 1, Results: 1, Limit: 2}, p.sample())
 	assert.Equal(t, 2, p.detail.Limit)
-	n, ok := count(p.detail.Keys)
-	assert.True(t, ok && n == 0, "a parallel stage's Keys is a count")
+	assert.Nil(t, p.detail.Keys, "a parallel stage without a Key has no keys")
 }
 
 func TestQuantile(t *testing.T) {

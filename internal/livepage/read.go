@@ -30,13 +30,15 @@ type detail struct {
 	Tokens   *float64
 	Rate     *float64
 	Burst    int
+	Shared   bool
 	Workers  []detailWorker
 	Tags     map[string]int
 	Want     map[string]int
 	Leased   map[string]int
 	Retrying json.RawMessage // a map by tag (remote) or a count (parallel)
-	Keys     json.RawMessage // a map by key (remote) or a count (parallel)
+	Keys     map[string]int
 	Started  map[string]int
+	Weights  map[string]int
 }
 
 // detailWorker is what the page reads of a remote stage's worker.
@@ -143,22 +145,6 @@ func counts(raw json.RawMessage) map[string]int {
 		return nil
 	}
 	return m
-}
-
-// count reads raw as a plain count; a map reads as its sum.
-func count(raw json.RawMessage) (int, bool) {
-	var n int
-	if len(raw) > 0 && json.Unmarshal(raw, &n) == nil {
-		return n, true
-	}
-	m := counts(raw)
-	if m == nil {
-		return 0, false
-	}
-	for _, k := range m {
-		n += k
-	}
-	return n, true
 }
 
 // sortedKeys returns the keys of the maps, each once, in order.

@@ -46,7 +46,7 @@ func stageOf(pt part, stamps []stamp, old, cur reading) Stage {
 	s := Stage{
 		Name: pt.name, Kind: pt.kind, Shares: sharesOf(stamps),
 		Queued: pt.load.Queued, InFlight: pt.load.InFlight, Done: pt.load.Done, Failed: pt.load.Failed,
-		Results: d.Held, Tokens: d.Tokens, Rate: d.Rate,
+		Results: d.Held, Tokens: d.Tokens, Rate: d.Rate, Shared: d.Shared,
 	}
 	if !pt.load.Demand.IsUnbounded() {
 		s.Demand = ptr(int(pt.load.Demand))
@@ -64,9 +64,6 @@ func stageOf(pt part, stamps []stamp, old, cur reading) Stage {
 	}
 	if d.Workers != nil || d.Want != nil {
 		remoteStage(&s, d)
-	}
-	if n, ok := count(d.Keys); ok && n > 0 && d.Started == nil {
-		s.KeyCount = ptr(n)
 	}
 	s.Keys = keysOf(d)
 	return s
@@ -110,21 +107,28 @@ func remoteStage(s *Stage, d detail) {
 	}
 }
 
-// keysOf returns a keyed remote stage's keys, each with its share of the
-// items started.
+// keysOf returns a keyed stage's keys, each with its share of the items
+// started and its weighted share among them.
 func keysOf(d detail) []Key {
-	waiting := counts(d.Keys)
-	all := 0
+	all, weights := 0, 0
 	for _, n := range d.Started {
 		all += n
 	}
-	var keys []Key
-	for _, k := range sortedKeys(waiting, d.Started) {
-		key := Key{Key: k, Waiting: waiting[k], Started: d.Started[k]}
+	names := sortedKeys(d.Keys, d.Started)
+	keys := make([]Key, 0, len(names))
+	for _, k := range names {
+		key := Key{Key: k, Waiting: d.Keys[k], Started: d.Started[k], Weight: max(d.Weights[k], 1)}
 		if all > 0 {
 			key.Share = float64(key.Started) / float64(all)
 		}
+		weights += key.Weight
 		keys = append(keys, key)
+	}
+	for i := range keys {
+		keys[i].Fair = float64(keys[i].Weight) / float64(weights)
+	}
+	if len(keys) == 0 {
+		return nil
 	}
 	return keys
 }

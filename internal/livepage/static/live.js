@@ -114,10 +114,10 @@ function drawStage(chain, s) {
   row(dl, "demand", "demand", s.demand === null ? "unbounded" : num(s.demand));
   if (s.limit !== null) row(dl, "limit", "limit", num(s.limit));
   if (s.tokens !== null) row(dl, "tokens", "tokens", num(s.tokens, 2));
-  if (s.rate !== null) row(dl, "rate /s", "rate", num(s.rate, 1));
+  if (s.rate !== null) row(dl, s.shared ? "granted /s" : "rate /s", "rate", num(s.rate, 1));
+  if (s.shared) row(dl, "used /s", "used", num(s.out, 1));
   row(dl, "wait p50", "wait_p50", secs(s.wait_p50));
   row(dl, "wait p99", "wait_p99", secs(s.wait_p99));
-  if (s.key_count !== undefined) row(dl, "keys queued", "key_count", num(s.key_count));
   box.append(dl);
   if (s.workers) {
     box.append(table(["worker", "slots", "in flight", "done", "failed"],
@@ -129,8 +129,8 @@ function drawStage(chain, s) {
       s.tags.map((t) => [t.tag || "(any)", t.want, t.queued, t.leased, t.retrying])));
   }
   if (s.keys) {
-    box.append(table(["key", "waiting", "started", "share"],
-      s.keys.map((k) => [k.key, k.waiting, k.started, pct(k.share)])));
+    box.append(table(["key", "weight", "waiting", "started", "share", "fair share"],
+      s.keys.map((k) => [k.key, k.weight, k.waiting, k.started, pct(k.share), pct(k.fair)])));
   }
   return box;
 }
