@@ -113,7 +113,15 @@
 // second or more (a Scale run about half of one), which is the default
 // -benchtime, so the testing package calls them once (with -benchtime 1x
 // too), and their ns/op, B/op and allocs/op are replaced by the run's
-// figures per item.
+// figures per item, beside cpu-ns/op, the CPU time of the process per item.
+//
+// BenchmarkSim runs the chain rate, parallel(4), buffer(100) in package sim
+// for 10 virtual seconds an op and reports the messages delivered to the
+// agents' evolve functions a second of wall time.
+//
+// BenchmarkDurable/raw-publish publishes b.N messages asynchronously to a
+// stream on an embedded server, each with a message ID: what
+// BenchmarkDurable/add (AddMany) is held to.
 //
 // # Running them
 //

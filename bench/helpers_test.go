@@ -4,8 +4,13 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // seen records which items a sink has seen, to check at the end of a
@@ -57,7 +62,9 @@ func double(x int) int { return x*2 + 1 }
 // once per call whatever b.N: ns/op, B/op and allocs/op are reported per item
 // of that one run, replacing the figures the testing package would compute by
 // dividing by b.N. (The testing package prints B/op and allocs/op as whole
-// numbers, so a fraction of an allocation per item is cut off.)
+// numbers, so a fraction of an allocation per item is cut off.) It also
+// reports cpu-ns/op: the CPU time the process spent over the run (user and
+// system, every goroutine, the garbage collector's included), per item.
 //
 // The benchmark timer keeps running, so the testing package sees how long a
 // call took: a run that lasts at least -benchtime (1 s by default) is not
@@ -66,6 +73,16 @@ type fixedRun struct {
 	b     *testing.B
 	start time.Time
 	mem   runtime.MemStats
+	cpu   time.Duration
+}
+
+// processCPU returns the CPU time the process has spent so far.
+func processCPU() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // startFixed takes the starting time and allocation counts.
@@ -73,6 +90,7 @@ func startFixed(b *testing.B) *fixedRun {
 	b.ReportAllocs()
 	r := &fixedRun{b: b}
 	runtime.ReadMemStats(&r.mem)
+	r.cpu = processCPU()
 	r.start = time.Now()
 	return r
 }
@@ -81,12 +99,14 @@ func startFixed(b *testing.B) *fixedRun {
 // its elapsed time.
 func (r *fixedRun) done(items int) time.Duration {
 	elapsed := time.Since(r.start)
+	cpu := processCPU() - r.cpu
 	var end runtime.MemStats
 	runtime.ReadMemStats(&end)
 	n := float64(items)
 	r.b.ReportMetric(float64(elapsed.Nanoseconds())/n, "ns/op")
 	r.b.ReportMetric(float64(end.Mallocs-r.mem.Mallocs)/n, "allocs/op")
 	r.b.ReportMetric(float64(end.TotalAlloc-r.mem.TotalAlloc)/n, "B/op")
+	r.b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/op")
 	return elapsed
 }
 
@@ -146,4 +166,33 @@ func (h *heapSampler) stop() uint64 {
 	close(h.quit)
 	h.wg.Wait()
 	return max(h.peak, heapObjects())
+}
+
+// embeddedJetStream starts a NATS server with JetStream in this process,
+// its store in a directory of its own and no port, as durable.Embedded
+// does, and returns a JetStream context on a connection to it; the
+// connection and the server end with the benchmark.
+func embeddedJetStream(b *testing.B) jetstream.JetStream {
+	srv, err := server.NewServer(&server.Options{JetStream: true, StoreDir: b.TempDir(), DontListen: true, NoLog: true, NoSigs: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv.Start()
+	b.Cleanup(func() {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+	})
+	if !srv.ReadyForConnections(10 * time.Second) {
+		b.Fatal("the embedded server did not start")
+	}
+	nc, err := nats.Connect("", nats.InProcessServer(srv))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return js
 }

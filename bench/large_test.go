@@ -7,14 +7,11 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/durable"
 	"github.com/evolvekit/evolve/parallel"
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -107,27 +104,7 @@ func largeDurable(b *testing.B, data []byte) {
 // largeObjectStore is BenchmarkLarge/objectstore.
 func largeObjectStore(b *testing.B, data []byte) {
 	ctx := context.Background()
-	srv, err := server.NewServer(&server.Options{JetStream: true, StoreDir: b.TempDir(), DontListen: true, NoLog: true, NoSigs: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv.Start()
-	defer func() {
-		srv.Shutdown()
-		srv.WaitForShutdown()
-	}()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		b.Fatal("the embedded server did not start")
-	}
-	nc, err := nats.Connect("", nats.InProcessServer(srv))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		b.Fatal(err)
-	}
+	js := embeddedJetStream(b)
 	obs, err := js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: "large", Storage: jetstream.FileStorage})
 	if err != nil {
 		b.Fatal(err)

@@ -36,17 +36,26 @@ const (
 	ChainNsTarget       = 250  // ns per item through BenchmarkChain/evolve, at most
 	ChainAllocsTarget   = 1    // allocations per item through it, at most
 	ChainConcTarget     = 0.8  // its ns per item over conc's, at most
-	ChainChannelsTarget = 1.5  // its ns per item over hand-written channels', at most
+	ChainChannelsTarget = 1.0  // its ns per item over hand-written channels', at most
+	ChainMetricsTarget  = 1.1  // its ns per item with metrics on over off, at most
 	AgentRatioTarget    = 0.5  // one agent's msg/s over a bare protoactor actor's, at least
 	RateErrTarget       = 0.2  // |err%| of the rate agent at each rate, at most
 	AdaptiveTarget      = 0.97 // adaptive items/s over the best fixed limit's, at least
 
-	RemoteRatioTarget  = 1.0     // remote items/s with 2 workers over raw protoactor one-way msg/s, at least
+	RemoteRatioTarget  = 1.5     // remote items/s with 2 workers over raw protoactor one-way msg/s, at least
 	RemoteItemsTarget  = 100_000 // remote items/s with 2 workers, at least
 	RemoteAllocsTarget = 0.5     // allocations per item on the master with 2 workers, at most
 
-	DurableRatioTarget = 0.5    // durable chain items/s over raw JetStream fetch-and-ack items/s, at least
+	FarRatioTarget = 0.9 // a far worker's items/s with prefetch over the loopback's, at least
+
+	DurableRatioTarget = 0.9    // durable chain items/s over raw JetStream fetch-and-ack items/s, at least
 	DurableItemsTarget = 50_000 // durable chain items/s, at least, with the default sync
+	DurableAddTarget   = 1.0    // AddMany's items/s over raw JetStream publishing's, at least
+
+	ScaleCPUTarget   = 1.25 // CPU per item of many in flight over goroutines and a semaphore's, at most
+	ScaleItemsTarget = 0.9  // items/s over theirs, at least, where theirs reach ScaleItemsTarget of the ideal
+
+	SimTarget = 3_000_000 // simulated messages a second for the 3-stage chain, at least
 
 	SharedRateErrTarget   = 0.5 // |err%| of the chain with a shared limit at each rate, at most
 	SharedRateRatioTarget = 0.9 // its items/s over the chain with a local rate's at each rate, at least
@@ -55,14 +64,20 @@ const (
 // Rates are the configured rates of BenchmarkRate, in items a second.
 var Rates = []string{"1000", "10000", "100000"}
 
+// ScaleLimits are the limits of BenchmarkScale the targets of many in
+// flight are held to.
+var ScaleLimits = []string{"100", "1000", "10000"}
+
 // Targets evaluates every target against m.
 func Targets(m Medians) []Target {
 	return []Target{chainNs(m), chainAllocs(m),
 		chainOver(m, "conc", "chain <= 0.8× conc (ns/item)", ChainConcTarget),
-		chainOver(m, "channels", "chain <= 1.5× hand-written channels (ns/item)", ChainChannelsTarget),
+		chainOver(m, "channels", "chain <= 1.0× hand-written channels (ns/item)", ChainChannelsTarget),
+		chainMetrics(m),
 		agentRatio(m), rateErr(m), adaptiveBest(m),
-		remoteRatio(m), remoteItems(m), remoteAllocs(m),
-		durableRatio(m), durableItems(m),
+		remoteRatio(m), remoteItems(m), remoteAllocs(m), farRatio(m),
+		durableRatio(m), durableItems(m), durableAdd(m),
+		scaleCPU(m), scaleItems(m), simSpeed(m),
 		sharedRateErr(m), sharedRateRatio(m)}
 }
 
@@ -98,6 +113,19 @@ func chainOver(m Medians, peer, goal string, limit float64) Target {
 	}
 	r := e / p
 	return Target{Goal: goal, Figure: Ratio(r), Measured: true, Met: r <= limit}
+}
+
+// chainMetrics holds BenchmarkChain's evolve with metrics on to its ns
+// per item with them off.
+func chainMetrics(m Medians) Target {
+	const goal = "chain with metrics <= 1.1× without (ns/item)"
+	on, ok1 := m.Get("Chain/evolve-metrics", "ns/op")
+	off, ok2 := m.Get("Chain/evolve", "ns/op")
+	if !ok1 || !ok2 || off == 0 {
+		return notMeasured(goal, "Chain/evolve or Chain/evolve-metrics")
+	}
+	r := on / off
+	return Target{Goal: goal, Figure: Ratio(r), Measured: true, Met: r <= ChainMetricsTarget}
 }
 
 // AgentRatio returns evolve's msg/s over protoactor's in BenchmarkAgent.
@@ -195,7 +223,7 @@ func RemoteRatio(m Medians, name string) (float64, bool) {
 }
 
 func remoteRatio(m Medians) Target {
-	const goal = "remote, 2 workers >= 1.0× raw protoactor one way (items/s ÷ msg/s)"
+	const goal = "remote, 2 workers >= 1.5× raw protoactor one way (items/s ÷ msg/s)"
 	r, ok := RemoteRatio(m, remoteTargeted)
 	if !ok {
 		return notMeasured(goal, remoteTargeted+" or RemoteRaw")
@@ -221,6 +249,26 @@ func remoteAllocs(m Medians) Target {
 	return Target{Goal: goal, Figure: Num(v) + " allocs/item", Measured: true, Met: v <= RemoteAllocsTarget}
 }
 
+// FarRatio returns BenchmarkRemoteFar's items/s of a worker 100 ms away
+// with prefetch over the loopback's with the same prefetch.
+func FarRatio(m Medians) (float64, bool) {
+	far, ok1 := m.Get("RemoteFar/far-prefetch", "items/s")
+	near, ok2 := m.Get("RemoteFar/loopback-prefetch", "items/s")
+	if !ok1 || !ok2 || near == 0 {
+		return 0, false
+	}
+	return far / near, true
+}
+
+func farRatio(m Medians) Target {
+	const goal = "a worker 100 ms away, with prefetch, >= 0.9× the loopback (items/s)"
+	r, ok := FarRatio(m)
+	if !ok {
+		return notMeasured(goal, "RemoteFar/far-prefetch or RemoteFar/loopback-prefetch")
+	}
+	return Target{Goal: goal, Figure: Ratio(r), Measured: true, Met: r >= FarRatioTarget}
+}
+
 // DurableRatio returns the items/s of the Durable benchmark name over raw
 // JetStream's, and whether both ran.
 func DurableRatio(m Medians, name string) (float64, bool) {
@@ -233,7 +281,7 @@ func DurableRatio(m Medians, name string) (float64, bool) {
 }
 
 func durableRatio(m Medians) Target {
-	const goal = "durable chain >= 0.5× raw JetStream fetch-and-ack (items/s)"
+	const goal = "durable chain >= 0.9× raw JetStream fetch-and-ack (items/s)"
 	r, ok := DurableRatio(m, "Durable/durable")
 	if !ok {
 		return notMeasured(goal, "Durable/durable or Durable/raw")
@@ -248,6 +296,86 @@ func durableItems(m Medians) Target {
 		return notMeasured(goal, "Durable/durable")
 	}
 	return Target{Goal: goal, Figure: Num(v) + " items/s", Measured: true, Met: v >= DurableItemsTarget}
+}
+
+func durableAdd(m Medians) Target {
+	const goal = "durable AddMany >= 1.0× raw JetStream publishing (items/s)"
+	add, ok1 := m.Get("Durable/add", "items/s")
+	raw, ok2 := m.Get("Durable/raw-publish", "items/s")
+	if !ok1 || !ok2 || raw == 0 {
+		return notMeasured(goal, "Durable/add or Durable/raw-publish")
+	}
+	r := add / raw
+	return Target{Goal: goal, Figure: Ratio(r), Measured: true, Met: r >= DurableAddTarget}
+}
+
+// ScaleOver returns BenchmarkScale's figure in unit of the variant v (as
+// "evolve") at limit (as "1000") over goroutines and a semaphore's.
+func ScaleOver(m Medians, limit, v, unit string) (float64, bool) {
+	x, ok1 := m.Get("Scale/limit="+limit+"/"+v, unit)
+	g, ok2 := m.Get("Scale/limit="+limit+"/goroutines", unit)
+	if !ok1 || !ok2 || g == 0 {
+		return 0, false
+	}
+	return x / g, true
+}
+
+// scaleCPU holds the CPU an item of evolve's, in input order or not, to
+// that of goroutines and a semaphore at each of ScaleLimits.
+func scaleCPU(m Medians) Target {
+	const goal = "many in flight: CPU per item <= 1.25× goroutines and a semaphore at 100, 1,000 and 10,000"
+	var figs []string
+	worst := 0.0
+	for _, l := range ScaleLimits {
+		for _, v := range []string{"evolve", "evolve-unordered"} {
+			r, ok := ScaleOver(m, l, v, "cpu-ns/op")
+			if !ok {
+				return notMeasured(goal, "Scale/limit="+l+"/"+v+" or goroutines, with cpu-ns/op")
+			}
+			worst = max(worst, r)
+		}
+		r1, _ := ScaleOver(m, l, "evolve", "cpu-ns/op")
+		r2, _ := ScaleOver(m, l, "evolve-unordered", "cpu-ns/op")
+		figs = append(figs, Ratio(r1)+" / "+Ratio(r2))
+	}
+	return Target{Goal: goal, Figure: strings.Join(figs, ", ") + " (in order / unordered)", Measured: true, Met: worst <= ScaleCPUTarget}
+}
+
+// scaleItems holds evolve's items/s, in input order or not, to at least
+// ScaleItemsTarget of goroutines and a semaphore's at each of ScaleLimits
+// where those reach ScaleItemsTarget of the ideal.
+func scaleItems(m Medians) Target {
+	const goal = "many in flight: items/s >= 0.9× goroutines and a semaphore wherever they reach 0.9 of the ideal"
+	var figs []string
+	met := true
+	for _, l := range ScaleLimits {
+		ideal, ok := m.Get("Scale/limit="+l+"/goroutines", "of-ideal")
+		if !ok {
+			return notMeasured(goal, "Scale/limit="+l+"/goroutines")
+		}
+		r1, ok1 := ScaleOver(m, l, "evolve", "items/s")
+		r2, ok2 := ScaleOver(m, l, "evolve-unordered", "items/s")
+		if !ok1 || !ok2 {
+			return notMeasured(goal, "Scale/limit="+l+"/evolve or evolve-unordered")
+		}
+		fig := Ratio(r1) + " / " + Ratio(r2)
+		if ideal < ScaleItemsTarget {
+			fig += " (theirs " + Ratio(ideal) + " of the ideal: not held)"
+		} else if min(r1, r2) < ScaleItemsTarget {
+			met = false
+		}
+		figs = append(figs, fig)
+	}
+	return Target{Goal: goal, Figure: strings.Join(figs, ", "), Measured: true, Met: met}
+}
+
+func simSpeed(m Medians) Target {
+	const goal = "simulator >= 3,000,000 msgs/s (rate, parallel, buffer)"
+	v, ok := m.Get("Sim", "msgs/s")
+	if !ok {
+		return notMeasured(goal, "Sim")
+	}
+	return Target{Goal: goal, Figure: Num(v) + " msgs/s", Measured: true, Met: v >= SimTarget}
 }
 
 // SharedRateRatio returns the items/s of BenchmarkSharedRate's shared chain
