@@ -69,13 +69,16 @@ func decode[I, O any](m *wire.Outcomes, decodeValue func(data []byte, v any) err
 			}
 			bad, text = true, fmt.Sprintf("remote: decoding the next input of item %d: %v", item, err)
 		}
-		o := book.Outcome[O]{Item: item, Attempt: int(m.Attempts[i]), Took: took, Steps: walked}
+		// Decoded in place: a value decoded into a variable of its own
+		// would escape to the heap through decodeValue, one allocation an
+		// item.
+		out = append(out, book.Outcome[O]{Item: item, Attempt: int(m.Attempts[i]), Took: took, Steps: walked})
+		o := &out[len(out)-1]
 		if bad {
 			o.Err = workError(addr, text)
 		} else if err := decodeValue(data, &o.Value); err != nil {
 			o.Err = fmt.Errorf("remote: decoding the result of item %d: %w", item, err)
 		}
-		out = append(out, o)
 	}
 	return out, moves, true
 }
