@@ -9,6 +9,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/internal/meter"
+	"github.com/evolvekit/evolve/internal/trace"
 	"github.com/rs/zerolog"
 )
 
@@ -165,11 +166,11 @@ func valueKey[T any](key func(T) string) any {
 // open returns the Open of an agent of the shared limit sh, nil for none:
 // it joins the limit, whose grants come to the agent as Set messages, and
 // passes the agent's reports of its use on.
-func open(sh Shared) func(post func(agent.Msg) bool, _ zerolog.Logger) (core.Port, error) {
+func open(sh Shared) func(post func(agent.Msg) bool, _ zerolog.Logger, _ *trace.Line) (core.Port, error) {
 	if sh == nil {
 		return nil
 	}
-	return func(post func(agent.Msg) bool, _ zerolog.Logger) (core.Port, error) {
+	return func(post func(agent.Msg) bool, _ zerolog.Logger, _ *trace.Line) (core.Port, error) {
 		report, leave := sh.Join(func(l Limit) bool { return post(agent.Set[Limit]{Value: l}) })
 		return core.Port{
 			Send: func(e agent.Effect) bool {

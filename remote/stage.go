@@ -3,6 +3,7 @@ package remote
 import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/trace"
 	"github.com/evolvekit/evolve/remote/internal/book"
 	"github.com/evolvekit/evolve/remote/internal/master"
 	"github.com/evolvekit/evolve/remote/internal/move"
@@ -77,8 +78,11 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 		Reserves:    true,
 		Takes: []agent.Msg{agent.Event[book.Joined]{}, agent.Event[book.Asked]{}, agent.Event[book.Outcomes[O]]{}, agent.Event[book.Moves[I]]{},
 			agent.Event[book.Left]{}, agent.Event[book.Lost]{}, agent.Event[book.Refused]{}, agent.Event[book.Beat]{}},
-		Open: func(post func(agent.Msg) bool, log zerolog.Logger) (core.Port, error) {
-			return master.Open[I, O](n, link, post, log)
+		Follow: trace.Follow[struct{}, Result[O]]{Seq: func(r Result[O]) uint64 { return r.Seq }},
+		Open: func(post func(agent.Msg) bool, log zerolog.Logger, spans *trace.Line) (core.Port, error) {
+			run := link
+			run.Spans = spans
+			return master.Open[I, O](n, run, post, log)
 		},
 	}, nil
 }

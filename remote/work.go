@@ -51,6 +51,6 @@ func Work[I, O any](ctx context.Context, cfg WorkerConfig, work func(ctx context
 		Master: cfg.Master, Stage: cfg.Stage, Slots: cfg.Slots, Prefetch: cfg.Prefetch, Tags: cfg.Tags,
 		Listen: cfg.Listen, Advertise: cfg.Advertise, Append: cfg.Codec.Append, Decode: cfg.Codec.Decode, Connect: cfg.Connect,
 		Rejoin: cfg.Rejoin, Grace: cfg.Grace, Health: cfg.Health, EndWhenWedged: cfg.EndWhenWedged, TLS: creds, Log: cfg.Log,
-		MaxMessage: cfg.MaxMessage,
+		MaxMessage: cfg.MaxMessage, Traces: cfg.TracerProvider,
 	}, work)
 }

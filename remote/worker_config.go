@@ -9,6 +9,7 @@ import (
 	"github.com/evolvekit/evolve/codec"
 	"github.com/evolvekit/evolve/remote/internal/node"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // WorkerConfig tells [Work] where its master is and what the worker
@@ -83,6 +84,11 @@ type WorkerConfig struct {
 	// lost its master and rejoins it, rejoined it, or refused what a peer
 	// sent. The zero Logger writes nothing.
 	Log zerolog.Logger
+	// TracerProvider, when not nil, traces each attempt at an item as a
+	// span "work <stage>", a child of the item's span on the master (see
+	// docs/traces.md), under which the work runs. Without one, the work's
+	// context still carries the item's span context.
+	TracerProvider trace.TracerProvider
 }
 
 // The defaults of WorkerConfig.

@@ -10,6 +10,7 @@ import (
 	"github.com/evolvekit/evolve/internal/cell"
 	"github.com/evolvekit/evolve/internal/spec"
 	"github.com/evolvekit/evolve/internal/testing/echo"
+	"github.com/evolvekit/evolve/internal/trace"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +24,7 @@ import (
 func TestAPostAsThePortOpensWakesTheAgent(t *testing.T) {
 	agenttest.InBubble(t, func(t *testing.T, rt *agent.Runtime) {
 		s := echo.Spec(4, nil)
-		s.Open = func(post func(agent.Msg) bool, _ zerolog.Logger) (spec.Port, error) {
+		s.Open = func(post func(agent.Msg) bool, _ zerolog.Logger, _ *trace.Line) (spec.Port, error) {
 			require.True(t, post(agent.Tick{Tag: 7}), "the agent takes a post before its actor exists")
 			return spec.Port{}, nil
 		}

@@ -39,7 +39,7 @@ func Start[I, V, S, W, R, O any](rt *agent.Runtime, s spec.Spec[S, W, R, O], w W
 	c.crew.jobs = jobs
 	h.takeIn = c.takeIn
 	if s.Open != nil {
-		port, err := s.Open(func(m agent.Msg) bool { return h.post(m) }, h.log)
+		port, err := s.Open(func(m agent.Msg) bool { return h.post(m) }, h.log, h.line)
 		if err != nil {
 			h.cancel(err)
 			parts.Release(h)

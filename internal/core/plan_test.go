@@ -10,6 +10,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/internal/testing/echo"
+	"github.com/evolvekit/evolve/internal/trace"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -117,7 +118,7 @@ func TestEachPlanIsANewOne(t *testing.T) {
 // An agent that connects outside the runtime says so.
 func TestAPlanSaysWhichAgentsConnectOutside(t *testing.T) {
 	spec := echo.Spec(2, nil)
-	spec.Open = func(func(agent.Msg) bool, zerolog.Logger) (core.Port, error) { return core.Port{}, nil }
+	spec.Open = func(func(agent.Msg) bool, zerolog.Logger, *trace.Line) (core.Port, error) { return core.Port{}, nil }
 	p := core.NewStage[int, echo.Status](spec).Plan()
 	assert.True(t, p.Agents[0].Outside)
 }

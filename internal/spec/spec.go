@@ -105,10 +105,11 @@ type Spec[S, W, R, O any] struct {
 	// runtime, such as the workers of a remote stage. It is called once,
 	// before the agent's actor starts, with post, which hands the agent a
 	// message (an agent.Event) and reports false once the agent has ended,
-	// and with the agent's logger, for what it has to say outside its
-	// evolve. Open returns the Port that performs the agent's agent.Send
-	// effects.
-	Open func(post func(agent.Msg) bool, log zerolog.Logger) (Port, error)
+	// with the agent's logger, for what it has to say outside its evolve,
+	// and with the line of its items' spans (nil when the runtime traces
+	// nothing), for a port that carries their contexts out of the process.
+	// Open returns the Port that performs the agent's agent.Send effects.
+	Open func(post func(agent.Msg) bool, log zerolog.Logger, spans *trace.Line) (Port, error)
 	// DeadLetters, when not nil, takes the agent.DeadLetter effects of
 	// the agent: its own sink, ahead of that of the chain it runs in.
 	DeadLetters func(agent.DeadLetter)

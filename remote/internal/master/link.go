@@ -14,6 +14,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/trace"
 	"github.com/evolvekit/evolve/remote/internal/book"
 	"github.com/evolvekit/evolve/remote/internal/node"
 	"github.com/evolvekit/evolve/remote/internal/wire"
@@ -42,6 +43,9 @@ type Config struct {
 	// OnMove, when not nil, is the stage's Config.OnMove, a
 	// func(next I, tag string, hops int) error told each move the book took.
 	OnMove any
+	// Spans, when not nil, holds the spans of the stage's items, whose
+	// contexts go to the workers with their tasks (see trace.go).
+	Spans *trace.Line
 }
 
 // link is one running master's presence on its node: the actor its workers

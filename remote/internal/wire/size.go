@@ -25,6 +25,12 @@ const Envelope = 64 << 10
 // a failure or a move), varints of 10 bytes at most, and their keys.
 const PerItem = 96
 
+// TraceStateRoom bounds the bytes of the W3C tracestates of the tasks of
+// one message, out of its Envelope: a task's traceparent, 55 bytes, fits
+// beside its numbers in PerItem, but a tracestate is as long as the
+// tracer that made it chose.
+const TraceStateRoom = Envelope / 4
+
 // ErrTooLarge is the error of an item whose encoding, or whose result's or
 // next input's, is larger than one message may carry: each attempt at it
 // fails so, and it ends a dead letter.

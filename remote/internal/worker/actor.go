@@ -217,6 +217,7 @@ func (w *worker[I, O]) take(m *wire.Tasks) {
 		if len(m.Hops) > 0 {
 			t.hops = int(m.Hops[i])
 		}
+		traceOf(&t, m, i)
 		tasks = append(tasks, t)
 	}
 	w.running.Add(int64(len(tasks)))

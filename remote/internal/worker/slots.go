@@ -7,6 +7,7 @@ import (
 
 	"github.com/evolvekit/evolve/internal/safe"
 	"github.com/evolvekit/evolve/remote/internal/move"
+	otrace "go.opentelemetry.io/otel/trace"
 )
 
 // task is one task as the worker's slots take it, its item's bytes not yet
@@ -20,6 +21,10 @@ type task struct {
 	ctx     context.Context
 	hops    int // the moves its item made before it
 	moves   int // the most its item may make
+	// parent and state are the W3C trace context of its item's span on
+	// the master, "" for none; span is its attempt's (see trace.go).
+	parent, state string
+	span          otrace.Span
 }
 
 // slot runs the work on one task at a time until the worker ends; once
@@ -46,7 +51,9 @@ func (w *worker[I, O]) slot(i int) {
 			w.done(o, nil)
 			continue
 		}
+		t.span = w.tracing.begin(&t)
 		buf = w.run(i, t, in, out, buf[:0], &o)
+		end(t.span, &o)
 		w.running.Add(-1)
 		w.done(o, buf)
 		if cap(buf) > slotBuffer {
@@ -75,7 +82,11 @@ func (w *worker[I, O]) run(i int, t task, in *I, out *O, buf []byte, o *outcome)
 	v, err := w.call(t.ctx, *in)
 	for r := move.Of(err); r != nil; r = move.Of(err) {
 		var again bool
-		if buf, again = w.carry(t, r, in, buf, o); !again {
+		buf, again = w.carry(t, r, in, buf, o)
+		if again || o.moved {
+			moved(t.span, r.Tag, again)
+		}
+		if !again {
 			o.took = time.Since(start)
 			w.live[i].Store(0)
 			*in = noIn

@@ -25,6 +25,7 @@ import (
 	"github.com/evolvekit/evolve/remote/internal/node"
 	"github.com/evolvekit/evolve/remote/internal/wire"
 	"github.com/rs/zerolog"
+	otrace "go.opentelemetry.io/otel/trace"
 )
 
 // Config is a worker's settings, every one given: package remote checks
@@ -39,10 +40,11 @@ type Config struct {
 	Decode            func(data []byte, v any) error          // the codec's
 	Connect, Rejoin   time.Duration
 	Grace             time.Duration
-	Health            string      // where to serve the worker's health, or ""
-	EndWhenWedged     bool        // end Run with ErrWedged once wedged
-	TLS               *tls.Config // checked, or nil for none
-	MaxMessage        int         // the most bytes of a message
+	Health            string                // where to serve the worker's health, or ""
+	EndWhenWedged     bool                  // end Run with ErrWedged once wedged
+	TLS               *tls.Config           // checked, or nil for none
+	MaxMessage        int                   // the most bytes of a message
+	Traces            otrace.TracerProvider // traces the work (see trace.go), or nil for none
 	Log               zerolog.Logger
 	Clock             agent.Clock // nil for package time's
 }
@@ -152,6 +154,7 @@ type worker[I, O any] struct {
 
 	running atomic.Int64 // tasks handed to the slots and not ended
 	out     outbox       // the outcomes that ended and wait to be sent
+	tracing *tracing     // nil for a worker that starts no span
 }
 
 // newWorker returns the worker cfg describes, whose work runs under ctx.
@@ -171,6 +174,7 @@ func newWorker[I, O any](cfg Config, work func(ctx context.Context, in I) (O, er
 		ready:   make(chan error, 1),
 		live:    make([]atomic.Uint64, cfg.Slots),
 		idle:    make(chan struct{}),
+		tracing: newTracing(cfg, sys.Address()),
 	}
 	w.genCtx, w.stopWork = context.WithCancel(ctx)
 	w.left.Store(int64(cfg.Slots))
