@@ -7,6 +7,7 @@ import (
 
 	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/keys"
+	"github.com/evolvekit/evolve/durable/internal/traced"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -25,12 +26,14 @@ func (q *Queue[T]) Add(ctx context.Context, key string, v T) error {
 	if err != nil {
 		return err
 	}
+	span := q.pub.Start(ctx, m)
 	ack, err := q.js.PublishMsg(ctx, m)
 	q.settle(m, ack, err)
-	if err != nil && !keys.Refused(err) {
-		return q.failed(ctx, err)
+	if err = keys.Failure(err); err != nil {
+		err = q.failed(ctx, err)
 	}
-	return nil
+	traced.End(span, err)
+	return err
 }
 
 // Entry is an item to add, with its key.
@@ -53,13 +56,17 @@ func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 	// queue without bound.
 	acks := make([]jetstream.PubAckFuture, 0, min(len(entries), 2*addWindow))
 	head := 0 // acks before it are confirmed
+	var spans traced.Spans
+	defer spans.Close()
 	confirmed := func(a jetstream.PubAckFuture) error {
 		select {
 		case ack := <-a.Ok():
 			q.settle(a.Msg(), ack, nil)
+			spans.End(a.Msg(), nil)
 			return nil
 		case err := <-a.Err():
 			q.settle(a.Msg(), nil, err)
+			spans.End(a.Msg(), keys.Failure(err))
 			if keys.Refused(err) {
 				return nil
 			}
@@ -73,6 +80,7 @@ func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 		if err != nil {
 			return err
 		}
+		spans.Start(ctx, q.pub, m)
 		if len(acks)-head == addWindow {
 			if err := confirmed(acks[head]); err != nil {
 				return err

@@ -7,6 +7,7 @@ import (
 	"github.com/evolvekit/evolve/codec"
 	"github.com/evolvekit/evolve/internal/errs"
 	"github.com/evolvekit/evolve/internal/fair"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Config holds a queue's settings that do not depend on its [Store]: its
@@ -50,6 +51,11 @@ type Config struct {
 
 	// Codec turns items into bytes and back. Default codec.JSON.
 	Codec codec.Codec
+	// TracerProvider, when not nil, traces each item [Queue.Add] and
+	// [Queue.AddMany] add with a span "publish <Name>.items" whose context
+	// the item carries to the chain that takes it (see docs/traces.md).
+	// Without one they carry the span of the context given to them, if any.
+	TracerProvider trace.TracerProvider
 	// MaxInline is the most bytes of an item, as the codec encodes it,
 	// that its message carries; a larger item is stored apart, in the
 	// Object Store of the queue's servers, and its message carries a

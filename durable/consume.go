@@ -12,7 +12,9 @@ import (
 	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
 	"github.com/evolvekit/evolve/durable/internal/intake"
+	"github.com/evolvekit/evolve/durable/internal/layout"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
+	"github.com/evolvekit/evolve/durable/internal/traced"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -247,7 +249,7 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 		q.bury(hd, fmt.Errorf("%w: decoding: %v", ErrCodec, err), 0)
 		return nil
 	}
-	err = f.h.Post(ctx, it)
+	err = f.h.Post(traced.Extract(ctx, msg.Headers()), it)
 	if err == nil {
 		return nil
 	}
@@ -313,7 +315,7 @@ func (q *Queue[T]) source(fetch int, leases *fairfetch.Leases) (fairfetch.Source
 		weights[fairfetch.Token(k)] = w
 	}
 	f, err := fairfetch.New(fairfetch.Config{JS: q.js, Stream: q.stream, Items: q.items, Plain: q.consumer,
-		Consumer: q.consumerConfig(), Weights: weights, Quantum: q.cfg.Quantum, Budget: fetch, Timeout: q.cfg.ConnectTimeout, Leases: leases})
+		Consumer: layout.Consumer(q.items, q.cfg.Lease, q.cfg.MaxHeld, q.replicas), Weights: weights, Quantum: q.cfg.Quantum, Budget: fetch, Timeout: q.cfg.ConnectTimeout, Leases: leases})
 	if err != nil {
 		return nil, nil, invalid("%v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
 	"github.com/evolvekit/evolve/durable/internal/moved"
+	"github.com/evolvekit/evolve/durable/internal/traced"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -37,8 +38,9 @@ type Queue[T any] struct {
 	claims     *claim.Store // the items stored apart, in bucket Name + "_payloads"
 	inline     int          // the most bytes an item's message carries
 	ledger     *ledger.Ledger
-	spared     ledger.Spared   // the deliveries handed back for want of workers
-	crash      *crashes.Record // an embedded queue's record of the runs that died, or nil
+	spared     ledger.Spared     // the deliveries handed back for want of workers
+	crash      *crashes.Record   // an embedded queue's record of the runs that died, or nil
+	pub        *traced.Publisher // traces adds; nil without Config.TracerProvider
 
 	closed atomic.Bool
 }
@@ -74,6 +76,7 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 		return nil, err
 	}
 	q := &Queue[T]{site: *s, cfg: cfg, items: cfg.Name + ".items", keys: cfg.Name + ".keys.", moved: cfg.Name + ".moved.", dead: cfg.Name + ".dead", ledger: ledger.New()}
+	q.pub = traced.New(cfg.TracerProvider, q.items)
 	if q.inline, err = claim.Inline(q.nc.MaxPayload(), cfg.MaxInline); err != nil {
 		q.shut()
 		return nil, invalid("%v", err)

@@ -8,14 +8,11 @@ import (
 
 	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
+	"github.com/evolvekit/evolve/durable/internal/layout"
 	"github.com/evolvekit/evolve/durable/internal/moved"
 	"github.com/evolvekit/evolve/durable/internal/natserr"
 	"github.com/nats-io/nats.go/jetstream"
 )
-
-// consumerName is the durable consumer every process running a chain on a
-// queue shares, so that each item goes to one of them.
-const consumerName = "chain"
 
 // declare creates or updates the queue's streams and consumer.
 func (q *Queue[T]) declare() error {
@@ -36,7 +33,7 @@ func (q *Queue[T]) declare() error {
 	}
 	// A stream made before keys had markers gains their subjects and TTLs
 	// here; the servers refuse to turn TTLs off again.
-	cfg := q.streamConfig(q.cfg.Name, q.items, jetstream.WorkQueuePolicy)
+	cfg := layout.Stream(q.cfg.Name, q.items, jetstream.WorkQueuePolicy, q.replicas, q.cfg.Dedupe)
 	// The items of fair keys are on a subject of each key's.
 	cfg.Subjects, cfg.AllowMsgTTL = append(cfg.Subjects, q.keys+"*", q.items+".*", q.moved+"*"), true
 	cfg.AllowRollup = true // a move's state replaces the one before
@@ -50,7 +47,7 @@ func (q *Queue[T]) declare() error {
 		return q.refused("the queue's stream "+q.cfg.Name, err)
 	}
 	dead := q.cfg.Name + "_dead"
-	if q.deadStream, err = js.CreateOrUpdateStream(ctx, q.streamConfig(dead, q.dead, jetstream.LimitsPolicy)); err != nil {
+	if q.deadStream, err = js.CreateOrUpdateStream(ctx, layout.Stream(dead, q.dead, jetstream.LimitsPolicy, q.replicas, q.cfg.Dedupe)); err != nil {
 		return q.refused("the dead letters' stream "+dead, err)
 	}
 	if q.srv != nil {
@@ -76,32 +73,10 @@ func (q *Queue[T]) declare() error {
 		cancel()
 	}
 	q.gate = moved.NewGate(q.resumes, time.Second)
-	if q.consumer, err = js.CreateOrUpdateConsumer(ctx, q.cfg.Name, q.consumerConfig()); err != nil {
+	if q.consumer, err = js.CreateOrUpdateConsumer(ctx, q.cfg.Name, layout.Consumer(q.items, q.cfg.Lease, q.cfg.MaxHeld, q.replicas)); err != nil {
 		return q.refused("the queue's consumer", err)
 	}
 	return nil
-}
-
-// streamConfig is the configuration of the queue's stream name, which
-// keeps what is published on subject with retention r.
-func (q *Queue[T]) streamConfig(name, subject string, r jetstream.RetentionPolicy) jetstream.StreamConfig {
-	return jetstream.StreamConfig{Name: name, Subjects: []string{subject}, Retention: r,
-		Storage: jetstream.FileStorage, Replicas: q.replicas, Duplicates: q.cfg.Dedupe}
-}
-
-// consumerConfig is the configuration of the queue's consumer.
-func (q *Queue[T]) consumerConfig() jetstream.ConsumerConfig {
-	return jetstream.ConsumerConfig{
-		Durable:       consumerName,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       q.cfg.Lease,
-		MaxDeliver:    -1, // attempts are counted here, to send the last to the dead letters
-		MaxAckPending: q.cfg.MaxHeld,
-		FilterSubject: q.items,
-		// As many copies as the stream's, and said: a consumer left to
-		// inherit them has as many, but its configuration says 0.
-		Replicas: q.replicas,
-	}
 }
 
 // refused returns the error of Open when the servers refuse what, with

@@ -60,6 +60,16 @@ func Refused(err error) bool {
 	return errors.As(err, &api) && (api.ErrorCode == errCodeWrongLastSeq || api.ErrorCode == errCodeWrongLastSeqConst)
 }
 
+// Failure returns err, the error of an add, or nil for one the servers
+// refused for its key's marker (see Refused): it added nothing, and
+// failed nothing.
+func Failure(err error) error {
+	if Refused(err) {
+		return nil
+	}
+	return err
+}
+
 // TTL returns the headers of a marker that lives for left, and false if
 // left is not positive: JetStream counts TTLs in whole seconds, so left
 // is rounded up.
