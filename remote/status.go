@@ -91,10 +91,12 @@ type WorkerStatus struct {
 	Free int
 	// InFlight counts the items leased to it; Done the results it sent
 	// back that were taken; Failed its failed attempts, by its work's error
-	// or an expired lease.
+	// or an expired lease; Moved the moves its work asked for that it sent
+	// to the master (see Move; not those it went on with itself).
 	InFlight int
 	Done     int
 	Failed   int
+	Moved    int
 	// Hung counts the items whose lease expired while the worker held
 	// them, until their late result comes back: each keeps a slot of the
 	// worker busy, and the worker goes on with its other slots. A worker

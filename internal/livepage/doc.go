@@ -66,7 +66,8 @@
 //	      "limit": 2, "tokens": null, "rate": null, "burst": null,
 //	      "wait_p50": 0.8, "wait_p99": 2.3, // seconds in the input queue
 //	      "workers": [{"id": 1, "addr": "127.0.0.1:7001", "tags": ["gpu"],
-//	                   "slots": 4, "free": 0, "in_flight": 4, "done": 9, "failed": 0, "hung": 0}],
+//	                   "slots": 4, "free": 0, "in_flight": 4, "done": 9, "failed": 0, "moved": 2, "hung": 0,
+//	                   "history": [{"busy": 1, "hung": 0, "failed": 0, "moved": 1}]}],
 //	      "tags": [{"tag": "gpu", "want": 3, "queued": 7, "leased": 4, "retrying": 0}],
 //	      "keys": [{"key": "acme", "waiting": 5, "started": 30, "share": 0.75,
 //	                "weight": 2, "fair": 0.66}]  // its weighted share among the keys shown

@@ -84,6 +84,7 @@ type Worker struct {
 	InFlight int      `json:"in_flight"`
 	Done     int      `json:"done"`
 	Failed   int      `json:"failed"`
+	Moved    int      `json:"moved"`
 	Hung     int      `json:"hung"`
 	// History is what the worker did at each sample of the window it was
 	// registered for, oldest first, one a Period.
@@ -91,13 +92,15 @@ type Worker struct {
 }
 
 // Moment is what a remote stage's worker did at one sample: the share of
-// its slots at work (hung ones among them), and the attempts that failed on
+// its slots at work (hung ones among them), the attempts that failed on
 // it since the sample before (by its work's error, or a lease that
-// expired: each is tried again, or dead-lettered after its last).
+// expired: each is tried again, or dead-lettered after its last), and the
+// items whose work moved on from it to a worker holding another tag.
 type Moment struct {
 	Busy   float64 `json:"busy"`
 	Hung   int     `json:"hung"`
 	Failed int     `json:"failed"`
+	Moved  int     `json:"moved"`
 }
 
 // Tag is a remote stage's line of the items of one tag ("" for those

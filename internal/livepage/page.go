@@ -56,8 +56,8 @@ type stamp struct {
 
 // workerStamp is what a remote stage's worker was doing at a sample.
 type workerStamp struct {
-	id                          uint64
-	slots, inFlight, hung, fail int
+	id                                 uint64
+	slots, inFlight, hung, fail, moved int
 }
 
 // New returns a page that reads the rates and waits of the agents from g
@@ -186,7 +186,7 @@ func workerStamps(ws []detailWorker) []workerStamp {
 	}
 	out := make([]workerStamp, len(ws))
 	for i, w := range ws {
-		out[i] = workerStamp{id: w.ID, slots: w.Slots, inFlight: w.InFlight, hung: w.Hung, fail: w.Failed}
+		out[i] = workerStamp{id: w.ID, slots: w.Slots, inFlight: w.InFlight, hung: w.Hung, fail: w.Failed, moved: w.Moved}
 	}
 	return out
 }

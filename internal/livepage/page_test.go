@@ -198,7 +198,7 @@ func TestTheJSONDocument(t *testing.T) {
        "in": null, "out": null, "limit": 4, "tokens": null, "rate": null, "burst": null,
        "wait_p50": 0.1, "wait_p99": 0.982,
        "workers": [{"id": 1, "addr": "127.0.0.1:7001", "tags": ["gpu"], "slots": 4, "free": 0, "in_flight": 4, "done": 9, "failed": 0, "hung": 0,
-         "history": [{"busy": 1, "hung": 0, "failed": 0}, {"busy": 1, "hung": 0, "failed": 0}]}],
+         "moved": 0, "history": [{"busy": 1, "hung": 0, "failed": 0, "moved": 0}, {"busy": 1, "hung": 0, "failed": 0, "moved": 0}]}],
        "tags": [{"tag": "gpu", "want": 3, "queued": 7, "leased": 4, "retrying": 0}],
        "keys": [{"key": "acme", "waiting": 5, "started": 30, "share": 0.75, "weight": 1, "fair": 0.5},
                 {"key": "bolt", "waiting": 0, "started": 10, "share": 0.25, "weight": 1, "fair": 0.5}]},
@@ -213,7 +213,7 @@ func TestTheJSONDocument(t *testing.T) {
 }`, string(got))
 }
 
-func TestAWorkersHistoryShowsItsWorkAndFailuresOverTheWindow(t *testing.T) {
+func TestAWorkersHistoryShowsItsWorkFailuresAndMovesOverTheWindow(t *testing.T) {
 	p := New(nil)
 	worker := func(id uint64, inFlight, hung, failed int) remote.WorkerStatus {
 		return remote.WorkerStatus{ID: id, Slots: 4, InFlight: inFlight, Hung: hung, Failed: failed}
@@ -237,14 +237,16 @@ func TestAWorkersHistoryShowsItsWorkAndFailuresOverTheWindow(t *testing.T) {
 	assert.Equal(t, []Moment{{Busy: 1}, {Busy: 0}}, ws[0].History, "worker 2, from its first sample: failures of before it are not new")
 	p = New(nil)
 	s = &script{statuses: s.statuses[:0:0]}
-	s.statuses = []chainStatus{status(worker(1, 4, 0, 0)), status(worker(1, 2, 0, 1)), status(worker(1, 1, 1, 3))}
+	moving := worker(1, 1, 1, 3)
+	moving.Moved = 4
+	s.statuses = []chainStatus{status(worker(1, 4, 0, 0)), status(worker(1, 2, 0, 1)), status(moving)}
 	watchScript(p, "render", s, nil)
 	for i := range 3 {
 		p.Sample(context.Background(), at(i))
 	}
 	ws = p.Live().Chains[0].Stages[0].Workers
 	require.Len(t, ws, 1)
-	assert.Equal(t, []Moment{{Busy: 1}, {Busy: 0.5, Failed: 1}, {Busy: 0.5, Hung: 1, Failed: 2}}, ws[0].History)
+	assert.Equal(t, []Moment{{Busy: 1}, {Busy: 0.5, Failed: 1}, {Busy: 0.5, Hung: 1, Failed: 2, Moved: 4}}, ws[0].History)
 	for i := 3; i < 3+int(Window/Period)+2; i++ {
 		p.Sample(context.Background(), at(i))
 	}

@@ -47,7 +47,7 @@ type detailWorker struct {
 	Addr                        string
 	Tags                        []string
 	Slots, Free, InFlight, Done int
-	Failed, Hung                int
+	Failed, Moved, Hung         int
 }
 
 // partsOf returns the stages of status, the value a handle named name

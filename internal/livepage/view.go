@@ -75,7 +75,7 @@ func histories(ws []Worker, stamps []stamp) {
 	for i := range ws {
 		w := &ws[i]
 		w.History = []Moment{}
-		seen, failed := false, 0
+		seen, failed, moved := false, 0, 0
 		for _, st := range stamps {
 			k := slices.IndexFunc(st.workers, func(x workerStamp) bool { return x.id == w.ID })
 			if k < 0 {
@@ -87,9 +87,9 @@ func histories(ws []Worker, stamps []stamp) {
 				m.Busy = min(float64(x.inFlight+x.hung)/float64(x.slots), 1)
 			}
 			if seen {
-				m.Failed = max(x.fail-failed, 0)
+				m.Failed, m.Moved = max(x.fail-failed, 0), max(x.moved-moved, 0)
 			}
-			seen, failed = true, x.fail
+			seen, failed, moved = true, x.fail, x.moved
 			w.History = append(w.History, m)
 		}
 	}
@@ -99,7 +99,7 @@ func histories(ws []Worker, stamps []stamp) {
 func remoteStage(s *Stage, d detail) {
 	for _, w := range d.Workers {
 		s.Workers = append(s.Workers, Worker{ID: w.ID, Addr: w.Addr, Tags: w.Tags, Slots: w.Slots, Free: w.Free,
-			InFlight: w.InFlight, Done: w.Done, Failed: w.Failed, Hung: w.Hung})
+			InFlight: w.InFlight, Done: w.Done, Failed: w.Failed, Moved: w.Moved, Hung: w.Hung})
 	}
 	retrying := counts(d.Retrying)
 	for _, tag := range sortedKeys(d.Want, d.Tags, d.Leased, retrying) {

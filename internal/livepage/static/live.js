@@ -66,8 +66,8 @@ function table(heads, rows) {
 }
 
 // timelines draws a row per worker over the window: a cell a sample, as
-// tall as the share of its slots at work, hung work striped, and a red
-// mark where attempts failed on it.
+// tall as the share of its slots at work, hung work striped, a red mark
+// where attempts failed on it and a blue one where items moved on from it.
 function timelines(workers) {
   const box = el("div", "timelines");
   for (const w of workers) {
@@ -76,9 +76,12 @@ function timelines(workers) {
     line.append(el("span", "who", String(w.addr || w.id)));
     const cells = el("span", "cells");
     for (const m of w.history || []) {
-      const c = el("span", "cell" + (m.hung ? " hung" : "") + (m.failed ? " failed" : ""));
+      const c = el("span", "cell" + (m.hung ? " hung" : "") + (m.failed ? " failed" : "") + (m.moved ? " moved" : ""));
       c.style.height = Math.max(1, Math.round(m.busy * 16)) + "px";
-      if (m.failed) c.title = m.failed + " failed";
+      const notes = [];
+      if (m.failed) notes.push(m.failed + " failed");
+      if (m.moved) notes.push(m.moved + " moved on");
+      if (notes.length) c.title = notes.join(", ");
       cells.append(c);
     }
     line.append(cells);
@@ -120,8 +123,8 @@ function drawStage(chain, s) {
   row(dl, "wait p99", "wait_p99", secs(s.wait_p99));
   box.append(dl);
   if (s.workers) {
-    box.append(table(["worker", "slots", "in flight", "done", "failed"],
-      s.workers.map((w) => [w.addr || w.id, w.slots, w.in_flight, w.done, w.failed])));
+    box.append(table(["worker", "slots", "in flight", "done", "failed", "moved"],
+      s.workers.map((w) => [w.addr || w.id, w.slots, w.in_flight, w.done, w.failed, w.moved])));
     box.append(timelines(s.workers));
   }
   if (s.tags) {

@@ -143,6 +143,7 @@ type member struct {
 	waiting  int // those of them waiting for a slot, their lease not started
 	done     int
 	failed   int
+	moved    int       // its items' moves it asked for, under their leases
 	heard    time.Time // the last instant it was heard from
 	// queue holds the items leased to it that wait for a slot, oldest
 	// first, and refs that no longer count (see start).

@@ -28,6 +28,7 @@ func (b *Book[I, O, R]) relay(ms Moves[I], at time.Time) {
 		if leased {
 			b.served(ms.Worker, Outcome[O]{Item: m.Item, Attempt: m.Attempt, Took: m.Took}, at)
 			b.move(ms.Addr, m, at)
+			w.moved++
 		} else {
 			b.duplicates++
 		}

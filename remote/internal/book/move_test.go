@@ -48,7 +48,8 @@ func TestAMoveQueuesTheItemForItsTagWithItsNewInputAndNoAttemptSpent(t *testing.
 	assert.Equal(t, map[string]int{"gpu": 1}, st.Tags, "queued for its new tag")
 	assert.Equal(t, 1, st.Waiting)
 	assert.Equal(t, 1, st.Moves)
-	assert.Zero(t, st.Retried+st.Requeued+st.Failed)
+	assert.Equal(t, 1, st.Workers[0].Moved, "the worker it moved on from counts it")
+	assert.Zero(t, st.Retried+st.Requeued+st.Failed+st.Workers[0].Failed)
 	assert.Zero(t, tr[4].State.entry(0).failures, "no attempt spent")
 	assert.Equal(t, []agent.Effect{
 		send(2, Task[string]{Item: 0, Attempt: 2, Value: "a+", Hops: 1}),

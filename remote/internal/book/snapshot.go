@@ -37,10 +37,10 @@ type Line struct {
 // Worker is what a book knows of one worker: package remote's
 // WorkerStatus.
 type Worker struct {
-	ID                                        uint64
-	Addr                                      string
-	Tags                                      []string
-	Slots, Free, InFlight, Done, Failed, Hung int
+	ID                                               uint64
+	Addr                                             string
+	Tags                                             []string
+	Slots, Free, InFlight, Done, Failed, Moved, Hung int
 }
 
 // Snapshot returns what b knows, as package remote reports it in its
@@ -86,10 +86,8 @@ func (b *Book[I, O, R]) Snapshot() Snapshot {
 		st.Workers = make([]Worker, len(b.workers))
 	}
 	for i, w := range b.workers {
-		st.Workers[i] = Worker{
-			ID: uint64(w.id), Addr: w.addr, Tags: slices.Clone(w.tags), Slots: w.slots,
-			Free: w.free, InFlight: w.flight, Done: w.done, Failed: w.failed, Hung: len(w.hung),
-		}
+		st.Workers[i] = Worker{ID: uint64(w.id), Addr: w.addr, Tags: slices.Clone(w.tags), Slots: w.slots,
+			Free: w.free, InFlight: w.flight, Done: w.done, Failed: w.failed, Moved: w.moved, Hung: len(w.hung)}
 	}
 	return st
 }
