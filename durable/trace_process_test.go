@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -363,6 +364,11 @@ func TestATraceFollowsAnItemAcrossProcessesAndARestart(t *testing.T) {
 	if len(matching(spans, "step", "worker-"+held, "", "")) != 1 {
 		t.Errorf("the killed worker's step is not in the trace:\n%s", describe(spans))
 	}
+	// The master's span records both attempts, on two workers: the killed
+	// worker's own span of its attempt never ended, and is lost with it.
+	if got := attempts(firstRemote); len(got) != 2 || got["1"] == "" || got["2"] == "" || got["1"] == got["2"] {
+		t.Errorf("the remote stage's span records the attempts %v; want 1 and 2 on two workers", got)
+	}
 
 	// The crash, and the second run on the same store and address.
 	durable.Crash(q)
@@ -446,4 +452,25 @@ func TestATraceFollowsAnItemAcrossProcessesAndARestart(t *testing.T) {
 		t.Errorf("no batch span links to the item's last span in the buffer:\n%s", describe(spans))
 	}
 	t.Logf("one trace of %d spans from 3 processes, in %v:\n%s", len(spans), time.Since(start).Round(time.Millisecond), describe(spans))
+}
+
+// attempts returns the workers the "attempt" events of s name, by attempt.
+func attempts(s gotSpan) map[string]string {
+	out := map[string]string{}
+	for _, e := range s.Events {
+		if e.Name != "attempt" {
+			continue
+		}
+		attempt, worker := "", ""
+		for _, kv := range e.Attributes {
+			switch kv.Key {
+			case "evolve.attempt":
+				attempt = strconv.FormatInt(kv.GetValue().GetIntValue(), 10)
+			case "evolve.worker":
+				worker = kv.GetValue().GetStringValue()
+			}
+		}
+		out[attempt] = worker
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
 	otrace "go.opentelemetry.io/otel/trace"
 )
@@ -28,6 +29,22 @@ func (l *Line) Context(seq uint64) otrace.SpanContext {
 		return e.sc
 	}
 	return otrace.SpanContext{}
+}
+
+// Dispatched records, on the span of the item at seq in l, that its
+// attempt went to worker (an event "attempt", with evolve.attempt and
+// evolve.worker): so that an attempt whose worker died with its own span
+// unended is in the item's trace all the same. It records nothing for a
+// nil l, an item l does not hold, or one whose span does not record.
+func (l *Line) Dispatched(seq uint64, attempt int, worker string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e := l.at(seq); e != nil && e.span != nil && e.span.IsRecording() {
+		e.span.AddEvent("attempt", otrace.WithAttributes(attribute.Int("evolve.attempt", attempt), attribute.String("evolve.worker", worker)))
+	}
 }
 
 // Traceparent returns sc as a W3C traceparent and tracestate, or two

@@ -49,7 +49,7 @@ func (l *link[I, O]) send(e agent.Effect) bool {
 		return true
 	}
 	msgs, bad := l.encode(d.Value, limit)
-	l.trace(msgs)
+	l.trace(msgs, pid.Address)
 	for _, msg := range msgs {
 		l.node.System().Root.Send(pid, msg)
 	}

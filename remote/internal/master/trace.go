@@ -5,16 +5,23 @@ import (
 	"github.com/evolvekit/evolve/remote/internal/wire"
 )
 
-// trace gives the tasks of msgs the contexts of their items' spans, for
-// the workers to make the spans of their work children of them (see
-// wire.Tasks): a message none of whose items is traced carries none, and
-// a master that traces nothing (no Config.Spans) adds nothing at all.
-func (l *link[I, O]) trace(msgs []*wire.Tasks) {
+// trace gives the tasks of msgs, going to the worker at addr, the
+// contexts of their items' spans, for the workers to make the spans of
+// their work children of them (see wire.Tasks), and records each attempt
+// on its item's span: a message none of whose items is traced carries
+// none, and a master that traces nothing (no Config.Spans) adds nothing
+// at all.
+func (l *link[I, O]) trace(msgs []*wire.Tasks, addr string) {
 	if l.cfg.Spans == nil {
 		return
 	}
 	for _, msg := range msgs {
 		traceTasks(msg, l.cfg.Spans)
+		for i, item := range msg.Items {
+			if i < len(msg.Attempts) {
+				l.cfg.Spans.Dispatched(item, int(msg.Attempts[i]), addr)
+			}
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/evolvekit/evolve/remote/internal/wire"
 	"github.com/stretchr/testify/assert"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	otrace "go.opentelemetry.io/otel/trace"
 )
 
@@ -49,7 +50,7 @@ func TestTasksCarryTheirItemsSpanContexts(t *testing.T) {
 	assert.Nil(t, none.Tracestate)
 	untraced := &link[int, int]{}
 	msgs := []*wire.Tasks{{Items: []uint64{0}}}
-	untraced.trace(msgs)
+	untraced.trace(msgs, "127.0.0.1:1")
 	assert.Nil(t, msgs[0].Traceparent)
 }
 
@@ -73,4 +74,37 @@ func TestTracestatesStayWithinTheirRoom(t *testing.T) {
 	assert.LessOrEqual(t, total, wire.TraceStateRoom)
 	assert.Equal(t, "", msg.Tracestate[n-1])
 	assert.Equal(t, state, msg.Tracestate[0])
+}
+
+// TestEachAttemptIsRecordedOnItsItemsSpan: a task's attempt and worker
+// are an event on its item's span, whether or not the worker's own span
+// ever ends.
+func TestEachAttemptIsRecordedOnItsItemsSpan(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	l := trace.NewLine(trace.New(tp), "stage", false)
+	l.Accept(l.Begin(context.Background()))
+	traced := &link[int, int]{}
+	traced.cfg.Spans = l
+	traced.trace([]*wire.Tasks{{Items: []uint64{0}, Attempts: []uint32{1}}}, "127.0.0.1:7001")
+	traced.trace([]*wire.Tasks{{Items: []uint64{0, 9}, Attempts: []uint32{2, 1}}}, "127.0.0.1:7002")
+	l.EmitSeq(0)
+	spans := exp.GetSpans()
+	if assert.Len(t, spans, 1) {
+		var got []string
+		for _, e := range spans[0].Events {
+			attempt, worker := "", ""
+			for _, kv := range e.Attributes {
+				switch kv.Key {
+				case "evolve.attempt":
+					attempt = kv.Value.Emit()
+				case "evolve.worker":
+					worker = kv.Value.AsString()
+				}
+			}
+			got = append(got, e.Name+" "+attempt+" "+worker)
+		}
+		assert.Equal(t, []string{"attempt 1 127.0.0.1:7001", "attempt 2 127.0.0.1:7002"}, got)
+	}
 }
