@@ -129,6 +129,33 @@ func TestAKeyedRateAgentWeighsItsKeys(t *testing.T) {
 	assert.InDelta(t, 300, counts["gold"], 3, "of the first 400 calls, gold's share is three quarters: %v", counts)
 }
 
+// TestStatusGivesEachKeysItemsAndWeight: halfway through two clients'
+// calls at weights 3:1, Status counts each client's calls waiting and
+// those its line let through, with its weight; once all passed, no key is
+// left in them.
+func TestStatusGivesEachKeysItemsAndWeight(t *testing.T) {
+	r := newBucketRun(t, rate.Config[call]{Rate: 1000, Burst: 1, Key: callKey, Weights: map[string]int{"gold": 3}})
+	r.step(agent.Input[call]{Items: calls("basic", 0, 40)})
+	r.step(agent.Input[call]{Items: calls("gold", 0, 40)})
+	for range 39 {
+		tag := r.timer.Tag
+		r.now = r.due
+		r.step(agent.Tick{Tag: tag})
+	}
+	st := r.s.Status(r.now)
+	require.Len(t, r.out, 40)
+	assert.Equal(t, map[string]int{"basic": 1, "gold": 3}, st.Weights)
+	assert.Equal(t, 80-len(r.out), st.Keys["basic"]+st.Keys["gold"], "every call waiting, counted by key")
+	assert.InDelta(t, 3, float64(st.Started["gold"])/float64(st.Started["basic"]), 0.5, "gold let through three times as many: %v", st.Started)
+	r.drain()
+	st = r.s.Status(r.now)
+	assert.Empty(t, st.Keys)
+	assert.Empty(t, st.Started)
+	plain, err := rate.NewState(rate.Config[call]{Rate: 1, Burst: 1})
+	require.NoError(t, err)
+	assert.Nil(t, plain.Status(r.now).Keys, "an agent without a Key has no keys")
+}
+
 // Random fleets of keys, weights and costs: the tokens passed per weight
 // of any two keys both waiting since some instant stay within the bound,
 // a quantum plus an item per weight, plus what the first guess of a

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -434,7 +435,7 @@ func (sm *sim) checkTick(prev, next State[int], fx []agent.Effect, m agent.Tick)
 
 func (sm *sim) checkQuery(prev, next State[int], fx []agent.Effect, m agent.Query) {
 	want := agent.Reply[Status]{To: m.ID, Value: prev.Status(sm.now)}
-	if len(fx) != 1 || fx[0] != agent.Effect(want) || !same(prev, next) {
+	if len(fx) != 1 || !reflect.DeepEqual(fx[0], agent.Effect(want)) || !same(prev, next) {
 		sm.fail("Query: got %+v, want %+v and no change", fx, want)
 	}
 }

@@ -60,7 +60,7 @@ type Stage struct {
 	WaitP50 *float64 `json:"wait_p50"`
 	WaitP99 *float64 `json:"wait_p99"`
 	// Workers and Tags are a remote stage's workers and its lines by tag;
-	// Keys are a keyed stage's fair keys (parallel, adaptive, remote).
+	// Keys are a keyed stage's fair keys (rate, parallel, adaptive, remote).
 	Workers []Worker `json:"workers,omitempty"`
 	Tags    []Tag    `json:"tags,omitempty"`
 	Keys    []Key    `json:"keys,omitempty"`
