@@ -44,6 +44,12 @@ func (r *Request) MoveTo() (tag string, next any) { return r.Tag, r.Next }
 // nil: any moves.Mover counts, such as a durable queue's work on values
 // makes of a Request to carry its item along.
 func Of(err error) *Request {
+	// Most work returns no error: the Mover that moves.Of asks errors.As
+	// to fill escapes to the heap, an allocation a task, only once there
+	// is one.
+	if err == nil {
+		return nil
+	}
 	m, ok := moves.Of(err)
 	if !ok {
 		return nil

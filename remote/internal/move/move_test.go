@@ -33,3 +33,9 @@ func TestCheckTag(t *testing.T) {
 	assert.NoError(t, CheckTag(strings.Repeat("t", MaxTag)))
 	assert.ErrorContains(t, CheckTag(strings.Repeat("t", MaxTag+1)), "257 bytes, past 256")
 }
+
+// A worker asks Of about every task's error, which is nil for most.
+func TestOfNilAllocatesNothing(t *testing.T) {
+	assert.Nil(t, Of(nil))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = Of(nil) }))
+}
