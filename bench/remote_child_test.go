@@ -9,7 +9,9 @@ package bench_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -90,6 +92,9 @@ func runWorker(master, stage, slotsText, workText, prefetchText string) error {
 		}
 		defer stop()
 	}
+	if path := os.Getenv(workerMemProfileEnv); path != "" {
+		defer writeAllocs(path + "." + strconv.Itoa(os.Getpid()))
+	}
 	fmt.Println("ready")
 	return remote.Work(context.Background(), remote.WorkerConfig{Master: master, Stage: stage, Slots: slots, Prefetch: prefetch},
 		func(_ context.Context, v int) (int, error) {
@@ -104,6 +109,23 @@ func runWorker(master, stage, slotsText, workText, prefetchText string) error {
 // makes each worker write its CPU profile to that path with ".PID" added:
 // go test's -cpuprofile profiles only the master's process.
 const workerProfileEnv = "EVOLVE_BENCH_WORKER_CPUPROFILE"
+
+// workerMemProfileEnv, when set to a path in the benchmark's environment,
+// makes each worker write the profile of its allocations to that path with
+// ".PID" added, as it ends.
+const workerMemProfileEnv = "EVOLVE_BENCH_WORKER_MEMPROFILE"
+
+// writeAllocs writes the profile of this process's allocations to path;
+// it cannot fail the worker, so a failure is only told on stderr.
+func writeAllocs(path string) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close())
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench child: allocation profile:", err)
+	}
+}
 
 // profileCPU starts a CPU profile written to path, and returns what stops
 // it.
@@ -215,6 +237,45 @@ func startChild(b *testing.B, args ...string) *child {
 	c.done = make(chan error, 1)
 	go func() { c.done <- cmd.Wait() }()
 	return c
+}
+
+// cpu returns the CPU time the child has spent so far (user and system):
+// all of it once it has ended, else as Linux's /proc tells it, in clock
+// ticks of 10 ms; 0 where neither tells.
+func (c *child) cpu() time.Duration {
+	select {
+	case err := <-c.done:
+		// Received from done, ProcessState is Wait's, complete.
+		c.done <- err
+		st := c.cmd.ProcessState
+		return st.UserTime() + st.SystemTime()
+	default:
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's name, which ends with the last ')':
+	// utime and stime are the 12th and 13th.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// childrenCPU returns the CPU time children have spent so far.
+func childrenCPU(children ...*child) time.Duration {
+	var total time.Duration
+	for _, c := range children {
+		total += c.cpu()
+	}
+	return total
 }
 
 // wait waits, at most d, for the child to end by itself, and returns how

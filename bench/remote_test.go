@@ -41,7 +41,11 @@ const (
 // The workers are started and registered before the timer starts; the timer
 // stops once Close and Wait have returned. It reports items/s, and
 // allocs/item: the allocations of this process, the master's, over the timed
-// part, per item (the workers' are not counted).
+// part, per item (the workers' are not counted). It reports the CPU time
+// (user and system, the garbage collector's included) per item too: the
+// master's process's over the timed part, and the workers' from then to
+// their end, which includes their shutdown. On a machine other programs
+// share, these vary less than the rates do.
 func BenchmarkRemote(b *testing.B) {
 	for _, workers := range []int{1, 2} {
 		b.Run("workers-"+strconv.Itoa(workers), func(b *testing.B) { remoteStageRun(b, workers) })
@@ -85,6 +89,7 @@ func remoteStageRun(b *testing.B, workers int) {
 	ctx := context.Background()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	masterCPU, workersCPU := processCPU(), childrenCPU(children...)
 	b.ResetTimer()
 	for i := range b.N {
 		if err := h.Post(ctx, i); err != nil {
@@ -96,9 +101,11 @@ func remoteStageRun(b *testing.B, workers int) {
 		b.Fatal(err)
 	}
 	b.StopTimer()
+	masterCPU = processCPU() - masterCPU
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "items/s")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N), "allocs/item")
+	b.ReportMetric(float64(masterCPU.Nanoseconds())/float64(b.N), "master-cpu-ns/item")
 	if bad != 0 {
 		b.Fatalf("%d results failed or were not the item doubled", bad)
 	}
@@ -110,6 +117,8 @@ func remoteStageRun(b *testing.B, workers int) {
 			b.Logf("worker: %v", err)
 		}
 	}
+	workersCPU = childrenCPU(children...) - workersCPU
+	b.ReportMetric(float64(workersCPU.Nanoseconds())/float64(b.N), "workers-cpu-ns/item")
 }
 
 // awaitWorkers waits, at most remoteSetup, until n workers have registered
@@ -138,7 +147,9 @@ func awaitWorkers(b *testing.B, h agent.Handle[int, remote.Status], n int) {
 // the loopback; the child answers once it has them all. One op is one
 // message. The connection is made, by a first exchange, before the timer
 // starts; the timer stops when the answer is in. It reports msg/s, and
-// allocs/msg: this process's allocations over the timed part, per message.
+// allocs/msg: this process's allocations over the timed part, per message;
+// and the CPU time per message of this process over the timed part and of
+// the sink's from then to its end.
 func BenchmarkRemoteRaw(b *testing.B) {
 	sink := startChild(b, "sink")
 	sys, rem := startRemoting()
@@ -155,6 +166,7 @@ func BenchmarkRemoteRaw(b *testing.B) {
 
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	senderCPU, sinkCPU := processCPU(), sink.cpu()
 	b.ResetTimer()
 	answer := sys.Root.RequestFuture(target, wrapperspb.UInt64(uint64(b.N)), time.Minute+time.Duration(b.N)*time.Microsecond)
 	for i := range b.N {
@@ -162,6 +174,7 @@ func BenchmarkRemoteRaw(b *testing.B) {
 	}
 	got, err := answer.Result()
 	b.StopTimer()
+	senderCPU = processCPU() - senderCPU
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		b.Fatalf("the sink did not answer: %v", err)
@@ -171,8 +184,11 @@ func BenchmarkRemoteRaw(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msg/s")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N), "allocs/msg")
+	b.ReportMetric(float64(senderCPU.Nanoseconds())/float64(b.N), "sender-cpu-ns/msg")
 	_ = sink.stdin.Close()
 	if err := sink.wait(remoteSetup); err != nil {
 		b.Errorf("sink: %v", err)
 	}
+	sinkCPU = sink.cpu() - sinkCPU
+	b.ReportMetric(float64(sinkCPU.Nanoseconds())/float64(b.N), "sink-cpu-ns/msg")
 }
