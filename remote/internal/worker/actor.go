@@ -201,24 +201,16 @@ func (w *worker[I, O]) unwatched() {
 // earlier join of the worker, or another run of the stage, are dropped:
 // the master has taken them back.
 func (w *worker[I, O]) take(m *wire.Tasks) {
-	if !w.session.Takes(m.Incarnation, m.Worker) || len(m.Items) != len(m.Attempts) || len(m.Items) != len(m.Sizes) ||
-		len(m.Hops) != 0 && len(m.Hops) != len(m.Items) {
+	if !w.session.Takes(m.Incarnation, m.Worker) {
 		return
 	}
-	pieces, ok := wire.Pieces(m.Sizes, m.Values)
+	tasks, ok := tasksOf(m, w.batch[:0], w.gen, w.genCtx)
 	if !ok {
 		return
 	}
-	w.owed += len(m.Items)
-	tasks := w.batch[:0]
-	for i, item := range m.Items {
-		w.held.Put(item, m.Attempts[i])
-		t := task{item: item, attempt: m.Attempts[i], data: pieces[i], gen: w.gen, ctx: w.genCtx, moves: int(m.Moves)}
-		if len(m.Hops) > 0 {
-			t.hops = int(m.Hops[i])
-		}
-		traceOf(&t, m, i)
-		tasks = append(tasks, t)
+	w.owed += len(tasks)
+	for _, t := range tasks {
+		w.held.Put(t.item, t.attempt)
 	}
 	w.running.Add(int64(len(tasks)))
 	n := w.line.put(tasks)
@@ -230,4 +222,27 @@ func (w *worker[I, O]) take(m *wire.Tasks) {
 	}
 	clear(tasks)
 	w.batch = tasks[:0]
+}
+
+// tasksOf appends the tasks of m, come in generation gen, to tasks, their
+// work to run under ctx, their bytes those of m's values; it reports false
+// for a malformed m, whose lists differ in length or whose sizes ask for
+// more bytes than it holds: none of its tasks is taken.
+func tasksOf(m *wire.Tasks, tasks []task, gen uint64, ctx context.Context) ([]task, bool) {
+	if len(m.Items) != len(m.Attempts) || len(m.Items) != len(m.Sizes) || len(m.Hops) != 0 && len(m.Hops) != len(m.Items) ||
+		!wire.Fit(m.Sizes, m.Values) {
+		return tasks, false
+	}
+	off := 0
+	for i, item := range m.Items {
+		end := off + int(m.Sizes[i])
+		t := task{item: item, attempt: m.Attempts[i], data: m.Values[off:end:end], gen: gen, ctx: ctx, moves: int(m.Moves)}
+		off = end
+		if len(m.Hops) > 0 {
+			t.hops = int(m.Hops[i])
+		}
+		traceOf(&t, m, i)
+		tasks = append(tasks, t)
+	}
+	return tasks, true
 }

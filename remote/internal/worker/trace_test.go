@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
@@ -81,14 +82,17 @@ func TestBeginMakesTheAttemptAChildOfTheItemsSpan(t *testing.T) {
 	assert.Equal(t, context.Background(), tk.ctx, "an untraced task on an untraced worker costs nothing")
 }
 
-// FuzzTasksTrace reads the fuzzer's bytes as a Tasks message and begins
-// the span of each of its tasks, as the worker does: whatever it holds,
-// nothing panics.
+// FuzzTasksTrace reads the fuzzer's bytes as a Tasks message, cuts it
+// into tasks and begins the span of each, as the worker does: whatever it
+// holds, nothing panics, and a message taken gives each task its own bytes
+// of its values, in order.
 func FuzzTasksTrace(f *testing.F) {
 	for _, m := range []*wire.Tasks{
 		{Items: []uint64{0, 1}, Attempts: []uint32{1, 1}, Sizes: []uint32{0, 0}, Traceparent: []string{goodParent, ""}, Tracestate: []string{"a=1", ""}},
 		{Items: []uint64{0}, Attempts: []uint32{1}, Sizes: []uint32{0}, Traceparent: []string{"00-" + goodParent}},
 		{Items: []uint64{0}, Traceparent: []string{goodParent, goodParent}, Tracestate: []string{"=,=,="}},
+		{Items: []uint64{7, 8}, Attempts: []uint32{1, 2}, Sizes: []uint32{2, 3}, Values: []byte("42abc"), Hops: []uint32{0, 1}},
+		{Items: []uint64{7, 8}, Attempts: []uint32{1, 2}, Sizes: []uint32{2, 4}, Values: []byte("42abc")},
 	} {
 		data, err := proto.Marshal(m)
 		require.NoError(f, err)
@@ -105,5 +109,16 @@ func FuzzTasksTrace(f *testing.F) {
 			traceOf(&tk, &m, i)
 			end(tr.begin(&tk), &outcome{})
 		}
+		tasks, ok := tasksOf(&m, nil, 1, context.Background())
+		if !ok {
+			return
+		}
+		var values []byte
+		for i := range tasks {
+			require.Equal(t, int(m.Sizes[i]), len(tasks[i].data))
+			values = append(values, tasks[i].data...)
+			end(tr.begin(&tasks[i]), &outcome{})
+		}
+		require.True(t, bytes.Equal(m.Values[:len(values)], values))
 	})
 }
