@@ -65,7 +65,7 @@ func build[I, O any](cfg Config[I]) (spec[I, O], error) {
 	cfg = cfg.withDefaults()
 	n := cfg.Node.n
 	link := master.Config{Name: cfg.Name, Append: cfg.Codec.Append, Decode: cfg.Codec.Decode, MaxSlots: cfg.MaxSlots, Prefetch: cfg.grant(),
-		Heartbeat: cfg.Heartbeat, Lease: cfg.Lease, WorkError: workError, OnWant: cfg.OnWant, MaxMoves: cfg.MaxMoves, OnMove: cfg.OnMove}
+		Heartbeat: cfg.Heartbeat, Lease: cfg.Lease, WorkError: workError, OnWant: cfg.OnWant, MaxMoves: cfg.MaxMoves, OnMove: cfg.OnMove, Timed: cfg.Key != nil}
 	return spec[I, O]{
 		Name:        cfg.Name,
 		State:       book.New(bookConfig[I, O](cfg)),

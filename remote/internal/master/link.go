@@ -40,6 +40,10 @@ type Config struct {
 	// MaxMoves is the most moves an item may make, which workers learn
 	// with their tasks.
 	MaxMoves int
+	// Timed says the book uses what each task's work took, as the workers
+	// measure it (it charges fair lines so): without it, workers learn as
+	// they register that they need not measure.
+	Timed bool
 	// OnMove, when not nil, is the stage's Config.OnMove, a
 	// func(next I, tag string, hops int) error told each move the book took.
 	OnMove any

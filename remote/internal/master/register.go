@@ -62,7 +62,7 @@ func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 		asked = 0
 	}
 	ctx.Respond(&wire.Welcome{Worker: uint64(id), Prefetch: uint32(prefetch), Incarnation: l.inc, Nonce: m.Nonce, Heartbeat: int64(l.cfg.Heartbeat), Lease: int64(l.cfg.Lease), MaxMessage: uint64(l.node.MaxMessage()),
-		Asked: uint32(asked)})
+		Asked: uint32(asked), Untimed: !l.cfg.Timed})
 }
 
 // leave lets a worker go gracefully: what it hands back is queued again.

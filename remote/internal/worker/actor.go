@@ -31,6 +31,7 @@ func (w *worker[I, O]) Receive(ctx actor.Context) {
 		w.step(ctx, Start{})
 	case *wire.Welcome:
 		w.limit = wire.Limit(w.cfg.MaxMessage, m.MaxMessage)
+		w.untimed.Store(m.Untimed)
 		w.step(ctx, Welcomed{Worker: m.Worker, Incarnation: m.Incarnation, Nonce: m.Nonce, Refused: m.Refused,
 			Heartbeat: time.Duration(m.Heartbeat), Lease: time.Duration(m.Lease), Prefetch: int(m.Prefetch), Owed: w.owed, Asked: int(m.Asked)})
 	case *wire.Tasks:

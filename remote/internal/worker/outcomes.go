@@ -42,11 +42,15 @@ func (w *worker[I, O]) outcomes(out []outcome, values []byte) []*wire.Outcomes {
 	return msgs
 }
 
-// newOutcomes returns an empty Outcomes message, with room for n.
+// newOutcomes returns an empty Outcomes message, with room for n; it
+// carries what their work took unless the master has no use for it.
 func (w *worker[I, O]) newOutcomes(n int) *wire.Outcomes {
 	id, inc := w.session.ID()
-	return &wire.Outcomes{Worker: id, Incarnation: inc,
-		Items: make([]uint64, 0, n), Attempts: make([]uint32, 0, n), Sizes: make([]uint32, 0, n), Took: make([]int64, 0, n)}
+	msg := &wire.Outcomes{Worker: id, Incarnation: inc, Items: make([]uint64, 0, n), Attempts: make([]uint32, 0, n), Sizes: make([]uint32, 0, n)}
+	if !w.untimed.Load() {
+		msg.Took = make([]int64, 0, n)
+	}
+	return msg
 }
 
 // addOutcome adds o, whose value's bytes the caller adds, to msg.
@@ -54,7 +58,9 @@ func addOutcome(msg *wire.Outcomes, o outcome) {
 	msg.Items = append(msg.Items, o.item)
 	msg.Attempts = append(msg.Attempts, o.attempt)
 	msg.Sizes = append(msg.Sizes, o.size)
-	msg.Took = append(msg.Took, int64(o.took))
+	if msg.Took != nil {
+		msg.Took = append(msg.Took, int64(o.took))
+	}
 	if o.failed {
 		msg.Failed = append(msg.Failed, uint32(len(msg.Items)-1))
 		msg.Errors = append(msg.Errors, o.err)

@@ -78,7 +78,7 @@ func (w *worker[I, O]) run(i int, t task, in *I, out *O, buf []byte, o *outcome)
 		return buf
 	}
 	w.live[i].Store(t.item + 1)
-	start := time.Now()
+	start := w.now()
 	v, err := w.call(t.ctx, *in)
 	for r := move.Of(err); r != nil; r = move.Of(err) {
 		var again bool
@@ -87,14 +87,14 @@ func (w *worker[I, O]) run(i int, t task, in *I, out *O, buf []byte, o *outcome)
 			moved(t.span, r.Tag, again)
 		}
 		if !again {
-			o.took = time.Since(start)
+			o.took = since(start)
 			w.live[i].Store(0)
 			*in = noIn
 			return buf
 		}
 		v, err = w.call(t.ctx, *in)
 	}
-	o.took = time.Since(start)
+	o.took = since(start)
 	w.live[i].Store(0)
 	*in = noIn
 	if err == nil {
@@ -107,6 +107,25 @@ func (w *worker[I, O]) run(i int, t task, in *I, out *O, buf []byte, o *outcome)
 		return buf[:0]
 	}
 	return buf
+}
+
+// now returns the instant a task's work starts, to measure what it takes,
+// or the zero time if the master has no use for that: the clock is read
+// twice a task otherwise, which costs as much as a tiny task's work.
+func (w *worker[I, O]) now() time.Time {
+	if w.untimed.Load() {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// since returns what the work that started at start (from now) took, or 0
+// if it was not measured.
+func since(start time.Time) time.Duration {
+	if start.IsZero() {
+		return 0
+	}
+	return time.Since(start)
 }
 
 // call runs the work on one item, turning a panic into an error.

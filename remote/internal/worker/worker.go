@@ -153,6 +153,7 @@ type worker[I, O any] struct {
 	wedged atomic.Pointer[string] // why the worker is wedged, or nil
 
 	running atomic.Int64 // tasks handed to the slots and not ended
+	untimed atomic.Bool  // the master needs not know what each task's work took
 	out     outbox       // the outcomes that ended and wait to be sent
 	tracing *tracing     // nil for a worker that starts no span
 }
