@@ -71,9 +71,11 @@ func decode[I, O any](m *wire.Outcomes, decodeValue func(data []byte, v any) err
 		}
 		// Decoded in place: a value decoded into a variable of its own
 		// would escape to the heap through decodeValue, one allocation an
-		// item.
-		out = append(out, book.Outcome[O]{Item: item, Attempt: int(m.Attempts[i]), Took: took, Steps: walked})
+		// item. The fields are set one by one in memory make zeroed, not
+		// copied there from a literal.
+		out = out[:len(out)+1]
 		o := &out[len(out)-1]
+		o.Item, o.Attempt, o.Took, o.Steps = item, int(m.Attempts[i]), took, walked
 		if bad {
 			o.Err = workError(addr, text)
 		} else if err := decodeValue(data, &o.Value); err != nil {

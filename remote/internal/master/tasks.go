@@ -35,7 +35,7 @@ func (l *link[I, O]) encode(d book.Dispatch[I], limit int) ([]*wire.Tasks, []boo
 			continue
 		}
 		if msg == nil || used+wire.Cost(len(data), 0) > room+wire.PerItem {
-			msg, used = l.tasks(d.Worker, len(tasks)-i), 0
+			msg, used = l.tasks(d.Worker, len(tasks)-i, len(data)), 0
 			msgs = append(msgs, msg)
 		}
 		used += wire.Cost(len(data), 0)
@@ -44,17 +44,23 @@ func (l *link[I, O]) encode(d book.Dispatch[I], limit int) ([]*wire.Tasks, []boo
 	return msgs, bad
 }
 
-// tasks returns an empty Tasks message for worker, with room for n tasks.
-func (l *link[I, O]) tasks(worker book.WorkerID, n int) *wire.Tasks {
+// tasks returns an empty Tasks message for worker, with room for n tasks,
+// and for their bytes if they are about size bytes each as the first is,
+// up to presize bytes: the bytes of larger tasks grow as they come.
+func (l *link[I, O]) tasks(worker book.WorkerID, n, size int) *wire.Tasks {
 	return &wire.Tasks{
 		Incarnation: l.inc,
 		Worker:      uint64(worker),
 		Items:       make([]uint64, 0, n),
 		Attempts:    make([]uint32, 0, n),
 		Sizes:       make([]uint32, 0, n),
+		Values:      make([]byte, 0, min(n*size, presize)),
 		Moves:       uint32(l.cfg.MaxMoves),
 	}
 }
+
+// presize bounds the bytes tasks makes room for at once.
+const presize = 1 << 20
 
 // addTask adds t, whose item's bytes are data, to msg.
 func addTask[I any](msg *wire.Tasks, t *book.Task[I], data []byte) {
