@@ -196,9 +196,11 @@ func durableRaw(b *testing.B) {
 // rawPublish publishes n messages, "0" to n-1 each with the message ID
 // "k<i>" (as AddMany dedupes items by their keys), to the subject
 // raw.items, asynchronously, and waits for the server to acknowledge them.
+// A publish with the client's 4,000 unacknowledged waits for room up to
+// ten seconds (not the default 200 ms, which a loaded machine overruns).
 func rawPublish(b *testing.B, js jetstream.JetStream, n int) {
 	for i := range n {
-		if _, err := js.PublishAsync("raw.items", strconv.AppendInt(nil, int64(i), 10), jetstream.WithMsgID("k"+strconv.Itoa(i))); err != nil {
+		if _, err := js.PublishAsync("raw.items", strconv.AppendInt(nil, int64(i), 10), jetstream.WithMsgID("k"+strconv.Itoa(i)), jetstream.WithStallWait(10*time.Second)); err != nil {
 			b.Fatal(err)
 		}
 	}
