@@ -43,9 +43,9 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 }
 
 // step is Evolve on s, changed in place: the runtime's way in, which
-// copies no State in or out. The methods below change s too. It makes its
-// own slice of effects rather than append to fx.
-func (s *State[T]) step(m agent.Msg, _ []agent.Effect) []agent.Effect {
+// copies no State in or out. The methods below change s too, and append
+// the effects to fx, which may be nil.
+func (s *State[T]) step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 	switch m := m.(type) {
 	case agent.Input[Item[T]]:
 		if s.line != nil {
@@ -53,47 +53,45 @@ func (s *State[T]) step(m agent.Msg, _ []agent.Effect) []agent.Effect {
 		} else {
 			s.queue = s.queue.PushAll(m.Items...)
 		}
-		return s.settle(m.At)
+		return s.settle(m.At, fx)
 	case agent.Input[T]:
-		return s.admit(m.Items, m.At)
+		return s.admit(m.Items, m.At, fx)
 	case agent.Pull:
-		return s.pull(m)
+		return s.pull(m, fx)
 	case agent.Tick:
-		return s.tick(m)
+		return s.tick(m, fx)
 	case agent.Set[Limit]:
-		return s.reshape(m)
+		return s.reshape(m, fx)
 	case agent.Close:
 		s.closed = true
-		return s.settle(m.At)
+		return s.settle(m.At, fx)
 	case agent.Event[pace.Reservation]:
-		return s.reserve(m.At, m.Value)
+		return s.reserve(m.At, m.Value, fx)
 	case agent.Query:
-		return []agent.Effect{agent.Reply[Status]{To: m.ID, Value: s.Status(m.At)}}
+		return append(fx, agent.Reply[Status]{To: m.ID, Value: s.Status(m.At)})
 	}
-	return []agent.Effect{agent.Unhandled{}}
+	return append(fx, agent.Unhandled{})
 }
 
 // pull adds the demand m grants; a Pull of less than 1 changes nothing.
-func (s *State[T]) pull(m agent.Pull) []agent.Effect {
+func (s *State[T]) pull(m agent.Pull, fx []agent.Effect) []agent.Effect {
 	if m.N < 1 {
-		return nil
+		return fx
 	}
 	s.demand += min(m.N, agent.Unbounded-s.demand)
-	return s.settle(m.At)
+	return s.settle(m.At, fx)
 }
 
 // tick handles the pending timer's Tick, and ignores a stale one.
-func (s *State[T]) tick(m agent.Tick) []agent.Effect {
+func (s *State[T]) tick(m agent.Tick, fx []agent.Effect) []agent.Effect {
 	if !s.armed || m.Tag != s.tag {
-		return nil
+		return fx
 	}
 	s.armed = false
-	var early []agent.Effect
 	if s.catchUp(m.At) {
-		early = s.pass(s.due)
+		fx = s.pass(s.due, fx)
 	}
-	fx := s.settle(m.At)
-	return append(early, fx...)
+	return s.settle(m.At, fx)
 }
 
 // catchUp reports whether what was due at s.due passes as of s.due, its
@@ -129,7 +127,7 @@ const maxCatchUp = 5 * time.Millisecond
 // reserve takes the reservation m, at instant at: passes owed to the agent
 // after this one, or the news that it has ended, after which nothing more
 // is owed.
-func (s *State[T]) reserve(at time.Time, m pace.Reservation) []agent.Effect {
+func (s *State[T]) reserve(at time.Time, m pace.Reservation, fx []agent.Effect) []agent.Effect {
 	s.paced = true
 	switch {
 	case m.Last:
@@ -137,17 +135,17 @@ func (s *State[T]) reserve(at time.Time, m pace.Reservation) []agent.Effect {
 	case m.N > 0 && !s.last:
 		s.owed += min(m.N, agent.Unbounded-s.owed)
 	}
-	return s.settle(at)
+	return s.settle(at, fx)
 }
 
 // reshape switches the bucket to the Limit m carries, if it is valid. An
 // agent of a Shared limit reports its use in answer.
-func (s *State[T]) reshape(m agent.Set[Limit]) []agent.Effect {
+func (s *State[T]) reshape(m agent.Set[Limit], fx []agent.Effect) []agent.Effect {
 	if !m.Value.usable() {
-		return nil
+		return fx
 	}
 	s.bucket = s.bucket.reshape(m.At, m.Value)
-	fx := s.settle(m.At)
+	fx = s.settle(m.At, fx)
 	if s.shared {
 		s.asked = false
 		fx = append(fx, s.use())
@@ -160,8 +158,8 @@ func (s *State[T]) reshape(m agent.Set[Limit]) []agent.Effect {
 // of a Shared limit with items waiting and no token to come says so, once
 // until its next Limit: items that downstream does not want yet wait for
 // demand, not tokens.
-func (s *State[T]) settle(at time.Time) []agent.Effect {
-	fx := s.pass(at)
+func (s *State[T]) settle(at time.Time, fx []agent.Effect) []agent.Effect {
+	fx = s.pass(at, fx)
 	fx = s.arm(at, fx)
 	return s.finish(s.ask(fx))
 }

@@ -15,10 +15,9 @@ import (
 // wait with it, and so do they behind an owed pass. The emitted values are
 // copied into a new slice, and their input slots given back with
 // [agent.Demand].
-func (s *State[T]) pass(at time.Time) []agent.Effect {
-	var fx []agent.Effect
+func (s *State[T]) pass(at time.Time, fx []agent.Effect) []agent.Effect {
 	if s.owed > 0 {
-		fx = s.grant(at)
+		fx = s.grant(at, fx)
 		if s.owed > 0 {
 			return fx
 		}
@@ -62,18 +61,17 @@ func (s *State[T]) pass(at time.Time) []agent.Effect {
 // message's own slice, which the runtime lets an agent emit in the step it
 // came in; the rest wait. It is what queuing them and settling does, with
 // neither copy.
-func (s *State[T]) admit(items []T, at time.Time) []agent.Effect {
+func (s *State[T]) admit(items []T, at time.Time, fx []agent.Effect) []agent.Effect {
 	if s.line != nil {
 		for _, v := range items {
 			s.line.Push(s.keyOf(v), Item[T]{Value: v})
 		}
-		return s.settle(at)
+		return s.settle(at, fx)
 	}
 	if s.queue.Len() > 0 || s.owed > 0 {
 		s.queue = pushValues(s.queue, items)
-		return s.settle(at)
+		return s.settle(at, fx)
 	}
-	var fx []agent.Effect
 	if n := s.spendOnes(at, min(len(items), s.demand)); n > 0 {
 		s.demand -= n
 		s.passed += n
@@ -111,15 +109,15 @@ func pushValues[T any](q fifo.Queue[Item[T]], values []T) fifo.Queue[Item[T]] {
 
 // grant grants as many of the passes owed as the bucket holds tokens for
 // at instant at, one a pass.
-func (s *State[T]) grant(at time.Time) []agent.Effect {
+func (s *State[T]) grant(at time.Time, fx []agent.Effect) []agent.Effect {
 	n := 0
 	for ; n < s.owed && covers(s.bucket.level(at), 1); n++ {
 		s.bucket = s.bucket.take(at, 1)
 	}
 	if n == 0 {
-		return nil
+		return fx
 	}
 	s.owed -= n
 	s.granted += n
-	return []agent.Effect{pace.Out(pace.Grant{N: n})}
+	return append(fx, pace.Out(pace.Grant{N: n}))
 }
