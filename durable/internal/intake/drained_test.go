@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evolvekit/evolve/durable/internal/confirm"
 	"github.com/evolvekit/evolve/durable/internal/embed"
 	"github.com/evolvekit/evolve/durable/internal/intake"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
@@ -52,7 +51,7 @@ func TestOnlyTheMessagesStillQueuedCountAsHeld(t *testing.T) {
 		for _, m := range msgs {
 			md, err := m.Metadata()
 			require.NoError(t, err)
-			held.Add(m, "", md.Sequence.Stream, confirm.Mark{}, time.Now())
+			held.Add(m, "", md.Sequence.Stream, nil, time.Now())
 		}
 	}
 	hold(msgs)
