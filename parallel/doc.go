@@ -147,8 +147,8 @@
 //
 // With a Key, the items waiting are kept in a line per key that is
 // changed in place: the runtime's State is owned and pays O(1) per item
-// (10 to 70 nanoseconds more an item end to end than without keys, the
-// most with a thousand keys: up to half the throughput of trivial work,
+// (10 to 60 nanoseconds more an item end to end than without keys, the
+// most with a thousand keys: up to a third of the throughput of trivial work,
 // nothing to speak of for work of a few microseconds; BenchmarkKeys and
 // docs/fair-shares.md), while a State a test evolves copies the lines on
 // each step. While no key but one has items waiting, they go past the
