@@ -8,6 +8,7 @@ import (
 	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/keys"
 	"github.com/evolvekit/evolve/durable/internal/traced"
+	"github.com/evolvekit/evolve/internal/trace"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -32,7 +33,7 @@ func (q *Queue[T]) Add(ctx context.Context, key string, v T) error {
 	if err = keys.Failure(err); err != nil {
 		err = q.failed(ctx, err)
 	}
-	traced.End(span, err)
+	trace.End(span, err)
 	return err
 }
 

@@ -20,7 +20,7 @@ func Example() {
 
 	m := &nats.Msg{Subject: "orders.items", Header: nats.Header{}}
 	span := p.Start(context.Background(), m)
-	traced.End(span, nil)
+	span.End()
 
 	ctx := traced.Extract(context.Background(), m.Header)
 	sc := trace.SpanContextFromContext(ctx)

@@ -18,7 +18,6 @@ import (
 	"github.com/evolvekit/evolve/internal/trace"
 	"github.com/nats-io/nats.go"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	otrace "go.opentelemetry.io/otel/trace"
 )
 
@@ -73,18 +72,6 @@ func (p *Publisher) Start(ctx context.Context, m *nats.Msg) otrace.Span {
 	return span
 }
 
-// End ends span, if not nil, with err as its error if not nil.
-func End(span otrace.Span, err error) {
-	if span == nil {
-		return
-	}
-	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
-	}
-	span.End()
-}
-
 // Extract returns ctx carrying the span context h's headers name: ctx
 // itself when they name none, or one that does not parse.
 func Extract(ctx context.Context, h nats.Header) context.Context {
@@ -116,7 +103,7 @@ func (s *Spans) Start(ctx context.Context, p *Publisher, m *nats.Msg) {
 func (s *Spans) End(m *nats.Msg, err error) {
 	if span, ok := s.m[m]; ok {
 		delete(s.m, m)
-		End(span, err)
+		trace.End(span, err)
 	}
 }
 
@@ -128,7 +115,7 @@ var errUnconfirmed = errors.New("durable: the add ended before the servers confi
 // confirmed them (an error, or the context's end).
 func (s *Spans) Close() {
 	for m, span := range s.m {
-		End(span, errUnconfirmed)
+		trace.End(span, errUnconfirmed)
 		delete(s.m, m)
 	}
 }
