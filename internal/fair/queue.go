@@ -151,8 +151,10 @@ func (q *Queue[K, V]) find(k K) Flow {
 		h = q.newFlow(k)
 		q.index[k] = h
 	case q.flows[h].dormant:
+		// Its weight is kept: SetWeight sets an indexed key's, dormant
+		// or not.
 		f := &q.flows[h]
-		*f = flow[K, V]{key: k, items: f.items, weight: q.Weight(k)}
+		f.credit, f.cost, f.flight, f.started, f.dormant = 0, mean{}, 0, 0, false
 		q.dormant--
 	}
 	return h
