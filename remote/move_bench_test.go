@@ -20,30 +20,38 @@ import (
 // step, on a worker with "a" only, moves it to "x", done by a second
 // worker; local, the same on one worker that holds both tags, which goes
 // on itself; alternate, plain items that go to the two workers in turn.
-// One op is one item; it reports µs/item.
+// One op is one item; it reports µs/item, from the item's post to its
+// result.
 //
 // A move costs one round trip more than the plain item: its four messages
 // are two round trips, the second through the master, and nothing in
-// between waits on a timer. But each message finds its process idle for
-// a round trip or more, which on a shared 2-core virtual machine is
-// slower to wake than one that answered a moment ago: alternate shows it
-// for one step, 10 to 40% over plain, and moved costs about twice
-// alternate. With `go test -run '^$' -bench BenchmarkMove -benchtime 300x
-// -count 8 ./remote/`, medians over two sets of eight runs: plain 217 to
-// 226, moved 528 to 670, local 264 to 293, alternate 256 to 299 µs/item
-// (before the nodes' flow-control windows were fixed, in runs between
-// those: 263, 729 to 861, 266 to 425, 333 to 360).
+// between waits on a timer. But how long a message takes depends on how
+// long the process it finds has been idle: on a virtual machine, a core
+// idle for more than a couple of hundred microseconds is slower to wake
+// than one that answered a moment ago, and posted back to back, a plain
+// item finds its worker warm where each step of a moved one finds its
+// worker idle for a round trip or more (alternate shows it for one step).
+// So the idle- variants wait a millisecond before each item, outside
+// what they measure, and every process is idle alike at each of their
+// items: there, a move costs the plain item's round trip or less (see
+// docs/moves.md).
 func BenchmarkMove(b *testing.B) {
-	b.Run("plain", func(b *testing.B) { moveRun(b, 3, "a", "x") })
-	b.Run("moved", func(b *testing.B) { moveRun(b, 0, "a", "x") })
-	b.Run("local", func(b *testing.B) { moveRun(b, 0, "a,x") })
-	b.Run("alternate", func(b *testing.B) { moveRun(b, 4, "a", "x") })
+	for _, gap := range []time.Duration{0, time.Millisecond} {
+		pre := ""
+		if gap > 0 {
+			pre = "idle-"
+		}
+		b.Run(pre+"plain", func(b *testing.B) { moveRun(b, gap, 3, "a", "x") })
+		b.Run(pre+"moved", func(b *testing.B) { moveRun(b, gap, 0, "a", "x") })
+		b.Run(pre+"local", func(b *testing.B) { moveRun(b, gap, 0, "a,x") })
+		b.Run(pre+"alternate", func(b *testing.B) { moveRun(b, gap, 4, "a", "x") })
+	}
 }
 
-// moveRun runs b.N items that start at step first, one at a time, on
-// workers with the tags tags. Step 4 needs tag "a" for an even N and "x"
-// for an odd one.
-func moveRun(b *testing.B, first int, tags ...string) {
+// moveRun runs b.N items that start at step first, one at a time, each
+// gap after the last came out, on workers with the tags tags. Step 4
+// needs tag "a" for an even N and "x" for an odd one.
+func moveRun(b *testing.B, gap time.Duration, first int, tags ...string) {
 	node, err := remote.Listen(remote.NodeConfig{})
 	if err != nil {
 		b.Fatal(err)
@@ -77,16 +85,22 @@ func moveRun(b *testing.B, first int, tags ...string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	b.ResetTimer()
+	var took time.Duration
 	for i := range b.N {
+		if gap > 0 {
+			time.Sleep(gap)
+		}
+		t0 := time.Now()
 		if err := h.Post(context.Background(), trip{N: i, Step: first}); err != nil {
 			b.Fatal(err)
 		}
 		if r := <-results; r.Err != nil {
 			b.Fatal(r.Err)
 		}
+		took += time.Since(t0)
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/item")
+	b.ReportMetric(float64(took.Microseconds())/float64(b.N), "µs/item")
 	h.Close()
 	_ = h.Wait(context.Background())
 }
