@@ -1,6 +1,7 @@
 package fifo_test
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/evolvekit/evolve/internal/fifo"
@@ -39,4 +40,44 @@ func TestADequeKeepsItsOrderThroughPushesPopsAndInserts(t *testing.T) {
 	d.Reset()
 	assert.Zero(t, d.Len())
 	assert.Equal(t, len(model), c.Len(), "the clone shares nothing")
+}
+
+func TestADequeWrappingAroundItsRingMatchesASlice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var d fifo.Deque[int]
+	var model []int
+	for step := range 20000 {
+		switch op := rng.IntN(10); {
+		case op < 4:
+			d.PushBack(step)
+			model = append(model, step)
+		case op < 7 && len(model) > 0:
+			assert.Equal(t, model[0], d.PopFront(), "step %d", step)
+			model = model[1:]
+		case op < 8:
+			i := rng.IntN(len(model) + 1)
+			d.Insert(i, -step)
+			model = append(model[:i], append([]int{-step}, model[i:]...)...)
+		case op < 9 && len(model) > 0:
+			i := rng.IntN(len(model))
+			d.Remove(i)
+			model = append(model[:i], model[i+1:]...)
+		case len(model) > 0:
+			d.DropFront()
+			model = model[1:]
+		}
+		if step%97 == 0 {
+			d = d.Clone() // go on with the clone: it must hold the same
+		}
+		if assert.Equal(t, len(model), d.Len(), "step %d", step) && step%13 == 0 {
+			for k, v := range model {
+				if *d.At(k) != v {
+					t.Fatalf("step %d: at %d: %d, want %d", step, k, *d.At(k), v)
+				}
+			}
+		}
+	}
+	assert.Panics(t, func() { d.At(d.Len()) })
+	d.Reset()
+	assert.Panics(t, func() { d.DropFront() })
 }
