@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evolvekit/evolve/remote/internal/book"
+	"github.com/evolvekit/evolve/remote/internal/census"
 	"github.com/evolvekit/evolve/remote/internal/fairline"
 	"github.com/stretchr/testify/assert"
 )
@@ -81,11 +81,11 @@ func TestTheBookTakesTheDefaultsOfConfig(t *testing.T) {
 }
 
 func TestStatusCountsTheKeys(t *testing.T) {
-	st := statusOf(book.Snapshot{Keys: map[string]fairline.Count{"a": {Queued: 2, Started: 3, Weight: 2}, "b": {Started: 1, Weight: 1}}})
+	st := statusOf(census.Snapshot{Keys: map[string]fairline.Count{"a": {Queued: 2, Started: 3, Weight: 2}, "b": {Started: 1, Weight: 1}}})
 	assert.Equal(t, map[string]int{"a": 2, "b": 0}, st.Keys)
 	assert.Equal(t, map[string]int{"a": 3, "b": 1}, st.Started)
 	assert.Equal(t, map[string]int{"a": 2, "b": 1}, st.Weights)
-	st = statusOf(book.Snapshot{})
+	st = statusOf(census.Snapshot{})
 	assert.Nil(t, st.Keys, "no keys: no maps")
 	assert.Nil(t, st.Started)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/meter"
-	"github.com/evolvekit/evolve/remote/internal/book"
+	"github.com/evolvekit/evolve/remote/internal/census"
 )
 
 // Status is a snapshot of a remote stage's master, as its handle's Status
@@ -125,7 +125,7 @@ func measure(v any) meter.Extra {
 }
 
 // statusOf returns the Status of what a master's book knows.
-func statusOf(s book.Snapshot) Status {
+func statusOf(s census.Snapshot) Status {
 	st := Status{
 		Load: s.Load, Tags: s.Tags, Waiting: s.Waiting, Held: s.Held,
 		Requeued: s.Requeued, Retried: s.Retried, Duplicates: s.Duplicates, Refused: s.Refused, Moves: s.Moves,
@@ -150,7 +150,7 @@ func statusOf(s book.Snapshot) Status {
 }
 
 // want adds what the book measured of the items of one tag.
-func (st *Status) want(l book.Line) {
+func (st *Status) want(l census.Line) {
 	if st.Want == nil {
 		st.Want = map[string]int{}
 	}

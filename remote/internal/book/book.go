@@ -8,6 +8,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/internal/fifo"
+	"github.com/evolvekit/evolve/remote/internal/aside"
 	"github.com/evolvekit/evolve/remote/internal/fairline"
 	"github.com/evolvekit/evolve/remote/internal/move"
 	"github.com/evolvekit/evolve/remote/internal/ordered"
@@ -71,6 +72,8 @@ type Book[I, O, R any] struct {
 	stalled  int              // registered workers with every slot hung
 	next     WorkerID         // where the next dispatch starts looking
 	leases   timer.Deadlines  // of the leases given
+	clock    timer.Clock      // the instants the leases started
+	rares    aside.Store      // what the items that need more keep aside
 	timers   [2]timer.Pending // by timer tag - 1
 	hush     timer.Pending    // the silence timer
 	drain    time.Duration    // the time the workers wanted work through a queue in; 0: no wants (see package want)
@@ -98,23 +101,22 @@ const (
 	phaseEmitted              // passed on
 )
 
-// entry is one accepted item: where it is, and what it holds there.
+// entry is one accepted item: where it is, and what it holds there; what
+// few items need, it keeps aside (see package aside).
 type entry[I, O any] struct {
 	value    I // until its result is known
 	result   O
-	err      error
-	worker   WorkerID // the worker it is leased to, while leased, or was last
-	prev     WorkerID // the worker its attempt before the last was leased to
-	attempt  int      // the last attempt handed out: the task's Attempt
-	failures int      // failed attempts: an expired lease, a lost worker, an error
-	tag      int      // index in lines
+	worker   WorkerID      // the worker it is leased to, while leased, or was last
+	prev     WorkerID      // the worker its attempt before the last was leased to
+	attempt  int           // the last attempt handed out: the task's Attempt
+	failures int           // failed attempts: an expired lease, a lost worker, an error
+	tag      int           // index in lines
+	prior    int           // the moves it made before it came (Config.Moves), which count toward the limit
+	since    timer.Instant // when its lease started, on clock by its Seq, while leased and not waiting
 	phase    phase
-	slot     bool        // it holds an input slot: it has not left its line yet
-	waits    bool        // leased, and waiting on its worker for a slot: its lease has not started
-	since    time.Time   // when its lease started, while leased and not waiting
-	path     []move.Step // the steps of its work, once it moved (see move.go)
-	moved    int         // the attempt its last move came from: no outcome of an earlier one counts
-	prior    int         // the moves it made before it came (Config.Moves), which count toward the limit
+	slot     bool // it holds an input slot: it has not left its line yet
+	waits    bool // leased, and waiting on its worker for a slot: its lease has not started
+	rare     bool // it keeps something aside
 }
 
 // tagLine is the queue of the items one tag names, by Seq, and its wait
@@ -209,7 +211,7 @@ func (b *Book[I, O, R]) Clone() *Book[I, O, R] {
 	c.picks, c.heads = nil, nil
 	c.items = b.items.Clone()
 	c.held = b.held.Clone()
-	c.leases = b.leases.Clone()
+	c.leases, c.clock, c.rares = b.leases.Clone(), b.clock.Clone(), b.rares.Clone()
 	c.lines = slices.Clone(b.lines)
 	for i := range c.lines {
 		c.lines[i].seqs = c.lines[i].seqs.Clone()

@@ -150,7 +150,7 @@ func (b *Book[I, O, R]) give(fx []agent.Effect, w *member, picks []pick, at time
 		w.flight++
 		w.free--
 		b.hold(w, seq, e, at)
-		tasks = append(tasks, Task[I]{Item: seq, Attempt: e.attempt, Value: e.value, Hops: e.prior + len(e.path)})
+		tasks = append(tasks, Task[I]{Item: seq, Attempt: e.attempt, Value: e.value, Hops: e.prior + len(b.aside(seq, e).Steps())})
 		if len(tasks) == cap(tasks) {
 			fx = withEffect(fx, agent.Send[Dispatch[I]]{Value: Dispatch[I]{Worker: w.id, Tasks: tasks}})
 			tasks = nil

@@ -6,6 +6,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/fair"
 	"github.com/evolvekit/evolve/internal/pace"
+	"github.com/evolvekit/evolve/remote/internal/census"
 	"github.com/evolvekit/evolve/remote/internal/move"
 )
 
@@ -22,7 +23,7 @@ import (
 //     timer (a stale Tick does what is due by its instant, which may be
 //     nothing);
 //   - agent.Pull, agent.Close, and agent.Query, answered with an
-//     agent.Reply[Snapshot].
+//     agent.Reply[census.Snapshot].
 //
 // After each message, in this order, it emits the results it may
 // ([agent.Emit] of R, in input order unless Config.Unordered, within the
@@ -54,7 +55,7 @@ import (
 func Evolve[I, O, R any](b *Book[I, O, R], m agent.Msg) (*Book[I, O, R], []agent.Effect) {
 	switch m := m.(type) {
 	case agent.Query:
-		return b, []agent.Effect{agent.Reply[Snapshot]{To: m.ID, Value: b.Snapshot()}}
+		return b, []agent.Effect{agent.Reply[census.Snapshot]{To: m.ID, Value: b.Snapshot()}}
 	case agent.Event[Refused]:
 		b.refused += m.Value.N
 		return b, nil
@@ -191,8 +192,8 @@ func (b *Book[I, O, R]) emit(fx []agent.Effect) []agent.Effect {
 	}
 	out := make([]R, n)
 	for i := range out {
-		e := b.items.PopFront()
-		out[i] = b.result(b.base, e.result, e.err, e.path)
+		out[i] = b.out(b.base, b.items.At(0))
+		b.items.DropFront()
 		b.base++
 	}
 	return b.release(fx, out)
@@ -209,11 +210,11 @@ func (b *Book[I, O, R]) emitUnordered(fx []agent.Effect) []agent.Effect {
 	for i := range out {
 		seq := b.held.PopFront()
 		e := b.entry(seq)
-		out[i] = b.result(seq, e.result, e.err, e.path)
+		out[i] = b.out(seq, e)
 		*e = entry[I, O]{phase: phaseEmitted}
 	}
 	for b.items.Len() > 0 && b.items.At(0).phase == phaseEmitted {
-		b.items.PopFront()
+		b.items.DropFront()
 		b.base++
 	}
 	return b.release(fx, out)

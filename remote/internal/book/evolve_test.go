@@ -11,6 +11,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/remote/internal/census"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -139,7 +140,7 @@ func TestAskedSlotsAreFilledInBatchesAndInputSlotsComeBack(t *testing.T) {
 	st := agenttest.Last(tr).Snapshot()
 	assert.Equal(t, 5, st.InFlight)
 	assert.Zero(t, st.Queued)
-	assert.Equal(t, []Worker{{ID: 1, Addr: "w1", Slots: 3, Free: 1, InFlight: 5}}, st.Workers)
+	assert.Equal(t, []census.Worker{{ID: 1, Addr: "w1", Slots: 3, Free: 1, InFlight: 5}}, st.Workers)
 }
 
 func TestWorkSpreadsOverTheWorkersThatAsked(t *testing.T) {
@@ -324,7 +325,7 @@ func TestAnExpiredLeaseRequeuesAndCountsTheSlotHung(t *testing.T) {
 		"the item goes to the next worker in turn, under a new lease")
 	st := tr[6].State.Snapshot()
 	assert.Equal(t, 1, st.Requeued)
-	assert.Equal(t, Worker{ID: 1, Addr: "w1", Slots: 2, Free: 1, Failed: 1, Hung: 1}, st.Workers[0],
+	assert.Equal(t, census.Worker{ID: 1, Addr: "w1", Slots: 2, Free: 1, Failed: 1, Hung: 1}, st.Workers[0],
 		"its slot stays taken by the hung work, its other slot free")
 	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10}), agent.Disarm{Tag: leaseTag}}, tr[7].Effects)
 	st = tr[7].State.Snapshot()
@@ -348,7 +349,7 @@ func TestAWorkerWithAHungItemGoesOnWithItsOtherSlots(t *testing.T) {
 	)
 	assert.Equal(t, []agent.Effect{send(1, taskOf(0, 2, "a")), leaseIn(lease)}, tr[5].Effects,
 		"a is tried again on the worker's free slot")
-	assert.Equal(t, Worker{ID: 1, Addr: "w1", Slots: 2, InFlight: 1, Done: 1, Failed: 1, Hung: 1}, tr[5].State.Snapshot().Workers[0])
+	assert.Equal(t, census.Worker{ID: 1, Addr: "w1", Slots: 2, InFlight: 1, Done: 1, Failed: 1, Hung: 1}, tr[5].State.Snapshot().Workers[0])
 	assert.Empty(t, tr[6].Effects, "both slots busy: c waits")
 	assert.Equal(t, []agent.Effect{emit(res{Seq: 0, Value: 10}, res{Seq: 1, Value: 11}), send(1, taskOf(2, 1, "c")), agent.Demand{N: 1}, leaseIn(lease)},
 		tr[7].Effects)
@@ -462,7 +463,7 @@ func TestAPrefetchedItemsLeaseStartsWhenASlotFreesForIt(t *testing.T) {
 	assert.Equal(t, []agent.Effect{leaseIn(4 * time.Second)}, tr[5].Effects,
 		"a hangs: d's lease runs from 10s, since a may never give its slot back; the timer goes to c's")
 	st := tr[5].State.Snapshot()
-	assert.Equal(t, Worker{ID: 1, Addr: "w1", Slots: 2, InFlight: 2, Done: 1, Failed: 1, Hung: 1}, st.Workers[0])
+	assert.Equal(t, census.Worker{ID: 1, Addr: "w1", Slots: 2, InFlight: 2, Done: 1, Failed: 1, Hung: 1}, st.Workers[0])
 	assert.Equal(t, 1, st.Queued, "a waits for the worker to ask again")
 }
 
@@ -492,7 +493,7 @@ func TestASilentWorkersPrefetchedItemsAreTakenBackAtOnce(t *testing.T) {
 	assert.ErrorIs(t, rs[0].Err, ErrLeaseExpired)
 	assert.Equal(t, agent.Timer{Tag: waitTag, Delay: DefaultTagWait}, fx[len(fx)-1], "b and c wait: the worker is stalled")
 	st := tr[4].State.Snapshot()
-	assert.Equal(t, Worker{ID: 1, Addr: "w1", Slots: 1, Failed: 1, Hung: 3}, st.Workers[0],
+	assert.Equal(t, census.Worker{ID: 1, Addr: "w1", Slots: 1, Failed: 1, Hung: 3}, st.Workers[0],
 		"silent for a whole lease, its waiting items are taken back with a's, and held hung")
 	assert.Equal(t, 2, st.Queued)
 	assert.Equal(t, 2, st.Requeued, "b and c, with no attempt spent: MaxAttempts 1 failed only a")
@@ -693,9 +694,9 @@ func TestQueryRepliesWithTheStatus(t *testing.T) {
 		lose(2),
 		step(agent.Query{ID: 42}),
 	)
-	want := Snapshot{
+	want := census.Snapshot{
 		Load:       agent.Load{Queued: 2, Done: 2, Demand: 5},
-		Workers:    []Worker{{ID: 1, Addr: "w1", Slots: 1}},
+		Workers:    []census.Worker{{ID: 1, Addr: "w1", Slots: 1}},
 		Tags:       map[string]int{"gpu": 1, "": 1},
 		Waiting:    1,
 		Requeued:   1,
@@ -703,7 +704,7 @@ func TestQueryRepliesWithTheStatus(t *testing.T) {
 		Accepted:   4,
 		Emitted:    2,
 	}
-	assert.Equal(t, []agent.Effect{agent.Reply[Snapshot]{To: 42, Value: want}}, tr[9].Effects)
+	assert.Equal(t, []agent.Effect{agent.Reply[census.Snapshot]{To: 42, Value: want}}, tr[9].Effects)
 	assert.Equal(t, want, tr[9].State.Snapshot())
 	assert.Equal(t, tr[8].State.Snapshot(), tr[9].State.Snapshot(), "a Query changes nothing")
 }
@@ -711,7 +712,7 @@ func TestQueryRepliesWithTheStatus(t *testing.T) {
 func TestAQueryIsAnsweredAfterFinish(t *testing.T) {
 	tr := play(t, options[string]{}, closeIn, step(agent.Query{ID: 1}))
 	assert.Equal(t, []agent.Effect{agent.Finish{}}, tr[0].Effects)
-	assert.Equal(t, []agent.Effect{agent.Reply[Snapshot]{To: 1, Value: Snapshot{Closed: true}}}, tr[1].Effects)
+	assert.Equal(t, []agent.Effect{agent.Reply[census.Snapshot]{To: 1, Value: census.Snapshot{Closed: true}}}, tr[1].Effects)
 }
 
 func TestUnknownMessagesAreUnhandled(t *testing.T) {
@@ -764,12 +765,12 @@ func TestCloneSharesNothing(t *testing.T) {
 }
 
 func TestNewBookStartsEmpty(t *testing.T) {
-	assert.Equal(t, Snapshot{}, newMaster(t, options[string]{}).Snapshot(),
+	assert.Equal(t, census.Snapshot{}, newMaster(t, options[string]{}).Snapshot(),
 		"no demand until the first Pull, no worker until one joins")
 }
 
 // workerIDs returns the IDs of st's workers, in order.
-func workerIDs(st Snapshot) []uint64 {
+func workerIDs(st census.Snapshot) []uint64 {
 	var ids []uint64
 	for _, w := range st.Workers {
 		ids = append(ids, w.ID)

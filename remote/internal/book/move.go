@@ -51,14 +51,14 @@ func (b *Book[I, O, R]) move(addr string, m Move[I], at time.Time) {
 	_, known := b.lineOf[m.Tag]
 	switch {
 	case e.prior+hops > b.maxMoves:
-		b.conclude(m.Item, e, none, move.Error(m.Item, e.path, b.maxMoves))
+		b.conclude(m.Item, e, none, move.Error(m.Item, b.aside(m.Item, e).Steps(), b.maxMoves))
 		return
 	case !known && len(b.lines) >= move.MaxLines:
 		b.conclude(m.Item, e, none, move.LinesError(m.Item, m.Tag))
 		return
 	}
 	b.hops = append(b.hops, Hop{Item: m.Item, From: addr, Tag: m.Tag, Hops: hops, Next: m.Next})
-	e.moved = m.Attempt
+	b.keep(m.Item, e).Moved = m.Attempt
 	e.tag = b.line(m.Tag)
 	b.lines[e.tag].gauge.Arrive(at)
 	b.requeue(m.Item, e)
@@ -69,12 +69,12 @@ func (b *Book[I, O, R]) move(addr string, m Move[I], at time.Time) {
 // with it itself. It reports false, having failed the item, if they are
 // more moves than it may make.
 func (b *Book[I, O, R]) walked(addr string, seq uint64, e *entry[I, O], o Outcome[O]) bool {
-	if e.path == nil && len(o.Steps) == 0 {
+	if b.aside(seq, e).Steps() == nil && len(o.Steps) == 0 {
 		return true
 	}
 	if e.prior+b.walk(seq, e, addr, o.Steps) > b.maxMoves {
 		var none O
-		b.conclude(seq, e, none, move.Error(seq, e.path, b.maxMoves))
+		b.conclude(seq, e, none, move.Error(seq, b.aside(seq, e).Steps(), b.maxMoves))
 		return false
 	}
 	return true
@@ -86,10 +86,11 @@ func (b *Book[I, O, R]) walked(addr string, seq uint64, e *entry[I, O], o Outcom
 // made, which may be more than its path holds steps for: the path stops at
 // one step past the limit.
 func (b *Book[I, O, R]) walk(seq uint64, e *entry[I, O], addr string, steps []string) int {
-	from := len(e.path)
-	e.path = move.Extend(e.path, b.maxMoves+1, addr, append([]string{b.lines[e.tag].tag}, steps...)...)
-	for i := from + 1; i < len(e.path); i++ {
-		b.hops = append(b.hops, Hop{Item: seq, From: addr, Tag: e.path[i].Tag, Hops: i, Local: true})
+	r := b.keep(seq, e)
+	from := len(r.Path)
+	r.Path = move.Extend(r.Path, b.maxMoves+1, addr, append([]string{b.lines[e.tag].tag}, steps...)...)
+	for i := from + 1; i < len(r.Path); i++ {
+		b.hops = append(b.hops, Hop{Item: seq, From: addr, Tag: r.Path[i].Tag, Hops: i, Local: true})
 		b.moves++
 	}
 	return from + len(steps)

@@ -402,8 +402,13 @@ func (h *moveSim) check() {
 		if e.phase <= phaseLeased && e.failures != h.charged[seq] {
 			h.t.Fatalf("seed %d: item %d was charged %d attempts, its workers' deaths %d", h.seed, seq, e.failures, h.charged[seq])
 		}
-		if len(e.path) > h.maxMoves+1 {
-			h.t.Fatalf("item %d has a path of %d steps", seq, len(e.path))
+		if path := b.aside(seq, e).Steps(); len(path) > h.maxMoves+1 {
+			h.t.Fatalf("item %d has a path of %d steps", seq, len(path))
+		}
+	}
+	for _, seq := range b.rares.Seqs() {
+		if e := b.entry(seq); e == nil || !e.rare {
+			h.t.Fatalf("item %d keeps something aside, but is gone or does not say so", seq)
 		}
 	}
 	if queued != b.queued || leased != b.leased {

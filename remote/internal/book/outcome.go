@@ -38,7 +38,7 @@ func (b *Book[I, O, R]) collect(r Outcomes[O], at time.Time) {
 // as is the outcome of an attempt from before the item's last move.
 func (b *Book[I, O, R]) outcome(from WorkerID, addr string, w *member, o Outcome[O], hung bool) {
 	e := b.entry(o.Item)
-	if e == nil || e.phase >= phaseHeld || e.moved > 0 && o.Attempt <= e.moved {
+	if e == nil || e.phase >= phaseHeld || b.aside(o.Item, e).Stale(o.Attempt) {
 		b.duplicates++
 		return
 	}
@@ -147,10 +147,11 @@ func (b *Book[I, O, R]) conclude(seq uint64, e *entry[I, O], v O, err error) {
 	}
 	b.lines[e.tag].fair.End(seq)
 	var none I
-	e.value, e.result, e.err, e.phase = none, v, err, phaseHeld
+	e.value, e.result, e.phase = none, v, phaseHeld
 	b.nHeld++
 	b.done++
 	if err != nil {
+		b.keep(seq, e).Err = err
 		b.failed++
 		if b.firstErr == nil {
 			b.firstErr = err

@@ -20,8 +20,7 @@ import "time"
 // for one.
 func (b *Book[I, O, R]) hold(w *member, seq uint64, e *entry[I, O], at time.Time) {
 	if w.flight-w.waiting <= w.slots {
-		e.since = at
-		b.leases.Add(seq, e.attempt, at.Add(b.lease))
+		b.begin(seq, e, at)
 		return
 	}
 	e.waits = true
@@ -34,9 +33,14 @@ func (b *Book[I, O, R]) hold(w *member, seq uint64, e *entry[I, O], at time.Time
 func (b *Book[I, O, R]) start(w *member, at time.Time) {
 	if r, e := b.nextWaiting(w); e != nil {
 		b.unwait(w, e)
-		e.since = at
-		b.leases.Add(r.seq, r.attempt, at.Add(b.lease))
+		b.begin(r.seq, e, at)
 	}
+}
+
+// begin starts the lease of item seq (e), under its attempt, at instant at.
+func (b *Book[I, O, R]) begin(seq uint64, e *entry[I, O], at time.Time) {
+	e.since = b.clock.Stamp(seq, at)
+	b.leases.Add(seq, e.attempt, at.Add(b.lease))
 }
 
 // reclaim takes back every item that waits for a slot of w, which has

@@ -12,6 +12,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/remote/internal/census"
 	"github.com/evolvekit/evolve/remote/internal/want"
 )
 
@@ -457,7 +458,7 @@ func (m *msim) query() {
 	id := m.r.Uint64()
 	want := m.s.Snapshot()
 	fx := m.deliver(agent.Query{ID: id})
-	if !reflect.DeepEqual(fx, []agent.Effect{agent.Reply[Snapshot]{To: id, Value: want}}) {
+	if !reflect.DeepEqual(fx, []agent.Effect{agent.Reply[census.Snapshot]{To: id, Value: want}}) {
 		m.fail("query answered with %v, want %v", fx, want)
 	}
 }
@@ -1162,7 +1163,7 @@ func (m *msim) checkTimers() {
 // while it may go out, no Finish missing.
 func (m *msim) invariants() {
 	st := m.s.Snapshot()
-	want := Snapshot{
+	want := census.Snapshot{
 		Load:     agent.Load{Failed: m.failedN, Demand: agent.Credit(m.demand)},
 		Requeued: m.requeued, Retried: m.retried, Duplicates: m.duplicates, Refused: m.refused,
 		Accepted: len(m.items), Emitted: m.emittedN, Closed: m.closed,
@@ -1193,7 +1194,7 @@ func (m *msim) invariants() {
 	want.Done = want.Held + m.emittedN
 	for _, w := range m.workers {
 		if w.registered {
-			want.Workers = append(want.Workers, Worker{
+			want.Workers = append(want.Workers, census.Worker{
 				ID: uint64(w.id), Addr: w.addr, Tags: w.tags, Slots: w.slots, Free: w.credit,
 				InFlight: flight[w.id], Done: w.done, Failed: w.failed, Hung: len(w.hung),
 			})
@@ -1230,7 +1231,7 @@ func (m *msim) invariants() {
 // items queued, leased and waiting for a retry, and that the tag wants a
 // worker at least while it has items queued or leased, and none once it
 // has none and is idle.
-func (m *msim) checkWants(st Snapshot) {
+func (m *msim) checkWants(st census.Snapshot) {
 	if !m.gauging {
 		if st.Lines != nil {
 			m.fail("a book without Drain measures its lines: %+v", st.Lines)
@@ -1321,11 +1322,11 @@ func (m *msim) fail(format string, args ...any) {
 
 // sameStatus is reflect.DeepEqual for two Statuses, made cheap enough to
 // run on every message.
-func sameStatus(a, b Snapshot) bool {
+func sameStatus(a, b census.Snapshot) bool {
 	return a.Load == b.Load && a.Waiting == b.Waiting && a.Held == b.Held && a.Requeued == b.Requeued &&
 		a.Retried == b.Retried && a.Duplicates == b.Duplicates && a.Refused == b.Refused && a.Accepted == b.Accepted &&
 		a.Emitted == b.Emitted && a.Closed == b.Closed && maps.Equal(a.Tags, b.Tags) && (a.Tags == nil) == (b.Tags == nil) &&
-		slices.EqualFunc(a.Workers, b.Workers, func(v, w Worker) bool {
+		slices.EqualFunc(a.Workers, b.Workers, func(v, w census.Worker) bool {
 			return v.ID == w.ID && v.Addr == w.Addr && slices.Equal(v.Tags, w.Tags) && v.Slots == w.Slots && v.Free == w.Free &&
 				v.InFlight == w.InFlight && v.Done == w.Done && v.Failed == w.Failed && v.Hung == w.Hung
 		})

@@ -5,7 +5,6 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/remote/internal/tagwait"
-	"github.com/evolvekit/evolve/remote/internal/timer"
 )
 
 // The tags of the master's two timers: one at the earliest lease deadline,
@@ -67,10 +66,11 @@ func (b *Book[I, O, R]) expire(at time.Time) {
 	}
 }
 
-// live reports whether l is the deadline of its item's current attempt.
-func (b *Book[I, O, R]) live(l timer.End) bool {
-	e := b.entry(l.Seq)
-	return e != nil && e.phase == phaseLeased && e.attempt == l.Attempt
+// live reports whether item seq is leased under attempt: whether the
+// deadline of that attempt counts.
+func (b *Book[I, O, R]) live(seq uint64, attempt int) bool {
+	e := b.entry(seq)
+	return e != nil && e.phase == phaseLeased && e.attempt == attempt
 }
 
 // watch notes, at instant at, which lines are stuck (hold items, and no

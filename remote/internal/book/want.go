@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/remote/internal/census"
 	"github.com/evolvekit/evolve/remote/internal/want"
 )
 
@@ -34,7 +35,7 @@ func (b *Book[I, O, R]) served(from WorkerID, o Outcome[O], at time.Time) {
 	if e == nil || e.phase != phaseLeased || e.waits || e.worker != from || e.attempt != o.Attempt {
 		return
 	}
-	held := at.Sub(e.since)
+	held := b.clock.Since(o.Item, e.since, at)
 	if b.drain > 0 {
 		b.lines[e.tag].gauge.Serve(held, at)
 	}
@@ -70,15 +71,15 @@ func (b *Book[I, O, R]) want(fx []agent.Effect, at time.Time) []agent.Effect {
 
 // figures returns what each line measures, as the Snapshot reports it;
 // nil without Config.Drain.
-func (b *Book[I, O, R]) figures() []Line {
+func (b *Book[I, O, R]) figures() []census.Line {
 	if b.drain <= 0 {
 		return nil
 	}
-	out := make([]Line, len(b.lines))
+	out := make([]census.Line, len(b.lines))
 	for i := range b.lines {
 		l := &b.lines[i]
 		g := &l.gauge
-		out[i] = Line{Tag: l.tag, Want: g.Want, Queued: b.inLine(i), Leased: g.Leased, Retrying: g.Retrying,
+		out[i] = census.Line{Tag: l.tag, Want: g.Want, Queued: b.inLine(i), Leased: g.Leased, Retrying: g.Retrying,
 			Rate: g.Rate(), Service: g.Service()}
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/agent/agenttest"
+	"github.com/evolvekit/evolve/remote/internal/census"
 	"github.com/evolvekit/evolve/remote/internal/want"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -166,13 +167,13 @@ func (s *loadSim) deliver(msg agent.Msg) {
 }
 
 // line returns what the book measures of tag's line.
-func (s *loadSim) line(tag string) Line {
+func (s *loadSim) line(tag string) census.Line {
 	for _, l := range s.b.Snapshot().Lines {
 		if l.Tag == tag {
 			return l
 		}
 	}
-	return Line{Tag: tag}
+	return census.Line{Tag: tag}
 }
 
 // at returns the instant d after the simulation's start.
@@ -339,7 +340,7 @@ func TestEachTagWantsItsOwnWorkersAndNoneOnceIdle(t *testing.T) {
 func TestAQueueWithNoWorkerWantsOneAndClosedEmptyNone(t *testing.T) {
 	s := newLoadSim(t, nil)
 	s.deliver(agent.Input[string]{Items: []string{":a", ":b"}})
-	assert.Equal(t, Line{Tag: "", Want: 1, Queued: 2, Rate: 2 / (want.Window / 2).Seconds()}, s.line(""), "S unknown: the floor")
+	assert.Equal(t, census.Line{Tag: "", Want: 1, Queued: 2, Rate: 2 / (want.Window / 2).Seconds()}, s.line(""), "S unknown: the floor")
 	s.load("", 0, time.Second)
 	s.join(1, 4)
 	s.run(at(2*time.Second), nil)

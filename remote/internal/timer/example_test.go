@@ -24,7 +24,7 @@ func Example() {
 	deadlines.Add(2, 1, t0.Add(40*time.Second))
 	deadlines.Add(3, 1, t0.Add(50*time.Second))
 	returned := map[uint64]bool{2: true} // item 2's lease was given back
-	live := func(e timer.End) bool { return !returned[e.Seq] }
+	live := func(seq uint64, _ int) bool { return !returned[seq] }
 
 	// arm asks for the timer of the next deadline at instant at, and
 	// shows the effects that asks for.
