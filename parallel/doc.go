@@ -147,9 +147,9 @@
 //
 // With a Key, the items waiting are kept in a line per key that is
 // changed in place: the runtime's State is owned and pays O(1) per item
-// (10 to 60 nanoseconds more an item end to end than without keys, the
-// most with a thousand keys: up to a third of the throughput of trivial work,
-// nothing to speak of for work of a few microseconds; BenchmarkKeys and
+// (up to 70 nanoseconds of CPU more an item than without keys, the most
+// with a thousand keys: up to two fifths of the throughput of work that
+// does nothing, under a tenth of that of work of 2 µs; BenchmarkKeys and
 // docs/fair-shares.md), while a State a test evolves copies the lines on
 // each step. While no key but one has items waiting, they go past the
 // lines, at a plain agent's cost.
