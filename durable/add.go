@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/evolvekit/evolve/durable/internal/claim"
+	"github.com/evolvekit/evolve/durable/internal/confirm"
 	"github.com/evolvekit/evolve/durable/internal/keys"
 	"github.com/evolvekit/evolve/durable/internal/traced"
 	"github.com/evolvekit/evolve/internal/trace"
@@ -53,56 +54,56 @@ type Entry[T any] struct {
 // send within Config.ConnectTimeout is an error.
 func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 	// At most addWindow entries are on their way at once: the server
-	// confirms slowly when it syncs every write, and the client refuses to
-	// queue without bound.
-	acks := make([]jetstream.PubAckFuture, 0, min(len(entries), 2*addWindow))
-	head := 0 // acks before it are confirmed
+	// confirms slowly when it syncs every write, and the client queues
+	// what it sends in memory.
+	b := q.confirms.Batch()
+	defer b.Close()
 	var spans traced.Spans
 	defer spans.Close()
-	confirmed := func(a jetstream.PubAckFuture) error {
-		select {
-		case ack := <-a.Ok():
-			q.settle(a.Msg(), ack, nil)
-			spans.End(a.Msg(), nil)
-			return nil
-		case err := <-a.Err():
-			q.settle(a.Msg(), nil, err)
-			spans.End(a.Msg(), keys.Failure(err))
-			if keys.Refused(err) {
-				return nil
-			}
-			return q.failed(ctx, err)
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 	for i := range entries {
 		m, err := q.message(ctx, entries[i].Key, &entries[i].Value)
 		if err != nil {
 			return err
 		}
 		spans.Start(ctx, q.pub, m)
-		if len(acks)-head == addWindow {
-			if err := confirmed(acks[head]); err != nil {
+		if i >= addWindow {
+			if err := q.confirmed(ctx, b, i-addWindow, &spans); err != nil {
 				return err
 			}
-			if head++; head == addWindow {
-				acks, head = append(acks[:0], acks[head:]...), 0
-			}
+			b.Drop(i - addWindow + 1)
 		}
-		a, err := q.js.PublishMsgAsync(m)
-		if err != nil {
+		if _, err := b.Publish(m); err != nil {
 			q.settle(m, nil, nil) // not sent
 			return q.failed(ctx, err)
 		}
-		acks = append(acks, a)
 	}
-	for _, a := range acks[head:] {
-		if err := confirmed(a); err != nil {
+	for i := max(len(entries)-addWindow, 0); i < len(entries); i++ {
+		if err := q.confirmed(ctx, b, i, &spans); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// confirmed waits for the servers' answer to publish i of b, a message
+// that adds an item, and returns AddMany's error for it, if any: none
+// for a key the queue has had.
+func (q *Queue[T]) confirmed(ctx context.Context, b *confirm.Batch, i int, spans *traced.Spans) error {
+	r, err := b.Wait(ctx, i, q.cfg.ConnectTimeout)
+	if err != nil {
+		return err
+	}
+	m := b.Msg(i)
+	if r.Err == nil {
+		q.settle(m, &jetstream.PubAck{Duplicate: r.Duplicate}, nil)
+	} else {
+		q.settle(m, nil, r.Err)
+	}
+	spans.End(m, keys.Failure(r.Err))
+	if r.Err == nil || keys.Refused(r.Err) {
+		return nil
+	}
+	return q.failed(ctx, r.Err)
 }
 
 // addWindow is the most entries AddMany has on their way at once.

@@ -10,6 +10,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/compose"
 	"github.com/evolvekit/evolve/durable/internal/claim"
+	"github.com/evolvekit/evolve/durable/internal/confirm"
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
 	"github.com/evolvekit/evolve/durable/internal/intake"
 	"github.com/evolvekit/evolve/durable/internal/layout"
@@ -99,6 +100,7 @@ type feeder[T, S any] struct {
 	marks map[string]uint64 // by fair key's token, the highest sequence fetched
 	msgs  []jetstream.Msg
 	mds   []*jetstream.MsgMetadata
+	seals []confirm.Mark // the confirmations of the fetch's markers
 	waits intake.Waits
 }
 
@@ -164,12 +166,13 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 		}
 		mds = append(mds, md)
 	}
+	seals, err := q.mark(f.seals[:0], msgs, mds)
 	defer func() {
 		clear(msgs)
 		clear(mds)
-		f.msgs, f.mds = msgs[:0], mds[:0]
+		clear(seals)
+		f.msgs, f.mds, f.seals = msgs[:0], mds[:0], seals[:0]
 	}()
-	marks, err := q.mark(msgs, mds)
 	if err == nil {
 		if err = q.crash.HandOutOf(f.marks); err != nil {
 			err = fmt.Errorf("%w: %s: %v", ErrStore, q.dir, err)
@@ -182,7 +185,7 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 		return 0, err
 	}
 	for i, msg := range msgs {
-		if err := f.post(ctx, msg, mds[i], marks[i]); err != nil {
+		if err := f.post(ctx, msg, mds[i], seals[i]); err != nil {
 			// Hand back what this fetch brought and was not posted.
 			for _, rest := range msgs[i+1:] {
 				_ = rest.Nak()
@@ -211,7 +214,7 @@ func (q *Queue[T]) fetchErr(ctx context.Context, err error) error {
 // Item, holding it in the ledger; an item past its attempts, or that
 // cannot be decoded, goes to the dead letters instead. An error means the
 // chain takes no more: msg was handed back.
-func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, mark jetstream.PubAckFuture) error {
+func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, mark confirm.Mark) error {
 	q := f.q
 	key := msg.Headers().Get(nats.MsgIdHdr)
 	var seq uint64

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/confirm"
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
 	"github.com/evolvekit/evolve/durable/internal/intake"
 	"github.com/evolvekit/evolve/durable/internal/keys"
@@ -25,9 +26,10 @@ func (q *Queue[T]) add(key string, data []byte) *nats.Msg {
 }
 
 // mark sends the marker of each of msgs, whose metadata are mds (nil
-// where unknown), and returns the confirmations to come (see keys.Mark).
-func (q *Queue[T]) mark(msgs []jetstream.Msg, mds []*jetstream.MsgMetadata) ([]jetstream.PubAckFuture, error) {
-	acks, err := keys.Mark(q.marks, q.keys, q.cfg.Dedupe, time.Now(), msgs, mds)
+// where unknown), and appends to dst the confirmations to come (see
+// keys.Mark).
+func (q *Queue[T]) mark(dst []confirm.Mark, msgs []jetstream.Msg, mds []*jetstream.MsgMetadata) ([]confirm.Mark, error) {
+	acks, err := keys.Mark(q.confirms, dst, q.keys, q.cfg.Dedupe, time.Now(), msgs, mds)
 	if err != nil {
 		return nil, q.unmarked(err)
 	}
@@ -40,7 +42,7 @@ func (q *Queue[T]) mark(msgs []jetstream.Msg, mds []*jetstream.MsgMetadata) ([]j
 // whose marker the queue did not take within Config.ConnectTimeout goes
 // back to the queue, to be marked again as it is handed out again.
 func (q *Queue[T]) sealed(h *ledger.Hold) bool {
-	if keys.Written(h.Mark, q.cfg.ConnectTimeout) {
+	if h.Mark.Written(q.cfg.ConnectTimeout) {
 		return true
 	}
 	_ = h.Msg.Nak()

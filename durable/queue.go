@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/evolvekit/evolve/durable/internal/claim"
+	"github.com/evolvekit/evolve/durable/internal/confirm"
 	"github.com/evolvekit/evolve/durable/internal/crashes"
 	"github.com/evolvekit/evolve/durable/internal/damage"
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
@@ -25,9 +26,9 @@ type Queue[T any] struct {
 	site       // where it lives
 	cfg        Config
 	js         jetstream.JetStream
-	marks      jetstream.JetStream // for key markers, whose confirmations sealed waits for
-	stream     jetstream.Stream    // the queue's
-	deadStream jetstream.Stream    // the dead letters'
+	confirms   *confirm.Publisher // confirms AddMany's items and key markers (see sealed)
+	stream     jetstream.Stream   // the queue's
+	deadStream jetstream.Stream   // the dead letters'
 	consumer   jetstream.Consumer
 	items      string       // the subject items are added on
 	keys       string       // the prefix of the subjects of key markers

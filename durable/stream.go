@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/durable/internal/claim"
+	"github.com/evolvekit/evolve/durable/internal/confirm"
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
 	"github.com/evolvekit/evolve/durable/internal/layout"
 	"github.com/evolvekit/evolve/durable/internal/moved"
@@ -18,17 +19,14 @@ import (
 func (q *Queue[T]) declare() error {
 	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
 	defer cancel()
-	// A publish of AddMany whose confirmation the servers lost, as a
-	// cluster changes leaders, fails after the connect timeout rather than
-	// waiting for ever.
-	js, err := jetstream.New(q.nc, jetstream.WithPublishAsyncTimeout(q.cfg.ConnectTimeout))
+	js, err := jetstream.New(q.nc)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	q.js, q.claims = js, claim.New(js, q.cfg.Name+"_payloads", q.replicas)
-	// Markers are confirmed without a timer each: sealed bounds the wait
-	// for them instead.
-	if q.marks, err = jetstream.New(q.nc); err != nil {
+	// AddMany's items and the markers are confirmed without a timer each:
+	// the waits for them end after the connect timeout instead.
+	if q.confirms, err = confirm.New(q.nc); err != nil {
 		return fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	// A stream made before keys had markers gains their subjects and TTLs

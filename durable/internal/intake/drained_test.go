@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/confirm"
 	"github.com/evolvekit/evolve/durable/internal/embed"
 	"github.com/evolvekit/evolve/durable/internal/intake"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
@@ -51,7 +52,7 @@ func TestOnlyTheMessagesStillQueuedCountAsHeld(t *testing.T) {
 		for _, m := range msgs {
 			md, err := m.Metadata()
 			require.NoError(t, err)
-			held.Add(m, "", md.Sequence.Stream, nil, time.Now())
+			held.Add(m, "", md.Sequence.Stream, confirm.Mark{}, time.Now())
 		}
 	}
 	hold(msgs)

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/confirm"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -81,14 +82,14 @@ func TTL(left time.Duration) (nats.Header, bool) {
 	return nats.Header{jetstream.MsgTTLHeader: {strconv.FormatInt(secs, 10) + "s"}}, true
 }
 
-// Mark publishes with js the marker of each of msgs, whose metadata are
-// mds (nil where unknown), under prefix, at instant now, and returns the
-// confirmations to come, one for each (nil where no marker is needed): a
-// marker lives until the end of its key's window, counted from when the
-// item was added, by the time the server stamped on it. An error is the
-// first publish that failed.
-func Mark(js jetstream.JetStream, prefix string, window time.Duration, now time.Time, msgs []jetstream.Msg, mds []*jetstream.MsgMetadata) ([]jetstream.PubAckFuture, error) {
-	acks := make([]jetstream.PubAckFuture, len(msgs))
+// Mark publishes with p, in one batch, the marker of each of msgs, whose
+// metadata are mds (nil where unknown), under prefix, at instant now, and
+// appends to dst the confirmations to come, one for each (the zero Mark
+// where no marker is needed): a marker lives until the end of its key's
+// window, counted from when the item was added, by the time the server
+// stamped on it. An error is the first publish that failed.
+func Mark(p *confirm.Publisher, dst []confirm.Mark, prefix string, window time.Duration, now time.Time, msgs []jetstream.Msg, mds []*jetstream.MsgMetadata) ([]confirm.Mark, error) {
+	var b *confirm.Batch
 	for i, msg := range msgs {
 		key := msg.Headers().Get(nats.MsgIdHdr)
 		left := window
@@ -97,35 +98,17 @@ func Mark(js jetstream.JetStream, prefix string, window time.Duration, now time.
 		}
 		h, ok := TTL(left)
 		if key == "" || !ok {
+			dst = append(dst, confirm.Mark{})
 			continue
 		}
-		a, err := js.PublishMsgAsync(&nats.Msg{Subject: Subject(prefix, key), Header: h})
-		if err != nil {
-			return nil, err
+		if b == nil {
+			b = p.Batch()
 		}
-		acks[i] = a
+		j, err := b.Publish(&nats.Msg{Subject: Subject(prefix, key), Header: h})
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, b.Mark(j))
 	}
-	return acks, nil
-}
-
-// Written waits at most timeout for the confirmation of a marker (nil
-// for none needed), and reports whether the marker was written.
-func Written(mark jetstream.PubAckFuture, timeout time.Duration) bool {
-	if mark == nil {
-		return true
-	}
-	select {
-	case <-mark.Ok():
-		return true
-	default:
-	}
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case <-mark.Ok():
-		return true
-	case <-mark.Err():
-	case <-t.C:
-	}
-	return false
+	return dst, nil
 }

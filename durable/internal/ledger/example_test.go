@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/confirm"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
 )
 
@@ -13,9 +14,9 @@ import (
 func Example() {
 	l := ledger.New()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	first := l.Add(nil, "a", 7, nil, t0)
-	l.Add(nil, "a", 7, nil, t0) // handed out again: its lease ran out
-	l.Add(nil, "b", 8, nil, t0)
+	first := l.Add(nil, "a", 7, confirm.Mark{}, t0)
+	l.Add(nil, "a", 7, confirm.Mark{}, t0) // handed out again: its lease ran out
+	l.Add(nil, "b", 8, confirm.Mark{}, t0)
 	fmt.Println("messages held:", l.Messages())
 
 	fmt.Println("leases due at +30s:", len(l.Due(t0.Add(30*time.Second), 30*time.Second)))

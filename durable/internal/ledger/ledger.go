@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/confirm"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -32,13 +33,13 @@ type Ledger struct {
 }
 
 // Hold is one item held: its message, its key and stream sequence (0 if
-// unknown), the confirmation of its key's marker (nil for none), and when
+// unknown), the confirmation of its key's marker (the zero Mark for none), and when
 // its lease was last renewed.
 type Hold struct {
 	Msg  jetstream.Msg
 	Key  string
 	Seq  uint64
-	Mark jetstream.PubAckFuture
+	Mark confirm.Mark
 	// State is the headers of the state a move recorded for the item
 	// (see package moved), nil for none.
 	State nats.Header
@@ -53,7 +54,7 @@ func New() *Ledger {
 
 // Add holds msg, of stream sequence seq (0 if unknown) and marker mark,
 // taken at instant at, and returns its ticket.
-func (l *Ledger) Add(msg jetstream.Msg, key string, seq uint64, mark jetstream.PubAckFuture, at time.Time) Ticket {
+func (l *Ledger) Add(msg jetstream.Msg, key string, seq uint64, mark confirm.Mark, at time.Time) Ticket {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	t := l.next

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/confirm"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -14,10 +15,10 @@ import (
 func TestTheLedgerCountsAMessageHeldTwiceOnce(t *testing.T) {
 	l := New()
 	at := time.Now()
-	first := l.Add(nil, "a", 7, nil, at)
-	again := l.Add(nil, "a", 7, nil, at) // handed out again: its lease ran out
-	l.Add(nil, "b", 8, nil, at)
-	l.Add(nil, "c", 0, nil, at) // no metadata: counted alone
+	first := l.Add(nil, "a", 7, confirm.Mark{}, at)
+	again := l.Add(nil, "a", 7, confirm.Mark{}, at) // handed out again: its lease ran out
+	l.Add(nil, "b", 8, confirm.Mark{}, at)
+	l.Add(nil, "c", 0, confirm.Mark{}, at) // no metadata: counted alone
 	assert.Equal(t, 3, l.Messages(), "a, b and c")
 	l.Take(first)
 	assert.Equal(t, 3, l.Messages(), "a is still held, under its new ticket")

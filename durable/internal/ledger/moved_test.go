@@ -4,13 +4,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evolvekit/evolve/durable/internal/confirm"
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 )
 
 func TestMovedKeepsTheLastStateOfAHeldItemAndReturnsTheOneItReplaces(t *testing.T) {
 	l := New()
-	tk := l.Add(nil, "a", 7, nil, time.Now())
+	tk := l.Add(nil, "a", 7, confirm.Mark{}, time.Now())
 	first, second := nats.Header{"N": {"1"}}, nats.Header{"N": {"2"}}
 	prev, ok := l.Moved(tk, first)
 	assert.True(t, ok)

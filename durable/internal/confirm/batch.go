@@ -1,0 +1,176 @@
+package confirm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Batch is a run of publishes whose answers are awaited together: the
+// markers of one fetch, the items of one AddMany. Each publish has an
+// index, from 0 in the order of Publish. Its methods are safe for
+// concurrent use.
+type Batch struct {
+	p *Publisher
+
+	mu      sync.Mutex
+	base    int // the index of results[0]: those before are forgotten
+	results []pending
+	waiters int           // how many Waits wait on changed
+	changed chan struct{} // closed when an answer comes while some wait
+}
+
+// pending is one publish of a batch: its message, reply token and
+// answer.
+type pending struct {
+	msg   *nats.Msg
+	token uint64
+	Result
+}
+
+// Batch returns an empty batch of p's.
+func (p *Publisher) Batch() *Batch {
+	return &Batch{p: p, changed: make(chan struct{})}
+}
+
+// Publish publishes m, setting its reply subject, and returns its index
+// in b. An error means m was not sent: its index is answered with it.
+func (b *Batch) Publish(m *nats.Msg) (int, error) {
+	p := b.p
+	p.mu.Lock()
+	p.next++
+	token := p.next
+	b.mu.Lock()
+	i := b.base + len(b.results)
+	b.results = append(b.results, pending{msg: m, token: token})
+	b.mu.Unlock()
+	p.owners[token] = slot{b, i}
+	p.mu.Unlock()
+	m.Reply = p.inbox + strconv.FormatUint(token, 10)
+	if err := p.nc.PublishMsg(m); err != nil {
+		p.forget(token)
+		b.answered(i, Result{Done: true, Err: err})
+		return i, err
+	}
+	return i, nil
+}
+
+// answered records r as the answer to publish i, if b still keeps it,
+// and wakes the Waits.
+func (b *Batch) answered(i int, r Result) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if k := i - b.base; k >= 0 && k < len(b.results) {
+		b.results[k].Result = r
+	}
+	if b.waiters > 0 {
+		close(b.changed)
+		b.changed = make(chan struct{})
+	}
+}
+
+// Msg returns the message of publish i, nil if b no longer keeps it.
+func (b *Batch) Msg(i int) *nats.Msg {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if k := i - b.base; k >= 0 && k < len(b.results) {
+		return b.results[k].msg
+	}
+	return nil
+}
+
+// Wait waits at most timeout, or until ctx ends, for the answer to
+// publish i, and returns it; one not Done did not come in time, and is
+// ignored if it comes later: its Err wraps nats.ErrTimeout, or Wait
+// returns ctx's error.
+func (b *Batch) Wait(ctx context.Context, i int, timeout time.Duration) (Result, error) {
+	var t *time.Timer
+	for {
+		b.mu.Lock()
+		var r Result
+		var token uint64
+		if k := i - b.base; k >= 0 && k < len(b.results) {
+			r, token = b.results[k].Result, b.results[k].token
+		}
+		if r.Done || token == 0 {
+			b.mu.Unlock()
+			return r, nil
+		}
+		b.waiters++
+		changed := b.changed
+		b.mu.Unlock()
+		if t == nil {
+			t = time.NewTimer(timeout)
+			defer t.Stop()
+		}
+		var err error
+		select {
+		case <-changed:
+		case <-t.C:
+			err = errTimeout
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		b.mu.Lock()
+		b.waiters--
+		b.mu.Unlock()
+		if err != nil {
+			b.p.forget(token)
+			if err == errTimeout {
+				return Result{Err: fmt.Errorf("%w: no answer within %v", nats.ErrTimeout, timeout)}, nil
+			}
+			return Result{}, err
+		}
+	}
+}
+
+// errTimeout ends a Wait whose timeout passed.
+var errTimeout = errors.New("confirm: timeout")
+
+// Drop forgets the publishes before index i, answered or not: their
+// answers are ignored if they come, and b keeps nothing of them.
+func (b *Batch) Drop(i int) {
+	b.mu.Lock()
+	k := min(max(i-b.base, 0), len(b.results))
+	gone := b.results[:k]
+	b.results, b.base = b.results[k:], b.base+k
+	b.mu.Unlock()
+	for _, g := range gone {
+		if !g.Done {
+			b.p.forget(g.token)
+		}
+	}
+}
+
+// Close forgets every publish of b (see Drop).
+func (b *Batch) Close() {
+	b.mu.Lock()
+	end := b.base + len(b.results)
+	b.mu.Unlock()
+	b.Drop(end)
+}
+
+// Mark is one publish of a batch, awaited as a whole: a key's marker.
+// The zero Mark is a publish that needs no answer.
+type Mark struct {
+	b *Batch
+	i int
+}
+
+// Mark returns the Mark of publish i of b.
+func (b *Batch) Mark(i int) Mark { return Mark{b, i} }
+
+// Written waits at most timeout for the answer to m, and reports whether
+// the stream stored the message (or had it already).
+func (m Mark) Written(timeout time.Duration) bool {
+	if m.b == nil {
+		return true
+	}
+	r, _ := m.b.Wait(context.Background(), m.i, timeout)
+	return r.Done && r.Err == nil
+}
