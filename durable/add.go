@@ -86,24 +86,24 @@ func (q *Queue[T]) AddMany(ctx context.Context, entries []Entry[T]) error {
 }
 
 // confirmed waits for the servers' answer to publish i of b, a message
-// that adds an item, and returns AddMany's error for it, if any: none
-// for a key the queue has had.
+// that adds an item, and returns AddMany's error for it: none for a key
+// the queue has had, one for no answer (see confirm.Batch.Wait).
 func (q *Queue[T]) confirmed(ctx context.Context, b *confirm.Batch, i int, spans *traced.Spans) error {
 	r, err := b.Wait(ctx, i, q.cfg.ConnectTimeout)
-	if err != nil {
-		return err
+	if err == nil {
+		err = r.Err
 	}
 	m := b.Msg(i)
-	if r.Err == nil {
+	if err == nil {
 		q.settle(m, &jetstream.PubAck{Duplicate: r.Duplicate}, nil)
 	} else {
-		q.settle(m, nil, r.Err)
+		q.settle(m, nil, err)
 	}
-	spans.End(m, keys.Failure(r.Err))
-	if r.Err == nil || keys.Refused(r.Err) {
-		return nil
+	if err = keys.Failure(err); err != nil {
+		err = q.failed(ctx, err)
 	}
-	return q.failed(ctx, r.Err)
+	spans.End(m, err)
+	return err
 }
 
 // addWindow is the most entries AddMany has on their way at once.

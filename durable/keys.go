@@ -42,7 +42,7 @@ func (q *Queue[T]) mark(dst []confirm.Mark, msgs []jetstream.Msg, mds []*jetstre
 // whose marker the queue did not take within Config.ConnectTimeout goes
 // back to the queue, to be marked again as it is handed out again.
 func (q *Queue[T]) sealed(h *ledger.Hold) bool {
-	if h.Mark.Written(q.cfg.ConnectTimeout) {
+	if h.Mark.Wait(q.cfg.ConnectTimeout) == nil {
 		return true
 	}
 	_ = h.Msg.Nak()

@@ -11,6 +11,10 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
+// ErrDropped is the error of a wait for a publish its batch no longer
+// keeps (see Batch.Drop), or never made.
+var ErrDropped = errors.New("confirm: a publish its batch does not keep")
+
 // Batch is a run of publishes whose answers are awaited together: the
 // markers of one fetch, the items of one AddMany. Each publish has an
 // index, from 0 in the order of Publish. Its methods are safe for
@@ -25,8 +29,8 @@ type Batch struct {
 	changed chan struct{} // closed when an answer comes while some wait
 }
 
-// pending is one publish of a batch: its message, reply token and
-// answer.
+// pending is one publish of a batch: its message, reply token (0 for
+// none: not sent) and answer.
 type pending struct {
 	msg   *nats.Msg
 	token uint64
@@ -43,21 +47,29 @@ func (p *Publisher) Batch() *Batch {
 func (b *Batch) Publish(m *nats.Msg) (int, error) {
 	p := b.p
 	p.mu.Lock()
-	p.next++
-	token := p.next
+	err := p.err // no answer would come
+	var token uint64
+	if err == nil {
+		p.next++
+		token = p.next
+	}
 	b.mu.Lock()
 	i := b.base + len(b.results)
 	b.results = append(b.results, pending{msg: m, token: token})
 	b.mu.Unlock()
-	p.owners[token] = slot{b, i}
-	p.mu.Unlock()
-	m.Reply = p.inbox + strconv.FormatUint(token, 10)
-	if err := p.nc.PublishMsg(m); err != nil {
-		p.forget(token)
-		b.answered(i, Result{Done: true, Err: err})
-		return i, err
+	if err == nil {
+		p.owners[token] = slot{b, i}
 	}
-	return i, nil
+	p.mu.Unlock()
+	if err == nil {
+		m.Reply = p.inbox + strconv.FormatUint(token, 10)
+		if err = p.nc.PublishMsg(m); err == nil {
+			return i, nil
+		}
+		p.forget(token)
+	}
+	b.answered(i, Result{Done: true, Err: err})
+	return i, err
 }
 
 // answered records r as the answer to publish i, if b still keeps it,
@@ -84,22 +96,33 @@ func (b *Batch) Msg(i int) *nats.Msg {
 	return nil
 }
 
-// Wait waits at most timeout, or until ctx ends, for the answer to
-// publish i, and returns it; one not Done did not come in time, and is
-// ignored if it comes later: its Err wraps nats.ErrTimeout, or Wait
-// returns ctx's error.
+// Wait waits for the answer to publish i, and returns it. An error means
+// none came, and one that comes later is ignored: it wraps
+// nats.ErrTimeout once timeout passed, it is ctx's error once ctx ended,
+// and it wraps nats.ErrConnectionClosed, or is ErrClosed, as soon as the
+// Publisher takes no more answers; ErrDropped for a publish b does not
+// keep.
 func (b *Batch) Wait(ctx context.Context, i int, timeout time.Duration) (Result, error) {
 	var t *time.Timer
 	for {
 		b.mu.Lock()
-		var r Result
-		var token uint64
-		if k := i - b.base; k >= 0 && k < len(b.results) {
-			r, token = b.results[k].Result, b.results[k].token
+		k := i - b.base
+		if k < 0 || k >= len(b.results) {
+			b.mu.Unlock()
+			return Result{}, fmt.Errorf("%w: %d", ErrDropped, i)
 		}
-		if r.Done || token == 0 {
+		r, token := b.results[k].Result, b.results[k].token
+		if r.Done {
 			b.mu.Unlock()
 			return r, nil
+		}
+		select {
+		case <-b.p.done:
+			// The subscription handed over its last answer before it
+			// ended: r's will not come.
+			b.mu.Unlock()
+			return Result{}, b.p.ended()
+		default:
 		}
 		b.waiters++
 		changed := b.changed
@@ -111,8 +134,9 @@ func (b *Batch) Wait(ctx context.Context, i int, timeout time.Duration) (Result,
 		var err error
 		select {
 		case <-changed:
+		case <-b.p.done: // seen above, on the next turn
 		case <-t.C:
-			err = errTimeout
+			err = fmt.Errorf("confirm: no answer within %v: %w", timeout, nats.ErrTimeout)
 		case <-ctx.Done():
 			err = ctx.Err()
 		}
@@ -121,16 +145,10 @@ func (b *Batch) Wait(ctx context.Context, i int, timeout time.Duration) (Result,
 		b.mu.Unlock()
 		if err != nil {
 			b.p.forget(token)
-			if err == errTimeout {
-				return Result{Err: fmt.Errorf("%w: no answer within %v", nats.ErrTimeout, timeout)}, nil
-			}
 			return Result{}, err
 		}
 	}
 }
-
-// errTimeout ends a Wait whose timeout passed.
-var errTimeout = errors.New("confirm: timeout")
 
 // Drop forgets the publishes before index i, answered or not: their
 // answers are ignored if they come, and b keeps nothing of them.
@@ -153,24 +171,4 @@ func (b *Batch) Close() {
 	end := b.base + len(b.results)
 	b.mu.Unlock()
 	b.Drop(end)
-}
-
-// Mark is one publish of a batch, awaited as a whole: a key's marker.
-// The zero Mark is a publish that needs no answer.
-type Mark struct {
-	b *Batch
-	i int
-}
-
-// Mark returns the Mark of publish i of b.
-func (b *Batch) Mark(i int) Mark { return Mark{b, i} }
-
-// Written waits at most timeout for the answer to m, and reports whether
-// the stream stored the message (or had it already).
-func (m Mark) Written(timeout time.Duration) bool {
-	if m.b == nil {
-		return true
-	}
-	r, _ := m.b.Wait(context.Background(), m.i, timeout)
-	return r.Done && r.Err == nil
 }

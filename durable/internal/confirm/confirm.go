@@ -4,23 +4,26 @@
 // answers, no timer and no channel for each message, and an answer read
 // without decoding JSON unless it is an error. A queue confirms with it
 // the items AddMany adds and the markers of the keys it hands out.
+//
+// A wait for an answer ends with the answer, or with an error: at its
+// timeout, as its context ends, or as soon as the Publisher can take no
+// more answers, because its connection closed ([nats.ErrConnectionClosed])
+// or its subscription ended ([ErrClosed]).
 package confirm
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"sync"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
-// ErrNoStream is the answer to a message no stream took: no stream
-// listens on its subject, or none answered in time to the server.
-var ErrNoStream = errors.New("no stream answered")
+// ErrClosed is the error of a wait, or a publish, of a Publisher whose
+// subscription to its answers ended while its connection stayed open: it
+// was closed.
+var ErrClosed = errors.New("confirm: the publisher takes no more answers")
 
 // Publisher publishes messages on a connection, each with a reply
 // subject of its own under one inbox, and hands each answer to the
@@ -29,8 +32,10 @@ type Publisher struct {
 	nc    *nats.Conn
 	inbox string // ends with a dot
 	sub   *nats.Subscription
+	done  chan struct{} // closed once no answer can come any more
 
 	mu     sync.Mutex
+	err    error // why done is closed
 	next   uint64
 	owners map[uint64]slot // by reply token, the publishes not yet answered
 }
@@ -41,26 +46,60 @@ type slot struct {
 	i int
 }
 
-// New returns a Publisher on nc, subscribed to its inbox until Close.
+// New returns a Publisher on nc, subscribed to its inbox until Close or
+// until nc closes.
 func New(nc *nats.Conn) (*Publisher, error) {
-	p := &Publisher{nc: nc, inbox: nc.NewInbox() + ".", owners: make(map[uint64]slot)}
+	p := &Publisher{nc: nc, inbox: nc.NewInbox() + ".", done: make(chan struct{}), owners: make(map[uint64]slot)}
 	sub, err := nc.Subscribe(p.inbox+"*", p.answer)
 	if err != nil {
 		return nil, err
 	}
+	p.sub = sub
+	// The client calls the handler of an asynchronous subscription once
+	// its last message was handed over, as the subscription ends: by
+	// Unsubscribe, or because the connection closed. One that ended
+	// before the handler was set is no longer valid.
+	sub.SetClosedHandler(func(string) { p.end() })
+	if !sub.IsValid() {
+		p.end()
+		return nil, p.ended()
+	}
 	// Answers are small and many: the client's default limits would drop
 	// them under a burst of publishes.
 	if err := sub.SetPendingLimits(-1, -1); err != nil {
-		_ = sub.Unsubscribe()
+		p.Close()
 		return nil, err
 	}
-	p.sub = sub
 	return p, nil
 }
 
-// Close stops taking answers; the publishes not yet answered never are.
+// Close stops taking answers: every wait for one not yet taken ends
+// with ErrClosed.
 func (p *Publisher) Close() {
+	p.end()
 	_ = p.sub.Unsubscribe()
+}
+
+// end records that no more answers come, and why, and ends the waits for
+// them; only its first call does.
+func (p *Publisher) end() {
+	err := ErrClosed
+	if p.nc.IsClosed() {
+		err = fmt.Errorf("confirm: no answer can come: %w", nats.ErrConnectionClosed)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err == nil {
+		p.err, p.owners = err, nil
+		close(p.done)
+	}
+}
+
+// ended returns why p takes no more answers, nil while it does.
+func (p *Publisher) ended() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
 }
 
 // answer hands the answer m to the batch that published its message.
@@ -83,41 +122,4 @@ func (p *Publisher) forget(token uint64) {
 	p.mu.Lock()
 	delete(p.owners, token)
 	p.mu.Unlock()
-}
-
-// Result is what a stream answered to one message.
-type Result struct {
-	// Done reports whether the stream answered; the rest holds only then.
-	Done bool
-	// Duplicate reports that the stream had the message's ID within its
-	// dedupe window already, and did not store it again.
-	Duplicate bool
-	// Err is the stream's refusal (a *jetstream.APIError), or ErrNoStream.
-	Err error
-}
-
-// Read returns the Result an answer m says.
-func Read(m *nats.Msg) Result {
-	data := m.Data
-	if len(data) == 0 {
-		// A status with no body: no responders.
-		return Result{Done: true, Err: fmt.Errorf("%w (status %s)", ErrNoStream, m.Header.Get("Status"))}
-	}
-	if bytes.HasPrefix(data, []byte(`{"stream":`)) {
-		// The servers write a PubAck's stream first, and an error first
-		// in an answer that has one; "duplicate" only when true (and a
-		// stream's name holds no quote).
-		return Result{Done: true, Duplicate: bytes.Contains(data, []byte(`"duplicate"`))}
-	}
-	var resp struct {
-		Error     *jetstream.APIError `json:"error"`
-		Duplicate bool                `json:"duplicate"`
-	}
-	if err := json.Unmarshal(data, &resp); err != nil {
-		return Result{Done: true, Err: fmt.Errorf("an answer that is no PubAck: %q", data)}
-	}
-	if resp.Error != nil {
-		return Result{Done: true, Err: resp.Error}
-	}
-	return Result{Done: true, Duplicate: resp.Duplicate}
 }

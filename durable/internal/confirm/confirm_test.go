@@ -13,24 +13,24 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// connect starts a JetStream server in a directory of the test's, on no
-// port, with a stream "s" on subject "s.>", and returns a connection.
-func connect(t *testing.T) *nats.Conn {
+// start starts a JetStream server on 127.0.0.1, in a directory of the
+// test's, with a stream "s" on subject "s.>"; it ends with the test.
+func start(t *testing.T) *server.Server {
 	t.Helper()
-	srv, err := server.NewServer(&server.Options{JetStream: true, StoreDir: t.TempDir(), DontListen: true, NoSigs: true})
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv.Start()
-	t.Cleanup(srv.Shutdown)
+	t.Cleanup(func() {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+	})
 	if !srv.ReadyForConnections(10 * time.Second) {
 		t.Fatal("the server did not start")
 	}
-	nc, err := nats.Connect("", nats.InProcessServer(srv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	nc := dial(t, srv)
+	defer nc.Close()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,25 @@ func connect(t *testing.T) *nats.Conn {
 	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "s", Subjects: []string{"s.>"}, Duplicates: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
+	return srv
+}
+
+// dial returns a connection to srv that does not reconnect; it closes
+// with the test.
+func dial(t *testing.T, srv *server.Server) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(srv.ClientURL(), nats.NoReconnect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
 	return nc
+}
+
+// connect starts a server (see start) and returns a connection to it.
+func connect(t *testing.T) *nats.Conn {
+	t.Helper()
+	return dial(t, start(t))
 }
 
 // TestBatchConfirmsEachPublish publishes a run of messages, some of them
@@ -82,14 +100,20 @@ func TestBatchConfirmsEachPublish(t *testing.T) {
 	if r, _ := b.Wait(ctx, lost, 10*time.Second); !errors.Is(r.Err, confirm.ErrNoStream) {
 		t.Errorf("a publish no stream took: %+v", r)
 	}
-	if !b.Mark(0).Written(time.Second) || (confirm.Mark{}).Written(0) != true {
-		t.Error("a stored marker is not written")
+	if err := b.Mark(0).Wait(time.Second); err != nil {
+		t.Errorf("a stored marker: %v", err)
+	}
+	if err := (confirm.Mark{}).Wait(0); err != nil {
+		t.Errorf("a marker not needed: %v", err)
+	}
+	if err := b.Mark(r0).Wait(time.Second); !errors.As(err, &api) {
+		t.Errorf("a marker the stream refused: %v", err)
 	}
 }
 
 // TestWaitEnds checks that a wait for an answer that does not come ends
-// at its timeout, or with its context, and that a dropped publish is not
-// waited for.
+// at its timeout, or with its context, with an error, and that a wait
+// for a dropped publish is an error at once.
 func TestWaitEnds(t *testing.T) {
 	nc := connect(t)
 	// A subscriber that never answers.
@@ -106,7 +130,7 @@ func TestWaitEnds(t *testing.T) {
 	b := p.Batch()
 	i, _ := b.Publish(nats.NewMsg("mute"))
 	j, _ := b.Publish(nats.NewMsg("mute"))
-	if r, err := b.Wait(context.Background(), i, 20*time.Millisecond); r.Done || err != nil {
+	if r, err := b.Wait(context.Background(), i, 20*time.Millisecond); r.Done || !errors.Is(err, nats.ErrTimeout) {
 		t.Errorf("a wait past its timeout: %+v, %v", r, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -114,11 +138,11 @@ func TestWaitEnds(t *testing.T) {
 	if r, err := b.Wait(ctx, j, time.Minute); r.Done || !errors.Is(err, context.Canceled) {
 		t.Errorf("a wait whose context ended: %+v, %v", r, err)
 	}
-	if b.Mark(j).Written(10 * time.Millisecond) {
-		t.Error("a marker never confirmed is written")
+	if err := b.Mark(j).Wait(10 * time.Millisecond); !errors.Is(err, nats.ErrTimeout) {
+		t.Errorf("a marker never confirmed: %v", err)
 	}
 	b.Close()
-	if r, err := b.Wait(context.Background(), i, time.Minute); r.Done || err != nil {
+	if r, err := b.Wait(context.Background(), i, time.Minute); r.Done || !errors.Is(err, confirm.ErrDropped) {
 		t.Errorf("a wait for a dropped publish: %+v, %v", r, err)
 	}
 }
