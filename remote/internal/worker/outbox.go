@@ -37,7 +37,8 @@ type outbox struct {
 	timed     bool        // later is armed
 	later     *time.Timer // flushes the outcomes that wait for company
 
-	spare []outcome // the memory of the outcomes sent last, for the next; the actor's
+	spare       []outcome // the memory of the outcomes sent last, for the next; the actor's
+	spareValues []byte    // and of their values' bytes, which the messages do not keep
 }
 
 // flushSpan bounds how long an outcome waits for company.
@@ -93,20 +94,24 @@ func (b *outbox) flushLater() {
 }
 
 // take returns what waits, for the actor to send, and makes room for what
-// comes next; give the outcomes back with recycle once sent.
+// comes next; give the outcomes and values back with recycle once sent.
 func (b *outbox) take() ([]outcome, []byte) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out, values := b.pending, b.values
-	b.pending, b.values, b.scheduled = b.spare, make([]byte, 0, len(values)), false
-	b.spare = nil
+	b.pending, b.values, b.scheduled = b.spare, b.spareValues, false
+	b.spare, b.spareValues = nil, nil
 	return out, values
 }
 
-// recycle keeps the memory of outcomes sent, for the next.
-func (b *outbox) recycle(out []outcome) {
+// recycle keeps the memory of outcomes sent, and of their values' bytes,
+// for the next; the bytes only up to slotBuffer.
+func (b *outbox) recycle(out []outcome, values []byte) {
 	clear(out)
 	b.spare = out[:0]
+	if cap(values) <= slotBuffer {
+		b.spareValues = values[:0]
+	}
 }
 
 // stop cancels the flush pending.
@@ -141,5 +146,5 @@ func (w *worker[I, O]) send(ctx actor.Context, leaving bool) {
 		}
 		w.session.Spoke()
 	}
-	w.out.recycle(out)
+	w.out.recycle(out, values)
 }

@@ -9,13 +9,15 @@ import "github.com/evolvekit/evolve/remote/internal/wire"
 // the item is handed back as the worker leaves). An outcome too large for
 // any message goes as a failure that says so. There is one message at
 // least, and together they ask for len(out) tasks. The messages keep
-// values.
+// none of values: their bytes are copied, together, to a slice of their
+// own.
 func (w *worker[I, O]) outcomes(out []outcome, values []byte) []*wire.Outcomes {
 	room := wire.Room(w.limit)
 	quit := w.ctx.Err() != nil
 	msgs := []*wire.Outcomes{w.newOutcomes(len(out))}
 	msg := msgs[0]
 	from, to, start, used, asked := 0, 0, 0, 0, 0
+	sent := make([]byte, len(values))
 	for _, o := range out {
 		data := values[from : from+int(o.size)]
 		from += int(o.size)
@@ -28,17 +30,17 @@ func (w *worker[I, O]) outcomes(out []outcome, values []byte) []*wire.Outcomes {
 		}
 		cost := wire.Cost(len(data), texts(o))
 		if len(msg.Items) > 0 && used+cost > room+wire.PerItem {
-			msg.Values, msg.Ask = values[start:to:to], uint32(len(msg.Items))
+			msg.Values, msg.Ask = sent[start:to:to], uint32(len(msg.Items))
 			asked += len(msg.Items)
 			msg, start, used = w.newOutcomes(len(out)-asked), to, 0
 			msgs = append(msgs, msg)
 		}
 		used += cost
-		to += copy(values[to:], data)
+		to += copy(sent[to:], data)
 		o.size = uint32(len(data))
 		addOutcome(msg, o)
 	}
-	msg.Values, msg.Ask = values[start:to:to], uint32(len(out)-asked)
+	msg.Values, msg.Ask = sent[start:to:to], uint32(len(out)-asked)
 	return msgs
 }
 
