@@ -237,13 +237,8 @@ func tasksOf(m *wire.Tasks, tasks []task, gen uint64, ctx context.Context) ([]ta
 	off := 0
 	for i, item := range m.Items {
 		end := off + int(m.Sizes[i])
-		t := task{item: item, attempt: m.Attempts[i], data: m.Values[off:end:end], gen: gen, ctx: ctx, moves: int(m.Moves)}
+		tasks = append(tasks, task{item: item, attempt: m.Attempts[i], at: uint32(i), data: m.Values[off:end:end], gen: gen, ctx: ctx, src: m})
 		off = end
-		if len(m.Hops) > 0 {
-			t.hops = int(m.Hops[i])
-		}
-		traceOf(&t, m, i)
-		tasks = append(tasks, t)
 	}
 	return tasks, true
 }

@@ -21,7 +21,7 @@ import (
 // returns. It reports true if the work goes on here, with that input
 // decoded into in; otherwise o holds the move, or the failure of a next
 // input that is not of the stage's type or cannot cross the codec.
-func (w *worker[I, O]) carry(t task, r *move.Request, in *I, buf []byte, o *outcome) ([]byte, bool) {
+func (w *worker[I, O]) carry(t *task, r *move.Request, in *I, buf []byte, o *outcome) ([]byte, bool) {
 	next, err := move.Next[I](r, t.item)
 	if err == nil {
 		err = move.CheckTag(r.Tag)
@@ -33,7 +33,7 @@ func (w *worker[I, O]) carry(t task, r *move.Request, in *I, buf []byte, o *outc
 		o.failed, o.err = true, err.Error()
 		return buf[:0], false
 	}
-	if !w.holds(r.Tag) || t.hops+len(o.steps) >= t.moves {
+	if !w.holds(r.Tag) || t.hops()+len(o.steps) >= t.moves() {
 		o.moved, o.tag = true, r.Tag
 		return buf, false
 	}

@@ -7,24 +7,41 @@ import (
 
 	"github.com/evolvekit/evolve/internal/safe"
 	"github.com/evolvekit/evolve/remote/internal/move"
+	"github.com/evolvekit/evolve/remote/internal/wire"
 	otrace "go.opentelemetry.io/otel/trace"
 )
 
 // task is one task as the worker's slots take it, its item's bytes not yet
 // decoded: with the generation it came in, and the context its work runs
-// under, which ends when the worker loses its master.
+// under, which ends when the worker loses its master. What the message it
+// came in holds for it alone, the moves its item made before it and its
+// trace context, is read there (see hops and trace.go), so that a task is
+// small to copy: a worker copies each a few times on its way to a slot.
 type task struct {
 	item    uint64
 	attempt uint32
+	at      uint32 // its place in src
 	data    []byte
 	gen     uint64
 	ctx     context.Context
-	hops    int // the moves its item made before it
-	moves   int // the most its item may make
-	// parent and state are the W3C trace context of its item's span on
-	// the master, "" for none; span is its attempt's (see trace.go).
-	parent, state string
-	span          otrace.Span
+	src     *wire.Tasks // the message it came in; nil in tests
+}
+
+// hops returns the moves t's item made before it.
+func (t *task) hops() int { return int(ownOf(t, t.src.GetHops())) }
+
+// moves returns the most moves t's item may make.
+func (t *task) moves() int { return int(t.src.GetMoves()) }
+
+// ownOf returns t's value in list, one of its message's lists of a value
+// per task, or the zero value if it is not one for each task (a list that
+// is not is ignored).
+func ownOf[T any](t *task, list []T) T {
+	var none T
+	if t.src == nil || len(list) != len(t.src.Items) || int(t.at) >= len(list) {
+		return none
+	}
+	return list[t.at]
 }
 
 // slot runs the work on one task at a time until the worker ends; once
@@ -51,9 +68,9 @@ func (w *worker[I, O]) slot(i int) {
 			w.done(o, nil)
 			continue
 		}
-		t.span = w.tracing.begin(&t)
-		buf = w.run(i, t, in, out, buf[:0], &o)
-		end(t.span, &o)
+		span := w.tracing.begin(&t)
+		buf = w.run(i, &t, span, in, out, buf[:0], &o)
+		end(span, &o)
 		w.running.Add(-1)
 		w.done(o, buf)
 		if cap(buf) > slotBuffer {
@@ -65,11 +82,11 @@ func (w *worker[I, O]) slot(i int) {
 // slotBuffer bounds the memory a slot keeps to encode values in.
 const slotBuffer = 64 << 10
 
-// run decodes t's item into in, runs the work on it in slot i and encodes
-// its value, through out, into buf, which it returns; a failure goes in o,
-// with no bytes, and so does a move, with its next input's bytes (see
-// carry).
-func (w *worker[I, O]) run(i int, t task, in *I, out *O, buf []byte, o *outcome) []byte {
+// run decodes t's item into in, runs the work on it in slot i, under
+// span (nil for none), and encodes its value, through out, into buf,
+// which it returns; a failure goes in o, with no bytes, and so does a
+// move, with its next input's bytes (see carry).
+func (w *worker[I, O]) run(i int, t *task, span otrace.Span, in *I, out *O, buf []byte, o *outcome) []byte {
 	var noIn I
 	var noOut O
 	*in = noIn
@@ -84,7 +101,7 @@ func (w *worker[I, O]) run(i int, t task, in *I, out *O, buf []byte, o *outcome)
 		var again bool
 		buf, again = w.carry(t, r, in, buf, o)
 		if again || o.moved {
-			moved(t.span, r.Tag, again)
+			moved(span, r.Tag, again)
 		}
 		if !again {
 			o.took = since(start)

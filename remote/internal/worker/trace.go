@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/evolvekit/evolve/internal/trace"
-	"github.com/evolvekit/evolve/remote/internal/wire"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	otrace "go.opentelemetry.io/otel/trace"
@@ -41,32 +40,27 @@ func newTracing(cfg Config, addr string) *tracing {
 	}}
 }
 
-// traceOf gives t the trace context m carries for its i-th task, if any:
-// a list of contexts that is not one for each task is ignored.
-func traceOf(t *task, m *wire.Tasks, i int) {
-	if len(m.Traceparent) == len(m.Items) {
-		t.parent = m.Traceparent[i]
-	}
-	if len(m.Tracestate) == len(m.Items) {
-		t.state = m.Tracestate[i]
-	}
-}
+// parent and state return the trace context t's message carries for it,
+// "" for none.
+func (t *task) parent() string { return ownOf(t, t.src.GetTraceparent()) }
+func (t *task) state() string  { return ownOf(t, t.src.GetTracestate()) }
 
 // begin starts the span of the attempt at t, if t is traced or the
 // worker has a tracer, and sets t's context to one that carries it (or
 // the item's span context alone); nil when it starts none.
 func (tr *tracing) begin(t *task) otrace.Span {
-	if t.parent == "" && tr == nil {
+	parent := t.parent()
+	if parent == "" && tr == nil {
 		return nil
 	}
-	t.ctx = trace.Extract(t.ctx, t.parent, t.state)
+	t.ctx = trace.Extract(t.ctx, parent, t.state())
 	if tr == nil {
 		return nil
 	}
 	attrs := append(tr.attrs[:len(tr.attrs):len(tr.attrs)],
 		attribute.Int64("messaging.message.id", int64(t.item)), attribute.Int("evolve.attempt", int(t.attempt)))
-	if t.hops > 0 {
-		attrs = append(attrs, attribute.Int("evolve.hops", t.hops))
+	if hops := t.hops(); hops > 0 {
+		attrs = append(attrs, attribute.Int("evolve.hops", hops))
 	}
 	var span otrace.Span
 	t.ctx, span = tr.t.Start(t.ctx, tr.name, otrace.WithSpanKind(otrace.SpanKindConsumer), otrace.WithAttributes(attrs...))

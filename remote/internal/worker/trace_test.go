@@ -30,16 +30,15 @@ func tracedWorker(t testing.TB) (*tracing, *tracetest.InMemoryExporter) {
 // are not one for each task carries none, without failing its tasks.
 func TestTraceOfIgnoresListsOfAnotherLength(t *testing.T) {
 	m := &wire.Tasks{Items: []uint64{4, 5}, Traceparent: []string{goodParent}, Tracestate: []string{"a=1", "b=2"}}
-	var a, b task
-	traceOf(&a, m, 0)
-	traceOf(&b, m, 1)
-	assert.Equal(t, task{state: "a=1"}, a)
-	assert.Equal(t, task{state: "b=2"}, b)
+	a, b := task{src: m, at: 0}, task{src: m, at: 1}
+	assert.Equal(t, []string{"", "a=1"}, []string{a.parent(), a.state()})
+	assert.Equal(t, []string{"", "b=2"}, []string{b.parent(), b.state()})
 	m.Traceparent = []string{goodParent, ""}
-	traceOf(&a, m, 0)
-	traceOf(&b, m, 1)
-	assert.Equal(t, goodParent, a.parent)
-	assert.Equal(t, "", b.parent)
+	assert.Equal(t, goodParent, a.parent())
+	assert.Equal(t, "", b.parent())
+	var none task
+	assert.Equal(t, []string{"", ""}, []string{none.parent(), none.state()})
+	assert.Equal(t, 0, none.hops())
 }
 
 // TestBeginMakesTheAttemptAChildOfTheItemsSpan: a task's span is a child
@@ -53,7 +52,8 @@ func TestBeginMakesTheAttemptAChildOfTheItemsSpan(t *testing.T) {
 		child  bool
 	}{{goodParent, true}, {"00-garbage", false}, {"", false}} {
 		exp.Reset()
-		tk := task{item: 3, attempt: 2, hops: 1, parent: tc.parent, ctx: context.Background()}
+		m := &wire.Tasks{Items: []uint64{3}, Hops: []uint32{1}, Traceparent: []string{tc.parent}}
+		tk := task{item: 3, attempt: 2, src: m, ctx: context.Background()}
 		span := tr.begin(&tk)
 		require.NotNil(t, span)
 		end(span, &outcome{failed: true, err: "boom"})
@@ -74,7 +74,7 @@ func TestBeginMakesTheAttemptAChildOfTheItemsSpan(t *testing.T) {
 	}
 
 	var none *tracing
-	tk := task{parent: goodParent, ctx: context.Background()}
+	tk := task{src: &wire.Tasks{Items: []uint64{0}, Traceparent: []string{goodParent}}, ctx: context.Background()}
 	assert.Nil(t, none.begin(&tk))
 	assert.Equal(t, "00f067aa0ba902b7", otrace.SpanContextFromContext(tk.ctx).SpanID().String())
 	tk = task{ctx: context.Background()}
@@ -105,8 +105,7 @@ func FuzzTasksTrace(f *testing.F) {
 			return
 		}
 		for i := range m.Items {
-			tk := task{ctx: context.Background()}
-			traceOf(&tk, &m, i)
+			tk := task{ctx: context.Background(), src: &m, at: uint32(i)}
 			end(tr.begin(&tk), &outcome{})
 		}
 		tasks, ok := tasksOf(&m, nil, 1, context.Background())
