@@ -214,6 +214,28 @@ var families = []family{
 		table: durableTable,
 	},
 	{
+		name: "Large",
+		per:  "payload",
+		about: "b.N payloads of 5 MB (five times a NATS message's default bound); MB/s is 10^6 bytes a\n" +
+			"second. durable: a durable queue embedded in a directory, its codec the bytes as they\n" +
+			"are: Add of each payload (stored apart, in the queue's Object Store bucket), then\n" +
+			"durable.Consume through a parallel stage of 2 until the queue is empty, every payload\n" +
+			"read back, checked against its SHA-256, acknowledged and deleted. objectstore: the NATS\n" +
+			"client alone on the same kind of server: PutBytes of each payload, then GetBytes and\n" +
+			"Delete of each.",
+	},
+	{
+		name: "RemoteLarge",
+		per:  "payload",
+		about: "b.N payloads of 5 MB from this process to one worker process on the loopback; MB/s is\n" +
+			"10^6 bytes a second. stage-length: a remote stage (its codec the bytes as they are,\n" +
+			"MaxBatch 4) whose worker's result is the payload's length; stage-item: the same, the\n" +
+			"result the payload itself, so 5 MB travel each way; raw: protoactor alone, each payload\n" +
+			"a wrapperspb.BytesValue sent with Root.Send to an actor of the child that counts its\n" +
+			"bytes, one envelope a gRPC message. The worker is registered, or the connection opened,\n" +
+			"before the timer starts.",
+	},
+	{
 		name: "Sim",
 		per:  "run",
 		about: "The chain rate -> parallel(4) -> buffer(100) in package sim, under overload, for 10\n" +
