@@ -11,4 +11,7 @@ package agent
 // pass each returned state to the next call and drop the old one, so a state
 // may share slices with the state it came from. Slices in messages belong to
 // the sender and slices in effects to the receiver: copy before changing.
+// A message is the sender's too once evolve has returned, which may reuse
+// its memory for the next: evolve keeps what it needs of a message, never
+// the message itself.
 type Evolve[S any] func(S, Msg) (S, []Effect)

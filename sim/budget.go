@@ -15,7 +15,7 @@ import (
 const DefaultWorkersPeriod = budget.DefaultPeriod
 
 // evWorkers is the event that reallocates the workers of a run's budget;
-// it takes the last value of an eventKind, clear of the kinds agenda.go
+// it takes the last value of an eventKind, clear of the kinds event.go
 // lists.
 const evWorkers eventKind = math.MaxUint8
 
@@ -98,5 +98,5 @@ func (r *runner) reallocate() {
 			r.deliver(i, evWorkers, uint64(n), r.agents[i].Share.Limit(at, n))
 		}
 	}
-	r.schedule(event{at: r.now + w.period, kind: evWorkers})
+	r.schedule(r.now+w.period, event{kind: evWorkers})
 }

@@ -17,7 +17,7 @@ func (r *runner) perform(i int, e agent.Effect, m agent.Msg) {
 	case agent.Timer:
 		a.gen++
 		a.timers[e.Tag] = a.gen
-		r.schedule(event{at: r.now + max(e.Delay, 0), kind: evTick, agent: i, n: e.Tag, gen: a.gen})
+		r.schedule(r.now+max(e.Delay, 0), event{kind: evTick, agent: i, n: e.Tag, gen: a.gen})
 	case agent.Disarm:
 		delete(a.timers, e.Tag)
 	case agent.Send[pace.Reserve]:
@@ -42,8 +42,8 @@ func (r *runner) perform(i int, e agent.Effect, m agent.Msg) {
 	case agent.Unhandled:
 		r.violate(i, "did not handle %T", m)
 	default:
-		if values, n, ok := a.m.Emitted(e); ok {
-			r.emit(i, values, n)
+		if n, ok := a.m.Emitted(e); ok {
+			r.emit(i, e, n)
 		} else if id, ok := a.m.Start(r.ctx, e); ok {
 			r.start(i, id)
 		} else if !isReply(e) {
@@ -96,9 +96,9 @@ func (r *runner) room(i, n int) {
 	r.send(i-1, evPull, uint64(n))
 }
 
-// emit passes the n values agent i emitted through its conversions to the
-// next agent, or to the sink. Values a conversion drops give their demand
-// back to agent i.
+// emit passes the batch of n values agent i emitted (see core.Convert)
+// through its conversions to the next agent, or to the sink. Values a
+// conversion drops give their demand back to agent i.
 func (r *runner) emit(i int, values any, n int) {
 	a := &r.agents[i]
 	if n == 0 {
@@ -136,7 +136,7 @@ func (r *runner) emit(i int, values any, n int) {
 		r.res.Emitted += int64(n)
 		r.sink(r.now, values)
 	default:
-		r.schedule(event{at: r.now, kind: evInput, agent: i + 1, n: uint64(n), batch: values})
+		r.schedule(r.now, event{kind: evInput, agent: i + 1, n: uint64(n), batch: values})
 	}
 }
 
@@ -173,7 +173,7 @@ func (r *runner) start(i int, id uint64) {
 	if a.capa != nil {
 		d = max(a.capa.Service(a.service, r.now, len(a.running)), 0)
 	}
-	r.schedule(event{at: r.now + d, kind: evDone, agent: i, n: id})
+	r.schedule(r.now+d, event{kind: evDone, agent: i, n: id})
 }
 
 // end closes the agent after agent i, once: it has finished, or said

@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/agenda"
 	"github.com/evolvekit/evolve/internal/core"
 	"github.com/evolvekit/evolve/internal/pace"
 )
 
 // runner is one run in progress: its agents, the agenda of events, the
 // feeder's backlog and the counts. Its item and sink functions carry the
-// stage's types; the rest sees values as the plan does, type-erased.
+// stage's types; the rest sees values as the plan does, type-erased, in
+// batches (see core.Convert).
 type runner struct {
 	cfg    Config
 	agents []simAgent
@@ -25,10 +27,10 @@ type runner struct {
 	sink   func(at time.Duration, batch any)
 	ctx    context.Context
 
-	agenda   agenda
+	agenda   agenda.Agenda[event]
 	now      time.Duration
-	seq      uint64
-	pending  int // events other than samples still to come
+	stamp    time.Time // Epoch.Add(now)
+	pending  int       // events other than samples still to come
 	arrivals *rand.Rand
 
 	backlog  int64  // arrived, waiting outside the first agent
@@ -72,6 +74,7 @@ func newRunner(cfg Config, plan core.Plan, limit func(any) int) *runner {
 		limit:    limit,
 		sink:     func(time.Duration, any) {},
 		ctx:      context.Background(),
+		stamp:    Epoch,
 		arrivals: rand.New(rand.NewPCG(cfg.Seed, 0xa77)),
 		left:     len(plan.Agents),
 		res:      Result{Digest: 14695981039346656037, Agents: make([]AgentResult, len(plan.Agents))},
@@ -103,17 +106,19 @@ func newRunner(cfg Config, plan core.Plan, limit func(any) int) *runner {
 func (r *runner) run() error {
 	r.begin()
 	r.startWorkers()
-	r.schedule(event{kind: evArrive})
-	r.schedule(event{at: r.cfg.Duration, kind: evEnd})
+	r.schedule(0, event{kind: evArrive})
+	r.schedule(r.cfg.Duration, event{kind: evEnd})
 	if r.cfg.Every > 0 {
-		r.schedule(event{kind: evSample})
+		r.schedule(0, event{kind: evSample})
 	}
 	for !r.stopped && r.violated == nil && r.pending > 0 && r.left > 0 {
-		e := r.agenda.next()
+		at, e := r.agenda.Next()
 		if !e.kind.periodic() {
 			r.pending--
 		}
-		r.now = e.at
+		if at != r.now {
+			r.now, r.stamp = at, Epoch.Add(at)
+		}
 		r.handle(e)
 		r.feed()
 	}
@@ -153,19 +158,17 @@ func (r *runner) begin() {
 	}
 }
 
-// schedule queues e at its instant, after the events already queued for it.
-func (r *runner) schedule(e event) {
-	e.seq = r.seq
-	r.seq++
+// schedule queues e at instant at, after the events already queued for it.
+func (r *runner) schedule(at time.Duration, e event) {
 	if !e.kind.periodic() {
 		r.pending++
 	}
-	r.agenda.add(e, r.now)
+	r.agenda.Add(at, r.now, e)
 }
 
 // send queues a message of kind for agent i now.
 func (r *runner) send(i int, kind eventKind, n uint64) {
-	r.schedule(event{at: r.now, kind: kind, agent: i, n: n})
+	r.schedule(r.now, event{kind: kind, agent: i, n: n})
 }
 
 // handle performs one event.
@@ -178,7 +181,7 @@ func (r *runner) handle(e event) {
 	case evSample:
 		r.record()
 		if next := r.now + r.cfg.Every; next < r.cfg.Duration {
-			r.schedule(event{at: next, kind: evSample})
+			r.schedule(next, event{kind: evSample})
 		}
 	case evWorkers:
 		r.reallocate()
@@ -233,6 +236,9 @@ func (r *runner) done(i int, id uint64) {
 	a.st.Done++
 	a.st.Service.Add(r.now - from)
 	r.deliver(i, evDone, id, a.m.Done(r.at(), id))
+	if len(a.out) > 0 || i == len(r.agents)-1 {
+		a.m.Recycle() // what it emitted was copied, or went to the sink
+	}
 }
 
 // arrive adds the items arriving now to the backlog and schedules the next
@@ -247,7 +253,7 @@ func (r *runner) arrive() {
 		r.res.Arrived += int64(n)
 	}
 	if more {
-		r.schedule(event{at: next, kind: evArrive})
+		r.schedule(next, event{kind: evArrive})
 	}
 }
 
@@ -305,7 +311,7 @@ func (r *runner) take(i int, batch any, n int) {
 
 // at is the instant of virtual time now, which every message delivered now
 // carries in its At field.
-func (r *runner) at() time.Time { return Epoch.Add(r.now) }
+func (r *runner) at() time.Time { return r.stamp }
 
 // deliver evolves agent i with m, a message of kind carrying n, whose At is
 // the virtual time now, and performs the effects it asks for, until the

@@ -73,7 +73,7 @@ func (r *runner) rewake(i int) {
 	w.gen++
 	w.armed, w.wake = ok, at
 	if ok {
-		r.schedule(event{at: at, kind: evShared, agent: i, gen: w.gen})
+		r.schedule(at, event{kind: evShared, agent: i, gen: w.gen})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/core"
+	"github.com/evolvekit/evolve/internal/slab"
 )
 
 // Epoch is the instant virtual time starts at: a message delivered at
@@ -95,26 +96,27 @@ type Chain[I, O any] struct {
 // when an agent breaks its contract.
 //
 // Run is deterministic: the same cfg and c give the same Result, down to
-// the Digest and the bytes of the Traces. It delivers over a million
-// messages per second.
+// the Digest and the bytes of the Traces. It delivers millions of
+// messages a second (see the package doc, Cost).
 func Run[I, O any](cfg Config, c Chain[I, O]) (*Result, error) {
 	plan := core.Unwrap(c.Stage).Plan()
 	if err := check(cfg, plan); err != nil {
 		return nil, err
 	}
 	r := newRunner(cfg, plan, c.Limit)
+	var cut slab.Slab[I]
 	r.items = func(from uint64, n int) any {
-		items := make([]I, n)
+		items := cut.Cut(n)[:n]
 		if c.Item != nil {
 			for i := range items {
 				items[i] = c.Item(from + uint64(i))
 			}
 		}
-		return items
+		return agent.Emit[I]{Values: items}
 	}
 	if c.Sink != nil {
 		r.sink = func(at time.Duration, batch any) {
-			for _, v := range batch.([]O) {
+			for _, v := range batch.(agent.Emit[O]).Values {
 				c.Sink(at, v)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/internal/budget"
 	"github.com/evolvekit/evolve/internal/safe"
+	"github.com/evolvekit/evolve/internal/slab"
 )
 
 // Plan describes the agents of a Stage with their types erased, first to
@@ -54,9 +55,15 @@ type PlanAgent struct {
 }
 
 // Convert is a MapIn or MapOut function applied to a batch: Apply takes a
-// slice of one type (as an any) and returns a new slice of the next type
-// holding the values it kept, in order, and how many it dropped. A drop
-// gives its demand back to the agent that emitted the value.
+// batch of one type and returns a new batch of the next type holding the
+// values it kept, in order, and how many it dropped. A drop gives its
+// demand back to the agent that emitted the value.
+//
+// A batch is an agent.Emit of the values as an any: the Emit effect an
+// agent returned, which a driver passes on as it is, with no copy made of
+// its values, or one made like it. Apply cuts the slices of values it
+// returns from a slab of its own (see package slab), and is not safe for
+// concurrent use.
 type Convert struct {
 	// Refuses is true for a MapIn function: the items it drops are refused,
 	// which the stage it feeds counts and reports, and err is the first
@@ -69,13 +76,18 @@ type Convert struct {
 // Machine is an agent of a Plan run by a driver of its own, one message at
 // a time: it keeps the agent's state and builds and reads the messages and
 // effects whose types are the agent's. It is not safe for concurrent use.
+//
+// A step allocates little beyond what evolve does: the slice of effects is
+// the step before's, and a message Input and Done return costs the box it
+// is held in as an agent.Msg.
 type Machine interface {
 	// Step evolves the state with m, already stamped, and returns the
-	// effects evolve asked for.
+	// effects evolve asked for, in a slice that the next Step reuses: the
+	// driver is done with them before it steps again.
 	Step(m agent.Msg) []agent.Effect
-	// Input returns the Input message that brings items, a slice of the
-	// agent's item type; the agent owns the slice from then on.
-	Input(at time.Time, items any) agent.Msg
+	// Input returns the Input message that brings the items of batch (see
+	// Convert), which evolve may keep (see agent.Input).
+	Input(at time.Time, batch any) agent.Msg
 	// Start reads e as a Start of the agent's work type and runs its work
 	// at once, with ctx, keeping the result (the zero result for an agent
 	// without work; a panic becomes an *agent.PanicError) for Done. It
@@ -84,9 +96,15 @@ type Machine interface {
 	// Done returns the Done message of the work id that Start ran, and
 	// forgets its result.
 	Done(at time.Time, id uint64) agent.Msg
-	// Emitted reads e as an Emit of the agent's value type: its values, a
-	// slice, and how many; false when e is no such Emit.
-	Emitted(e agent.Effect) (values any, n int, ok bool)
+	// Recycle takes back the result of the Done that Done returned last,
+	// for the work of a later Start to reuse (see the Spec's Recycle and
+	// Reuse), once the step that took it is over and the driver is done
+	// with what that step emitted: a batch of values that a conversion
+	// copied, say, rather than one still on its way to the next agent.
+	Recycle()
+	// Emitted reads e as an Emit of the agent's value type, a batch (see
+	// Convert): how many values it carries; false when e is no such Emit.
+	Emitted(e agent.Effect) (n int, ok bool)
 	// Status asks evolve for the agent's status, as the runtime does for
 	// a final status, leaving the state as it was; false when evolve
 	// gives none.
@@ -141,9 +159,10 @@ func linked(a, b Plan) Plan {
 
 // mappedIn describes p with f applied to its items first.
 func mappedIn[I, J any](p Plan, f func(I) (J, error)) Plan {
+	var values slab.Slab[J]
 	p.In = slices.Concat([]Convert{{Refuses: true, Apply: func(batch any) (any, int, error) {
-		items := batch.([]I)
-		out := make([]J, 0, len(items))
+		items := batch.(agent.Emit[I]).Values
+		out := values.Cut(len(items))
 		var first error
 		for _, v := range items {
 			j, err := convert(f, v)
@@ -155,15 +174,18 @@ func mappedIn[I, J any](p Plan, f func(I) (J, error)) Plan {
 			}
 			out = append(out, j)
 		}
-		return out, len(items) - len(out), first
+		return agent.Emit[J]{Values: out}, len(items) - len(out), first
 	}}}, p.In)
 	return p
 }
 
 // mappedOut describes p with f applied to its values last.
 func mappedOut[O, P any](p Plan, f func(O) (P, bool)) Plan {
+	var cut slab.Slab[P]
 	p.Out = slices.Concat(p.Out, []Convert{{Apply: func(batch any) (any, int, error) {
-		return keep(nil, batch.([]O), f, nil)
+		values := batch.(agent.Emit[O]).Values
+		kept, declined, err := keep(cut.Cut(len(values)), values, f, nil)
+		return agent.Emit[P]{Values: kept}, declined, err
 	}}})
 	return p
 }
@@ -173,7 +195,13 @@ type machine[S, I, W, R, O, V any] struct {
 	spec    Spec[S, W, R, O]
 	state   S
 	results map[uint64]outcome[R]
+	fx      []agent.Effect // the effects of the step before, for the next to reuse
+	handed  R              // the result of the last Done, until Recycle takes it back
+	spares  []R            // results Recycle emptied, for the work of later Starts
 }
+
+// maxSpares bounds the results a machine keeps for reuse.
+const maxSpares = 64
 
 // outcome is what a piece of work returned.
 type outcome[R any] struct {
@@ -182,11 +210,15 @@ type outcome[R any] struct {
 }
 
 func (m *machine[S, I, W, R, O, V]) Step(msg agent.Msg) []agent.Effect {
-	return m.spec.Apply(&m.state, msg, nil)
+	fx := m.fx
+	clear(fx)  // holds nothing the effects of the step before carried
+	m.fx = nil // a step that panics leaves no slice to share
+	m.fx = m.spec.Apply(&m.state, msg, fx[:0])
+	return m.fx
 }
 
-func (m *machine[S, I, W, R, O, V]) Input(at time.Time, items any) agent.Msg {
-	return agent.Input[I]{At: at, Items: items.([]I)}
+func (m *machine[S, I, W, R, O, V]) Input(at time.Time, batch any) agent.Msg {
+	return agent.Input[I]{At: at, Items: batch.(agent.Emit[I]).Values}
 }
 
 func (m *machine[S, I, W, R, O, V]) Start(ctx context.Context, e agent.Effect) (uint64, bool) {
@@ -195,7 +227,14 @@ func (m *machine[S, I, W, R, O, V]) Start(ctx context.Context, e agent.Effect) (
 		return 0, false
 	}
 	var o outcome[R]
-	if m.spec.Work != nil {
+	switch {
+	case m.spec.Reuse != nil:
+		var spare R
+		if n := len(m.spares); n > 0 {
+			spare, m.spares = m.spares[n-1], m.spares[:n-1]
+		}
+		o.r, o.err = safe.Reuse(ctx, m.spec.Reuse, s.ID, s.Work, spare)
+	case m.spec.Work != nil:
 		o.r, o.err = safe.Work(ctx, m.spec.Work, s.ID, s.Work)
 	}
 	m.results[s.ID] = o
@@ -205,15 +244,22 @@ func (m *machine[S, I, W, R, O, V]) Start(ctx context.Context, e agent.Effect) (
 func (m *machine[S, I, W, R, O, V]) Done(at time.Time, id uint64) agent.Msg {
 	o := m.results[id]
 	delete(m.results, id)
+	m.handed = o.r
 	return agent.Done[R]{At: at, ID: id, Result: o.r, Err: o.err}
 }
 
-func (m *machine[S, I, W, R, O, V]) Emitted(e agent.Effect) (any, int, bool) {
-	em, ok := e.(agent.Emit[O])
-	if !ok {
-		return nil, 0, false
+func (m *machine[S, I, W, R, O, V]) Recycle() {
+	var zero R
+	r := m.handed
+	m.handed = zero
+	if m.spec.Recycle != nil && m.spec.Reuse != nil && len(m.spares) < maxSpares {
+		m.spares = append(m.spares, m.spec.Recycle(r))
 	}
-	return em.Values, len(em.Values), true
+}
+
+func (m *machine[S, I, W, R, O, V]) Emitted(e agent.Effect) (int, bool) {
+	em, ok := e.(agent.Emit[O])
+	return len(em.Values), ok
 }
 
 func (m *machine[S, I, W, R, O, V]) Messages() []agent.Msg {

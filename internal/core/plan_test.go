@@ -49,29 +49,29 @@ func TestAPlanDescribesTheAgentsOfAChainAndTheConversionsBetweenThem(t *testing.
 	assert.False(t, first.Outside || second.Outside)
 
 	require.Len(t, p.In, 1)
-	kept, dropped, err := p.In[0].Apply([]string{"1", "x", "3"})
-	assert.Equal(t, []int{1, 3}, kept)
+	kept, dropped, err := p.In[0].Apply(agent.Emit[string]{Values: []string{"1", "x", "3"}})
+	assert.Equal(t, agent.Emit[int]{Values: []int{1, 3}}, kept)
 	assert.Equal(t, 1, dropped)
 	assert.Error(t, err, "the reason of the first refusal")
 	assert.True(t, p.In[0].Refuses)
 
 	require.Len(t, first.Next, 2, "the pacer's MapOut, then the worker's MapIn")
 	assert.False(t, first.Next[0].Refuses)
-	kept, dropped, err = first.Next[0].Apply([]int{1, 2, -4, 5})
+	kept, dropped, err = first.Next[0].Apply(agent.Emit[int]{Values: []int{1, 2, -4, 5}})
 	require.NoError(t, err)
-	assert.Equal(t, []int{2, -4}, kept)
+	assert.Equal(t, agent.Emit[int]{Values: []int{2, -4}}, kept)
 	assert.Equal(t, 2, dropped, "odd values declined")
 	assert.True(t, first.Next[1].Refuses)
 	kept, dropped, err = first.Next[1].Apply(kept)
-	assert.Equal(t, []int{20}, kept)
+	assert.Equal(t, agent.Emit[int]{Values: []int{20}}, kept)
 	assert.Equal(t, 1, dropped)
 	assert.EqualError(t, err, "negative")
 	assert.Empty(t, second.Next, "the last agent's conversions are the plan's Out")
 
 	require.Len(t, p.Out, 1)
-	kept, dropped, err = p.Out[0].Apply([]int{7})
+	kept, dropped, err = p.Out[0].Apply(agent.Emit[int]{Values: []int{7}})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"7"}, kept)
+	assert.Equal(t, agent.Emit[string]{Values: []string{"7"}}, kept)
 	assert.Zero(t, dropped)
 }
 
@@ -91,14 +91,14 @@ func TestAPlansConversionsTurnPanicsIntoErrors(t *testing.T) {
 		return v, nil
 	})
 	p := s.Plan()
-	kept, dropped, err := p.Out[0].Apply([]int{1, 0, 2})
-	assert.Equal(t, []int{1, 2}, kept)
+	kept, dropped, err := p.Out[0].Apply(agent.Emit[int]{Values: []int{1, 0, 2}})
+	assert.Equal(t, agent.Emit[int]{Values: []int{1, 2}}, kept)
 	assert.Equal(t, 1, dropped)
 	var pe *agent.PanicError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, "zero", pe.Value)
-	kept, dropped, err = p.In[0].Apply([]int{0, 3})
-	assert.Equal(t, []int{3}, kept)
+	kept, dropped, err = p.In[0].Apply(agent.Emit[int]{Values: []int{0, 3}})
+	assert.Equal(t, agent.Emit[int]{Values: []int{3}}, kept)
 	assert.Equal(t, 1, dropped)
 	require.ErrorAs(t, err, &pe)
 }
@@ -139,7 +139,7 @@ func TestAMachineRunsAnAgentOutsideTheRuntime(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 	assert.Empty(t, m.Step(agent.Pull{At: at, N: 10}))
-	fx := m.Step(m.Input(at, []int{5, -1, -2}))
+	fx := m.Step(m.Input(at, agent.Emit[int]{Values: []int{5, -1, -2}}))
 	require.Len(t, fx, 6, "two Starts with their Demands, the 5 emitted with its Demand")
 
 	var ids []uint64
@@ -150,24 +150,23 @@ func TestAMachineRunsAnAgentOutsideTheRuntime(t *testing.T) {
 	}
 	require.Equal(t, []uint64{1, 2}, ids)
 	assert.Equal(t, 2, calls, "the work ran as it started")
-	values, n, ok := m.Emitted(fx[4])
+	n, ok := m.Emitted(fx[4])
 	require.True(t, ok)
-	assert.Equal(t, []int{5}, values)
+	assert.Equal(t, agent.Emit[int]{Values: []int{5}}, fx[4], "the Emit is the batch")
 	assert.Equal(t, 1, n)
-	_, _, ok = m.Emitted(fx[0])
+	_, ok = m.Emitted(fx[0])
 	assert.False(t, ok, "a Start is no Emit")
 	_, ok = m.Start(context.Background(), fx[4])
 	assert.False(t, ok, "an Emit is no Start")
 
-	done := m.Done(at, 1)
+	done := m.Done(at, 1).(agent.Done[int])
 	assert.Equal(t, agent.Done[int]{At: at, ID: 1, Result: 1}, done)
 	broke := m.Done(at, 2).(agent.Done[int])
 	var pe *agent.PanicError
 	require.ErrorAs(t, broke.Err, &pe, "a panic in the work is the Done's error")
 	fx = m.Step(done)
 	require.Len(t, fx, 2)
-	values, _, _ = m.Emitted(fx[0])
-	assert.Equal(t, []int{1}, values)
+	assert.Equal(t, agent.Emit[int]{Values: []int{1}}, fx[0])
 
 	st, ok := m.Status(at)
 	require.True(t, ok)
@@ -195,4 +194,25 @@ func TestAMachineNamesTheMessagesItsAgentTakes(t *testing.T) {
 	sp.Takes = []agent.Msg{agent.Set[time.Duration]{}, agent.Event[string]{}}
 	m := core.NewStage[int, echo.Status](sp).Plan().Agents[0].New()
 	assert.Equal(t, []agent.Msg{agent.Input[int]{}, agent.Done[int]{}, agent.Set[time.Duration]{}, agent.Event[string]{}}, m.Messages())
+}
+
+// A Machine hands the result of the last Done back, when told to, to the
+// work of a later Start, through the Spec's Recycle and Reuse.
+func TestAMachineRecyclesTheResultOfADone(t *testing.T) {
+	spec := echo.Spec(4, nil)
+	var spares []int
+	spec.Reuse = func(_ context.Context, _ uint64, v int, spare int) (int, error) {
+		spares = append(spares, spare)
+		return v, nil
+	}
+	spec.Recycle = func(r int) int { return -r }
+	m := core.NewStage[int, echo.Status](spec).Plan().Agents[0].New()
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	_, ok := m.Start(context.Background(), agent.Start[int]{ID: 1, Work: 7})
+	require.True(t, ok)
+	assert.Equal(t, agent.Done[int]{At: at, ID: 1, Result: 7}, m.Done(at, 1))
+	m.Recycle()
+	_, _ = m.Start(context.Background(), agent.Start[int]{ID: 2, Work: 8})
+	_, _ = m.Start(context.Background(), agent.Start[int]{ID: 3, Work: 9})
+	assert.Equal(t, []int{0, -7, 0}, spares, "the first Start had no spare, the second the result recycled, the third none left")
 }
