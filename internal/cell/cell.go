@@ -51,9 +51,7 @@ type timer struct {
 
 // fired is what an armed timer sends its cell; the cell turns it into a Tick
 // if the timer is still the pending one for its tag.
-type fired struct {
-	seq, tag uint64
-}
+type fired struct{ seq, tag uint64 }
 
 // rounds is how many times a cell takes in its inbox in one actor message
 // before it lets the mailbox run again (for protoactor's system messages)

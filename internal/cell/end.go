@@ -87,8 +87,7 @@ func (c *cell[S, I, W, R, O, V]) statusAt(now time.Time) (v V, ok bool) {
 // release lets go of the state and of everything the cell held, once the
 // actor is gone.
 func (c *cell[S, I, W, R, O, V]) release() {
-	var zero S
-	c.state = zero
+	c.state = *new(S)
 	c.crew.spare, c.spare, c.timers, c.port, c.first = nil, nil, nil, spec.Port{}, agent.DeadLetter{}
 	c.items, c.outbox, c.woke, c.inline = nil, outbox[O]{}, nil, nil
 	c.waits = nil

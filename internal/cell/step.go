@@ -65,6 +65,9 @@ func (c *cell[S, I, W, R, O, V]) stepOn(m agent.Msg, d *agent.Done[R], ds []agen
 	}
 	clear(effects) // holds nothing the effects carried
 	c.fx = effects[:0]
+	if c.port.Spent != nil && m != nil && c.wire.Tape == nil {
+		c.port.Spent(m)
+	}
 }
 
 // caught, deferred by step, breaks the agent when its evolve or the

@@ -170,4 +170,11 @@ type Port struct {
 	// Close is called once, when the agent's actor stops, before Wait
 	// returns; it lets go of whatever Open set up.
 	Close func()
+	// Spent, when not nil, takes back each message the agent's evolve
+	// took, once the step that took it is over and its effects performed:
+	// for a port whose events carry memory it may reuse, since evolve keeps
+	// no part of a message (see agent.Evolve). It is called on the agent's
+	// goroutine, for every message, and not at all for an agent that
+	// records its steps, whose tape may hold them.
+	Spent func(agent.Msg)
 }

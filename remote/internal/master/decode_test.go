@@ -41,7 +41,7 @@ func FuzzDecode(f *testing.F) {
 		if proto.Unmarshal(data, &m) != nil {
 			return
 		}
-		out, moves, ok := decode[int, int](&m, codec.JSON.Decode, "w", func(addr, text string) error { return errors.New(text) })
+		out, moves, ok := decode[int, int](&m, nil, codec.JSON.Decode, "w", func(addr, text string) error { return errors.New(text) })
 		if !ok {
 			return
 		}
@@ -77,16 +77,16 @@ func TestDecodeTakesTheWorkTimesAWorkerSays(t *testing.T) {
 	workError := func(addr, text string) error { return errors.New(text) }
 	m := &wire.Outcomes{Items: []uint64{0, 1}, Attempts: []uint32{1, 1}, Sizes: []uint32{1, 1}, Values: []byte("78"),
 		Took: []int64{int64(3 * time.Millisecond), -5}}
-	out, _, ok := decode[int, int](m, codec.JSON.Decode, "w", workError)
+	out, _, ok := decode[int, int](m, nil, codec.JSON.Decode, "w", workError)
 	require.True(t, ok)
 	require.Equal(t, 3*time.Millisecond, out[0].Took)
 	require.Zero(t, out[1].Took, "a negative time is none")
 	m.Took = nil
-	out, _, ok = decode[int, int](m, codec.JSON.Decode, "w", workError)
+	out, _, ok = decode[int, int](m, nil, codec.JSON.Decode, "w", workError)
 	require.True(t, ok, "a worker that says no times")
 	require.Zero(t, out[0].Took)
 	m.Took = []int64{1}
-	_, _, ok = decode[int, int](m, codec.JSON.Decode, "w", workError)
+	_, _, ok = decode[int, int](m, nil, codec.JSON.Decode, "w", workError)
 	require.False(t, ok, "a time for some items only is malformed")
 }
 
@@ -94,7 +94,7 @@ func TestDecodeTellsMovesFromOutcomes(t *testing.T) {
 	workError := func(addr, text string) error { return errors.New(text) }
 	m := &wire.Outcomes{Items: []uint64{0, 1, 2}, Attempts: []uint32{1, 1, 2}, Sizes: []uint32{1, 1, 3}, Values: []byte(`78"x"`),
 		Moved: []uint32{0, 2}, Tags: []string{"gpu", "disk"}, Steps: []uint32{0, 2, 0}, StepTags: []string{"a", "b"}}
-	out, moves, ok := decode[int, int](m, codec.JSON.Decode, "w", workError)
+	out, moves, ok := decode[int, int](m, nil, codec.JSON.Decode, "w", workError)
 	require.True(t, ok)
 	require.Len(t, moves, 1)
 	assert.Equal(t, book.Move[int]{Item: 0, Attempt: 1, Tag: "gpu", Next: 7}, moves[0])
@@ -105,13 +105,13 @@ func TestDecodeTellsMovesFromOutcomes(t *testing.T) {
 		"a next input that does not decode fails the task")
 
 	m.Tags[0] = strings.Repeat("t", move.MaxTag+1)
-	_, _, ok = decode[int, int](m, codec.JSON.Decode, "w", workError)
+	_, _, ok = decode[int, int](m, nil, codec.JSON.Decode, "w", workError)
 	assert.False(t, ok, "a huge tag is refused")
 	m.Tags[0] = "gpu"
 	m.Steps = []uint32{0, 3, 0}
-	_, _, ok = decode[int, int](m, codec.JSON.Decode, "w", workError)
+	_, _, ok = decode[int, int](m, nil, codec.JSON.Decode, "w", workError)
 	assert.False(t, ok, "steps past their tags are refused")
 	m.Steps, m.Moved = nil, []uint32{0}
-	_, _, ok = decode[int, int](m, codec.JSON.Decode, "w", workError)
+	_, _, ok = decode[int, int](m, nil, codec.JSON.Decode, "w", workError)
 	assert.False(t, ok, "a move without its tag is refused")
 }

@@ -62,6 +62,9 @@ type link[I, O any] struct {
 	post func(agent.Msg) bool
 	log  zerolog.Logger
 	pid  *actor.PID
+	// spare keeps the slices of outcomes the book is done with, for the
+	// next messages' (see Spare).
+	spare *Spare[O]
 
 	mu       sync.Mutex
 	workers  map[book.WorkerID]*actor.PID // the registered workers
@@ -78,7 +81,7 @@ type link[I, O any] struct {
 // to log. It returns the port that performs the book's effects.
 func Open[I, O any](n *node.Node, cfg Config, post func(agent.Msg) bool, log zerolog.Logger) (core.Port, error) {
 	l := &link[I, O]{node: n, cfg: cfg, inc: incarnation(), post: post, log: log, prefetch: cfg.Prefetch,
-		workers: make(map[book.WorkerID]*actor.PID), ids: make(map[string]book.WorkerID), limits: make(map[book.WorkerID]int)}
+		workers: make(map[book.WorkerID]*actor.PID), ids: make(map[string]book.WorkerID), limits: make(map[book.WorkerID]int), spare: NewSpare[O]()}
 	if err := n.Claim(cfg.Name, cfg.Heartbeat, l.refused); err != nil {
 		return core.Port{}, err
 	}
@@ -88,7 +91,7 @@ func Open[I, O any](n *node.Node, cfg Config, post func(agent.Msg) bool, log zer
 		return core.Port{}, fmt.Errorf("remote: stage %q on the node at %s: %w", cfg.Name, n.Addr(), err)
 	}
 	l.pid = pid
-	return core.Port{Send: l.send, Close: l.close}, nil
+	return core.Port{Send: l.send, Close: l.close, Spent: l.spare.Put}, nil
 }
 
 // refused counts what the node and the link refused for the stage over

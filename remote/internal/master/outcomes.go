@@ -15,7 +15,7 @@ import (
 // again.
 func (l *link[I, O]) outcomes(id book.WorkerID, m *wire.Outcomes) {
 	addr := l.addr(id)
-	out, moves, ok := decode[I, O](m, l.cfg.Decode, addr, l.cfg.WorkError)
+	out, moves, ok := decode[I, O](m, l.spare, l.cfg.Decode, addr, l.cfg.WorkError)
 	if !ok {
 		l.node.Refuse(l.cfg.Name, fmt.Sprintf("malformed outcomes from worker %d", id))
 		return
@@ -29,10 +29,10 @@ func (l *link[I, O]) outcomes(id book.WorkerID, m *wire.Outcomes) {
 }
 
 // decode decodes the outcomes m brings from the worker at addr, a failed
-// one's error made by workError, and its moves, or reports false if m is
-// malformed. A move whose next input cannot be decoded is a failed
-// outcome.
-func decode[I, O any](m *wire.Outcomes, decodeValue func(data []byte, v any) error, addr string, workError func(addr, text string) error) ([]book.Outcome[O], []book.Move[I], bool) {
+// one's error made by workError, into a slice spare gives (nil: a new
+// one), and its moves, or reports false if m is malformed. A move whose
+// next input cannot be decoded is a failed outcome.
+func decode[I, O any](m *wire.Outcomes, spare *Spare[O], decodeValue func(data []byte, v any) error, addr string, workError func(addr, text string) error) ([]book.Outcome[O], []book.Move[I], bool) {
 	n := len(m.Items)
 	if len(m.Attempts) != n || len(m.Sizes) != n || len(m.Failed) != len(m.Errors) || len(m.Moved) != len(m.Tags) ||
 		len(m.Took) != 0 && len(m.Took) != n || len(m.Steps) != 0 && len(m.Steps) != n {
@@ -44,7 +44,7 @@ func decode[I, O any](m *wire.Outcomes, decodeValue func(data []byte, v any) err
 	if !ok || !wire.Fit(m.Sizes, m.Values) {
 		return nil, nil, false
 	}
-	out := make([]book.Outcome[O], 0, n)
+	out := spare.get(n)
 	var moves []book.Move[I]
 	off := 0
 	for i, item := range m.Items {
@@ -71,8 +71,8 @@ func decode[I, O any](m *wire.Outcomes, decodeValue func(data []byte, v any) err
 		}
 		// Decoded in place: a value decoded into a variable of its own
 		// would escape to the heap through decodeValue, one allocation an
-		// item. The fields are set one by one in memory make zeroed, not
-		// copied there from a literal.
+		// item. The fields are set one by one in memory that is zeroed
+		// (new, or cleared by Spare.Put), not copied there from a literal.
 		out = out[:len(out)+1]
 		o := &out[len(out)-1]
 		o.Item, o.Attempt, o.Took, o.Steps = item, int(m.Attempts[i]), took, walked
