@@ -243,6 +243,14 @@ var families = []family{
 			"1 ms (noisy) at up to 4 at once, the flushes 2 ms. msgs/s counts the messages delivered\n" +
 			"to the agents' evolve functions a second of wall time.",
 	},
+	{
+		name: "Trace",
+		per:  "item",
+		about: "The Chain benchmark's evolve chain with tracing off, and on with an OpenTelemetry SDK\n" +
+			"tracer provider whose spans go to a batch processor and an exporter that drops them:\n" +
+			"every item sampled (always), one in a hundred (ratio-0.01), and none (never). Each item\n" +
+			"makes three stage spans and an attempt span; each batch one span with a hundred links.",
+	},
 }
 
 // durableTable writes the Durable section's table: items/s and its ratio
