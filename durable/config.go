@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"cmp"
 	"regexp"
 	"time"
 
@@ -126,29 +127,11 @@ func (c Config) validate() error {
 
 // withDefaults fills in the zero settings.
 func (c Config) withDefaults() Config {
-	if c.Name == "" {
-		c.Name = DefaultName
-	}
-	if c.ConnectTimeout == 0 {
-		c.ConnectTimeout = DefaultConnectTimeout
-	}
-	if c.Lease == 0 {
-		c.Lease = DefaultLease
-	}
-	if c.MaxAttempts == 0 {
-		c.MaxAttempts = DefaultMaxAttempts
-	}
-	if c.Dedupe == 0 {
-		c.Dedupe = DefaultDedupe
-	}
-	if c.MaxHeld == 0 {
-		c.MaxHeld = DefaultMaxHeld
-	}
+	c.Name, c.ConnectTimeout, c.Lease = cmp.Or(c.Name, DefaultName), cmp.Or(c.ConnectTimeout, DefaultConnectTimeout), cmp.Or(c.Lease, DefaultLease)
+	c.MaxAttempts, c.Dedupe, c.MaxHeld = cmp.Or(c.MaxAttempts, DefaultMaxAttempts), cmp.Or(c.Dedupe, DefaultDedupe), cmp.Or(c.MaxHeld, DefaultMaxHeld)
+	c.Quantum = cmp.Or(c.Quantum, fair.DefaultQuantum)
 	if c.Codec == nil {
 		c.Codec = codec.JSON
-	}
-	if c.Quantum == 0 {
-		c.Quantum = fair.DefaultQuantum
 	}
 	return c
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/evolvekit/evolve/durable/internal/intake"
 	"github.com/evolvekit/evolve/durable/internal/layout"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
+	"github.com/evolvekit/evolve/durable/internal/retained"
 	"github.com/evolvekit/evolve/durable/internal/traced"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -60,9 +61,13 @@ func Consume[T, S any](ctx context.Context, q *Queue[T], h agent.Handle[Item[T],
 		return err
 	}
 	leases := &fairfetch.Leases{}
-	src, fetcher, err := q.source(o.fetch, leases)
+	// What it fetches is held in leases until it is let go of: with fair
+	// keys, by a Fetcher, which holds at most a fetch of items fetched and
+	// not handed out; otherwise, in the stream's order.
+	src, fetcher, err := fairfetch.Open(fairfetch.Config{JS: q.js, Stream: q.stream, Items: q.items, Plain: q.consumer,
+		Consumer: layout.Consumer(q.items, q.cfg.Lease, q.cfg.MaxHeld, q.replicas), Weights: q.cfg.Weights, Quantum: q.cfg.Quantum, Budget: o.fetch, Timeout: q.cfg.ConnectTimeout, Leases: leases}, q.cfg.Key != nil)
 	if err != nil {
-		return err
+		return invalid("%v", err)
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -134,8 +139,8 @@ func (q *Queue[T]) drained(ctx context.Context) (bool, error) {
 	ask, cancel := context.WithTimeout(ctx, q.cfg.ConnectTimeout)
 	defer cancel()
 	n, err := q.Len(ask)
-	over := false
-	if err == nil {
+	over := err == nil && q.retain && n <= q.ledger.Messages()
+	if err == nil && !q.retain {
 		over, err = intake.Drained(ask, q.stream, n, q.ledger)
 	}
 	switch {
@@ -157,10 +162,18 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 	// its keys' markers are on their way, and an embedded queue records
 	// once for all of it how far this run has handed out items (see
 	// package crashes).
-	mds := f.mds[:0]
+	mds, all := f.mds[:0], msgs
 	clear(f.marks)
-	for _, msg := range msgs {
+	msgs = msgs[:0]
+	for _, msg := range all {
 		md, err := msg.Metadata()
+		if err == nil && q.crash.Done(md.Sequence.Stream) {
+			// Acknowledged by a run that died before the server wrote it
+			// (see package crashes): acknowledged again, not worked.
+			_ = msg.Ack()
+			continue
+		}
+		msgs = append(msgs, msg)
 		if k := fairfetch.TokenOf(q.items, msg.Subject()); err == nil {
 			f.marks[k] = max(f.marks[k], md.Sequence.Stream)
 		}
@@ -168,7 +181,7 @@ func (f *feeder[T, S]) fetch(ctx context.Context, n int, wait time.Duration) (in
 	}
 	seals, err := q.mark(f.seals[:0], msgs, mds)
 	defer func() {
-		clear(msgs)
+		clear(all)
 		clear(mds)
 		clear(seals)
 		f.msgs, f.mds, f.seals = msgs[:0], mds[:0], seals[:0]
@@ -273,8 +286,10 @@ func (f *feeder[T, S]) post(ctx context.Context, msg jetstream.Msg, md *jetstrea
 
 // unloaded lets go of the item of ticket t and sequence seq, whose bytes
 // stored apart could not be read, with err: for good (see package claim),
-// it goes to the dead letters, unless its message is gone, acknowledged
-// by a process that held it before this one (and its object with it);
+// it goes to the dead letters, unless its message is gone, or at or
+// below the acknowledgement floor of a queue that retains its items:
+// acknowledged by a process that held it before this one, which deleted
+// its object (one above the floor goes to the dead letters);
 // otherwise it goes back to the queue, and so does any item if ctx ended.
 func (q *Queue[T]) unloaded(ctx context.Context, t ledger.Ticket, seq uint64, err error) error {
 	hd, ok := q.ledger.Take(t)
@@ -283,11 +298,11 @@ func (q *Queue[T]) unloaded(ctx context.Context, t ledger.Ticket, seq uint64, er
 	case ctx.Err() != nil:
 		_ = hd.Msg.Nak()
 		return ctx.Err()
-	case errors.Is(err, claim.ErrMissing) && seq > 0 && claim.Gone(ctx, q.stream, seq):
+	case errors.Is(err, claim.ErrMissing) && seq > 0 && (!q.retain && claim.Gone(ctx, q.stream, seq) || q.retain && retained.Acked(ctx, q.consumer, seq)):
 	case errors.Is(err, claim.ErrRef), errors.Is(err, claim.ErrMissing), errors.Is(err, claim.ErrDigest):
 		q.bury(hd, fmt.Errorf("durable: %w", err), 0)
 	default:
-		_ = hd.Msg.NakWithDelay(backoff(1))
+		_ = hd.Msg.NakWithDelay(intake.Backoff(1))
 	}
 	return nil
 }
@@ -303,24 +318,4 @@ func blocks[T, S any](ctx context.Context, h agent.Handle[Item[T], S]) error {
 		return invalid("chain %s has overflow policy %s: a durable item it dropped or refused would be neither done nor handed back; use compose.Block, the default", cs.Name, cs.Overflow)
 	}
 	return nil
-}
-
-// source returns where Consume takes items from, holding what it fetches
-// in leases until it is let go of: with fair keys, a Fetcher, which holds
-// at most fetch items fetched and not yet handed out; otherwise the
-// queue's consumer, in the stream's order.
-func (q *Queue[T]) source(fetch int, leases *fairfetch.Leases) (fairfetch.Source, *fairfetch.Fetcher, error) {
-	if q.cfg.Key == nil {
-		return fairfetch.Plain{Consumer: q.consumer, Leases: leases}, nil, nil
-	}
-	weights := make(map[string]int, len(q.cfg.Weights))
-	for k, w := range q.cfg.Weights {
-		weights[fairfetch.Token(k)] = w
-	}
-	f, err := fairfetch.New(fairfetch.Config{JS: q.js, Stream: q.stream, Items: q.items, Plain: q.consumer,
-		Consumer: layout.Consumer(q.items, q.cfg.Lease, q.cfg.MaxHeld, q.replicas), Weights: weights, Quantum: q.cfg.Quantum, Budget: fetch, Timeout: q.cfg.ConnectTimeout, Leases: leases})
-	if err != nil {
-		return nil, nil, invalid("%v", err)
-	}
-	return f, f, nil
 }

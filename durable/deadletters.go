@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
-	"strings"
 
 	"github.com/evolvekit/evolve/agent"
 	"github.com/evolvekit/evolve/durable/internal/claim"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
-	"github.com/nats-io/nats.go"
+	"github.com/evolvekit/evolve/durable/internal/letter"
 )
 
 // DeadLetters sends what failed for good in a chain to the queue's dead
@@ -64,7 +62,13 @@ func DeadLetterSink[T any](q *Queue[T], f func(agent.DeadLetter) error) func(age
 }
 
 // DeadLen returns the number of items in the queue's dead letters.
-func (q *Queue[T]) DeadLen(ctx context.Context) (int, error) { return count(ctx, q.deadStream) }
+func (q *Queue[T]) DeadLen(ctx context.Context) (int, error) {
+	info, err := q.deadStream.Info(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return int(info.State.Msgs), nil
+}
 
 // tickets returns the tickets of an Item of any type, or of a slice of
 // them.
@@ -88,14 +92,6 @@ func tickets(v any) []uint64 {
 // errFailed is the reason of a dead letter that gives none.
 var errFailed = errors.New("failed")
 
-// The headers of a dead letter (see the package doc).
-const (
-	headerError    = "Evolve-Error"
-	headerAttempts = "Evolve-Attempts"
-	headerKey      = "Evolve-Key"
-	headerStack    = "Evolve-Stack"
-)
-
 // bury puts the item h holds in the dead letters, with err, why it
 // failed, and the stack of the panic err holds, if any; and acknowledges
 // the item once they have it. If they cannot take it, the item goes back
@@ -107,29 +103,16 @@ func (q *Queue[T]) bury(h *ledger.Hold, err error, attempts int) {
 	q.spared.Forget(h.Seq)
 	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
 	defer cancel()
-	m := nats.NewMsg(q.dead)
-	m.Data = h.Msg.Data()
-	if ref := h.Msg.Headers().Get(claim.Header); ref != "" {
-		m.Header.Set(claim.Header, ref) // its object stays (see Large items in the package doc)
-	}
-	m.Header.Set(headerError, err.Error())
-	m.Header.Set(headerAttempts, strconv.Itoa(attempts))
-	m.Header.Set(headerKey, h.Key)
-	m.Header.Set(nats.MsgIdHdr, h.Key)
-	// A header value is one line: the stack takes one value a line.
-	if p := (*agent.PanicError)(nil); errors.As(err, &p) {
-		for line := range strings.Lines(string(p.Stack)) {
-			if line = strings.TrimSpace(line); line != "" {
-				m.Header.Add(headerStack, line)
-			}
-		}
-	}
+	// An object stored apart stays (see Large items in the package doc).
+	m := letter.New(q.dead, h.Msg.Data(), h.Msg.Headers(), claim.Header, h.Key, err, attempts)
 	if _, err := q.js.PublishMsg(ctx, m); err != nil {
 		_ = h.Msg.Nak()
 		return
 	}
 	if err := h.Msg.DoubleAck(ctx); err != nil {
 		_ = h.Msg.Ack()
+	} else {
+		q.acked([]*ledger.Hold{h})
 	}
 	q.unmove(ctx, h)
 }

@@ -2,6 +2,7 @@ package durable_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -411,42 +412,79 @@ func TestAQueueMadeBeforeMarkersIsMigrated(t *testing.T) {
 	addAgain(t, q2, entries, 0, "after the migration and a server restart")
 }
 
-// TestMarkersEndWithTheWindow consumes 20 keys of a queue whose dedupe
-// window is a second: once the window has passed, the stream holds
-// nothing (the keys' markers are gone), and the same keys add 20 items
-// again.
-func TestMarkersEndWithTheWindow(t *testing.T) {
+// TestKeysEndWithTheWindow consumes 20 keys of a queue whose dedupe
+// window is a second, with fair keys (markers) and without (the items
+// kept until the window ends): once the window has passed, the stream
+// holds nothing, and the same keys add 20 items again.
+func TestKeysEndWithTheWindow(t *testing.T) {
+	for _, fair := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fair-%v", fair), func(t *testing.T) {
+			ctx := context.Background()
+			srv := startServer(t, server.Options{})
+			cfg := durable.Config{Dedupe: time.Second}
+			if fair {
+				cfg.Key = func(string) string { return "one" }
+			}
+			q, err := durable.Open[int](durable.Server{URL: srv.ClientURL()}, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer q.Close()
+			added := time.Now()
+			fill(ctx, t, q, 20)
+			if seen := consumeAll(t, q); len(seen) != 20 {
+				t.Fatalf("consumed %d keys; want 20", len(seen))
+			}
+			stream, err := jetStream(t, srv.ClientURL()).Stream(ctx, durable.DefaultName)
+			if err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				info, err := stream.Info(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The server forgets the keys in its memory a moment after
+				// the window (it looks every 50 ms at least).
+				if info.State.Msgs == 0 && time.Since(added) > time.Second+100*time.Millisecond {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the stream still holds %d messages 10 s after a window of 1 s", info.State.Msgs)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			addAgain(t, q, keyed(20), 20, "once the window has passed")
+		})
+	}
+}
+
+// TestAQueueThatKeepsItsItemsCannotTakeFairKeys opens a queue without
+// fair keys, then again with: Open returns an ErrConfig that says why,
+// and the queue opens again without them, its item still there.
+func TestAQueueThatKeepsItsItemsCannotTakeFairKeys(t *testing.T) {
 	ctx := context.Background()
 	srv := startServer(t, server.Options{})
-	q, err := durable.Open[int](durable.Server{URL: srv.ClientURL()}, durable.Config{Dedupe: time.Second})
+	store := durable.Server{URL: srv.ClientURL()}
+	q, err := durable.Open[int](store, durable.Config{Name: "plain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Add(ctx, "k", 1); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+	_, err = durable.Open[int](store, durable.Config{Name: "plain", Key: func(k string) string { return k }})
+	if !errors.Is(err, durable.ErrConfig) || !strings.Contains(err.Error(), "cannot take Config.Key") {
+		t.Fatalf("Open with fair keys = %v; want an ErrConfig saying the queue cannot take them", err)
+	}
+	q, err = durable.Open[int](store, durable.Config{Name: "plain"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	added := time.Now()
-	fill(ctx, t, q, 20)
-	if seen := consumeAll(t, q); len(seen) != 20 {
-		t.Fatalf("consumed %d keys; want 20", len(seen))
+	if n, err := q.Len(ctx); n != 1 || err != nil {
+		t.Fatalf("Len = %d, %v; want the one item", n, err)
 	}
-	stream, err := jetStream(t, srv.ClientURL()).Stream(ctx, durable.DefaultName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		info, err := stream.Info(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The server forgets the keys in its memory a moment after the
-		// window (it looks every 50 ms at least).
-		if info.State.Msgs == 0 && time.Since(added) > time.Second+100*time.Millisecond {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the stream still holds %d messages 10 s after a window of 1 s", info.State.Msgs)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	addAgain(t, q, keyed(20), 20, "once the window has passed")
 }

@@ -66,24 +66,22 @@
 // those the queue did not have become items: a crash adds no item twice,
 // and what it may repeat is work on what a chain held (above).
 //
-// JetStream forgets an acknowledged item's key as it restarts, so the
-// queue writes a marker for each item it hands out, before it lets go of
-// the item: a message of its own stream, on the subject
-// <name>.keys.<first 128 bits of the key's SHA-256, in hex>, with a TTL
-// that ends with the key's window; the server stores an item only if its
-// key has no marker. The window is counted by the time the server stamped
-// on the item and the clock of the process that hands it out, and a TTL
-// in whole seconds: a key may be refused up to a second past its window,
-// or less long by how far that clock runs ahead of the server's. A key
-// added again past its window while its item still waits is a second
-// item. Keys are kept as long as the store keeps what it confirmed.
-//
-// The cost is a message stored until the window ends for each item
-// handed out: [Consume] carries 0.4 to 0.5 times as many items a second
-// as it did; Add and AddMany cost what they did. A queue made by an earlier
-// version gains the markers as it opens (the keys it consumed before have
-// none), and an earlier version then refuses to open it: the servers
-// refuse to turn the stream's TTLs off again.
+// JetStream rebuilds its dedupe as it restarts from the messages a stream
+// holds, so the queue keeps an item in its stream, acknowledged, until its
+// key's window has ended (swept every quarter window, at most a minute):
+// the item is its own key's marker. A queue with fair keys, whose stream
+// is a work queue, writes instead a marker for each item it hands out,
+// before it lets go of it: a message on the subject <name>.keys.<first
+// 128 bits of the key's SHA-256, in hex>, with a TTL that ends with the
+// window (in whole seconds, from the clock of the process that hands the
+// item out); the server stores an item only if its key has none, and
+// [Consume] carries 0.4 to 0.5 times as many items a second. The window
+// is counted by the time the server stamped on the item. A key added
+// again past its window while its item still waits is a second item. Keys
+// are kept as long as the store keeps what it confirmed. A stream keeps
+// the kind it was made with: a queue made by an earlier version (a work
+// queue) keeps markers, and one made without fair keys cannot take them
+// ([Open] returns an ErrConfig).
 //
 // # Several processes
 //
@@ -128,37 +126,12 @@
 // # Clusters
 //
 // On a [Server] whose URL lists the servers of a NATS cluster, with
-// Replicas 3, the queue's stream, its dead letters and its consumer each
-// have three copies, on three servers, one of which leads it. A server
-// that shuts down hands what it leads to another at once: a chain running
-// on the queue goes on, and the items whose acknowledgements were on
-// their way come back after their lease, to reach the sink a second time. A cluster that loses the majority of a
-// queue's servers answers nothing about it until one of them returns:
-// [Consume] waits that out (see its doc), renewing its leases, but what
-// its sink acknowledges meanwhile is lost, and comes back to the sink
-// once the cluster does: in tests with 2,000 items, as many items as the
-// chain held came twice. A queue with more replicas than the cluster has
-// servers with JetStream, or with replicas on a server that is not part
-// of a cluster, is refused by [Open] with an ErrConfig.
-//
-// A request lost as the cluster changes leaders is never answered: give
-// [Queue.Add] and [Queue.Len] a context with a timeout (AddMany waits
-// Config.ConnectTimeout an item), and add again: Dedupe keeps it once.
-//
-// # Credentials
-//
-// On a [Server], a queue takes what a NATS user has: user and password,
-// TLS certificates (mutual TLS included: mtls.Load makes the
-// configuration from three PEM files), or a creds file, on a server in
-// operator mode (accounts and users as signed JWTs). There, JetStream on
-// the server is not enough: the account's JWT must enable it in its
-// limits, or [Open] fails creating the stream ("JetStream not enabled for
-// account"). The creds file is read at every connection, the reconnects
-// included: it may be replaced while a queue is open, and one deleted
-// breaks the next reconnect. A user the server does not trust, whether its
-// account is unknown or signed by another operator, is refused alike. A
-// creds file that cannot be read, or holds no user seed, is an ErrConfig
-// naming it.
+// Replicas 3, the queue's streams and its consumer each have three
+// copies: a chain goes on through the loss of a server. A queue takes
+// what a NATS user has: user and password, TLS certificates (mutual TLS:
+// mtls.Load), or a creds file. docs/durable-clusters.md says what a
+// cluster that loses servers, or its majority, does to a chain, and what
+// each kind of credential needs.
 //
 // # Dead letters
 //
@@ -220,9 +193,10 @@
 // A queue on a [Server] counts an item's attempts in its consumer, which
 // outlives any process: an item held by a process that died comes back
 // when its lease ends, and that delivery spends an attempt. An embedded
-// queue makes its consumer anew at each open (the consumer's own state is
-// not to be trusted after a crash), so it counts what crashes cost in
-// files beside its store. A run that dies holding items makes suspects of
+// queue starts its consumer again at each open, which forgets those
+// counts (and may have lost its last 100 ms of acknowledgements, which
+// the files record), so it counts what crashes cost in files beside its
+// store. A run that dies holding items makes suspects of
 // them, and charges none: most of what a process holds when it dies did
 // not kill it. The next run works on each suspect alone: [Map] runs no
 // other work of the process beside it. A death then is the suspect's, and

@@ -22,6 +22,9 @@ func (q *Queue[T]) add(key string, data []byte) *nats.Msg {
 	if q.cfg.Key != nil {
 		subject = fairfetch.Subject(q.items, q.cfg.Key(key))
 	}
+	if q.retain {
+		return &nats.Msg{Subject: subject, Data: data, Header: nats.Header{nats.MsgIdHdr: {key}}}
+	}
 	return &nats.Msg{Subject: subject, Data: data, Header: keys.Guard(key, keys.Subject(q.keys, key))}
 }
 
@@ -29,6 +32,12 @@ func (q *Queue[T]) add(key string, data []byte) *nats.Msg {
 // where unknown), and appends to dst the confirmations to come (see
 // keys.Mark).
 func (q *Queue[T]) mark(dst []confirm.Mark, msgs []jetstream.Msg, mds []*jetstream.MsgMetadata) ([]confirm.Mark, error) {
+	if q.retain {
+		for range msgs {
+			dst = append(dst, confirm.Mark{})
+		}
+		return dst, nil
+	}
 	acks, err := keys.Mark(q.confirms, dst, q.keys, q.cfg.Dedupe, time.Now(), msgs, mds)
 	if err != nil {
 		return nil, q.unmarked(err)

@@ -12,6 +12,8 @@ import (
 	"github.com/evolvekit/evolve/durable/internal/fairfetch"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
 	"github.com/evolvekit/evolve/durable/internal/moved"
+	"github.com/evolvekit/evolve/durable/internal/retained"
+	"github.com/evolvekit/evolve/durable/internal/sweep"
 	"github.com/evolvekit/evolve/durable/internal/traced"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -43,6 +45,13 @@ type Queue[T any] struct {
 	crash      *crashes.Record   // an embedded queue's record of the runs that died, or nil
 	pub        *traced.Publisher // traces adds; nil without Config.TracerProvider
 
+	// retain is set for a queue that keeps each item in its stream,
+	// acknowledged, until its key's window ends, so that the item is its
+	// own key's marker (see Dedupe in the package doc): one without fair
+	// keys, unless its stream was made as a work queue.
+	retain  bool
+	sweeper *sweep.Sweeper // purges what a queue that retains may let go of
+
 	closed atomic.Bool
 }
 
@@ -59,8 +68,8 @@ type Queue[T any] struct {
 //
 // An embedded queue that opens hands out again at once the items a
 // process held when it died (a crash of this process killed its server
-// too): its consumer is made anew, and starts from the first item not
-// acknowledged. On a Server they come back as their lease ends. An
+// too): its consumer starts again from the first item not acknowledged.
+// On a Server they come back as their lease ends. An
 // embedded queue also keeps, beside its store, a record of the runs that
 // died, so that an item that kills its process every time goes to the
 // dead letters (see the package doc).
@@ -87,36 +96,38 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 		return nil, err
 	}
 	if q.srv != nil {
-		info := q.stream.CachedInfo()
-		if q.crash, err = crashes.Open(q.dir, info.Created, info.State.FirstSeq); err != nil {
+		info, first := q.stream.CachedInfo(), q.stream.CachedInfo().State.FirstSeq
+		if q.retain {
+			first = q.consumer.CachedInfo().AckFloor.Stream + 1
+		}
+		if q.crash, err = crashes.Open(q.dir, info.Created, first); err != nil {
 			q.shut()
 			return nil, fmt.Errorf("%w: %s: %v", ErrStore, q.dir, err)
 		}
+	}
+	if q.retain {
+		q.sweeper = sweep.Start(sweep.Config{Consumer: q.consumer, Stream: q.stream, Subject: q.items,
+			Window: q.cfg.Dedupe, Timeout: q.cfg.ConnectTimeout, Written: q.crash.Prune})
 	}
 	return q, nil
 }
 
 // Len returns the number of items in the queue: added and not yet
 // acknowledged (those chains hold included) nor sent to the dead letters.
-// It counts what the queue's stream holds, which has every item whose add
-// was confirmed; in a cluster, the stream drops an acknowledged item a
-// moment after the acknowledgement was confirmed, so Len may count it for
+// It counts the items its consumer has not handed out and those handed
+// out and not acknowledged (with fair keys, what the queue's stream
+// holds, which has every item whose add was confirmed); an acknowledgement
+// counts a moment after it was confirmed, so Len may count its item for
 // that moment: it may be high, never low.
 func (q *Queue[T]) Len(ctx context.Context) (int, error) {
+	if q.retain {
+		return retained.Len(ctx, q.consumer)
+	}
 	counts, err := fairfetch.Count(ctx, q.stream, q.items)
 	if err != nil {
 		return 0, err
 	}
 	return fairfetch.Total(counts), nil
-}
-
-// count returns the number of messages in stream s.
-func count(ctx context.Context, s jetstream.Stream) (int, error) {
-	info, err := s.Info(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return int(info.State.Msgs), nil
 }
 
 // URL returns the address other processes reach the queue at: the
@@ -158,6 +169,7 @@ func (q *Queue[T]) Close() error {
 // shut lets go of the record of this run, without removing it, and of
 // the store.
 func (q *Queue[T]) shut() {
+	q.sweeper.Stop()
 	q.crash.Close(false)
 	q.site.close()
 }

@@ -3,9 +3,9 @@ package durable
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/evolvekit/evolve/durable/internal/claim"
+	"github.com/evolvekit/evolve/durable/internal/intake"
 	"github.com/evolvekit/evolve/durable/internal/ledger"
 	"github.com/evolvekit/evolve/internal/safe"
 	"github.com/nats-io/nats.go/jetstream"
@@ -48,7 +48,7 @@ func Batches[T, U any](q *Queue[T], f func([]Item[U]) error) func([]Item[U]) {
 		for i, it := range batch {
 			if i == len(batch)-1 {
 				q.ackConfirmed(it.Ticket, acked...)
-			} else if h := q.ack(it.Ticket); h != nil && (h.Msg.Headers().Get(claim.Header) != "" || h.State != nil) {
+			} else if h := q.ack(it.Ticket); h != nil && (q.crash != nil || h.Msg.Headers().Get(claim.Header) != "" || h.State != nil) {
 				acked = append(acked, h)
 			}
 		}
@@ -92,10 +92,26 @@ func (q *Queue[T]) ackConfirmed(t uint64, before ...*ledger.Hold) {
 		_ = h.Msg.Ack()
 		return
 	}
+	q.acked(append(before, h))
 	for _, a := range append(before, h) {
 		q.claims.Release(ctx, a.Key, a.Msg.Headers())
 		q.unmove(ctx, a)
 	}
+}
+
+// acked records that the queue has the acknowledgements of the items
+// held by hs, in an embedded queue's record of its runs (see package
+// crashes); one that cannot be written only costs the work done again
+// after a crash.
+func (q *Queue[T]) acked(hs []*ledger.Hold) {
+	if q.crash == nil || !q.retain {
+		return
+	}
+	seqs := make([]uint64, len(hs))
+	for i, h := range hs {
+		seqs[i] = h.Seq
+	}
+	_ = q.crash.Acked(seqs...)
 }
 
 // retry hands the item of ticket t, which the sink failed with err, back
@@ -114,17 +130,7 @@ func (q *Queue[T]) retry(t uint64, err error) {
 		q.bury(h, fmt.Errorf("sink, attempt %d of %d: %w", n, q.cfg.MaxAttempts, err), n)
 		return
 	}
-	_ = h.Msg.NakWithDelay(backoff(delivered))
-}
-
-// backoff is the delay before attempt n+1 of an item that failed: 100 ms
-// doubling to 10 s.
-func backoff(n uint64) time.Duration {
-	d := 100 * time.Millisecond
-	for i := uint64(1); i < n && d < 10*time.Second; i++ {
-		d *= 2
-	}
-	return min(d, 10*time.Second)
+	_ = h.Msg.NakWithDelay(intake.Backoff(delivered))
 }
 
 // attempts returns the attempts an item of metadata md has spent: the
@@ -144,5 +150,5 @@ func (q *Queue[T]) handBack(h *ledger.Hold) {
 		delivered = md.NumDelivered
 		q.spared.Add(md.Sequence.Stream)
 	}
-	_ = h.Msg.NakWithDelay(backoff(delivered))
+	_ = h.Msg.NakWithDelay(intake.Backoff(delivered))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/evolvekit/evolve/durable/internal/layout"
 	"github.com/evolvekit/evolve/durable/internal/moved"
 	"github.com/evolvekit/evolve/durable/internal/natserr"
+	"github.com/evolvekit/evolve/durable/internal/retained"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -29,9 +30,13 @@ func (q *Queue[T]) declare() error {
 	if q.confirms, err = confirm.New(q.nc); err != nil {
 		return fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
+	retention, err := q.retention(ctx, js)
+	if err != nil {
+		return err
+	}
 	// A stream made before keys had markers gains their subjects and TTLs
 	// here; the servers refuse to turn TTLs off again.
-	cfg := layout.Stream(q.cfg.Name, q.items, jetstream.WorkQueuePolicy, q.replicas, q.cfg.Dedupe)
+	cfg := layout.Stream(q.cfg.Name, q.items, retention, q.replicas, q.cfg.Dedupe)
 	// The items of fair keys are on a subject of each key's.
 	cfg.Subjects, cfg.AllowMsgTTL = append(cfg.Subjects, q.keys+"*", q.items+".*", q.moved+"*"), true
 	cfg.AllowRollup = true // a move's state replaces the one before
@@ -55,8 +60,9 @@ func (q *Queue[T]) declare() error {
 		// apart from it, and may be behind it or ahead. A consumer made
 		// anew on a work queue starts from its first message, that is from
 		// every item not acknowledged, and hands them all out at once.
-		// So are the consumers of fair keys.
-		if err := fairfetch.DeleteConsumers(ctx, q.stream); err != nil {
+		// So are the consumers of fair keys. (A queue that retains its
+		// items keeps its consumer, and starts it again below.)
+		if err := fairfetch.DeleteConsumers(ctx, q.stream, q.retain); err != nil {
 			return q.refused("handing out again what a dead process held", err)
 		}
 		if err := q.checkDamage(); err != nil {
@@ -66,15 +72,47 @@ func (q *Queue[T]) declare() error {
 		// no message names, are found: a crash left them (see Large items
 		// in the package doc, and docs/moves.md); those missed, next Open.
 		sweep, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
+		var from uint64 // see retained.From
+		if q.retain {
+			from = retained.From(sweep, q.stream)
+		}
 		q.resumes = moved.Sweep(sweep, q.stream, q.moved)
-		_, _ = q.claims.Sweep(sweep, q.stream, q.deadStream)
+		_, _ = q.claims.Sweep(sweep, claim.Named{Stream: q.stream, From: from}, claim.Named{Stream: q.deadStream})
 		cancel()
 	}
 	q.gate = moved.NewGate(q.resumes, time.Second)
 	if q.consumer, err = js.CreateOrUpdateConsumer(ctx, q.cfg.Name, layout.Consumer(q.items, q.cfg.Lease, q.cfg.MaxHeld, q.replicas)); err != nil {
 		return q.refused("the queue's consumer", err)
 	}
+	if q.retain && q.srv != nil {
+		// What a dead process held comes back at once: the consumer starts
+		// again after the acknowledgement floor it had written. What it had
+		// acknowledged above its floor comes back too, and the record of
+		// this process's runs knows it (see package crashes): Consume
+		// acknowledges it again without handing it out.
+		if _, err := js.ResetConsumer(ctx, q.cfg.Name, layout.ConsumerName); err != nil {
+			return q.refused("the queue's consumer", err)
+		}
+	}
 	return nil
+}
+
+// retention decides whether q retains its items (see Queue.retain), and
+// returns its stream's retention.
+func (q *Queue[T]) retention(ctx context.Context, js jetstream.JetStream) (jetstream.RetentionPolicy, error) {
+	var made *jetstream.StreamInfo
+	switch s, err := js.Stream(ctx, q.cfg.Name); {
+	case err == nil:
+		made = s.CachedInfo()
+	case !errors.Is(err, jetstream.ErrStreamNotFound):
+		return 0, q.refused("the queue's stream "+q.cfg.Name, err)
+	}
+	retain, refused := retained.Retains(made, q.cfg.Key != nil)
+	if refused {
+		return 0, invalid("queue %s was made without fair keys, and keeps its items until their window ends: it cannot take Config.Key (give a queue with fair keys a Name of its own)", q.cfg.Name)
+	}
+	q.retain = retain
+	return retained.Retention(retain), nil
 }
 
 // refused returns the error of Open when the servers refuse what, with

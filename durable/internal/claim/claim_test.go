@@ -191,7 +191,7 @@ func TestSweepDeletesWhatNoMessageNames(t *testing.T) {
 	require.NoError(t, err)
 	s.Release(ctx, "acked", header(named["acked"]))
 
-	n, err = s.Sweep(ctx, items, dead)
+	n, err = s.Sweep(ctx, Named{Stream: items}, Named{Stream: dead})
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "the orphan")
 	for key, r := range named {

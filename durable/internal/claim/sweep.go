@@ -17,7 +17,7 @@ import (
 // queue's streams have no other consumer, as an embedded queue has as it
 // opens (a work queue refuses a second consumer of the same messages).
 // A bucket with no object costs one request.
-func (s *Store) Sweep(ctx context.Context, streams ...jetstream.Stream) (int, error) {
+func (s *Store) Sweep(ctx context.Context, streams ...Named) (int, error) {
 	obs, err := s.open(ctx, false)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
 		return 0, nil
@@ -58,15 +58,30 @@ func (s *Store) Sweep(ctx context.Context, streams ...jetstream.Stream) (int, er
 	return n, nil
 }
 
+// Named is a stream whose messages may name objects: those from sequence
+// From (all for 0). A queue that keeps its acknowledged items, whose
+// objects went with their acknowledgement, gives the first after its
+// consumer's acknowledgement floor.
+type Named struct {
+	Stream jetstream.Stream
+	From   uint64
+}
+
 // strike removes from left the objects the messages of st name, reading
 // their headers until none is left or every message was read, or returns
 // an error.
-func (s *Store) strike(ctx context.Context, st jetstream.Stream, left map[string]bool) error {
-	info, err := st.Info(ctx)
-	if err != nil || info.State.Msgs == 0 {
+func (s *Store) strike(ctx context.Context, st Named, left map[string]bool) error {
+	info, err := st.Stream.Info(ctx)
+	if err != nil || info.State.Msgs == 0 || st.From > info.State.LastSeq {
 		return err
 	}
-	c, err := st.CreateConsumer(ctx, jetstream.ConsumerConfig{
+	deliver, from := jetstream.DeliverAllPolicy, uint64(0)
+	if st.From > 0 {
+		deliver, from = jetstream.DeliverByStartSequencePolicy, st.From
+	}
+	c, err := st.Stream.CreateConsumer(ctx, jetstream.ConsumerConfig{
+		DeliverPolicy: deliver,
+		OptStartSeq:   from,
 		AckPolicy:     jetstream.AckExplicitPolicy, // as a work queue's consumers must
 		AckWait:       time.Hour,                   // nothing comes twice while it reads
 		MaxAckPending: -1,
@@ -78,8 +93,8 @@ func (s *Store) strike(ctx context.Context, st jetstream.Stream, left map[string
 	if err != nil {
 		return err
 	}
-	defer func() { _ = st.DeleteConsumer(context.WithoutCancel(ctx), c.CachedInfo().Name) }()
-	for read := uint64(0); read < info.State.Msgs && len(left) > 0; {
+	defer func() { _ = st.Stream.DeleteConsumer(context.WithoutCancel(ctx), c.CachedInfo().Name) }()
+	for read, all := uint64(0), c.CachedInfo().NumPending; read < all && len(left) > 0; {
 		batch, err := c.FetchNoWait(1024)
 		if err != nil {
 			return err
@@ -97,7 +112,7 @@ func (s *Store) strike(ctx context.Context, st jetstream.Stream, left map[string
 		if got == 0 {
 			// Deleting what the unread messages may name would leave
 			// them dangling.
-			return fmt.Errorf("read %d of the %d messages of stream %s", read, info.State.Msgs, info.Config.Name)
+			return fmt.Errorf("read %d of the %d messages of stream %s", read, all, info.Config.Name)
 		}
 		read += uint64(got)
 	}

@@ -1,7 +1,9 @@
 // Package crashes keeps an embedded durable queue's record of the runs
 // that died, so that an item that kills its process every time is known
 // and spends its attempts, though the queue's consumer, and its count of
-// deliveries, is made anew at each open.
+// deliveries, is made anew (or started again) at each open; and, for a
+// queue that keeps its acknowledged items, which acknowledgements a crash
+// may have cost the server's record.
 package crashes
 
 import (
@@ -17,17 +19,21 @@ import (
 	"time"
 )
 
-// An embedded queue's consumer is made anew at each open, and JetStream's
-// count of each item's deliveries goes with it. So that an item that
-// kills its process every time is not tried forever, an embedded queue
-// keeps two files beside its store:
+// An embedded queue's consumer is made anew, or started again after its
+// acknowledgement floor, at each open, and JetStream's count of each
+// item's deliveries goes with it. So that an item that kills its process
+// every time is not tried forever, an embedded queue keeps two files
+// beside its store:
 //
 //   - the run file, which a run writes before its chains get the items:
 //     the highest stream sequence it has handed out, and the item, if any,
 //     its work runs alone (below); then, a line each time it rises, the
 //     highest sequence it handed out of each fair key (whose items are
-//     handed out in turns, each key's in the stream's order). Close
-//     removes it; found at open, it tells of a run that died.
+//     handed out in turns, each key's in the stream's order); and, for a
+//     queue that keeps its acknowledged items (see Acked), a line each
+//     time this run's acknowledgements are confirmed, of their
+//     sequences. Close removes it; found at open, it tells of a run that
+//     died.
 //   - the crash file, which the next open writes: the items held by runs
 //     that died, the suspects, and how many times each item killed its
 //     process working alone.
@@ -63,6 +69,8 @@ type Record struct {
 	size   int64             // the run file's length
 	lines  int               // the lines of fair keys in the run file
 	inWork uint64            // the suspect in work alone, 0 for none
+	acked  spans             // the items with no fair key acknowledged, above the floor last pruned to
+	spans  int               // the spans in the run file's lines of acknowledgements
 }
 
 // crashRecord is the content of the crash file.
@@ -88,9 +96,10 @@ const (
 )
 
 // Open reads what the runs before this one left in dir, for a stream
-// made at made whose first message not acknowledged is first, adds what
-// the last run's death tells, if it died, forgets the items that are
-// gone, and starts this run's record.
+// made at made whose first message not acknowledged is first (for a
+// queue that keeps its acknowledged items, the one after its consumer's
+// acknowledgement floor), adds what the last run's death tells, if it
+// died, forgets the items that are gone, and starts this run's record.
 func Open(dir string, made time.Time, first uint64) (*Record, error) {
 	fail := func(what string, err error) error {
 		return fmt.Errorf("%s: %w", what, err)
@@ -108,13 +117,16 @@ func Open(dir string, made time.Time, first uint64) (*Record, error) {
 		}
 	}
 	rec.Stream = made
+	var acked spans
 	switch data, err := os.ReadFile(filepath.Join(dir, runName)); {
 	case errors.Is(err, fs.ErrNotExist):
 		rec.SuspectsTo, rec.SuspectsOf = 0, nil // the last run ended well, or there was none
 	case err != nil:
 		return nil, fail("reading the last run's record", err)
 	default:
-		handed, alone, of := parseRun(string(data))
+		var handed, alone uint64
+		var of map[string]uint64
+		handed, alone, of, acked = parseRun(string(data))
 		switch {
 		case alone > 0:
 			if rec.Killed == nil {
@@ -152,6 +164,9 @@ func Open(dir string, made time.Time, first uint64) (*Record, error) {
 		return nil, fail("writing the record of crashes", err)
 	}
 	c := &Record{dir: dir, upTo: rec.SuspectsTo, upToOf: rec.SuspectsOf, charged: rec.Killed, marks: map[string]uint64{}}
+	if first > 0 {
+		c.acked = acked.above(first - 1)
+	}
 	if err := c.start(); err != nil {
 		return nil, fail("starting this run's record", err)
 	}
@@ -165,6 +180,7 @@ func (c *Record) start() error {
 	for k, seq := range c.marks {
 		data = fmt.Appendf(data, "%s %d\n", k, seq)
 	}
+	data = c.acked.appendLine(data)
 	name := filepath.Join(c.dir, runName)
 	if err := replace(name, data); err != nil {
 		return err
@@ -176,14 +192,15 @@ func (c *Record) start() error {
 	if c.run != nil {
 		c.run.Close()
 	}
-	c.run, c.size, c.lines = run, int64(len(data)), len(c.marks)
+	c.run, c.size, c.lines, c.spans = run, int64(len(data)), len(c.marks), len(c.acked)
 	return nil
 }
 
 // parseRun reads a run file: the highest sequence handed out of the
-// items with no fair key, the suspect in work alone, and the highest
-// handed out of each fair key's. What cannot be read is 0, or left out.
-func parseRun(s string) (handed, alone uint64, of map[string]uint64) {
+// items with no fair key, the suspect in work alone, the highest handed
+// out of each fair key's, and the items acknowledged. What cannot be
+// read is 0, or left out.
+func parseRun(s string) (handed, alone uint64, of map[string]uint64, acked spans) {
 	head, rest, _ := strings.Cut(s, "\n")
 	f := strings.Fields(head)
 	if len(f) > 0 {
@@ -193,9 +210,16 @@ func parseRun(s string) (handed, alone uint64, of map[string]uint64) {
 		alone, _ = strconv.ParseUint(f[1], 10, 64)
 	}
 	for line := range strings.Lines(rest) {
+		if !strings.HasSuffix(line, "\n") {
+			continue // a line the death cut short
+		}
+		if list, ok := strings.CutPrefix(line, ackedLine); ok {
+			acked, _ = parseSpans(acked, list)
+			continue
+		}
 		k, n, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 		seq, err := strconv.ParseUint(n, 10, 64)
-		if !ok || err != nil || !strings.HasSuffix(line, "\n") {
+		if !ok || err != nil {
 			continue // a line the death cut short
 		}
 		if of == nil {
@@ -203,7 +227,7 @@ func parseRun(s string) (handed, alone uint64, of map[string]uint64) {
 		}
 		of[k] = max(of[k], seq)
 	}
-	return handed, alone, of
+	return handed, alone, of, acked
 }
 
 // replace writes data to the file name, whole or not at all.
@@ -279,6 +303,66 @@ func (c *Record) HandOutOf(marks map[string]uint64) error {
 	}
 	c.size += int64(len(data))
 	return nil
+}
+
+// Acked records that the queue's servers confirmed the acknowledgement of
+// the items of sequences seqs, which have no fair key, for a queue that
+// keeps its acknowledged items: its consumer's record of them is written
+// at most every 100 ms, and a crash may lose that much, while the
+// consumer is started again after its acknowledgement floor (see Done).
+// The record holds those above the floor given to Prune.
+func (c *Record) Acked(seqs ...uint64) error {
+	if c == nil || len(seqs) == 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var added spans
+	for _, seq := range seqs {
+		if !c.acked.has(seq) {
+			c.acked = c.acked.add(seq)
+			added = added.add(seq)
+		}
+	}
+	if len(added) == 0 || c.run == nil {
+		return nil
+	}
+	if c.spans += len(added); c.spans > 2*len(c.acked)+4096 {
+		// The lines are written again as the spans they make now.
+		if err := c.start(); err != nil {
+			return fmt.Errorf("recording the items acknowledged: %w", err)
+		}
+		return nil
+	}
+	data := added.appendLine(nil)
+	if _, err := c.run.WriteAt(data, c.size); err != nil {
+		return fmt.Errorf("recording the items acknowledged: %w", err)
+	}
+	c.size += int64(len(data))
+	return nil
+}
+
+// Done reports whether the item of sequence seq, with no fair key, was
+// acknowledged, by this run or one before it that died, as Acked
+// recorded: one handed out again is acknowledged again, not worked.
+func (c *Record) Done(seq uint64) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.acked.has(seq)
+}
+
+// Prune forgets the acknowledgements of the items up to floor, which the
+// queue's servers have written for good.
+func (c *Record) Prune(floor uint64) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.acked = c.acked.above(floor)
 }
 
 // Work runs f, the work on the item of sequence seq with no fair key

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/durable/internal/keys"
+	"github.com/evolvekit/evolve/durable/internal/layout"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -90,6 +91,25 @@ type Config struct {
 	// Leases holds each message the Fetcher fetches, in a line or handed
 	// out, until it is let go of; New makes one if it is nil.
 	Leases *Leases
+}
+
+// Open returns the Source of a queue's items: with keyed, a Fetcher of
+// cfg, whose Weights are by key (not token), which is also returned;
+// otherwise cfg.Plain in the stream's order.
+func Open(cfg Config, keyed bool) (Source, *Fetcher, error) {
+	if !keyed {
+		return Plain{Consumer: cfg.Plain, Leases: cfg.Leases}, nil, nil
+	}
+	weights := make(map[string]int, len(cfg.Weights))
+	for k, w := range cfg.Weights {
+		weights[Token(k)] = w
+	}
+	cfg.Weights = weights
+	f, err := New(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f, nil
 }
 
 // Fetcher is a Source that hands out the items of each key in turn (see
@@ -339,13 +359,16 @@ func Total(counts map[string]int) int {
 	return n
 }
 
-// DeleteConsumers deletes every consumer of stream s: the queue's, and
-// each key's.
-func DeleteConsumers(ctx context.Context, s jetstream.Stream) error {
+// DeleteConsumers deletes every consumer of stream s: each key's, and the
+// queue's unless keepQueue (a queue that keeps its acknowledged items
+// keeps its consumer's record of them).
+func DeleteConsumers(ctx context.Context, s jetstream.Stream, keepQueue bool) error {
 	names := s.ConsumerNames(ctx)
 	var all []string
 	for name := range names.Name() {
-		all = append(all, name)
+		if !keepQueue || name != layout.ConsumerName {
+			all = append(all, name)
+		}
 	}
 	if err := names.Err(); err != nil {
 		return err
