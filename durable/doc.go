@@ -47,7 +47,9 @@
 //
 // Those above; and the re-work after a crash is bounded by what the
 // process held: the chain's Bound and one fetch (and, with fair keys, the
-// keys' lines).
+// keys' lines). Other processes on an embedded queue (Embedded.Listen)
+// may work again, besides, what they had acknowledged in its server's
+// last 100 ms, when the process that runs the server dies.
 //
 // An embedded queue that opens again after a crash hands out at once what
 // the dead process held. A process that holds an item renews its lease

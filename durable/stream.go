@@ -59,9 +59,8 @@ func (q *Queue[T]) declare() error {
 		// what the crash left for sure: the consumer's own state is written
 		// apart from it, and may be behind it or ahead. A consumer made
 		// anew on a work queue starts from its first message, that is from
-		// every item not acknowledged, and hands them all out at once.
-		// So are the consumers of fair keys. (A queue that retains its
-		// items keeps its consumer, and starts it again below.)
+		// every item not acknowledged, and hands them all out at once, as
+		// those of fair keys do (a queue that retains keeps its own: below).
 		if err := fairfetch.DeleteConsumers(ctx, q.stream, q.retain); err != nil {
 			return q.refused("handing out again what a dead process held", err)
 		}
@@ -72,12 +71,8 @@ func (q *Queue[T]) declare() error {
 		// no message names, are found: a crash left them (see Large items
 		// in the package doc, and docs/moves.md); those missed, next Open.
 		sweep, cancel := context.WithTimeout(context.Background(), q.cfg.ConnectTimeout)
-		var from uint64 // see retained.From
-		if q.retain {
-			from = retained.From(sweep, q.stream)
-		}
 		q.resumes = moved.Sweep(sweep, q.stream, q.moved)
-		_, _ = q.claims.Sweep(sweep, claim.Named{Stream: q.stream, From: from}, claim.Named{Stream: q.deadStream})
+		_, _ = q.claims.Sweep(sweep, claim.Named{Stream: q.stream, From: retained.From(sweep, q.stream, q.retain)}, claim.Named{Stream: q.deadStream})
 		cancel()
 	}
 	q.gate = moved.NewGate(q.resumes, time.Second)

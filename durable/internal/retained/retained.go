@@ -35,9 +35,13 @@ func Retention(retains bool) jetstream.RetentionPolicy {
 }
 
 // From returns the first sequence of a stream whose consumer (the queue's,
-// layout.ConsumerName) may not have acknowledged it: the one after its
-// acknowledgement floor, or 0 for all if it has no consumer.
-func From(ctx context.Context, s jetstream.Stream) uint64 {
+// layout.ConsumerName) may not have acknowledged it: for a queue that
+// retains its items, the one after its acknowledgement floor; 0 for all
+// for one that does not, or has no consumer.
+func From(ctx context.Context, s jetstream.Stream, retains bool) uint64 {
+	if !retains {
+		return 0
+	}
 	c, err := s.Consumer(ctx, layout.ConsumerName)
 	if err != nil {
 		return 0
