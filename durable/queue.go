@@ -116,12 +116,13 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 // acknowledged (those chains hold included) nor sent to the dead letters.
 // It counts the items its consumer has not handed out and those handed
 // out and not acknowledged (with fair keys, what the queue's stream
-// holds, which has every item whose add was confirmed); an acknowledgement
-// counts a moment after it was confirmed, so Len may count its item for
-// that moment: it may be high, never low.
+// holds); an acknowledgement counts a moment after it was confirmed, so
+// Len may count its item for that moment: it may be high, never low. (On
+// a cluster, a replica a moment behind the leader may count the items not
+// handed out: those just added may be missed for that moment.)
 func (q *Queue[T]) Len(ctx context.Context) (int, error) {
 	if q.retain {
-		return retained.Len(ctx, q.consumer)
+		return retained.Len(ctx, q.nc, q.consumer, q.cfg.Name, q.items)
 	}
 	counts, err := fairfetch.Count(ctx, q.stream, q.items)
 	if err != nil {

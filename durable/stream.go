@@ -39,7 +39,7 @@ func (q *Queue[T]) declare() error {
 	cfg := layout.Stream(q.cfg.Name, q.items, retention, q.replicas, q.cfg.Dedupe)
 	// The items of fair keys are on a subject of each key's.
 	cfg.Subjects, cfg.AllowMsgTTL = append(cfg.Subjects, q.keys+"*", q.items+".*", q.moved+"*"), true
-	cfg.AllowRollup = true // a move's state replaces the one before
+	cfg.AllowRollup, cfg.AllowDirect = true, q.retain // a move's state replaces the one before; see retained.Len
 	if q.stream, err = js.CreateOrUpdateStream(ctx, cfg); err != nil {
 		return q.refused("the queue's stream "+q.cfg.Name, err)
 	}

@@ -9,8 +9,12 @@ package retained
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
 
 	"github.com/evolvekit/evolve/durable/internal/layout"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -57,12 +61,38 @@ func Acked(ctx context.Context, c jetstream.Consumer, seq uint64) bool {
 	return err == nil && info.AckFloor.Stream >= seq
 }
 
-// Len returns the number of items consumer c has not handed out and of
-// those it handed out and has not seen acknowledged.
-func Len(ctx context.Context, c jetstream.Consumer) (int, error) {
+// numPending is the header of a batched direct get's answer that says how
+// many messages on its subject follow it.
+const numPending = "Nats-Num-Pending"
+
+// Len returns the number of items on subject of stream, whose consumer is
+// c, that c has not handed out, and of those it handed out and has not
+// seen acknowledged; nc reaches the stream's servers. The consumer counts
+// the first a moment after they are stored, on a goroutine of the
+// server's: those are counted in the stream instead, with a direct get
+// (the stream must allow them) of the first after the last handed out,
+// whose answer says how many follow it. An item handed out or
+// acknowledged between the two requests may be counted twice: Len may be
+// high, never low.
+func Len(ctx context.Context, nc *nats.Conn, c jetstream.Consumer, stream, subject string) (int, error) {
 	info, err := c.Info(ctx)
 	if err != nil {
 		return 0, err
 	}
-	return int(info.NumPending) + info.NumAckPending, nil
+	req, err := json.Marshal(map[string]any{"seq": info.Delivered.Stream + 1, "next_by_subj": subject, "batch": 1})
+	if err != nil {
+		return 0, err
+	}
+	m, err := nc.RequestWithContext(ctx, "$JS.API.DIRECT.GET."+stream, req)
+	if err != nil {
+		return 0, err
+	}
+	if m.Header.Get("Status") == "404" {
+		return info.NumAckPending, nil // nothing after the last handed out
+	}
+	after, err := strconv.Atoi(m.Header.Get(numPending))
+	if err != nil || m.Header.Get("Status") != "" {
+		return 0, fmt.Errorf("counting the items not handed out: status %q %q, %q pending", m.Header.Get("Status"), m.Header.Get("Description"), m.Header.Get(numPending))
+	}
+	return info.NumAckPending + 1 + after, nil
 }
