@@ -169,3 +169,23 @@ func TestManyAcknowledgementsKeepTheRunFileSmall(t *testing.T) {
 		t.Error("Done does not follow Acked")
 	}
 }
+
+// FuzzParseRun reads whatever a run file may hold, a death's cut or a
+// disk's damage included: parseRun never panics, and the spans it returns
+// are sorted, apart and each in order.
+func FuzzParseRun(f *testing.F) {
+	f.Add("00000000000000000040 00000000000000000000\nabc 12\n= 1-5 7 9-12\n")
+	f.Add("= 5-3\n= 0\n= 18446744073709551615-18446744073709551615 1-18446744073709551614\n")
+	f.Add("x\n=\n= \n= -\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		_, _, _, acked := parseRun(s)
+		for i, sp := range acked {
+			if sp.lo > sp.hi || sp.lo == 0 || i > 0 && sp.lo <= acked[i-1].hi+1 {
+				t.Fatalf("spans %v out of order", acked)
+			}
+			if !acked.has(sp.lo) || !acked.has(sp.hi) {
+				t.Fatalf("spans %v lack their own bounds", acked)
+			}
+		}
+	})
+}
