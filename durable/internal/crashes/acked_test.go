@@ -1,58 +1,11 @@
 package crashes
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 )
-
-// TestSpansHoldWhatWasAdded adds sequences in a shuffled order and checks
-// the set against a plain map: each is in it, no other is, the spans are
-// sorted, apart and merged, and above drops what is at or below a floor.
-func TestSpansHoldWhatWasAdded(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for round := range 50 {
-		var s spans
-		in := map[uint64]bool{}
-		for range rng.IntN(200) {
-			seq := 1 + rng.Uint64N(300)
-			s, in[seq] = s.add(seq), true
-		}
-		for seq := uint64(0); seq <= 301; seq++ {
-			if s.has(seq) != in[seq] {
-				t.Fatalf("round %d: has(%d) = %v; want %v (%v)", round, seq, s.has(seq), in[seq], s)
-			}
-		}
-		for i := 1; i < len(s); i++ {
-			if s[i].lo <= s[i-1].hi+1 || s[i].lo > s[i].hi {
-				t.Fatalf("round %d: spans %v and %v neither apart nor in order", round, s[i-1], s[i])
-			}
-		}
-		back, err := parseSpans(nil, string(s.appendLine(nil))[len(ackedLine):])
-		if err != nil || !slices.Equal(back, s) && len(s) > 0 {
-			t.Fatalf("round %d: %v read back as %v, %v", round, s, back, err)
-		}
-		floor := rng.Uint64N(300)
-		s = s.above(floor)
-		for seq := uint64(0); seq <= 301; seq++ {
-			if want := in[seq] && seq > floor; s.has(seq) != want {
-				t.Fatalf("round %d: above %d, has(%d) = %v; want %v", round, floor, seq, s.has(seq), want)
-			}
-		}
-	}
-}
-
-// TestBadSpansAreRefused reads lines a run file cannot hold.
-func TestBadSpansAreRefused(t *testing.T) {
-	for _, line := range []string{"x", "0", "5-3", "1-", "-4", "3-x"} {
-		if _, err := parseSpans(nil, line); err == nil {
-			t.Errorf("%q read without error", line)
-		}
-	}
-}
 
 // TestAcknowledgementsOutliveTheRunThatDied records acknowledgements in a
 // run that dies, and checks the next run knows them as done, above the
@@ -140,7 +93,7 @@ func TestAcknowledgementsOutliveTheRunThatDied(t *testing.T) {
 
 // TestManyAcknowledgementsKeepTheRunFileSmall acknowledges a hundred
 // thousand items one by one, with every tenth held, and checks the run
-// file is rewritten as its spans, not a line an acknowledgement.
+// file is rewritten as its ranges, not a line an acknowledgement.
 func TestManyAcknowledgementsKeepTheRunFileSmall(t *testing.T) {
 	dir := t.TempDir()
 	c, err := Open(dir, time.Now(), 1)
@@ -163,7 +116,7 @@ func TestManyAcknowledgementsKeepTheRunFileSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	if fi.Size() > 200_000 {
-		t.Errorf("run file of %d bytes for %d spans held", fi.Size(), len(c.acked))
+		t.Errorf("run file of %d bytes for %d ranges held", fi.Size(), len(c.acked))
 	}
 	if !c.Done(99_999) || c.Done(99_990) {
 		t.Error("Done does not follow Acked")
@@ -171,7 +124,7 @@ func TestManyAcknowledgementsKeepTheRunFileSmall(t *testing.T) {
 }
 
 // FuzzParseRun reads whatever a run file may hold, a death's cut or a
-// disk's damage included: parseRun never panics, and the spans it returns
+// disk's damage included: parseRun never panics, and the ranges it returns
 // are sorted, apart and each in order.
 func FuzzParseRun(f *testing.F) {
 	f.Add("00000000000000000040 00000000000000000000\nabc 12\n= 1-5 7 9-12\n")
@@ -179,12 +132,12 @@ func FuzzParseRun(f *testing.F) {
 	f.Add("x\n=\n= \n= -\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		_, _, _, acked := parseRun(s)
-		for i, sp := range acked {
-			if sp.lo > sp.hi || sp.lo == 0 || i > 0 && sp.lo <= acked[i-1].hi+1 {
-				t.Fatalf("spans %v out of order", acked)
+		for i, r := range acked {
+			if r.First > r.Last || r.First == 0 || i > 0 && r.First <= acked[i-1].Last+1 {
+				t.Fatalf("ranges %v out of order", acked)
 			}
-			if !acked.has(sp.lo) || !acked.has(sp.hi) {
-				t.Fatalf("spans %v lack their own bounds", acked)
+			if !acked.Has(r.First) || !acked.Has(r.Last) {
+				t.Fatalf("ranges %v lack their own bounds", acked)
 			}
 		}
 	})

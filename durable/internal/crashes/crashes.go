@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/evolvekit/evolve/durable/internal/seqs"
 )
 
 // An embedded queue's consumer is made anew, or started again after its
@@ -69,8 +71,8 @@ type Record struct {
 	size   int64             // the run file's length
 	lines  int               // the lines of fair keys in the run file
 	inWork uint64            // the suspect in work alone, 0 for none
-	acked  spans             // the items with no fair key acknowledged, above the floor last pruned to
-	spans  int               // the spans in the run file's lines of acknowledgements
+	acked  seqs.Ranges       // the items with no fair key acknowledged, above the floor last pruned to
+	ranges int               // the ranges in the run file's lines of acknowledgements
 }
 
 // crashRecord is the content of the crash file.
@@ -117,7 +119,7 @@ func Open(dir string, made time.Time, first uint64) (*Record, error) {
 		}
 	}
 	rec.Stream = made
-	var acked spans
+	var acked seqs.Ranges
 	switch data, err := os.ReadFile(filepath.Join(dir, runName)); {
 	case errors.Is(err, fs.ErrNotExist):
 		rec.SuspectsTo, rec.SuspectsOf = 0, nil // the last run ended well, or there was none
@@ -165,7 +167,7 @@ func Open(dir string, made time.Time, first uint64) (*Record, error) {
 	}
 	c := &Record{dir: dir, upTo: rec.SuspectsTo, upToOf: rec.SuspectsOf, charged: rec.Killed, marks: map[string]uint64{}}
 	if first > 0 {
-		c.acked = acked.above(first - 1)
+		c.acked = acked.Above(first - 1)
 	}
 	if err := c.start(); err != nil {
 		return nil, fail("starting this run's record", err)
@@ -180,7 +182,7 @@ func (c *Record) start() error {
 	for k, seq := range c.marks {
 		data = fmt.Appendf(data, "%s %d\n", k, seq)
 	}
-	data = c.acked.appendLine(data)
+	data = appendAcked(data, c.acked)
 	name := filepath.Join(c.dir, runName)
 	if err := replace(name, data); err != nil {
 		return err
@@ -192,7 +194,7 @@ func (c *Record) start() error {
 	if c.run != nil {
 		c.run.Close()
 	}
-	c.run, c.size, c.lines, c.spans = run, int64(len(data)), len(c.marks), len(c.acked)
+	c.run, c.size, c.lines, c.ranges = run, int64(len(data)), len(c.marks), len(c.acked)
 	return nil
 }
 
@@ -200,7 +202,7 @@ func (c *Record) start() error {
 // items with no fair key, the suspect in work alone, the highest handed
 // out of each fair key's, and the items acknowledged. What cannot be
 // read is 0, or left out.
-func parseRun(s string) (handed, alone uint64, of map[string]uint64, acked spans) {
+func parseRun(s string) (handed, alone uint64, of map[string]uint64, acked seqs.Ranges) {
 	head, rest, _ := strings.Cut(s, "\n")
 	f := strings.Fields(head)
 	if len(f) > 0 {
@@ -214,7 +216,7 @@ func parseRun(s string) (handed, alone uint64, of map[string]uint64, acked spans
 			continue // a line the death cut short
 		}
 		if list, ok := strings.CutPrefix(line, ackedLine); ok {
-			acked, _ = parseSpans(acked, list)
+			acked, _ = acked.Parse(list)
 			continue
 		}
 		k, n, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
@@ -306,35 +308,35 @@ func (c *Record) HandOutOf(marks map[string]uint64) error {
 }
 
 // Acked records that the queue's servers confirmed the acknowledgement of
-// the items of sequences seqs, which have no fair key, for a queue that
+// the items of sequences done, which have no fair key, for a queue that
 // keeps its acknowledged items: its consumer's record of them is written
 // at most every 100 ms, and a crash may lose that much, while the
 // consumer is started again after its acknowledgement floor (see Done).
 // The record holds those above the floor given to Prune.
-func (c *Record) Acked(seqs ...uint64) error {
-	if c == nil || len(seqs) == 0 {
+func (c *Record) Acked(done ...uint64) error {
+	if c == nil || len(done) == 0 {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var added spans
-	for _, seq := range seqs {
-		if !c.acked.has(seq) {
-			c.acked = c.acked.add(seq)
-			added = added.add(seq)
+	var added seqs.Ranges
+	for _, seq := range done {
+		if !c.acked.Has(seq) {
+			c.acked = c.acked.Add(seq)
+			added = added.Add(seq)
 		}
 	}
 	if len(added) == 0 || c.run == nil {
 		return nil
 	}
-	if c.spans += len(added); c.spans > 2*len(c.acked)+4096 {
-		// The lines are written again as the spans they make now.
+	if c.ranges += len(added); c.ranges > 2*len(c.acked)+4096 {
+		// The lines are written again as the ranges they make now.
 		if err := c.start(); err != nil {
 			return fmt.Errorf("recording the items acknowledged: %w", err)
 		}
 		return nil
 	}
-	data := added.appendLine(nil)
+	data := appendAcked(nil, added)
 	if _, err := c.run.WriteAt(data, c.size); err != nil {
 		return fmt.Errorf("recording the items acknowledged: %w", err)
 	}
@@ -351,7 +353,7 @@ func (c *Record) Done(seq uint64) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.acked.has(seq)
+	return c.acked.Has(seq)
 }
 
 // Prune forgets the acknowledgements of the items up to floor, which the
@@ -362,7 +364,7 @@ func (c *Record) Prune(floor uint64) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.acked = c.acked.above(floor)
+	c.acked = c.acked.Above(floor)
 }
 
 // Work runs f, the work on the item of sequence seq with no fair key

@@ -57,15 +57,15 @@ func TestARecordSaysWhetherBlocksChanged(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
-	r := &Record{Name: "q", Items: 10, Msgs: 12, Held: Ranges{{1, 12}}}
-	_, lost := Compare(r, State{Items: 10, Msgs: 11, Held: Ranges{{1, 11}}})
+	r := &Record{Name: "q", Items: 10, Msgs: 12, Held: Ranges{{First: 1, Last: 12}}}
+	_, lost := Compare(r, State{Items: 10, Msgs: 11, Held: Ranges{{First: 1, Last: 11}}})
 	assert.False(t, lost, "a key marker expired: no item lost")
 
-	rep, lost := Compare(r, State{Items: 7, Msgs: 8, Held: Ranges{{1, 6}, {10, 11}}})
+	rep, lost := Compare(r, State{Items: 7, Msgs: 8, Held: Ranges{{First: 1, Last: 6}, {First: 10, Last: 11}}})
 	assert.True(t, lost)
 	assert.Equal(t, "3 of its 10 items lost, at sequences 7-9, 12 (items, and key markers lost or expired)", rep.String())
 
-	rep.Add(1, Ranges{{20, 20}})
+	rep.Add(1, Ranges{{First: 20, Last: 20}})
 	assert.Equal(t, "4 of its 10 items lost or unreadable, at sequences 7-9, 12, 20 (items, and key markers lost or expired); accepting the loss has NATS cut each damaged block file at the first record it cannot read, and drop the rest of the file", rep.String())
 
 	rep, lost = Compare(nil, State{Items: 5, Lost: []uint64{9, 8}})

@@ -71,7 +71,7 @@ func Unreadable(ctx context.Context, js jetstream.JetStream, stream string, subj
 			if seq, k := md.Sequence.Stream, len(read); k > 0 && seq == read[k-1].Last+1 {
 				read[k-1].Last = seq
 			} else {
-				read = append(read, Range{seq, seq})
+				read = append(read, Range{First: seq, Last: seq})
 			}
 			if m.Subject() == items {
 				readItems++
