@@ -47,7 +47,7 @@ type Queue[T any] struct {
 
 	// retain is set for a queue that keeps each item in its stream,
 	// acknowledged, until its key's window ends, so that the item is its
-	// own key's marker (see Dedupe in the package doc): one without fair
+	// own key's marker (see Keys in the package doc): one without fair
 	// keys, unless its stream was made as a work queue.
 	retain  bool
 	sweeper *sweep.Sweeper // purges what a queue that retains may let go of
@@ -69,10 +69,9 @@ type Queue[T any] struct {
 // An embedded queue that opens hands out again at once the items a
 // process held when it died (a crash of this process killed its server
 // too): its consumer starts again from the first item not acknowledged.
-// On a Server they come back as their lease ends. An
-// embedded queue also keeps, beside its store, a record of the runs that
-// died, so that an item that kills its process every time goes to the
-// dead letters (see the package doc).
+// On a Server they come back as their lease ends. An embedded queue also
+// keeps, beside its store, a record of the runs that died, so that an
+// item that kills its process every time goes to the dead letters.
 func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 	if store == nil {
 		return nil, invalid("a queue needs a store: Embedded or Server")
@@ -96,7 +95,8 @@ func Open[T any](store Store, cfg Config) (*Queue[T], error) {
 		return nil, err
 	}
 	if q.srv != nil {
-		info, first := q.stream.CachedInfo(), q.stream.CachedInfo().State.FirstSeq
+		info := q.stream.CachedInfo()
+		first := info.State.FirstSeq
 		if q.retain {
 			first = q.consumer.CachedInfo().AckFloor.Stream + 1
 		}

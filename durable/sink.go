@@ -48,7 +48,7 @@ func Batches[T, U any](q *Queue[T], f func([]Item[U]) error) func([]Item[U]) {
 		for i, it := range batch {
 			if i == len(batch)-1 {
 				q.ackConfirmed(it.Ticket, acked...)
-			} else if h := q.ack(it.Ticket); h != nil && (q.crash != nil || h.Msg.Headers().Get(claim.Header) != "" || h.State != nil) {
+			} else if h := q.ack(it.Ticket); h != nil && (q.retain && q.crash != nil || h.Msg.Headers().Get(claim.Header) != "" || h.State != nil) {
 				acked = append(acked, h)
 			}
 		}
