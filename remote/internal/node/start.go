@@ -37,6 +37,7 @@ func Start(addr, advertise string, g *guard.Guard, creds *tls.Config, maxMessage
 		return slog.New(slog.DiscardHandler)
 	}), actor.WithDeadLetterThrottleInterval(time.Millisecond))
 	out := newOutlets()
+	out.ends.events = sys.EventStream
 	cfg := remote.Configure(host, port, transport(g, out, creds, maxMessage)...)
 	cfg.AdvertisedHost = advertise
 	// A peer that cannot be reached is given up after one try, not five
@@ -132,6 +133,7 @@ const stopWait = 500 * time.Millisecond
 // ends the node's streams to its peers (one in its handshake among them)
 // and stops its gRPC server at once, which ends the graceful stop too.
 func stop(sys *actor.ActorSystem, rem *remote.Remote, out *outlets) {
+	out.ends.stop()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -2,6 +2,8 @@ package node
 
 import (
 	"context"
+	"errors"
+	"io"
 	"sync"
 	"sync/atomic"
 
@@ -25,8 +27,9 @@ import (
 // once, when cut is called. protoactor opens them with a context that never
 // ends, so outlets gives them one of its own through a client interceptor.
 type outlets struct {
-	ctx context.Context
-	cut context.CancelFunc
+	ctx  context.Context
+	cut  context.CancelFunc
+	ends ends // how the end of each stream is reported
 
 	mu    sync.Mutex
 	conns map[*grpc.ClientConn]struct{} // those the streams were opened on
@@ -53,9 +56,10 @@ func (o *outlets) open(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.Clie
 	if err != nil {
 		unhook()
 		cancel()
-		return o.failed(err, false), nil
+		f := o.failed(err, false)
+		return &outlet{ClientStream: f, o: o, addr: target(cc), broken: f, done: func() {}}, nil
 	}
-	return &outlet{ClientStream: cs, o: o, done: func() { unhook(); cancel() }}, nil
+	return &outlet{ClientStream: cs, o: o, addr: target(cc), done: func() { unhook(); cancel() }}, nil
 }
 
 // keep notes cc, a connection of the node's, for close.
@@ -80,20 +84,61 @@ func (o *outlets) close() {
 	}
 }
 
-// outlet is a stream a node opened to a peer.
-type outlet struct {
-	grpc.ClientStream
-	o       *outlets
-	done    func()
-	once    sync.Once
-	greeted bool    // it received the peer's answer to its connect request
-	broken  *failed // what stands for it if it failed before that
+// target returns the address of the peer cc connects to, as protoactor
+// dialed it.
+func target(cc *grpc.ClientConn) string {
+	if cc == nil {
+		return ""
+	}
+	return cc.Target()
 }
 
-// RecvMsg receives the peer's next message. Once the stream failed, it
-// frees what open took; if it failed before the peer answered the connect
-// request, a failed stream stands for it from then on.
+// outlet is a stream a node opened to a peer, at addr.
+type outlet struct {
+	grpc.ClientStream
+	o        *outlets
+	addr     string
+	done     func()
+	once     sync.Once
+	greeted  bool    // it received the peer's answer to its connect request
+	broken   *failed // what stands for it if it failed before that
+	reported bool    // its end was reported (see ends)
+}
+
+// RecvMsg receives the peer's next message. A peer's request to
+// disconnect, or the stream's failure, is reported by the node's ends, not
+// handed to protoactor: the stream ends cleanly for it (io.EOF) once it
+// failed, and goes on once the peer asked to disconnect (it fails as
+// protoactor stops the connection, and is not reported twice).
 func (s *outlet) RecvMsg(m any) error {
+	for {
+		err := s.recv(m)
+		if err == nil {
+			if msg, ok := m.(*remote.RemoteMessage); ok && msg.GetDisconnectRequest() != nil {
+				s.end()
+				continue
+			}
+			return nil
+		}
+		if !errors.Is(err, io.EOF) {
+			s.end()
+		}
+		return io.EOF
+	}
+}
+
+// end reports the stream's end, once.
+func (s *outlet) end() {
+	if !s.reported {
+		s.reported = true
+		s.o.ends.report(s.addr)
+	}
+}
+
+// recv receives the peer's next message. Once the stream failed, it frees
+// what open took; if it failed before the peer answered the connect
+// request, a failed stream stands for it from then on.
+func (s *outlet) recv(m any) error {
 	if s.broken != nil {
 		return s.broken.RecvMsg(m)
 	}
