@@ -56,13 +56,19 @@ func (l *link[I, O]) register(ctx actor.Context, m *wire.Register) {
 		return
 	}
 	// The tasks the Register asks for, as the worker's first Ask would
-	// once welcomed: its first tasks go out a round trip sooner.
+	// once welcomed: its first tasks go out a round trip sooner. The book
+	// hears of them only once the Welcome is on its way: the book may hand
+	// the worker tasks at once, from another goroutine, and a worker drops
+	// tasks that come before its Welcome (it cannot yet tell they are its
+	// own), so they would wait for their leases. Both go the same way to
+	// the worker, in the order they are sent.
 	asked := min(int64(m.Ask), int64(m.Slots)+int64(prefetch))
-	if asked > 0 && !l.post(agent.Event[book.Asked]{Value: book.Asked{Worker: id, N: int(asked)}}) {
-		asked = 0
-	}
 	ctx.Respond(&wire.Welcome{Worker: uint64(id), Prefetch: uint32(prefetch), Incarnation: l.inc, Nonce: m.Nonce, Heartbeat: int64(l.cfg.Heartbeat), Lease: int64(l.cfg.Lease), MaxMessage: uint64(l.node.MaxMessage()),
 		Asked: uint32(asked), Untimed: !l.cfg.Timed})
+	if asked > 0 {
+		// The book has finished if this fails: the worker hears so next.
+		l.post(agent.Event[book.Asked]{Value: book.Asked{Worker: id, N: int(asked)}})
+	}
 }
 
 // leave lets a worker go gracefully: what it hands back is queued again.
