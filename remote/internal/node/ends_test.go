@@ -119,3 +119,17 @@ func TestAStreamThatCannotOpenIsReportedOnceUsed(t *testing.T) {
 	assert.Equal(t, []string{"127.0.0.1:9"}, *got)
 	assert.Error(t, cs.Context().Err(), "its context has ended")
 }
+
+// TestWhateverAPeerSendsAfterItsAnswerIsTheEnd: protoactor takes any
+// message after the answer to its connect request for the peer's end
+// (a hostile peer may send anything); so does the node, which reports it
+// once and hands none of it on.
+func TestWhateverAPeerSendsAfterItsAnswerIsTheEnd(t *testing.T) {
+	o := newOutlets()
+	defer o.cut()
+	cs, got := reported(t, o, &script{msgs: []*remote.RemoteMessage{connect(), connect(), {}, disconnect()}, err: io.EOF}, "127.0.0.1:7")
+	var m remote.RemoteMessage
+	require.NoError(t, cs.RecvMsg(&m))
+	assert.ErrorIs(t, cs.RecvMsg(&m), io.EOF, "nothing after the answer is handed on")
+	assert.Equal(t, []string{"127.0.0.1:7"}, *got)
+}

@@ -102,22 +102,26 @@ type outlet struct {
 	once     sync.Once
 	greeted  bool    // it received the peer's answer to its connect request
 	broken   *failed // what stands for it if it failed before that
+	handed   bool    // a message, the connect request's answer, was handed on
 	reported bool    // its end was reported (see ends)
 }
 
-// RecvMsg receives the peer's next message. A peer's request to
-// disconnect, or the stream's failure, is reported by the node's ends, not
-// handed to protoactor: the stream ends cleanly for it (io.EOF) once it
-// failed, and goes on once the peer asked to disconnect (it fails as
-// protoactor stops the connection, and is not reported twice).
+// RecvMsg receives the peer's next message. The first is the answer to
+// the connect request, which protoactor reads as it connects. It takes any
+// later one (a peer's request to disconnect, or whatever a peer sends) for
+// the connection's end, as it does the stream's failure: those are
+// reported by the node's ends, not handed to protoactor. The stream ends
+// cleanly for it (io.EOF) once it failed, and goes on after a message (it
+// fails as protoactor stops the connection, and is not reported twice).
 func (s *outlet) RecvMsg(m any) error {
 	for {
 		err := s.recv(m)
 		if err == nil {
-			if msg, ok := m.(*remote.RemoteMessage); ok && msg.GetDisconnectRequest() != nil {
+			if s.handed {
 				s.end()
 				continue
 			}
+			s.handed = true
 			return nil
 		}
 		if !errors.Is(err, io.EOF) {
