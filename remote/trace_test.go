@@ -79,14 +79,9 @@ func tracedMaster(t *testing.T, tr traced, cfg remote.Config[int]) (*remote.Node
 }
 
 // goWork runs a worker of cfg in the process until the test ends; one
-// that stops before fails the test, saying why. It waits up to 30 s to be
-// registered (cfg.Connect, unless set): on a machine busy with other
-// tests' servers, the default 5 s has not always been enough.
+// that stops before fails the test, saying why.
 func goWork(t *testing.T, cfg remote.WorkerConfig, work func(context.Context, int) (int, error)) {
 	ctx, cancel := context.WithCancel(context.Background())
-	if cfg.Connect == 0 {
-		cfg.Connect = 30 * time.Second
-	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		if err := remote.Work(ctx, cfg, work); err != nil && ctx.Err() == nil {
