@@ -2,6 +2,7 @@ package cell
 
 import (
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/tape"
 	"github.com/evolvekit/evolve/internal/trace"
 )
 
@@ -21,7 +22,7 @@ type Wiring[O any] struct {
 	Room     func(n int)            // takes the room it opens: demand for the pacer before it; nil drops it
 	Grant    func(n int)            // takes the passes it grants the agent after it
 	Paced    bool                   // the agent after it reserves passes of it
-	Tape     Tape                   // where it records its steps; nil when it records none
+	Tape     tape.Tape              // where it records its steps; nil when it records none
 	Gather   bool                   // deliver once a round, not once an Emit
 	Hand     *trace.Hand            // where its values' span contexts go; nil for none
 }

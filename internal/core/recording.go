@@ -1,12 +1,12 @@
 package core
 
-import "github.com/evolvekit/evolve/internal/cell"
+import "github.com/evolvekit/evolve/internal/tape"
 
 // Recorder hands out the tapes of the agents of one recorded chain.
 type Recorder interface {
 	// Tape returns the tape of the agent at position at of the chain,
 	// named name, from 0; nil when that agent is not recorded.
-	Tape(at int, name string) cell.Tape
+	Tape(at int, name string) tape.Tape
 }
 
 // Recording is what an Inlet carries of a Recorder: the Recorder and the
@@ -30,7 +30,7 @@ func (rec Recording) past(plan func() Plan) Recording {
 
 // open returns the tape of the stage's first agent, named name; nil when
 // it is not recorded.
-func (rec Recording) open(name string) cell.Tape {
+func (rec Recording) open(name string) tape.Tape {
 	if rec.Recorder == nil || rec.At < 0 {
 		return nil
 	}

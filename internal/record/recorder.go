@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/evolvekit/evolve/internal/cell"
 	"github.com/evolvekit/evolve/internal/core"
+	tapes "github.com/evolvekit/evolve/internal/tape"
 )
 
 // recordingVersion is the version of the format a Recorder writes.
@@ -82,8 +82,8 @@ func New(w io.Writer, base time.Time, names []string) *Recorder {
 func (r *Recorder) From(first int) core.Recording { return core.Recording{Recorder: r, At: first} }
 
 // Tape returns the tape of the agent at position at, named name; nil
-// (a nil cell.Tape, not a nil *tape) past the last agent recorded.
-func (r *Recorder) Tape(at int, name string) cell.Tape {
+// (a nil tapes.Tape, not a nil *tape) past the last agent recorded.
+func (r *Recorder) Tape(at int, name string) tapes.Tape {
 	if at < 0 || at >= r.agents {
 		return nil
 	}
