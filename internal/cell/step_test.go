@@ -2,6 +2,7 @@ package cell_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -77,11 +78,20 @@ func TestADoneStepDoneLeavesUnhandledIsNamed(t *testing.T) {
 // the Dones they take: each Done is stepped once, by one or the other, and
 // StepDones only ever gets two or more. Whether a round takes in several
 // or each alone is the scheduler's to say (some runs take each alone);
-// TestARoundsDonesGoToStepDonesAtOnce shows which way a round goes.
+// TestARoundsDonesGoToStepDonesAtOnce shows which way a round goes. With
+// 320 in flight, the agent has more than 256 workers, whose results wake it
+// through its mailbox, each after the goroutines ready to run have run.
 func TestEachDoneOfARoundIsSteppedOnce(t *testing.T) {
+	for _, n := range []int{64, 320} {
+		t.Run(fmt.Sprintf("%d_in_flight", n), func(t *testing.T) { eachDoneSteppedOnce(t, n) })
+	}
+}
+
+// eachDoneSteppedOnce is TestEachDoneOfARoundIsSteppedOnce with n in
+// flight.
+func eachDoneSteppedOnce(t *testing.T, n int) {
 	rt := agent.NewRuntime()
 	defer rt.Shutdown(context.Background())
-	const n = 64
 	gate := make(chan struct{})
 	var started sync.WaitGroup
 	started.Add(n)
@@ -124,4 +134,5 @@ func TestEachDoneOfARoundIsSteppedOnce(t *testing.T) {
 	assert.Len(t, got, n, "every result delivered")
 	t.Logf("%d Dones alone, %d in rounds of up to %d", one, many, most)
 	assert.Equal(t, n, one+many, "each Done stepped once")
+	assert.Equal(t, n, cell.WorkersForTest(h), "a worker for each item in flight")
 }
