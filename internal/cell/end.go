@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/meter"
 	"github.com/evolvekit/evolve/internal/safe"
 	"github.com/evolvekit/evolve/internal/spec"
 )
@@ -90,7 +91,7 @@ func (c *cell[S, I, W, R, O, V]) release() {
 	c.state = *new(S)
 	c.crew.spare, c.spare, c.timers, c.port, c.first = nil, nil, nil, spec.Port{}, agent.DeadLetter{}
 	c.items, c.outbox, c.woke, c.inline = nil, outbox[O]{}, nil, nil
-	c.waits = nil
+	c.waits = meter.Waits{}
 	c.h.in.mu.Lock()
 	c.crew.results = nil
 	c.h.in.mu.Unlock()

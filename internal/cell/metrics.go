@@ -17,7 +17,7 @@ import (
 type meters struct {
 	now       time.Time // the instant of the round being taken in
 	in, out   int64
-	waits     []arrival
+	waits     meter.Waits
 	published time.Time
 	republish func() bool // cancels the armed timer; nil when none is
 }
@@ -32,45 +32,20 @@ const publishEvery = time.Millisecond
 // whose end publishes.
 type republish struct{}
 
-// arrival is n items that came into the input queue at one instant.
-type arrival struct {
-	at time.Time
-	n  int
-}
-
 // arrived notes n items that came into the input queue at instant at.
 func (c *cell[S, I, W, R, O, V]) arrived(at time.Time, n int) {
-	if c.h.gauges == nil {
-		return
+	if c.h.gauges != nil {
+		c.in += int64(n)
+		c.waits.Arrived(at, n)
 	}
-	c.in += int64(n)
-	if k := len(c.waits); k > 0 && c.waits[k-1].at.Equal(at) {
-		c.waits[k-1].n += n
-		return
-	}
-	c.waits = append(c.waits, arrival{at: at, n: n})
 }
 
 // left records the wait of the n oldest items in the input queue, which
 // left it at instant now, the round's (evolve gave their slots back), the
 // queue being first in, first out.
 func (c *cell[S, I, W, R, O, V]) left(n int, now time.Time) {
-	g := c.h.gauges
-	if g == nil {
-		return
-	}
-	for n > 0 && len(c.waits) > 0 {
-		a := &c.waits[0]
-		k := min(n, a.n)
-		g.Waited(now.Sub(a.at), k)
-		a.n -= k
-		n -= k
-		if a.n == 0 {
-			c.waits = c.waits[1:]
-		}
-	}
-	if len(c.waits) == 0 {
-		c.waits = c.waits[:0:0] // let the backing array go
+	if g := c.h.gauges; g != nil {
+		c.waits.Left(g, n, now)
 	}
 }
 
