@@ -60,9 +60,15 @@
 // and return at Shutdown. Timers run on the [Clock]. An agent's rounds (its
 // evolve, the effects it asks for, and its sink) run one at a time, each
 // over before the next begins, but not always on one goroutine: the worker
-// whose result wakes an idle agent runs its next round itself, and so does
-// an agent of a chain for the idle neighbour it hands values or demand to,
-// which saves a hand-over between goroutines each time.
+// whose result wakes an idle agent runs its next round itself (an agent of
+// more than 256 workers is woken on the runtime's goroutines instead), and
+// so does an agent of a chain for the idle neighbour it hands values or
+// demand to, which saves a hand-over between goroutines each time. A worker
+// whose work took 100 µs or more, or of an agent of more than 256 workers,
+// first lets the goroutines ready to run go: the results of work that ended
+// together (timers that fired at once, replies read in one poll) are then
+// taken in by one round, not a round each, for less CPU an item; a result
+// may wait so for the goroutines that were ready before its round.
 //
 // # Panics
 //
