@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evolvekit/evolve/agent"
+	"github.com/evolvekit/evolve/internal/bridge"
 	"github.com/evolvekit/evolve/internal/spec"
 
 	"github.com/stretchr/testify/assert"
@@ -212,4 +213,47 @@ func TestARoundsDonesGoToStepDonesAtOnce(t *testing.T) {
 	c.spec.StepDones = nil
 	c.stepDones(dones(3))
 	assert.Equal(t, []string{"one 1", "one 2", "one 3"}, calls, "a spec with no StepDones: each alone, in turn")
+}
+
+// steppingClock is a Clock whose Now moves on by step at each reading.
+type steppingClock struct {
+	now  time.Time
+	step time.Duration
+}
+
+func (c *steppingClock) Now() time.Time {
+	c.now = c.now.Add(c.step)
+	return c.now
+}
+
+func (*steppingClock) AfterFunc(time.Duration, func()) func() bool {
+	return func() bool { return false }
+}
+
+// TestAGatherThatTookLongMakesTheNextOnesSkip gathers on a clock that says
+// how long each gather took: a short one stamps the round with the instant
+// it ended; one over gatherLong does too, and makes the next gatherSkips
+// skip, each stamping the round with the instant its work ended; then the
+// workers gather again.
+func TestAGatherThatTookLongMakesTheNextOnesSkip(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := &steppingClock{now: t0, step: time.Microsecond}
+	h := &Agent[int, int]{rt: &bridge.Parts{Clock: clock}}
+	c := &cell[int, int, int, int, int, int]{}
+
+	assert.Equal(t, t0.Add(time.Microsecond), c.gather(h, t0), "a short gather: stamped as it ended")
+	assert.Zero(t, c.crew.skip.Load(), "nothing to skip after a short gather")
+
+	clock.step = 2 * gatherLong
+	end := clock.now
+	assert.Equal(t, end.Add(clock.step), c.gather(h, end), "a long gather: stamped as it ended")
+	assert.Equal(t, int32(gatherSkips), c.crew.skip.Load())
+	for i := range gatherSkips {
+		end := clock.now.Add(time.Duration(i))
+		require.Equal(t, end, c.gather(h, end), "skipped gather %d: stamped as the work ended", i)
+	}
+	assert.Zero(t, c.crew.skip.Load(), "every skip taken")
+	before := clock.now
+	c.gather(h, before)
+	assert.Equal(t, before.Add(clock.step), clock.now, "the next one gathers, and reads the clock")
 }
