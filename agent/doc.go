@@ -65,10 +65,11 @@
 // so does an agent of a chain for the idle neighbour it hands values or
 // demand to, which saves a hand-over between goroutines each time. A worker
 // whose work took 100 µs or more, or of an agent of more than 256 workers,
-// first lets the goroutines ready to run go: the results of work that ended
-// together (timers that fired at once, replies read in one poll) are then
-// taken in by one round, not a round each, for less CPU an item; a result
-// may wait so for the goroutines that were ready before its round.
+// first yields its processor, so that the goroutines ready to run may go
+// first: the results of work that ended together (timers that fired at
+// once, replies read in one poll) are then taken in by one round, not a
+// round each, for less CPU an item; a result may wait so for the
+// goroutines that were ready before its round.
 //
 // # Panics
 //

@@ -195,16 +195,18 @@ const (
 	gatherSkips = 1024
 )
 
-// gather lets the goroutines ready to run go first, before a worker whose
-// result wakes its agent takes the agent's round or wakes it: those whose
-// work ended about when its did (timers that fired together, replies read
-// in one poll) hand their results to the inbox meanwhile, and wake nothing,
-// as this worker holds the inbox's token; the one round that follows takes
-// them all in. With a hundred items in flight of work that waits, that is
-// about a tenth less CPU an item; with a thousand, where the agent is woken
-// through its mailbox, more. It waits for nothing when no other goroutine
-// is ready; quick work (under gatherAfter) of an agent of few workers does
-// not gather, as the round it runs at once keeps its workers busy.
+// gather yields the processor once, before a worker whose result wakes its
+// agent takes the agent's round or wakes it, so that the goroutines ready
+// to run may go first: those whose work ended about when its did (timers
+// that fired together, replies read in one poll) hand their results to the
+// inbox meanwhile, and wake nothing, as this worker holds the inbox's
+// token; the one round that follows takes them all in. With a hundred or a
+// thousand items in flight of work that waits, that is about a tenth less
+// CPU an item. It waits for nothing when no other goroutine is ready. A
+// second yield gathers no more: each yield wakes an idle processor, which
+// costs a system call. Quick work (under gatherAfter) of an agent of few
+// workers does not gather, as the round it runs at once keeps its workers
+// busy.
 //
 // It returns the instant it ended, for the round's stamp, read after
 // end, the instant the work ended.
@@ -213,7 +215,6 @@ func (c *cell[S, I, W, R, O, V]) gather(h *Agent[I, V], end time.Time) time.Time
 		c.crew.skip.Add(-1)
 		return end
 	}
-	runtime.Gosched()
 	runtime.Gosched()
 	now := h.rt.Clock.Now()
 	if now.Sub(end) > gatherLong {
