@@ -50,12 +50,7 @@ var families = []family{
 			header: "evolve msg/s ÷ this msg/s",
 			about:  "Below 1, the bare actor carries more messages a second than an agent.",
 			cell: func(m Medians, v string) string {
-				e, ok1 := m.Get("Agent/evolve", "msg/s")
-				x, ok2 := m.Get("Agent/"+v, "msg/s")
-				if !ok1 || !ok2 || x == 0 {
-					return ""
-				}
-				return Ratio(e / x)
+				return ratioCell(m.Over("Agent/evolve", "msg/s", "Agent/"+v, "msg/s"))
 			},
 		},
 	},
@@ -96,12 +91,7 @@ var families = []family{
 			header: "this heap ÷ evolve heap",
 			about:  "How many times evolve's peak heap the variant needed.",
 			cell: func(m Medians, v string) string {
-				e, ok1 := m.Get("Overload/evolve", "peak-heap-MB")
-				x, ok2 := m.Get("Overload/"+v, "peak-heap-MB")
-				if !ok1 || !ok2 || e == 0 {
-					return ""
-				}
-				return Ratio(x / e)
+				return ratioCell(m.Over("Overload/"+v, "peak-heap-MB", "Overload/evolve", "peak-heap-MB"))
 			},
 		},
 	},
@@ -122,12 +112,7 @@ var families = []family{
 				"they reach 0.9 of the ideal, and at most 1.25× their CPU per item, from 100 to 10,000.",
 			cell: func(m Medians, v string) string {
 				limit, _, _ := strings.Cut(v, "/")
-				g, ok1 := m.Get("Scale/"+limit+"/goroutines", "items/s")
-				x, ok2 := m.Get("Scale/"+v, "items/s")
-				if !ok1 || !ok2 || g == 0 {
-					return ""
-				}
-				return Ratio(x / g)
+				return ratioCell(m.Over("Scale/"+v, "items/s", "Scale/"+limit+"/goroutines", "items/s"))
 			},
 		},
 	},
@@ -149,12 +134,11 @@ var families = []family{
 			header: "items/s ÷ best fixed",
 			about:  "The adaptive agent's target is at least 0.95× the best fixed limit.",
 			cell: func(m Medians, v string) string {
-				_, best, ok := BestFixed(m)
-				x, ok2 := m.Get("AdaptiveCPU/"+v, "items/s")
-				if !ok || !ok2 || best == 0 {
+				best, _, ok := BestFixed(m)
+				if !ok {
 					return ""
 				}
-				return Ratio(x / best)
+				return ratioCell(m.Over("AdaptiveCPU/"+v, "items/s", "AdaptiveCPU/"+best, "items/s"))
 			},
 		},
 	},
@@ -167,12 +151,11 @@ var families = []family{
 			header: "items/s ÷ best fixed",
 			about:  "The figures follow the rest of the machine's load closely: see docs/adaptive.md.",
 			cell: func(m Medians, v string) string {
-				_, best, ok := bestFixedIn(m, "AdaptiveCPUBusy")
-				x, ok2 := m.Get("AdaptiveCPUBusy/"+v, "items/s")
-				if !ok || !ok2 || best == 0 {
+				best, _, ok := bestFixedIn(m, "AdaptiveCPUBusy")
+				if !ok {
 					return ""
 				}
-				return Ratio(x / best)
+				return ratioCell(m.Over("AdaptiveCPUBusy/"+v, "items/s", "AdaptiveCPUBusy/"+best, "items/s"))
 			},
 		},
 	},
@@ -267,10 +250,8 @@ func durableTable(p *printer, m Medians) {
 		if x, ok := DurableRatio(m, name); ok && v != "add" && v != "raw-publish" {
 			ratio = Ratio(x)
 		}
-		add, ok1 := m.Get(name, "items/s")
-		pub, ok2 := m.Get("Durable/raw-publish", "items/s")
-		if v == "add" && ok1 && ok2 && pub > 0 {
-			ratio = Ratio(add / pub)
+		if x, ok := m.Over(name, "items/s", "Durable/raw-publish", "items/s"); ok && v == "add" {
+			ratio = Ratio(x)
 		}
 		p.row([]string{v, cell(m, name, "items/s"), ratio})
 	}
@@ -327,16 +308,19 @@ func remoteTable(p *printer, m Medians) {
 	p.printf("\n")
 }
 
+// ratioCell is a table's cell for the ratio r, empty when ok is false.
+func ratioCell(r float64, ok bool) string {
+	if !ok {
+		return ""
+	}
+	return Ratio(r)
+}
+
 // timeOverEvolve returns a cell function that divides a variant's ns/op by
 // evolve's in family fam.
 func timeOverEvolve(fam string) func(Medians, string) string {
 	return func(m Medians, v string) string {
-		e, ok1 := m.Get(fam+"/evolve", "ns/op")
-		x, ok2 := m.Get(fam+"/"+v, "ns/op")
-		if !ok1 || !ok2 || e == 0 {
-			return ""
-		}
-		return Ratio(x / e)
+		return ratioCell(m.Over(fam+"/"+v, "ns/op", fam+"/evolve", "ns/op"))
 	}
 }
 

@@ -9,6 +9,9 @@ type Medians struct {
 	Names  []string
 	Values map[string]map[string]float64
 	Runs   map[string]int
+	// Samples holds each figure of each run, in the order the runs came,
+	// for ratios taken run by run (see Over).
+	Samples map[string]map[string][]float64
 }
 
 // Summarize takes the median of every figure of every benchmark in results.
@@ -31,7 +34,32 @@ func Summarize(results []Result) Medians {
 			m.Values[name][unit] = Median(vs)
 		}
 	}
+	m.Samples = samples
 	return m
+}
+
+// Over returns the figure unitA of benchmark a over the figure unitB of
+// benchmark b, and whether both were measured and b's is not 0. When both
+// have a figure from each run, it is the median of their ratios run by run:
+// bench/run's every run of go test runs both, a moment apart, so a change
+// in the machine's speed from one run to the next moves both sides of a
+// ratio, not one. Otherwise (one of them was run again alone, with
+// -append) it is the ratio of their medians.
+func (m Medians) Over(a, unitA, b, unitB string) (float64, bool) {
+	x, ok1 := m.Get(a, unitA)
+	y, ok2 := m.Get(b, unitB)
+	if !ok1 || !ok2 || y == 0 {
+		return 0, false
+	}
+	xs, ys := m.Samples[a][unitA], m.Samples[b][unitB]
+	if len(xs) != len(ys) || len(xs) != m.Runs[a] || len(ys) != m.Runs[b] || slices.Contains(ys, 0) {
+		return x / y, true
+	}
+	rs := make([]float64, len(xs))
+	for i := range xs {
+		rs[i] = xs[i] / ys[i]
+	}
+	return Median(rs), true
 }
 
 // Get returns the median of unit for the benchmark name, and whether there

@@ -96,7 +96,9 @@ func (p *printer) header(r Report) {
 		p.printf(" Raw output: [%s](%s).", r.Raw, r.Raw)
 	}
 	p.printf("\n- One op is one item (one message in Agent and RemoteRaw): ns/item, B/item and allocs/item\n")
-	p.printf("  are the testing package's ns/op, B/op and allocs/op.\n\n")
+	p.printf("  are the testing package's ns/op, B/op and allocs/op.\n")
+	p.printf("- A ratio of two benchmarks is the median of their ratios run by run: each run of go test\n")
+	p.printf("  runs both, a moment apart, so the machine's speed changing between runs moves both sides.\n\n")
 }
 
 // runCounts says how many runs each benchmark had: "5 runs", or a range.

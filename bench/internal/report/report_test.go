@@ -342,7 +342,7 @@ PASS
 ok  	github.com/evolvekit/evolve/bench	10.0s
 goos: linux
 BenchmarkAdaptiveCPU/adaptive-2 	1	400000 ns/op	2100 items/s	2.000 limit
-BenchmarkAdaptiveCPU/fixed-2-2  	1	400000 ns/op	2050 items/s
+BenchmarkAdaptiveCPU/fixed-2-2  	1	400000 ns/op	1900 items/s
 PASS
 `
 	o, err := report.Parse(strings.NewReader(out), 2)
@@ -350,8 +350,27 @@ PASS
 		t.Fatal(err)
 	}
 	m := report.Summarize(o.Results)
-	if r, best, ok := report.AdaptiveRatio(m); !ok || best != "fixed-2" || r != 2100.0/2050 {
-		t.Errorf("AdaptiveRatio = %v, %q, %v; want %v, the medians' ratio", r, best, ok, 2100.0/2050)
+	if v, _ := m.Get("AdaptiveCPU/adaptive", "items/s"); v != 2100 {
+		t.Errorf("adaptive's median = %v, want 2100", v)
+	}
+	// Run by run 2000/2100, 2200/2000 and 2100/1900: the median is 1.1;
+	// the medians' ratio, 2100/2000, would be 1.05.
+	if r, best, ok := report.AdaptiveRatio(m); !ok || best != "fixed-2" || r != 2200.0/2000 {
+		t.Errorf("AdaptiveRatio = %v, %q, %v; want %v, the median of the runs' ratios", r, best, ok, 2200.0/2000)
+	}
+
+	// A fourth run of adaptive alone (bench/run -append): the runs no
+	// longer pair up, and the ratio is that of the medians.
+	again, err := report.Parse(strings.NewReader("BenchmarkAdaptiveCPU/adaptive-2 	1	400000 ns/op	2300 items/s\n"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = report.Summarize(append(o.Results, again.Results...))
+	if r, ok := m.Over("AdaptiveCPU/adaptive", "items/s", "AdaptiveCPU/fixed-2", "items/s"); !ok || r != 2150.0/2000 {
+		t.Errorf("Over with 4 runs against 3 = %v, %v; want %v, the medians' ratio", r, ok, 2150.0/2000)
+	}
+	if _, ok := m.Over("AdaptiveCPU/adaptive", "items/s", "AdaptiveCPU/fixed-3", "items/s"); ok {
+		t.Error("Over a benchmark that did not run")
 	}
 }
 

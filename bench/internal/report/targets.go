@@ -106,12 +106,10 @@ func chainAllocs(m Medians) Target {
 // chainOver holds evolve's ns per item in BenchmarkChain over those of the
 // variant peer to at most limit.
 func chainOver(m Medians, peer, goal string, limit float64) Target {
-	e, ok1 := m.Get("Chain/evolve", "ns/op")
-	p, ok2 := m.Get("Chain/"+peer, "ns/op")
-	if !ok1 || !ok2 || p == 0 {
+	r, ok := m.Over("Chain/evolve", "ns/op", "Chain/"+peer, "ns/op")
+	if !ok {
 		return notMeasured(goal, "Chain/evolve or Chain/"+peer)
 	}
-	r := e / p
 	return Target{Goal: goal, Figure: Ratio(r), Measured: true, Met: r <= limit}
 }
 
@@ -119,23 +117,16 @@ func chainOver(m Medians, peer, goal string, limit float64) Target {
 // per item with them off.
 func chainMetrics(m Medians) Target {
 	const goal = "chain with metrics <= 1.1× without (ns/item)"
-	on, ok1 := m.Get("Chain/evolve-metrics", "ns/op")
-	off, ok2 := m.Get("Chain/evolve", "ns/op")
-	if !ok1 || !ok2 || off == 0 {
+	r, ok := m.Over("Chain/evolve-metrics", "ns/op", "Chain/evolve", "ns/op")
+	if !ok {
 		return notMeasured(goal, "Chain/evolve or Chain/evolve-metrics")
 	}
-	r := on / off
 	return Target{Goal: goal, Figure: Ratio(r), Measured: true, Met: r <= ChainMetricsTarget}
 }
 
 // AgentRatio returns evolve's msg/s over protoactor's in BenchmarkAgent.
 func AgentRatio(m Medians) (float64, bool) {
-	e, ok1 := m.Get("Agent/evolve", "msg/s")
-	p, ok2 := m.Get("Agent/protoactor", "msg/s")
-	if !ok1 || !ok2 || p == 0 {
-		return 0, false
-	}
-	return e / p, true
+	return m.Over("Agent/evolve", "msg/s", "Agent/protoactor", "msg/s")
 }
 
 func agentRatio(m Medians) Target {
@@ -186,12 +177,12 @@ func bestFixedIn(m Medians, fam string) (string, float64, bool) {
 // AdaptiveRatio returns the adaptive agent's items/s over the best fixed
 // limit's in BenchmarkAdaptiveCPU, and that limit's variant name.
 func AdaptiveRatio(m Medians) (float64, string, bool) {
-	a, ok := m.Get("AdaptiveCPU/adaptive", "items/s")
-	best, b, found := BestFixed(m)
-	if !ok || !found || b == 0 {
+	best, _, found := BestFixed(m)
+	if !found {
 		return 0, "", false
 	}
-	return a / b, best, true
+	r, ok := m.Over("AdaptiveCPU/adaptive", "items/s", "AdaptiveCPU/"+best, "items/s")
+	return r, best, ok
 }
 
 func adaptiveBest(m Medians) Target {
@@ -214,12 +205,7 @@ func RemoteRatio(m Medians, name string) (float64, bool) {
 	if name == "RemoteRaw" {
 		unit = "msg/s"
 	}
-	x, ok1 := m.Get(name, unit)
-	raw, ok2 := m.Get("RemoteRaw", "msg/s")
-	if !ok1 || !ok2 || raw == 0 {
-		return 0, false
-	}
-	return x / raw, true
+	return m.Over(name, unit, "RemoteRaw", "msg/s")
 }
 
 func remoteRatio(m Medians) Target {
@@ -252,12 +238,7 @@ func remoteAllocs(m Medians) Target {
 // FarRatio returns BenchmarkRemoteFar's items/s of a worker 100 ms away
 // with prefetch over the loopback's with the same prefetch.
 func FarRatio(m Medians) (float64, bool) {
-	far, ok1 := m.Get("RemoteFar/far-prefetch", "items/s")
-	near, ok2 := m.Get("RemoteFar/loopback-prefetch", "items/s")
-	if !ok1 || !ok2 || near == 0 {
-		return 0, false
-	}
-	return far / near, true
+	return m.Over("RemoteFar/far-prefetch", "items/s", "RemoteFar/loopback-prefetch", "items/s")
 }
 
 func farRatio(m Medians) Target {
@@ -272,12 +253,7 @@ func farRatio(m Medians) Target {
 // DurableRatio returns the items/s of the Durable benchmark name over raw
 // JetStream's, and whether both ran.
 func DurableRatio(m Medians, name string) (float64, bool) {
-	x, ok1 := m.Get(name, "items/s")
-	raw, ok2 := m.Get("Durable/raw", "items/s")
-	if !ok1 || !ok2 || raw == 0 {
-		return 0, false
-	}
-	return x / raw, true
+	return m.Over(name, "items/s", "Durable/raw", "items/s")
 }
 
 func durableRatio(m Medians) Target {
@@ -300,24 +276,17 @@ func durableItems(m Medians) Target {
 
 func durableAdd(m Medians) Target {
 	const goal = "durable AddMany >= 1.0× raw JetStream publishing (items/s)"
-	add, ok1 := m.Get("Durable/add", "items/s")
-	raw, ok2 := m.Get("Durable/raw-publish", "items/s")
-	if !ok1 || !ok2 || raw == 0 {
+	r, ok := m.Over("Durable/add", "items/s", "Durable/raw-publish", "items/s")
+	if !ok {
 		return notMeasured(goal, "Durable/add or Durable/raw-publish")
 	}
-	r := add / raw
 	return Target{Goal: goal, Figure: Ratio(r), Measured: true, Met: r >= DurableAddTarget}
 }
 
 // ScaleOver returns BenchmarkScale's figure in unit of the variant v (as
 // "evolve") at limit (as "1000") over goroutines and a semaphore's.
 func ScaleOver(m Medians, limit, v, unit string) (float64, bool) {
-	x, ok1 := m.Get("Scale/limit="+limit+"/"+v, unit)
-	g, ok2 := m.Get("Scale/limit="+limit+"/goroutines", unit)
-	if !ok1 || !ok2 || g == 0 {
-		return 0, false
-	}
-	return x / g, true
+	return m.Over("Scale/limit="+limit+"/"+v, unit, "Scale/limit="+limit+"/goroutines", unit)
 }
 
 // scaleCPU holds the CPU an item of evolve's, in input order or not, to
@@ -381,12 +350,7 @@ func simSpeed(m Medians) Target {
 // SharedRateRatio returns the items/s of BenchmarkSharedRate's shared chain
 // at rate r (as "1000") over its local chain's, and whether both ran.
 func SharedRateRatio(m Medians, r string) (float64, bool) {
-	s, ok1 := m.Get("SharedRate/"+r+"/shared", "items/s")
-	l, ok2 := m.Get("SharedRate/"+r+"/local", "items/s")
-	if !ok1 || !ok2 || l == 0 {
-		return 0, false
-	}
-	return s / l, true
+	return m.Over("SharedRate/"+r+"/shared", "items/s", "SharedRate/"+r+"/local", "items/s")
 }
 
 func sharedRateErr(m Medians) Target {
