@@ -56,6 +56,7 @@ type simAgent struct {
 	demand  int                      // granted by the next agent, not yet used
 	held    int                      // items handed to it, not yet given back
 	running map[uint64]time.Duration // its work in flight: ID to the instant it started
+	done    agent.Msg                // a Done of its type, which a broken promise names
 	timers  map[uint64]uint64        // tag to the generation of its pending timer
 	gen     uint64
 	over    bool  // finished: nothing more is delivered to it
@@ -83,6 +84,7 @@ func newRunner(cfg Config, plan core.Plan, limit func(any) int) *runner {
 	for i, p := range plan.Agents {
 		a := &r.agents[i]
 		a.PlanAgent, a.m, a.out = p, p.New(), p.Next
+		a.done = a.m.Messages()[1]
 		a.service = rand.New(rand.NewPCG(cfg.Seed, 0x5e7+uint64(i)))
 		a.running, a.timers = make(map[uint64]time.Duration), make(map[uint64]uint64)
 		a.st.Name, a.st.Queue = p.Name, p.Queue
@@ -235,7 +237,7 @@ func (r *runner) done(i int, id uint64) {
 	}
 	a.st.Done++
 	a.st.Service.Add(r.now - from)
-	r.deliver(i, evDone, id, a.m.Done(r.at(), id))
+	r.stepped(i, evDone, id, a.m.StepDone(r.at(), id), a.done)
 	if len(a.out) > 0 || i == len(r.agents)-1 {
 		a.m.Recycle() // what it emitted was copied, or went to the sink
 	}
@@ -317,8 +319,14 @@ func (r *runner) at() time.Time { return r.stamp }
 // the virtual time now, and performs the effects it asks for, until the
 // agent finishes.
 func (r *runner) deliver(i int, kind eventKind, n uint64, m agent.Msg) {
+	r.stepped(i, kind, n, r.agents[i].m.Step(m), m)
+}
+
+// stepped counts a message of kind carrying n that agent i took, m or
+// one of its type, and performs the effects fx its step asked for, until
+// the agent finishes.
+func (r *runner) stepped(i int, kind eventKind, n uint64, fx []agent.Effect, m agent.Msg) {
 	a := &r.agents[i]
-	fx := a.m.Step(m)
 	a.st.Messages++
 	r.res.Messages++
 	r.mix(uint64(kind)<<32|uint64(i), uint64(r.now), n)

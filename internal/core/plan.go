@@ -96,6 +96,11 @@ type Machine interface {
 	// Done returns the Done message of the work id that Start ran, and
 	// forgets its result.
 	Done(at time.Time, id uint64) agent.Msg
+	// StepDone is Step with the Done message of the work id that Start
+	// ran, which it forgets, as Done and then Step would: handed to the
+	// spec's StepDone, when it has one, as the runtime hands it, with no
+	// message boxed.
+	StepDone(at time.Time, id uint64) []agent.Effect
 	// Recycle takes back the result of the Done that Done returned last,
 	// for the work of a later Start to reuse (see the Spec's Recycle and
 	// Reuse), once the step that took it is over and the driver is done
@@ -197,6 +202,7 @@ type machine[S, I, W, R, O, V any] struct {
 	results map[uint64]outcome[R]
 	fx      []agent.Effect // the effects of the step before, for the next to reuse
 	handed  R              // the result of the last Done, until Recycle takes it back
+	done    agent.Done[R]  // the Done StepDone hands the spec's StepDone
 	spares  []R            // results Recycle emptied, for the work of later Starts
 }
 
@@ -246,6 +252,22 @@ func (m *machine[S, I, W, R, O, V]) Done(at time.Time, id uint64) agent.Msg {
 	delete(m.results, id)
 	m.handed = o.r
 	return agent.Done[R]{At: at, ID: id, Result: o.r, Err: o.err}
+}
+
+func (m *machine[S, I, W, R, O, V]) StepDone(at time.Time, id uint64) []agent.Effect {
+	if m.spec.StepDone == nil {
+		return m.Step(m.Done(at, id))
+	}
+	o := m.results[id]
+	delete(m.results, id)
+	m.handed = o.r
+	m.done = agent.Done[R]{At: at, ID: id, Result: o.r, Err: o.err}
+	fx := m.fx
+	clear(fx)
+	m.fx = nil
+	m.fx = m.spec.StepDone(&m.state, &m.done, fx[:0])
+	m.done = agent.Done[R]{} // evolve keeps no part of a message
+	return m.fx
 }
 
 func (m *machine[S, I, W, R, O, V]) Recycle() {

@@ -216,3 +216,36 @@ func TestAMachineRecyclesTheResultOfADone(t *testing.T) {
 	_, _ = m.Start(context.Background(), agent.Start[int]{ID: 3, Work: 9})
 	assert.Equal(t, []int{0, -7, 0}, spares, "the first Start had no spare, the second the result recycled, the third none left")
 }
+
+// StepDone steps the Done of a work as Done then Step would: through the
+// Spec's StepDone, handed the Done unboxed, when it has one, else through
+// its evolve; either way the result is forgotten, and Recycle takes it.
+func TestAMachineStepsADoneAsDoneThenStepWould(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, unboxed := range []bool{false, true} {
+		spec := echo.Spec(4, func(_ context.Context, v int) (int, error) { return 10 * v, nil })
+		var got []agent.Done[int]
+		if unboxed {
+			spec.StepDone = func(s *echo.State, d *agent.Done[int], fx []agent.Effect) []agent.Effect {
+				got = append(got, *d)
+				var more []agent.Effect
+				*s, more = echo.Evolve(*s, *d)
+				return append(fx, more...)
+			}
+		}
+		m := core.NewStage[int, echo.Status](spec).Plan().Agents[0].New()
+		m.Step(agent.Pull{At: at, N: 10})
+		fx := m.Step(m.Input(at, agent.Emit[int]{Values: []int{-3}}))
+		for _, e := range fx {
+			m.Start(context.Background(), e)
+		}
+		fx = m.StepDone(at, 1)
+		assert.Contains(t, fx, agent.Effect(agent.Emit[int]{Values: []int{-30}}), "unboxed %v: the result emitted", unboxed)
+		if unboxed {
+			assert.Equal(t, []agent.Done[int]{{At: at, ID: 1, Result: -30}}, got, "the spec's StepDone took the Done")
+		}
+		assert.Equal(t, agent.Done[int]{At: at, ID: 1}, m.Done(at, 1), "unboxed %v: the result forgotten", unboxed)
+		st, _ := m.Status(at)
+		assert.Equal(t, echo.Status{Seen: 1}, st, "unboxed %v", unboxed)
+	}
+}
