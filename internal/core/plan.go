@@ -248,6 +248,12 @@ func (m *machine[S, I, W, R, O, V]) Start(ctx context.Context, e agent.Effect) (
 }
 
 func (m *machine[S, I, W, R, O, V]) Done(at time.Time, id uint64) agent.Msg {
+	return m.take(at, id)
+}
+
+// take returns the Done of the work id that Start ran, at instant at, and
+// forgets its result, which it keeps for Recycle.
+func (m *machine[S, I, W, R, O, V]) take(at time.Time, id uint64) agent.Done[R] {
 	o := m.results[id]
 	delete(m.results, id)
 	m.handed = o.r
@@ -258,10 +264,7 @@ func (m *machine[S, I, W, R, O, V]) StepDone(at time.Time, id uint64) []agent.Ef
 	if m.spec.StepDone == nil {
 		return m.Step(m.Done(at, id))
 	}
-	o := m.results[id]
-	delete(m.results, id)
-	m.handed = o.r
-	m.done = agent.Done[R]{At: at, ID: id, Result: o.r, Err: o.err}
+	m.done = m.take(at, id)
 	fx := m.fx
 	clear(fx)
 	m.fx = nil
