@@ -137,13 +137,17 @@ func (q Queue[T]) Drop(k int) Queue[T] {
 // array does, would grow the array while most of it has been popped: its
 // values then go to a new array, not the whole array to a larger one.
 func (q Queue[T]) spent(extra int) bool {
-	return len(q.s.items)+extra > cap(q.s.items) && q.head >= 32 && q.head >= q.n
+	return len(q.s.items)+extra > cap(q.s.items) && q.head >= q.n
 }
+
+// minArray is the least room a new array has: a queue that holds a value
+// or two at a time, pushed and popped, takes a new array once in 15 pushes.
+const minArray = 16
 
 // copied returns q on a new array of its own, with room for extra more
 // values.
 func (q Queue[T]) copied(extra int) Queue[T] {
-	items := make([]T, q.n, max(2*(q.n+extra), 8))
+	items := make([]T, q.n, max(2*(q.n+extra), minArray))
 	if q.s != nil {
 		copy(items, q.s.items[q.head:q.head+q.n])
 	}

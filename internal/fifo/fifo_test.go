@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func popAll(q Queue[int]) []int {
@@ -155,4 +156,19 @@ func TestAPushCopiesWhatIsLeftOnlyWhenTheArrayIsFullAndMostlyPopped(t *testing.T
 	assert.Equal(t, 0, full.head)
 	assert.Equal(t, append(pushed.Values(), 99), full.Values())
 	assert.Equal(t, []int{36, 37, 38, 39}, q.Values(), "the versions before stay as they were")
+}
+
+func TestASmallQueueMostlyPoppedMovesToANewArrayRatherThanGrowing(t *testing.T) {
+	q := Queue[int]{}
+	for i := range minArray {
+		q = q.Push(i)
+	}
+	require.Equal(t, minArray, cap(q.s.items), "a first array of the least room")
+	for range minArray/2 + 1 {
+		_, q = q.Pop()
+	}
+	full := q.Push(99)
+	assert.NotSame(t, q.s, full.s)
+	assert.Equal(t, minArray, cap(full.s.items), "what is left, on an array no larger")
+	assert.Equal(t, append(q.Values(), 99), full.Values())
 }
