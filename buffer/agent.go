@@ -78,12 +78,13 @@ func spec[T any](cfg Config[T], flush Flush[T]) core.Spec[State[T], []T, struct{
 	}
 	s, _ := NewState(cfg)
 	return core.Spec[State[T], []T, struct{}, []T]{
-		Name:   cfg.Name,
-		State:  s,
-		Evolve: Evolve[T],
-		Step:   (*State[T]).step,
-		Queue:  cfg.Queue,
-		Inline: inline,
+		Name:      cfg.Name,
+		State:     s,
+		Evolve:    Evolve[T],
+		Step:      (*State[T]).step,
+		StepInput: (*State[T]).stepInput,
+		Queue:     cfg.Queue,
+		Inline:    inline,
 		// The dead letters of failed flushes.
 		DeadLetters: cfg.DeadLetters,
 		Work: func(ctx context.Context, _ uint64, b []T) (struct{}, error) {

@@ -26,7 +26,7 @@ func Evolve[T any](s State[T], m agent.Msg) (State[T], []agent.Effect) {
 func (s *State[T]) step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 	switch m := m.(type) {
 	case agent.Input[T]:
-		s.take(m.Items, m.At)
+		return s.stepInput(&m, fx)
 	case agent.Input[Item[T]]:
 		s.takeWeighed(m.Items, m.At)
 	case agent.Tick:
@@ -52,6 +52,12 @@ func (s *State[T]) step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 	default:
 		return append(fx, agent.Unhandled{})
 	}
+	return s.settle(fx)
+}
+
+// stepInput is step for the Input *m, which a simulator hands it unboxed.
+func (s *State[T]) stepInput(m *agent.Input[T], fx []agent.Effect) []agent.Effect {
+	s.take(m.Items, m.At)
 	return s.settle(fx)
 }
 

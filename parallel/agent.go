@@ -76,6 +76,7 @@ func build[In, Out any](cfg Config, work Work[In, Out]) (batchwork.Agent[State[I
 		Evolve:      Evolve[In, Out],
 		Step:        (*State[In, Out]).Step,
 		StepDone:    (*State[In, Out]).stepDone,
+		StepInput:   (*State[In, Out]).stepInput,
 		StepDones:   (*State[In, Out]).stepDones,
 		Queue:       cfg.Queue,
 		Key:         cfg.Key,

@@ -36,11 +36,7 @@ func (s *State[In, Out]) Step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 	var at time.Time
 	switch m := m.(type) {
 	case agent.Input[In]:
-		s.accept(m.Items, m.At)
-		at = m.At
-		if s.paced {
-			s.open = max(s.open-len(m.Items), 0)
-		}
+		return s.stepInput(&m, fx)
 	case agent.Done[[]Result[Out]]:
 		return s.stepDone(&m, fx)
 	case agent.Pull:
@@ -74,6 +70,16 @@ func (s *State[In, Out]) Step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 		return append(fx, agent.Unhandled{})
 	}
 	return s.settle(fx, at)
+}
+
+// stepInput is Step for the Input *m, which a simulator hands it unboxed.
+func (s *State[In, Out]) stepInput(m *agent.Input[In], fx []agent.Effect) []agent.Effect {
+	s.ownLine()
+	s.accept(m.Items, m.At)
+	if s.paced {
+		s.open = max(s.open-len(m.Items), 0)
+	}
+	return s.settle(fx, m.At)
 }
 
 // stepDones is stepDone for each of ds, the Dones of one of the runtime's

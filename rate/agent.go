@@ -130,15 +130,16 @@ func itemFor[T any](cost func(T) float64, v T, burst int) (Item[T], error) {
 // with a Key, is its key of the items its Post takes (see core.Spec).
 func spec[T any](cfg Config[T], key any) core.Spec[State[T], struct{}, struct{}, T] {
 	return core.Spec[State[T], struct{}, struct{}, T]{
-		Name:     cfg.Name,
-		State:    newState(cfg),
-		Evolve:   Evolve[T],
-		Step:     (*State[T]).step,
-		Queue:    cfg.Queue,
-		Key:      key,
-		KeyQueue: cfg.KeyQueue,
-		Paces:    true,
-		Takes:    []agent.Msg{agent.Set[Limit]{}},
+		Name:      cfg.Name,
+		State:     newState(cfg),
+		Evolve:    Evolve[T],
+		Step:      (*State[T]).step,
+		StepInput: (*State[T]).stepInput,
+		Queue:     cfg.Queue,
+		Key:       key,
+		KeyQueue:  cfg.KeyQueue,
+		Paces:     true,
+		Takes:     []agent.Msg{agent.Set[Limit]{}},
 		Measure: func(v any) meter.Extra {
 			st, _ := v.(Status)
 			return meter.Extra{Tokens: st.Tokens, HasTokens: true}

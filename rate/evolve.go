@@ -55,7 +55,7 @@ func (s *State[T]) step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 		}
 		return s.settle(m.At, fx)
 	case agent.Input[T]:
-		return s.admit(m.Items, m.At, fx)
+		return s.stepInput(&m, fx)
 	case agent.Pull:
 		return s.pull(m, fx)
 	case agent.Tick:
@@ -71,6 +71,11 @@ func (s *State[T]) step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 		return append(fx, agent.Reply[Status]{To: m.ID, Value: s.Status(m.At)})
 	}
 	return append(fx, agent.Unhandled{})
+}
+
+// stepInput is step for the Input *m, which a simulator hands it unboxed.
+func (s *State[T]) stepInput(m *agent.Input[T], fx []agent.Effect) []agent.Effect {
+	return s.admit(m.Items, m.At, fx)
 }
 
 // pull adds the demand m grants; a Pull of less than 1 changes nothing.

@@ -79,24 +79,27 @@
 //
 // # Cost
 //
-// A run delivers about two million messages a second on two cores: the
-// chain rate, parallel (4) and buffer (100) under overload, in
-// BenchmarkChain, measured with
+// A run delivers two to three million messages a second on two cores
+// (the machine's speed moves it that much): the chain rate, parallel (4)
+// and buffer (100) under overload, in BenchmarkChain, measured with
 //
 //	go test -run '^$' -bench 'BenchmarkChain$' -benchtime 20x -count 5 ./sim/
 //
 // A message between agents costs an append to a queue of the messages due
 // now, a later event a heap operation, and handing a message over the box
 // of its agent.Msg, when it is larger than a word: an agent's Emit is
-// passed on as the next agent's batch, with no copy of its values, and the
-// items of the arrivals are cut from slabs (package internal/slab). The
-// allocations, about 2.3 a message (4.1 before the slabs and the Emit
-// passed on), are the agents' own and those boxes: the effects the agents
-// return (each Emit and Start), the messages handed to them, the values
-// rate copies out to emit, and the arrays that the persistent queues of
-// rate's and parallel's states grow as they move on. In a CPU profile of
-// the benchmark, about half the time goes to the agents' evolve functions
-// (parallel's a third, rate's a sixth), about a fifth to the allocator and
-// the collector, under a tenth to the agenda, and the rest to handing
-// messages over, performing effects and drawing service times.
+// passed on as the next agent's batch, with no copy of its values, the
+// items of the arrivals are cut from slabs (package internal/slab), and an
+// Input and a Done go to an agent's spec unboxed when it takes them so
+// (core.Machine's StepInput and StepDone). The allocations, about 1.5 a
+// message (2.0 before Inputs went unboxed, 4.1 before the slabs and the
+// Emit passed on), are the agents' own and the boxes left: the effects
+// the agents return (each Emit and Start), the other messages handed to
+// them (a Pull, a Tick), the values rate copies out to emit, and the
+// arrays that the persistent queues of rate's and parallel's states take
+// as they move on. In a CPU profile of the benchmark, about half the time
+// goes to the agents' evolve functions (parallel's a third, rate's a
+// sixth), about a sixth to the allocator and the collector, under a tenth
+// to the agenda, and the rest to handing messages over, performing effects
+// and drawing service times.
 package sim

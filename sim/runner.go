@@ -57,6 +57,7 @@ type simAgent struct {
 	held    int                      // items handed to it, not yet given back
 	running map[uint64]time.Duration // its work in flight: ID to the instant it started
 	done    agent.Msg                // a Done of its type, which a broken promise names
+	input   agent.Msg                // an Input of its type, likewise
 	timers  map[uint64]uint64        // tag to the generation of its pending timer
 	gen     uint64
 	over    bool  // finished: nothing more is delivered to it
@@ -84,7 +85,8 @@ func newRunner(cfg Config, plan core.Plan, limit func(any) int) *runner {
 	for i, p := range plan.Agents {
 		a := &r.agents[i]
 		a.PlanAgent, a.m, a.out = p, p.New(), p.Next
-		a.done = a.m.Messages()[1]
+		msgs := a.m.Messages()
+		a.input, a.done = msgs[0], msgs[1]
 		a.service = rand.New(rand.NewPCG(cfg.Seed, 0x5e7+uint64(i)))
 		a.running, a.timers = make(map[uint64]time.Duration), make(map[uint64]uint64)
 		a.st.Name, a.st.Queue = p.Name, p.Queue
@@ -308,7 +310,7 @@ func (r *runner) take(i int, batch any, n int) {
 		r.violate(i, "was handed %d items, holding %d of %d", n, a.held, a.Queue)
 		return
 	}
-	r.deliver(i, evInput, uint64(n), a.m.Input(r.at(), batch))
+	r.stepped(i, evInput, uint64(n), a.m.StepInput(r.at(), batch), a.input)
 }
 
 // at is the instant of virtual time now, which every message delivered now

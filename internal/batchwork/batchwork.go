@@ -32,6 +32,8 @@ type Agent[S, In, Out, R, V any] struct {
 	// StepDones is StepDone for the Dones of a round, or nil (see
 	// core.Spec).
 	StepDones func(s *S, ds []agent.Done[[]R], fx []agent.Effect) []agent.Effect
+	// StepInput is Step for an Input, or nil (see core.Spec).
+	StepInput func(s *S, in *agent.Input[In], fx []agent.Effect) []agent.Effect
 	Queue     int
 	// Key and KeyQueue bound each key's items in the input queue (see
 	// core.Spec).
@@ -112,6 +114,7 @@ func (p Agent[S, In, Out, R, V]) spec() core.Spec[S, []In, []R, R] {
 		Step:        p.Step,
 		StepDone:    p.StepDone,
 		StepDones:   p.StepDones,
+		StepInput:   p.StepInput,
 		Queue:       p.Queue,
 		Key:         p.Key,
 		KeyQueue:    p.KeyQueue,

@@ -8,7 +8,7 @@
 //
 // # Stepping
 //
-// A Spec has four ways to step its agent. The first is all a new agent
+// A Spec has five ways to step its agent. The first is all a new agent
 // needs; each other one is a measured gain for agents that take many
 // messages, and one more thing to keep equal to the first:
 //
@@ -33,6 +33,12 @@
 //     nothing from them; and StepDones may group its effects otherwise
 //     than StepDone would, which the agent's tests must allow for (see
 //     spec.Spec).
+//   - StepInput, for an agent that every item of a simulated chain passes
+//     through: it takes an Input by pointer, as StepDone takes a Done, so
+//     that the simulator, which delivers an Input a hop, boxes none.
+//     Rate's, parallel's and buffer's took BenchmarkSim from 375,000 to
+//     272,000 allocations a run and about 5% more messages a second. The
+//     runtime boxes the one Input of a round and does not call it.
 //
 // # Names
 //

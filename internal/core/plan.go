@@ -79,7 +79,7 @@ type Convert struct {
 //
 // A step allocates little beyond what evolve does: the slice of effects is
 // the step before's, and a message Input and Done return costs the box it
-// is held in as an agent.Msg.
+// is held in as an agent.Msg, which StepInput and StepDone spare.
 type Machine interface {
 	// Step evolves the state with m, already stamped, and returns the
 	// effects evolve asked for, in a slice that the next Step reuses: the
@@ -88,6 +88,10 @@ type Machine interface {
 	// Input returns the Input message that brings the items of batch (see
 	// Convert), which evolve may keep (see agent.Input).
 	Input(at time.Time, batch any) agent.Msg
+	// StepInput is Step with the Input message that brings the items of
+	// batch, as Input and then Step would: handed to the spec's StepInput,
+	// when it has one for the agent's item type, with no message boxed.
+	StepInput(at time.Time, batch any) []agent.Effect
 	// Start reads e as a Start of the agent's work type and runs its work
 	// at once, with ctx, keeping the result (the zero result for an agent
 	// without work; a panic becomes an *agent.PanicError) for Done. It
@@ -148,7 +152,8 @@ func planOf[I, V, S, W, R, O any](spec Spec[S, W, R, O]) Plan {
 		Name: spec.Name, Queue: spec.Queue, Paces: spec.Paces, Reserves: spec.Reserves, Outside: spec.Open != nil,
 		Share: spec.Share,
 		New: func() Machine {
-			return &machine[S, I, W, R, O, V]{spec: spec, state: spec.Initial(), results: make(map[uint64]outcome[R])}
+			stepIn, _ := spec.StepInput.(func(*S, *agent.Input[I], []agent.Effect) []agent.Effect)
+			return &machine[S, I, W, R, O, V]{spec: spec, state: spec.Initial(), results: make(map[uint64]outcome[R]), stepIn: stepIn}
 		},
 	}}}
 }
@@ -200,10 +205,12 @@ type machine[S, I, W, R, O, V any] struct {
 	spec    Spec[S, W, R, O]
 	state   S
 	results map[uint64]outcome[R]
-	fx      []agent.Effect // the effects of the step before, for the next to reuse
-	handed  R              // the result of the last Done, until Recycle takes it back
-	done    agent.Done[R]  // the Done StepDone hands the spec's StepDone
-	spares  []R            // results Recycle emptied, for the work of later Starts
+	fx      []agent.Effect                                           // the effects of the step before, for the next to reuse
+	handed  R                                                        // the result of the last Done, until Recycle takes it back
+	done    agent.Done[R]                                            // the Done StepDone hands the spec's StepDone
+	stepIn  func(*S, *agent.Input[I], []agent.Effect) []agent.Effect // the spec's StepInput, of this item type
+	in      agent.Input[I]                                           // the Input StepInput hands stepIn
+	spares  []R                                                      // results Recycle emptied, for the work of later Starts
 }
 
 // maxSpares bounds the results a machine keeps for reuse.
@@ -225,6 +232,19 @@ func (m *machine[S, I, W, R, O, V]) Step(msg agent.Msg) []agent.Effect {
 
 func (m *machine[S, I, W, R, O, V]) Input(at time.Time, batch any) agent.Msg {
 	return agent.Input[I]{At: at, Items: batch.(agent.Emit[I]).Values}
+}
+
+func (m *machine[S, I, W, R, O, V]) StepInput(at time.Time, batch any) []agent.Effect {
+	if m.stepIn == nil {
+		return m.Step(m.Input(at, batch))
+	}
+	m.in = agent.Input[I]{At: at, Items: batch.(agent.Emit[I]).Values}
+	fx := m.fx
+	clear(fx)
+	m.fx = nil
+	m.fx = m.stepIn(&m.state, &m.in, fx[:0])
+	m.in = agent.Input[I]{} // the items are evolve's to keep, not the machine's
+	return m.fx
 }
 
 func (m *machine[S, I, W, R, O, V]) Start(ctx context.Context, e agent.Effect) (uint64, bool) {

@@ -249,3 +249,37 @@ func TestAMachineStepsADoneAsDoneThenStepWould(t *testing.T) {
 		assert.Equal(t, echo.Status{Seen: 1}, st, "unboxed %v", unboxed)
 	}
 }
+
+// TestAMachineStepsAnInputAsInputThenStepWould steps an Input through a
+// machine's StepInput with no StepInput in the spec, with one of the
+// agent's item type (which takes the Input unboxed) and with one of
+// another item type (which is not called): the work starts all the same.
+func TestAMachineStepsAnInputAsInputThenStepWould(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, kind := range []string{"none", "unboxed", "other type"} {
+		spec := echo.Spec(4, func(_ context.Context, v int) (int, error) { return 10 * v, nil })
+		var got []agent.Input[int]
+		step := func(s *echo.State, in *agent.Input[int], fx []agent.Effect) []agent.Effect {
+			got = append(got, *in)
+			var more []agent.Effect
+			*s, more = echo.Evolve(*s, *in)
+			return append(fx, more...)
+		}
+		switch kind {
+		case "unboxed":
+			spec.StepInput = step
+		case "other type":
+			spec.StepInput = func(*echo.State, *agent.Input[string], []agent.Effect) []agent.Effect {
+				t.Fatal("a StepInput of strings was called for ints")
+				return nil
+			}
+		}
+		m := core.NewStage[int, echo.Status](spec).Plan().Agents[0].New()
+		m.Step(agent.Pull{At: at, N: 10})
+		fx := m.StepInput(at, agent.Emit[int]{Values: []int{-3}})
+		assert.Contains(t, fx, agent.Effect(agent.Start[int]{ID: 1, Work: -3}), "%s: the work started", kind)
+		if kind == "unboxed" {
+			assert.Equal(t, []agent.Input[int]{{At: at, Items: []int{-3}}}, got, "the spec's StepInput took the Input")
+		}
+	}
+}

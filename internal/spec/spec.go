@@ -47,6 +47,14 @@ type Spec[S, W, R, O any] struct {
 	// costs an allocation. It must do what Step does with *d. The runtime
 	// does not call it for an agent that records its steps.
 	StepDone func(s *S, d *agent.Done[R], fx []agent.Effect) []agent.Effect
+	// StepInput, when not nil, is a func(s *S, in *agent.Input[I], fx
+	// []agent.Effect) []agent.Effect for the agent's item type I: Step for
+	// an Input, which a Plan's machines hand it by pointer rather than
+	// boxed in an agent.Msg, as they hand a Done to StepDone (the
+	// simulator delivers an Input a hop, one box each). It must do what
+	// Step does with *in. A func of another item type is not called. The
+	// runtime boxes the one Input of a round and steps it.
+	StepInput any
 	// StepDones, when not nil, is StepDone for the Dones of one round, ds,
 	// all at once: it does with each Done, in turn, what StepDone does,
 	// but may do once, after the last, what StepDone does after each (emit
