@@ -89,11 +89,13 @@
 // now, a later event a heap operation, and handing a message over the box
 // of its agent.Msg, when it is larger than a word: an agent's Emit is
 // passed on as the next agent's batch, with no copy of its values, the
-// items of the arrivals are cut from slabs (package internal/slab), and an
-// Input and a Done go to an agent's spec unboxed when it takes them so
-// (core.Machine's StepInput and StepDone). The allocations, about 1.5 a
-// message (2.0 before Inputs went unboxed, 4.1 before the slabs and the
-// Emit passed on), are the agents' own and the boxes left: the effects
+// items of the arrivals and the values of conversions are cut from slabs,
+// with the Emits that hold them (package internal/slab, core.Batch), and
+// an Input and a Done go to an agent's spec unboxed when it takes them so
+// (core.Machine's StepInput and StepDone). The allocations, about 1.1 a
+// message (2.0 before Inputs went unboxed and batches came from slabs, 4.1
+// before the slabs and the Emit passed on), are the agents' own and the
+// boxes left: the effects
 // the agents return (each Emit and Start), the other messages handed to
 // them (a Pull, a Tick), the values rate copies out to emit, and the
 // arrays that the persistent queues of rate's and parallel's states take

@@ -105,6 +105,7 @@ func Run[I, O any](cfg Config, c Chain[I, O]) (*Result, error) {
 	}
 	r := newRunner(cfg, plan, c.Limit)
 	var cut slab.Slab[I]
+	var heads slab.Slab[agent.Emit[I]]
 	r.items = func(from uint64, n int) any {
 		items := cut.Cut(n)[:n]
 		if c.Item != nil {
@@ -112,11 +113,11 @@ func Run[I, O any](cfg Config, c Chain[I, O]) (*Result, error) {
 				items[i] = c.Item(from + uint64(i))
 			}
 		}
-		return agent.Emit[I]{Values: items}
+		return core.Batch(&heads, items)
 	}
 	if c.Sink != nil {
 		r.sink = func(at time.Duration, batch any) {
-			for _, v := range batch.(agent.Emit[O]).Values {
+			for _, v := range core.Values[O](batch) {
 				c.Sink(at, v)
 			}
 		}

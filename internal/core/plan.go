@@ -61,9 +61,10 @@ type PlanAgent struct {
 //
 // A batch is an agent.Emit of the values as an any: the Emit effect an
 // agent returned, which a driver passes on as it is, with no copy made of
-// its values, or one made like it. Apply cuts the slices of values it
-// returns from a slab of its own (see package slab), and is not safe for
-// concurrent use.
+// its values, or a pointer to one made like it (see Batch and Values).
+// Apply cuts the slices of values it returns, and the Emits that point to
+// them, from slabs of its own (see package slab), so that a batch costs
+// no box of its own, and is not safe for concurrent use.
 type Convert struct {
 	// Refuses is true for a MapIn function: the items it drops are refused,
 	// which the stage it feeds counts and reports, and err is the first
@@ -158,6 +159,22 @@ func planOf[I, V, S, W, R, O any](spec Spec[S, W, R, O]) Plan {
 	}}}
 }
 
+// Batch returns a batch (see Convert) of values, an Emit cut from heads:
+// a pointer, which an any holds with no allocation of its own.
+func Batch[T any](heads *slab.Slab[agent.Emit[T]], values []T) any {
+	h := append(heads.Cut(1), agent.Emit[T]{Values: values})
+	return &h[0]
+}
+
+// Values returns the values of batch, an agent.Emit[T] or a pointer to
+// one (see Convert). It panics on anything else, as a type assertion does.
+func Values[T any](batch any) []T {
+	if p, ok := batch.(*agent.Emit[T]); ok {
+		return p.Values
+	}
+	return batch.(agent.Emit[T]).Values
+}
+
 // linked describes a followed by b: a's values, through a's Out and b's
 // In, are the items of b's first agent.
 func linked(a, b Plan) Plan {
@@ -170,8 +187,9 @@ func linked(a, b Plan) Plan {
 // mappedIn describes p with f applied to its items first.
 func mappedIn[I, J any](p Plan, f func(I) (J, error)) Plan {
 	var values slab.Slab[J]
+	var heads slab.Slab[agent.Emit[J]]
 	p.In = slices.Concat([]Convert{{Refuses: true, Apply: func(batch any) (any, int, error) {
-		items := batch.(agent.Emit[I]).Values
+		items := Values[I](batch)
 		out := values.Cut(len(items))
 		var first error
 		for _, v := range items {
@@ -184,7 +202,7 @@ func mappedIn[I, J any](p Plan, f func(I) (J, error)) Plan {
 			}
 			out = append(out, j)
 		}
-		return agent.Emit[J]{Values: out}, len(items) - len(out), first
+		return Batch(&heads, out), len(items) - len(out), first
 	}}}, p.In)
 	return p
 }
@@ -192,10 +210,11 @@ func mappedIn[I, J any](p Plan, f func(I) (J, error)) Plan {
 // mappedOut describes p with f applied to its values last.
 func mappedOut[O, P any](p Plan, f func(O) (P, bool)) Plan {
 	var cut slab.Slab[P]
+	var heads slab.Slab[agent.Emit[P]]
 	p.Out = slices.Concat(p.Out, []Convert{{Apply: func(batch any) (any, int, error) {
-		values := batch.(agent.Emit[O]).Values
+		values := Values[O](batch)
 		kept, declined, err := keep(cut.Cut(len(values)), values, f, nil)
-		return agent.Emit[P]{Values: kept}, declined, err
+		return Batch(&heads, kept), declined, err
 	}}})
 	return p
 }
@@ -231,14 +250,14 @@ func (m *machine[S, I, W, R, O, V]) Step(msg agent.Msg) []agent.Effect {
 }
 
 func (m *machine[S, I, W, R, O, V]) Input(at time.Time, batch any) agent.Msg {
-	return agent.Input[I]{At: at, Items: batch.(agent.Emit[I]).Values}
+	return agent.Input[I]{At: at, Items: Values[I](batch)}
 }
 
 func (m *machine[S, I, W, R, O, V]) StepInput(at time.Time, batch any) []agent.Effect {
 	if m.stepIn == nil {
 		return m.Step(m.Input(at, batch))
 	}
-	m.in = agent.Input[I]{At: at, Items: batch.(agent.Emit[I]).Values}
+	m.in = agent.Input[I]{At: at, Items: Values[I](batch)}
 	fx := m.fx
 	clear(fx)
 	m.fx = nil

@@ -50,7 +50,7 @@ func TestAPlanDescribesTheAgentsOfAChainAndTheConversionsBetweenThem(t *testing.
 
 	require.Len(t, p.In, 1)
 	kept, dropped, err := p.In[0].Apply(agent.Emit[string]{Values: []string{"1", "x", "3"}})
-	assert.Equal(t, agent.Emit[int]{Values: []int{1, 3}}, kept)
+	assert.Equal(t, []int{1, 3}, core.Values[int](kept))
 	assert.Equal(t, 1, dropped)
 	assert.Error(t, err, "the reason of the first refusal")
 	assert.True(t, p.In[0].Refuses)
@@ -59,11 +59,11 @@ func TestAPlanDescribesTheAgentsOfAChainAndTheConversionsBetweenThem(t *testing.
 	assert.False(t, first.Next[0].Refuses)
 	kept, dropped, err = first.Next[0].Apply(agent.Emit[int]{Values: []int{1, 2, -4, 5}})
 	require.NoError(t, err)
-	assert.Equal(t, agent.Emit[int]{Values: []int{2, -4}}, kept)
+	assert.Equal(t, []int{2, -4}, core.Values[int](kept))
 	assert.Equal(t, 2, dropped, "odd values declined")
 	assert.True(t, first.Next[1].Refuses)
 	kept, dropped, err = first.Next[1].Apply(kept)
-	assert.Equal(t, agent.Emit[int]{Values: []int{20}}, kept)
+	assert.Equal(t, []int{20}, core.Values[int](kept))
 	assert.Equal(t, 1, dropped)
 	assert.EqualError(t, err, "negative")
 	assert.Empty(t, second.Next, "the last agent's conversions are the plan's Out")
@@ -71,7 +71,7 @@ func TestAPlanDescribesTheAgentsOfAChainAndTheConversionsBetweenThem(t *testing.
 	require.Len(t, p.Out, 1)
 	kept, dropped, err = p.Out[0].Apply(agent.Emit[int]{Values: []int{7}})
 	require.NoError(t, err)
-	assert.Equal(t, agent.Emit[string]{Values: []string{"7"}}, kept)
+	assert.Equal(t, []string{"7"}, core.Values[string](kept))
 	assert.Zero(t, dropped)
 }
 
@@ -92,13 +92,13 @@ func TestAPlansConversionsTurnPanicsIntoErrors(t *testing.T) {
 	})
 	p := s.Plan()
 	kept, dropped, err := p.Out[0].Apply(agent.Emit[int]{Values: []int{1, 0, 2}})
-	assert.Equal(t, agent.Emit[int]{Values: []int{1, 2}}, kept)
+	assert.Equal(t, []int{1, 2}, core.Values[int](kept))
 	assert.Equal(t, 1, dropped)
 	var pe *agent.PanicError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, "zero", pe.Value)
 	kept, dropped, err = p.In[0].Apply(agent.Emit[int]{Values: []int{0, 3}})
-	assert.Equal(t, agent.Emit[int]{Values: []int{3}}, kept)
+	assert.Equal(t, []int{3}, core.Values[int](kept))
 	assert.Equal(t, 1, dropped)
 	require.ErrorAs(t, err, &pe)
 }
