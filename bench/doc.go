@@ -129,7 +129,7 @@
 // writes docs/benchmarks.md (the medians, evolve's ratios to its peers, and
 // the targets met or not) and the raw output in docs/benchmarks.txt:
 //
-//	bench/run                         # about 30 minutes on 2 cores
+//	bench/run                         # about 40 minutes on 2 cores
 //	bench/run -count 1 -bench Chain   # one family, once
 //
 // By hand, in this directory:
