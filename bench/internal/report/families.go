@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -132,7 +133,7 @@ var families = []family{
 			"on items/s when the machine's speed changes during the run.",
 		ratio: &ratio{
 			header: "items/s ÷ best fixed",
-			about:  "The adaptive agent's target is at least 0.95× the best fixed limit.",
+			about:  fmt.Sprintf("The adaptive agent's target is at least %.2f× the best fixed limit.", AdaptiveTarget),
 			cell: func(m Medians, v string) string {
 				best, _, ok := BestFixed(m)
 				if !ok {
