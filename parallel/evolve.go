@@ -72,12 +72,18 @@ func (s *State[In, Out]) Step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 	return s.settle(fx, at)
 }
 
-// stepInput is Step for the Input *m, which a simulator hands it unboxed.
+// stepInput is Step for the Input *m, handed unboxed: it queues the items, noting when they came.
 func (s *State[In, Out]) stepInput(m *agent.Input[In], fx []agent.Effect) []agent.Effect {
 	s.ownLine()
-	s.accept(m.Items, m.At)
 	if s.paced {
 		s.open = max(s.open-len(m.Items), 0)
+	}
+	if n := len(m.Items); n > 0 && s.line != nil {
+		s.acceptKeyed(m.Items, m.At)
+	} else if n > 0 {
+		s.waiting = s.waiting.PushAll(m.Items...)
+		s.accepted += uint64(n)
+		s.arrivals = s.arrivals.Push(arrival{at: m.At, end: s.accepted})
 	}
 	return s.settle(fx, m.At)
 }
@@ -128,20 +134,6 @@ func (s *State[In, Out]) land(m *agent.Done[[]Result[Out]], fx []agent.Effect) (
 // only the persistent containers (package internal/fifo), so that State
 // stays as it was, and no State of a few hundred bytes is copied in and
 // out of each of them.
-
-// accept queues items, in order, and notes when they came.
-func (s *State[In, Out]) accept(items []In, at time.Time) {
-	if len(items) == 0 {
-		return
-	}
-	if s.line != nil {
-		s.acceptKeyed(items, at)
-		return
-	}
-	s.waiting = s.waiting.PushAll(items...)
-	s.accepted += uint64(len(items))
-	s.arrivals = s.arrivals.Push(arrival{at: at, end: s.accepted})
-}
 
 // complete counts the results of the batch f, which m reports and which
 // the caller took out of flight, and emits them at once if they are next
