@@ -2,6 +2,8 @@ package bench_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"strconv"
@@ -14,6 +16,7 @@ import (
 	"github.com/evolvekit/evolve/durable"
 	"github.com/evolvekit/evolve/parallel"
 	"github.com/evolvekit/evolve/rate"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -35,6 +38,12 @@ import (
 //   - raw-publish: b.N messages published asynchronously to a stream on
 //     the same kind of embedded server, each with a message ID as AddMany
 //     gives each item its key, timed until the server acknowledged them.
+//   - raw-publish-like: the same, to a stream configured as a queue's (its
+//     subjects, per-message TTLs, rollups and dedupe window, and the
+//     consumer its chains share), each message with the headers AddMany
+//     gives an item: its ID and the condition that its key's marker
+//     subject holds no message. What AddMany is held to: the same work
+//     on the server, without evolve.
 func BenchmarkDurable(b *testing.B) {
 	b.Run("durable", func(b *testing.B) { durableRun(b, false) })
 	b.Run("durable-sync", func(b *testing.B) { durableRun(b, true) })
@@ -42,6 +51,7 @@ func BenchmarkDurable(b *testing.B) {
 	b.Run("raw", durableRaw)
 	b.Run("add", durableAdd)
 	b.Run("raw-publish", durableRawPublish)
+	b.Run("raw-publish-like", durableRawPublishLike)
 }
 
 // durableEntries returns n entries keyed "k<i>", of values i.
@@ -148,7 +158,7 @@ func durableRaw(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rawPublish(b, js, b.N)
+	rawPublish(b, js, b.N, plainMessage)
 	s := newSeen(b.N)
 	b.ResetTimer()
 	for got := 0; got < b.N; {
@@ -193,14 +203,13 @@ func durableRaw(b *testing.B) {
 	s.check(b)
 }
 
-// rawPublish publishes n messages, "0" to n-1 each with the message ID
-// "k<i>" (as AddMany dedupes items by their keys), to the subject
-// raw.items, asynchronously, and waits for the server to acknowledge them.
-// A publish with the client's 4,000 unacknowledged waits for room up to
-// ten seconds (not the default 200 ms, which a loaded machine overruns).
-func rawPublish(b *testing.B, js jetstream.JetStream, n int) {
+// rawPublish publishes n messages, message(i) for i from 0 to n-1,
+// asynchronously, and waits for the server to acknowledge them. A publish
+// with the client's 4,000 unacknowledged waits for room up to ten seconds
+// (not the default 200 ms, which a loaded machine overruns).
+func rawPublish(b *testing.B, js jetstream.JetStream, n int, message func(i int) *nats.Msg) {
 	for i := range n {
-		if _, err := js.PublishAsync("raw.items", strconv.AppendInt(nil, int64(i), 10), jetstream.WithMsgID("k"+strconv.Itoa(i)), jetstream.WithStallWait(10*time.Second)); err != nil {
+		if _, err := js.PublishMsgAsync(message(i), jetstream.WithStallWait(10*time.Second)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -211,15 +220,53 @@ func rawPublish(b *testing.B, js jetstream.JetStream, n int) {
 	}
 }
 
-// durableRawPublish times rawPublish of b.N messages to a work-queue
-// stream on an embedded server: what AddMany is measured against.
+// plainMessage returns message i of the raw variants: "<i>" on the
+// subject raw.items, with the message ID "k<i>" (as AddMany dedupes items
+// by their keys).
+func plainMessage(i int) *nats.Msg {
+	return &nats.Msg{Subject: "raw.items", Data: strconv.AppendInt(nil, int64(i), 10), Header: nats.Header{nats.MsgIdHdr: {"k" + strconv.Itoa(i)}}}
+}
+
+// likeMessage returns plainMessage(i) with the condition AddMany puts on
+// an item: that the subject of its key's marker, raw.keys. and the first
+// 128 bits of the key's SHA-256 in hex, holds no message.
+func likeMessage(i int) *nats.Msg {
+	m := plainMessage(i)
+	sum := sha256.Sum256([]byte(m.Header.Get(nats.MsgIdHdr)))
+	m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, "0")
+	m.Header.Set(jetstream.ExpectedLastSubjSeqSubjHeader, "raw.keys."+hex.EncodeToString(sum[:16]))
+	return m
+}
+
+// durableRawPublish times rawPublish of b.N plain messages to a
+// work-queue stream on an embedded server.
 func durableRawPublish(b *testing.B) {
 	js := embeddedJetStream(b)
 	if _, err := js.CreateStream(context.Background(), jetstream.StreamConfig{Name: "raw", Subjects: []string{"raw.items"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage}); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
-	rawPublish(b, js, b.N)
+	rawPublish(b, js, b.N, plainMessage)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+// durableRawPublishLike times rawPublish of b.N messages like AddMany's to
+// a stream and consumer configured as a queue's with durable.Config's
+// defaults: what AddMany is measured against.
+func durableRawPublishLike(b *testing.B) {
+	ctx := context.Background()
+	js := embeddedJetStream(b)
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "raw", Subjects: []string{"raw.items", "raw.keys.*", "raw.items.*", "raw.moved.*"},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: durable.DefaultDedupe, AllowMsgTTL: true, AllowRollup: true}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := js.CreateOrUpdateConsumer(ctx, "raw", jetstream.ConsumerConfig{Durable: "chain", AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: durable.DefaultLease, MaxDeliver: -1, MaxAckPending: durable.DefaultMaxHeld, FilterSubject: "raw.items"}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	rawPublish(b, js, b.N, likeMessage)
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "items/s")
 }

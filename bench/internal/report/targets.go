@@ -50,7 +50,7 @@ const (
 
 	DurableRatioTarget = 0.9    // durable chain items/s over raw JetStream fetch-and-ack items/s, at least
 	DurableItemsTarget = 50_000 // durable chain items/s, at least, with the default sync
-	DurableAddTarget   = 1.0    // AddMany's items/s over raw JetStream publishing's, at least
+	DurableAddTarget   = 1.0    // AddMany's items/s over raw JetStream publishing's of the same messages, at least
 
 	ScaleCPUTarget   = 1.25 // CPU per item of many in flight over goroutines and a semaphore's, at most
 	ScaleItemsTarget = 0.9  // items/s over theirs, at least, where theirs reach ScaleItemsTarget of the ideal
@@ -274,11 +274,13 @@ func durableItems(m Medians) Target {
 	return Target{Goal: goal, Figure: Num(v) + " items/s", Measured: true, Met: v >= DurableItemsTarget}
 }
 
+// durableAdd holds AddMany to raw publishing of the same messages to a
+// stream like a queue's, which does the server's part of the work.
 func durableAdd(m Medians) Target {
-	const goal = "durable AddMany >= 1.0× raw JetStream publishing (items/s)"
-	r, ok := m.Over("Durable/add", "items/s", "Durable/raw-publish", "items/s")
+	const goal = "durable AddMany >= 1.0× raw JetStream publishing of the same messages (items/s)"
+	r, ok := m.Over("Durable/add", "items/s", "Durable/raw-publish-like", "items/s")
 	if !ok {
-		return notMeasured(goal, "Durable/add or Durable/raw-publish")
+		return notMeasured(goal, "Durable/add or Durable/raw-publish-like")
 	}
 	return Target{Goal: goal, Figure: Ratio(r), Measured: true, Met: r >= DurableAddTarget}
 }
