@@ -121,11 +121,10 @@
 //
 // BenchmarkDurable/raw-publish publishes b.N messages asynchronously to a
 // stream on an embedded server, each with a message ID;
-// BenchmarkDurable/raw-publish-like publishes the same messages with the
-// condition AddMany puts on each item (that its key's marker subject is
-// empty) to a stream and consumer configured as a queue's: what
+// BenchmarkDurable/raw-publish-like publishes them to a stream and
+// consumer configured as those of a queue with the default Config: what
 // BenchmarkDurable/add (AddMany) is held to, the server doing the same
-// work for it.
+// work for both.
 //
 // # Running them
 //

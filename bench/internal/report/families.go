@@ -195,9 +195,9 @@ var families = []family{
 			"until the server has deleted them all (an acknowledgement is sent without waiting).\n" +
 			"add: q.AddMany of b.N items; raw-publish: b.N messages published asynchronously to a\n" +
 			"stream on the same kind of server, each with a message ID, until all are acknowledged;\n" +
-			"raw-publish-like: the same to a stream and consumer configured as a queue's, each\n" +
-			"message with the headers AddMany gives an item (its ID, and the condition that its key's\n" +
-			"marker subject is empty): the server's work for an item of AddMany, without evolve.",
+			"raw-publish-like: the same messages to a stream and consumer configured as those of a\n" +
+			"queue with the default Config (items kept until their window ends, per-message TTLs,\n" +
+			"rollups and direct gets allowed): the server's work for AddMany's items, without evolve.",
 		table: durableTable,
 	},
 	{

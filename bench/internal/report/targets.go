@@ -275,7 +275,8 @@ func durableItems(m Medians) Target {
 }
 
 // durableAdd holds AddMany to raw publishing of the same messages to a
-// stream like a queue's, which does the server's part of the work.
+// stream and consumer configured as a queue's: the server's part of the
+// work, without evolve.
 func durableAdd(m Medians) Target {
 	const goal = "durable AddMany >= 1.0× raw JetStream publishing of the same messages (items/s)"
 	r, ok := m.Over("Durable/add", "items/s", "Durable/raw-publish-like", "items/s")
