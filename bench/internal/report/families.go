@@ -240,12 +240,12 @@ var families = []family{
 	},
 }
 
-// durableTable writes the Durable section's table: items/s and its ratio
-// to raw JetStream's fetch and acknowledge.
+// durableTable writes the Durable section's table: items/s, and its ratio
+// to raw JetStream's fetch and acknowledge, or for the publishing variants
+// to the next one down (add to raw-publish-like, that to raw-publish).
 func durableTable(p *printer, m Medians) {
 	p.row([]string{"variant", "items/s", "÷ raw JetStream items/s (add: ÷ raw-publish-like; raw-publish-like: ÷ raw-publish)"})
 	p.row(slices.Repeat([]string{"---"}, 3))
-	// The publishing variants are each held to the one below it.
 	over := map[string]string{"add": "Durable/raw-publish-like", "raw-publish-like": "Durable/raw-publish"}
 	for _, v := range []string{"durable", "durable-sync", "memory", "raw", "add", "raw-publish-like", "raw-publish"} {
 		name := "Durable/" + v
