@@ -72,7 +72,8 @@ func (s *State[In, Out]) Step(m agent.Msg, fx []agent.Effect) []agent.Effect {
 	return s.settle(fx, at)
 }
 
-// stepInput is Step for the Input *m, handed unboxed: it queues the items, noting when they came.
+// stepInput is Step for the Input *m, handed unboxed: it queues the items,
+// noting when they came.
 func (s *State[In, Out]) stepInput(m *agent.Input[In], fx []agent.Effect) []agent.Effect {
 	s.ownLine()
 	if s.paced {
