@@ -36,9 +36,9 @@ BenchmarkAdaptiveCPU/fixed-2-2  	       1	    482243 ns/op	      2050 items/s
 BenchmarkAdaptiveCPU/fixed-8-2  	       1	    487547 ns/op	      2020 items/s
 BenchmarkOverload/evolve-2      	       1	    107422 ns/op	         10 peak-heap-MB
 BenchmarkOverload/unbounded-2   	       1	    106792 ns/op	         80 peak-heap-MB
-BenchmarkRemote/workers-1-2     	  200000	      5000 ns/op	        12.00 allocs/item	    200000 items/s	    1500 B/op	      12 allocs/op
-BenchmarkRemote/workers-2-2     	  200000	      4000 ns/op	         1.50 allocs/item	    250000 items/s	    1400 B/op	       1 allocs/op
-BenchmarkRemoteRaw-2            	  200000	      1000 ns/op	         5.03 allocs/msg	   1000000 msg/s	     300 B/op	       5 allocs/op
+BenchmarkRemote/workers-1-2     	  200000	      5000 ns/op	        12.00 allocs/item	    200000 items/s	      2000 master-cpu-ns/item	       150.0 start-ms	      3000 workers-cpu-ns/item	    1500 B/op	      12 allocs/op
+BenchmarkRemote/workers-2-2     	  200000	      4000 ns/op	         1.50 allocs/item	    250000 items/s	      1000 master-cpu-ns/item	       140.0 start-ms	      1200 workers-cpu-ns/item	    1400 B/op	       1 allocs/op
+BenchmarkRemoteRaw-2            	  200000	      1000 ns/op	         5.03 allocs/msg	   1000000 msg/s	      1200 sender-cpu-ns/msg	      1000 sink-cpu-ns/msg	       110.0 start-ms	     300 B/op	       5 allocs/op
 BenchmarkDurable/durable-2      	   80000	     12500 ns/op	     80000 items/s
 BenchmarkDurable/durable-sync-2 	    4000	    250000 ns/op	      4000 items/s
 BenchmarkDurable/memory-2       	 3000000	       333.0 ns/op	   3000000 items/s
@@ -290,10 +290,10 @@ func TestRenderShowsEveryFigureRatioAndTarget(t *testing.T) {
 		"| unbounded | 106,792 | 80.0 | 8.00× |",
 		"| adaptive | 460,820 | 2000 | 2.00 | 0.98× |",
 		"| fixed-2 | 482,243 | 2050 |  | 1.00× |",
-		"| benchmark | what | items/s (msg/s) | ÷ raw msg/s | allocs/item on the master | B/item on the master | ns/item |",
-		"| RemoteRaw | raw protoactor, one way | 1,000,000 | 1.00× | 5.03 | 300 | 1000 |",
-		"| Remote/workers-1 | remote stage, 1 worker | 200,000 | 0.20× | 12.0 | 1500 | 5000 |",
-		"| Remote/workers-2 | remote stage, 2 workers | 250,000 | 0.25× | 1.50 | 1400 | 4000 |",
+		"| benchmark | what | items/s (msg/s) | ÷ raw msg/s | allocs/item on the master | B/item on the master | ns/item | CPU ns/item, both sides | start-ms |",
+		"| RemoteRaw | raw protoactor, one way | 1,000,000 | 1.00× | 5.03 | 300 | 1000 | 2200 | 110 |",
+		"| Remote/workers-1 | remote stage, 1 worker | 200,000 | 0.20× | 12.0 | 1500 | 5000 | 5000 | 150 |",
+		"| Remote/workers-2 | remote stage, 2 workers | 250,000 | 0.25× | 1.50 | 1400 | 4000 | 2200 | 140 |",
 		"| remote, 2 workers >= 100,000 items/s | 250,000 items/s | met |",
 		"| variant | items/s | ÷ raw JetStream items/s (add: ÷ raw-publish-like; raw-publish-like: ÷ raw-publish) |",
 		"| add | 90,000 | 0.90× |",
